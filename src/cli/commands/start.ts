@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { startErpServer } from '../../erp/index.ts';
+import type { Settings } from '../../shared/index.ts';
+import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
+
+/** One running part of Procura, as `start` reports it. */
+interface StartedPart {
+  name: string;
+  url: string;
+  detail?: string;
+  close(): Promise<void>;
+}
+
+/** The parts `procura start` runs, in dependency order. Each starts from the shared settings. */
+const parts: Array<(settings: Settings, started: Map<string, StartedPart>) => Promise<StartedPart & { demoTokens?: Record<string, string> }>> = [
+  async (settings) => {
+    const erp = await startErpServer({ ...settings, port: settings.erpPort });
+    return {
+      name: 'ERP',
+      url: `${erp.server.url}/api`,
+      detail: `docs ${erp.server.url}/api/docs · ${erp.database.dialect} ${erp.database.location}`,
+      demoTokens: erp.demoTokens,
+      close: erp.close,
+    };
+  },
+];
+
+export function registerStartCommand(program: Command): void {
+  withCommonOptions(program.command('start').description('run every part of Procura on this machine / 启动全部服务')).action(async (opts) => {
+    const settings = settingsFrom(opts);
+    const started = new Map<string, StartedPart>();
+    let demoTokens: Record<string, string> = {};
+    try {
+      for (const startPart of parts) {
+        const part = await startPart(settings, started);
+        started.set(part.name, part);
+        if (part.demoTokens) demoTokens = part.demoTokens;
+      }
+    } catch (error) {
+      for (const part of [...started.values()].reverse()) await part.close().catch(() => undefined);
+      throw error;
+    }
+    console.log('\nProcura 已启动 / Procura is running:');
+    for (const part of started.values()) console.log(`  ${part.name.padEnd(16)} ${part.url}${part.detail ? `   (${part.detail})` : ''}`);
+    if (Object.keys(demoTokens).length) {
+      console.log('\n演示用户令牌 / demo tokens:');
+      for (const [user, token] of Object.entries(demoTokens)) console.log(`  ${user.padEnd(9)} ${token}`);
+    }
+    console.log(`\n数据目录 / data dir: ${settings.dataDir}   按 Ctrl-C 停止 / Ctrl-C to stop`);
+    closeOnSignal(...[...started.values()].map((p) => p.close));
+  });
+}

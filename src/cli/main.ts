@@ -1,0 +1,20 @@
+import { Command } from 'commander';
+import { registerErpCommands } from './commands/erp.ts';
+import { registerStartCommand } from './commands/start.ts';
+import { registerUserCommands } from './commands/user.ts';
+
+/** `procura <command>`: every part of Procura, alone or together. */
+const program = new Command('procura')
+  .description('Procura 采购智能体 — procurement agent: ERP, supplier prices, analysis, charts, approved orders')
+  .showHelpAfterError();
+
+registerStartCommand(program);
+registerErpCommands(program);
+registerUserCommands(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+}

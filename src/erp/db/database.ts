@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrateToLatest } from './migrations.ts';
+import type { ErpTables } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface ErpDatabase {
+  db: Kysely<ErpTables>;
+  dialect: Dialect;
+  /** Where the data lives, for start-up messages (file path or URL without password). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** SQLite file directory, used when no `databaseUrl` is given. */
+  dataDir?: string;
+  /** `postgres://…`: use PostgreSQL instead of SQLite. */
+  databaseUrl?: string;
+  /** PostgreSQL schema to work in (created if missing): isolates test runs and tenants sharing one database. */
+  schema?: string;
+  /** SQLite file name inside `dataDir`, or `:memory:`. */
+  sqliteFile?: string;
+}
+
+/** Opens (and migrates) the ERP database: SQLite in WAL mode by default, PostgreSQL when a URL is given. */
+export async function openErpDatabase(options: DatabaseOptions): Promise<ErpDatabase> {
+  if (options.databaseUrl) {
+    const schema = options.schema;
+    if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid PostgreSQL schema name: ${schema}`);
+    if (schema) {
+      const admin = new pg.Client({ connectionString: options.databaseUrl });
+      await admin.connect();
+      await admin.query(`create schema if not exists ${schema}`);
+      await admin.end();
+    }
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    const db = new Kysely<ErpTables>({ dialect: new PostgresDialect({ pool }) });
+    await migrateToLatest(db, 'postgres');
+    const url = new URL(options.databaseUrl);
+    url.password = '';
+    return { db, dialect: 'postgres', location: `${url.toString()}${schema ? ` (schema ${schema})` : ''}`, close: () => db.destroy() };
+  }
+  const file = options.sqliteFile ?? 'erp.sqlite';
+  let location = file;
+  if (file !== ':memory:') {
+    const dir = path.resolve(options.dataDir ?? './data');
+    fs.mkdirSync(dir, { recursive: true });
+    location = path.join(dir, file);
+  }
+  const sqlite = new Sqlite(location);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<ErpTables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  await migrateToLatest(db, 'sqlite');
+  return { db, dialect: 'sqlite', location, close: () => db.destroy() };
+}
+
+/** Drops a PostgreSQL schema created for a test run. */
+export async function dropPostgresSchema(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** `count(*)` comes back as a string from PostgreSQL and a number from SQLite. */
+export const countAll = sql<string | number>`count(*)`;
+
+/** `lower(column) LIKE '%text%'` with wildcards in `text` taken literally, on both databases. */
+export function containsText(column: string, text: string) {
+  const needle = `%${text.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql<boolean>`lower(${sql.ref(column)}) like ${needle} escape '\\'`;
+}

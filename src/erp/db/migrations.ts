@@ -1,0 +1,152 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import type { Dialect } from './database.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations work below the typed schema
+type Db = Kysely<any>;
+
+/** Schema history of the ERP. Append new migrations; never edit a released one. */
+function migrations(dialect: Dialect): Record<string, Migration> {
+  const idType = dialect === 'postgres' ? 'serial' : 'integer';
+  return {
+    '001_initial': {
+      async up(db: Db) {
+        await db.schema
+          .createTable('projects')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name_zh', 'text', (c) => c.notNull())
+          .addColumn('name_en', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('users')
+          .addColumn('id', idType, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('username', 'text', (c) => c.notNull().unique())
+          .addColumn('display_name', 'text', (c) => c.notNull())
+          .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('admin', 'buyer', 'viewer')`))
+          .addColumn('project_ids', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('api_tokens')
+          .addColumn('id', idType, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id'))
+          .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('label', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('revoked_at', 'text')
+          .execute();
+        await db.schema
+          .createTable('suppliers')
+          .addColumn('id', idType, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('name_zh', 'text', (c) => c.notNull())
+          .addColumn('name_en', 'text', (c) => c.notNull())
+          .addColumn('contact_name', 'text', (c) => c.notNull())
+          .addColumn('contact_phone', 'text', (c) => c.notNull())
+          .addColumn('contact_email', 'text', (c) => c.notNull())
+          .addColumn('city', 'text', (c) => c.notNull())
+          .addColumn('province', 'text', (c) => c.notNull())
+          .addColumn('rating', 'real', (c) => c.notNull())
+          .addColumn('lead_time_days', 'integer', (c) => c.notNull())
+          .addColumn('payment_terms', 'text', (c) => c.notNull())
+          .addUniqueConstraint('suppliers_project_key', ['project_id', 'key'])
+          .execute();
+        await db.schema
+          .createTable('parts')
+          .addColumn('id', idType, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+          .addColumn('supplier_id', 'integer', (c) => c.notNull().references('suppliers.id'))
+          .addColumn('code', 'text', (c) => c.notNull())
+          .addColumn('model', 'text', (c) => c.notNull())
+          .addColumn('category', 'text', (c) => c.notNull())
+          .addColumn('name_zh', 'text', (c) => c.notNull())
+          .addColumn('name_en', 'text', (c) => c.notNull())
+          .addColumn('spec', 'text', (c) => c.notNull())
+          .addColumn('unit', 'text', (c) => c.notNull())
+          .addColumn('unit_price_e4', 'integer', (c) => c.notNull().check(sql`unit_price_e4 >= 0`))
+          .addColumn('moq', 'integer', (c) => c.notNull().check(sql`moq >= 1`))
+          .addUniqueConstraint('parts_project_code', ['project_id', 'code'])
+          .execute();
+        await db.schema.createIndex('parts_supplier').on('parts').columns(['supplier_id', 'id']).execute();
+        await db.schema.createIndex('parts_category').on('parts').columns(['project_id', 'category', 'id']).execute();
+        await db.schema
+          .createTable('part_tokens')
+          .addColumn('token', 'text', (c) => c.notNull())
+          .addColumn('project_id', 'text', (c) => c.notNull())
+          .addColumn('part_id', 'integer', (c) => c.notNull().references('parts.id'))
+          .addPrimaryKeyConstraint('part_tokens_pk', ['token', 'project_id', 'part_id'])
+          .execute();
+        await db.schema.createIndex('part_tokens_part').on('part_tokens').column('part_id').execute();
+        await db.schema
+          .createTable('orders')
+          .addColumn('id', idType, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+          .addColumn('order_no', 'text', (c) => c.notNull().unique())
+          .addColumn('supplier_id', 'integer', (c) => c.notNull().references('suppliers.id'))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('expected_date', 'text')
+          .addColumn('note', 'text', (c) => c.notNull())
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .addColumn('created_by', 'integer', (c) => c.notNull().references('users.id'))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('orders_project_created').on('orders').columns(['project_id', 'created_at']).execute();
+        await db.schema
+          .createTable('order_lines')
+          .addColumn('id', idType, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('order_id', 'integer', (c) => c.notNull().references('orders.id'))
+          .addColumn('line_no', 'integer', (c) => c.notNull())
+          .addColumn('part_id', 'integer', (c) => c.notNull().references('parts.id'))
+          .addColumn('quantity', 'integer', (c) => c.notNull().check(sql`quantity > 0`))
+          .addColumn('unit_price_e4', 'integer', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('order_lines_order').on('order_lines').column('order_id').execute();
+        await db.schema.createIndex('order_lines_part').on('order_lines').column('part_id').execute();
+        await db.schema
+          .createTable('inventory')
+          .addColumn('part_id', 'integer', (c) => c.primaryKey().references('parts.id'))
+          .addColumn('project_id', 'text', (c) => c.notNull())
+          .addColumn('on_hand', 'integer', (c) => c.notNull())
+          .addColumn('safety_stock', 'integer', (c) => c.notNull())
+          .addColumn('reorder_point', 'integer', (c) => c.notNull())
+          .addColumn('location', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('inventory_project').on('inventory').column('project_id').execute();
+        await db.schema
+          .createTable('idempotency_keys')
+          .addColumn('user_id', 'integer', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('request_hash', 'text', (c) => c.notNull())
+          .addColumn('order_id', 'integer')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('idempotency_keys_pk', ['user_id', 'key'])
+          .execute();
+        await db.schema
+          .createTable('audit_log')
+          .addColumn('id', idType, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+          .addColumn('at', 'text', (c) => c.notNull())
+          .addColumn('user_id', 'integer', (c) => c.notNull())
+          .addColumn('project_id', 'text', (c) => c.notNull())
+          .addColumn('entity', 'text', (c) => c.notNull())
+          .addColumn('entity_id', 'text', (c) => c.notNull())
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('before_json', 'text')
+          .addColumn('after_json', 'text')
+          .addColumn('trace_id', 'text')
+          .execute();
+        await db.schema.createIndex('audit_log_entity').on('audit_log').columns(['entity', 'entity_id']).execute();
+      },
+    },
+  };
+}
+
+/** Brings the schema to the latest migration; fails loudly with the migration's name. */
+export async function migrateToLatest(db: Db, dialect: Dialect): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
+  const migrator = new Migrator({ db, provider, migrationTableName: 'erp_migrations', migrationLockTableName: 'erp_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error) throw new Error(`ERP migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+}

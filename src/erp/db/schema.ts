@@ -1,0 +1,112 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+/** Row shapes of the ERP tables. Timestamps are ISO-8601 UTC text and prices are integers in 1/10000 yuan,
+ *  so SQLite and PostgreSQL return identical values. */
+export interface ErpTables {
+  projects: { id: string; name_zh: string; name_en: string };
+  users: {
+    id: Generated<number>;
+    username: string;
+    display_name: string;
+    role: 'admin' | 'buyer' | 'viewer';
+    project_ids: string; // comma-separated, first is the default project
+    created_at: string;
+  };
+  api_tokens: {
+    id: Generated<number>;
+    user_id: number;
+    token_hash: string;
+    label: string;
+    created_at: string;
+    revoked_at: string | null;
+  };
+  suppliers: {
+    id: Generated<number>;
+    project_id: string;
+    key: string;
+    name_zh: string;
+    name_en: string;
+    contact_name: string;
+    contact_phone: string;
+    contact_email: string;
+    city: string;
+    province: string;
+    rating: number;
+    lead_time_days: number;
+    payment_terms: string;
+  };
+  parts: {
+    id: Generated<number>;
+    project_id: string;
+    supplier_id: number;
+    code: string;
+    model: string;
+    category: string;
+    name_zh: string;
+    name_en: string;
+    spec: string;
+    unit: string;
+    unit_price_e4: number;
+    moq: number;
+  };
+  /** Search tokens of a part (CJK bigrams, word prefixes): one portable index for SQLite and PostgreSQL. */
+  part_tokens: { part_id: number; project_id: string; token: string };
+  orders: {
+    id: Generated<number>;
+    project_id: string;
+    order_no: string;
+    supplier_id: number;
+    status: OrderStatus;
+    expected_date: string | null;
+    note: string;
+    version: number;
+    created_by: number;
+    created_at: string;
+    updated_at: string;
+  };
+  order_lines: {
+    id: Generated<number>;
+    order_id: number;
+    line_no: number;
+    part_id: number;
+    quantity: number;
+    unit_price_e4: number;
+  };
+  inventory: {
+    part_id: number;
+    project_id: string;
+    on_hand: number;
+    safety_stock: number;
+    reorder_point: number;
+    location: string;
+    updated_at: string;
+  };
+  idempotency_keys: {
+    user_id: number;
+    key: string;
+    request_hash: string;
+    order_id: number | null;
+    created_at: string;
+  };
+  audit_log: {
+    id: Generated<number>;
+    at: string;
+    user_id: number;
+    project_id: string;
+    entity: string;
+    entity_id: string;
+    action: string;
+    before_json: string | null;
+    after_json: string | null;
+    trace_id: string | null;
+  };
+}
+
+export const ORDER_STATUSES = ['draft', 'pending_approval', 'approved', 'ordered', 'received', 'cancelled'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export type Role = ErpTables['users']['role'];
+
+export type SupplierRow = Selectable<ErpTables['suppliers']>;
+export type PartRow = Selectable<ErpTables['parts']>;
+export type OrderRow = Selectable<ErpTables['orders']>;
+export type NewPart = Insertable<ErpTables['parts']>;

@@ -1,0 +1,212 @@
+import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { type Logger, ProblemError, unauthorized } from '../../shared/index.ts';
+import type { ErpServices } from '../services/index.ts';
+import type { ErpContext } from '../services/context.ts';
+import * as s from './schemas.ts';
+
+type Env = { Variables: { ctx: ErpContext; traceId: string } };
+
+const PUBLIC_PATHS = new Set(['/health', '/openapi.json', '/docs']);
+const MAX_BODY_BYTES = 256 * 1024;
+
+const problemResponses = {
+  400: 'malformed request',
+  401: 'missing or invalid token',
+  403: 'role or project not allowed',
+  404: 'not found',
+  409: 'version conflict or illegal status change',
+  422: 'field errors',
+} as const;
+
+/** The ERP's standard security and problem responses around a route's success schema. */
+function standard(ok: z.ZodType, status: 200 | 201 = 200) {
+  const errors = Object.fromEntries(
+    Object.entries(problemResponses).map(([code, description]) => [
+      code,
+      { description, content: { 'application/problem+json': { schema: s.ProblemSchema } } },
+    ]),
+  );
+  const success = { description: 'OK', content: { 'application/json': { schema: ok } } };
+  return {
+    security: [{ Bearer: [] }],
+    responses: { [status]: success, ...(status === 201 ? { 200: { ...success, description: 'idempotent replay' } } : {}), ...errors },
+  };
+}
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
+
+/** The ERP REST API (mounted at `/api`): thin handlers over the ERP services, validated by the schemas in `schemas.ts`. */
+export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<Env> {
+  const app = new OpenAPIHono<Env>({
+    defaultHook: (result, c) => {
+      if (!result.success) {
+        const errors = result.error.issues.slice(0, 20).map((issue) => ({
+          field: issue.path.join('.') || '(body)',
+          message: issue.message,
+        }));
+        return problem(c, new ProblemError(422, 'validation_failed', '字段校验失败 / invalid fields', { errors }));
+      }
+    },
+  });
+
+  app.use('*', async (c, next) => {
+    const incoming = c.req.header('x-trace-id');
+    const traceId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
+    c.set('traceId', traceId);
+    c.header('x-trace-id', traceId);
+    await next();
+  });
+  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => problem(c, new ProblemError(413, 'payload_too_large', `请求体超过 ${MAX_BODY_BYTES} 字节 / body over ${MAX_BODY_BYTES} bytes`)) }));
+  app.use('*', async (c, next) => {
+    if (PUBLIC_PATHS.has(routePath(c))) return next();
+    const header = c.req.header('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match) throw unauthorized();
+    const user = await services.users.authenticate(match[1]);
+    const projectId = services.users.resolveProject(user, c.req.header('x-project-id') || undefined);
+    c.set('ctx', { userId: user.id, username: user.username, role: user.role, projectId, traceId: c.get('traceId') });
+    await next();
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof ProblemError) return problem(c, error);
+    if (error instanceof HTTPException) {
+      const status = error.status >= 400 && error.status < 500 ? error.status : 400;
+      return problem(c, new ProblemError(status, 'bad_request', `请求格式错误 / ${error.message || 'malformed request'}`));
+    }
+    log.error({ err: error, traceId: c.get('traceId'), path: c.req.path }, 'unexpected ERP error');
+    return problem(c, new ProblemError(500, 'internal', '服务器内部错误 / internal error'));
+  });
+  app.notFound((c) => problem(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)));
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' });
+
+  app.get('/health', (c) => c.json({ status: 'ok', database: services.dialect }));
+
+  // Suppliers
+  app.openapi(createRoute({ method: 'get', path: '/suppliers', summary: '供应商列表 / all suppliers', tags: ['suppliers'], ...standard(s.itemsOf(s.SupplierSchema)) }), async (c) =>
+    c.json({ items: await services.suppliers.list(c.var.ctx) }, 200),
+  );
+  app.openapi(
+    createRoute({ method: 'get', path: '/suppliers/search', summary: '按名称模糊搜索供应商 / fuzzy supplier search', tags: ['suppliers'], request: { query: s.NameQuery }, ...standard(s.itemsOf(s.SupplierSchema)) }),
+    async (c) => c.json({ items: await services.suppliers.search(c.var.ctx, c.req.valid('query').name) }, 200),
+  );
+  app.openapi(createRoute({ method: 'get', path: '/suppliers/{id}', summary: '供应商详情 / supplier', tags: ['suppliers'], request: { params: s.IdParam }, ...standard(s.SupplierSchema) }), async (c) =>
+    c.json(await services.suppliers.get(c.var.ctx, c.req.valid('param').id), 200),
+  );
+
+  // Parts
+  app.openapi(createRoute({ method: 'get', path: '/parts', summary: '分页查询零部件 / paged parts', tags: ['parts'], request: { query: s.PartListQuery }, ...standard(s.pageOf(s.PartSchema)) }), async (c) =>
+    c.json(await services.parts.list(c.var.ctx, c.req.valid('query')), 200),
+  );
+  app.openapi(
+    createRoute({ method: 'get', path: '/parts/search', summary: '按名称搜索零部件 / part search', tags: ['parts'], request: { query: s.PartSearchQuery }, ...standard(s.itemsOf(s.PartSchema)) }),
+    async (c) => {
+      const q = c.req.valid('query');
+      return c.json({ items: await services.parts.search(c.var.ctx, q.name, q.limit) }, 200);
+    },
+  );
+  app.openapi(createRoute({ method: 'get', path: '/parts/categories', summary: '零部件分类 / part categories', tags: ['parts'], ...standard(s.itemsOf(s.CategorySchema)) }), async (c) =>
+    c.json({ items: await services.parts.categories(c.var.ctx) }, 200),
+  );
+  app.openapi(
+    createRoute({ method: 'get', path: '/parts/supplier/{id}', summary: '供应商的全部零部件 / parts of a supplier', tags: ['parts'], request: { params: s.IdParam }, ...standard(s.itemsOf(s.PartSchema)) }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      await services.suppliers.get(c.var.ctx, id);
+      return c.json({ items: await services.parts.bySupplier(c.var.ctx, id) }, 200);
+    },
+  );
+  app.openapi(createRoute({ method: 'get', path: '/parts/{id}', summary: '零部件详情 / part', tags: ['parts'], request: { params: s.IdParam }, ...standard(s.PartSchema) }), async (c) =>
+    c.json(await services.parts.get(c.var.ctx, c.req.valid('param').id), 200),
+  );
+
+  // Orders
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/orders/create',
+      summary: '创建采购订单（支持 Idempotency-Key）/ create order',
+      tags: ['orders'],
+      request: { headers: s.IdempotencyHeader, body: json(s.CreateOrderBody) }, ...standard(s.OrderSchema, 201) }),
+    async (c) => {
+      const key = c.req.valid('header')['idempotency-key'];
+      const { order, replayed } = await services.orders.create(c.var.ctx, c.req.valid('json'), key);
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(order, replayed ? 200 : 201);
+    },
+  );
+  app.openapi(
+    createRoute({ method: 'put', path: '/orders/update/{orderId}', summary: '更新采购订单（需当前 version）/ update order', tags: ['orders'], request: { params: s.OrderIdParam, body: json(s.UpdateOrderBody) }, ...standard(s.OrderSchema) }),
+    async (c) => c.json(await services.orders.update(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
+  );
+  app.openapi(
+    createRoute({ method: 'post', path: '/orders/{orderId}/cancel', summary: '取消采购订单 / cancel order', tags: ['orders'], request: { params: s.OrderIdParam, body: json(s.CancelOrderBody) }, ...standard(s.OrderSchema) }),
+    async (c) => c.json(await services.orders.cancel(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
+  );
+  app.openapi(
+    createRoute({ method: 'get', path: '/orders/search', summary: '搜索订单明细（含零部件与供应商）/ order search', tags: ['orders'], request: { query: s.OrderSearchQuery }, ...standard(s.pageOf(s.OrderSchema)) }),
+    async (c) => c.json(await services.orders.search(c.var.ctx, c.req.valid('query')), 200),
+  );
+  app.openapi(createRoute({ method: 'get', path: '/orders/{id}', summary: '订单详情 / order', tags: ['orders'], request: { params: s.IdParam }, ...standard(s.OrderSchema) }), async (c) =>
+    c.json(await services.orders.get(c.var.ctx, c.req.valid('param').id), 200),
+  );
+
+  // Inventory and audit
+  app.openapi(
+    createRoute({ method: 'get', path: '/inventory/warning', summary: '库存预警（低于安全库存）/ low-stock warning', tags: ['inventory'], ...standard(s.itemsOf(s.InventoryWarningSchema)) }),
+    async (c) => c.json({ items: await services.inventory.warnings(c.var.ctx) }, 200),
+  );
+  app.openapi(
+    createRoute({ method: 'get', path: '/audit', summary: '审计日志（管理员）/ audit log (admin)', tags: ['audit'], request: { query: s.AuditQuery }, ...standard(s.itemsOf(s.AuditEntrySchema)) }),
+    async (c) => {
+      const q = c.req.valid('query');
+      return c.json({ items: await services.audit.entries(c.var.ctx, q.entity, q.entityId) }, 200);
+    },
+  );
+
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Procura ERP API', version: '1.0.0', description: '采购 ERP：供应商、零部件、订单、库存 / procurement ERP' },
+    servers: [{ url: '/api' }],
+  });
+  app.get('/docs', (c) => c.html(docsPage(app)));
+  return app;
+}
+
+/** The path relative to this app, whether it is mounted at `/api` or not. */
+function routePath(c: Context): string {
+  const path = c.req.path;
+  return path.startsWith('/api/') ? path.slice(4) : path;
+}
+
+function problem(c: Context<Env>, error: ProblemError) {
+  const body = {
+    type: `https://procura.dev/problems/${error.code}`,
+    title: error.code,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    traceId: c.get('traceId'),
+    ...error.extra,
+  };
+  return c.body(JSON.stringify(body), error.status as 400, { 'content-type': 'application/problem+json; charset=utf-8' });
+}
+
+/** A self-contained API reference (no CDN assets: Procura runs offline). */
+function docsPage(app: OpenAPIHono<Env>): string {
+  const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'Procura ERP API', version: '1.0.0' } });
+  const escape = (text: string) => text.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  const rows = Object.entries(doc.paths ?? {}).flatMap(([path, ops]) =>
+    Object.entries(ops as Record<string, { summary?: string; tags?: string[] }>).map(
+      ([method, op]) => `<tr><td><code>${method.toUpperCase()}</code></td><td><code>/api${escape(path)}</code></td><td>${escape(op.summary ?? '')}</td></tr>`,
+    ),
+  );
+  return `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>Procura ERP API</title>
+<style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:70rem}td{padding:.3rem .8rem;border-bottom:1px solid #ddd}code{font-size:.9rem}</style></head>
+<body><h1>Procura ERP API</h1><p>认证：<code>Authorization: Bearer &lt;token&gt;</code>，可选 <code>x-project-id</code>、<code>x-trace-id</code>。
+完整规范 / full spec: <a href="openapi.json">openapi.json</a></p><table>${rows.join('')}</table></body></html>`;
+}

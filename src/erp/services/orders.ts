@@ -1,0 +1,405 @@
+import { createHash } from 'node:crypto';
+import { type Kysely, type Transaction, sql } from 'kysely';
+import { conflict, type FieldError, forbidden, notFound, unprocessable } from '../../shared/index.ts';
+import { containsText, countAll } from '../db/database.ts';
+import { type ErpTables, ORDER_STATUSES, type OrderRow, type OrderStatus } from '../db/schema.ts';
+import { recordAudit } from './audit.ts';
+import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';
+import type { Page } from './parts.ts';
+
+export interface OrderLineInput {
+  partId: number;
+  quantity: number;
+  unitPrice?: number;
+}
+
+export interface CreateOrderInput {
+  supplierId: number;
+  lines: OrderLineInput[];
+  expectedDate?: string;
+  note?: string;
+  status?: 'draft' | 'pending_approval';
+}
+
+export interface UpdateOrderInput {
+  version: number;
+  status?: OrderStatus;
+  lines?: OrderLineInput[];
+  expectedDate?: string | null;
+  note?: string;
+}
+
+export interface OrderSearch {
+  page: number;
+  size: number;
+  keyword?: string;
+  status?: OrderStatus;
+  supplierId?: number;
+  partId?: number;
+  dateFrom?: string;
+  dateTo?: string;
+}
+
+export interface OrderLine {
+  lineNo: number;
+  partId: number;
+  part: { code: string; model: string; nameZh: string; nameEn: string; unit: string; category: string };
+  quantity: number;
+  unitPrice: number;
+  amount: number;
+}
+
+export interface Order {
+  id: number;
+  orderNo: string;
+  projectId: string;
+  status: OrderStatus;
+  version: number;
+  supplier: { id: number; nameZh: string; nameEn: string };
+  expectedDate: string | null;
+  note: string;
+  createdBy: { id: number; username: string };
+  createdAt: string;
+  updatedAt: string;
+  currency: 'CNY';
+  totalAmount: number;
+  lines: OrderLine[];
+}
+
+/** Allowed status moves. Approval is a separate duty: only an admin may approve (a buyer cannot approve their own order). */
+const TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
+  draft: ['pending_approval', 'cancelled'],
+  pending_approval: ['approved', 'draft', 'cancelled'],
+  approved: ['ordered', 'cancelled'],
+  ordered: ['received', 'cancelled'],
+  received: [],
+  cancelled: [],
+};
+const EDITABLE: readonly OrderStatus[] = ['draft', 'pending_approval'];
+
+/** Purchase orders: creation (idempotent per key), optimistic-locked updates, search with full details. */
+export class OrderBook {
+  constructor(private readonly db: Kysely<ErpTables>) {}
+
+  /**
+   * Creates an order in one transaction. With an idempotency key, the first request wins and every retry
+   * with the same key and body gets that same order back (`replayed`); a different body under the key is refused.
+   */
+  async create(ctx: ErpContext, input: CreateOrderInput, idempotencyKey?: string): Promise<{ order: Order; replayed: boolean }> {
+    requireWriter(ctx);
+    const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
+    const orderId = await this.db.transaction().execute(async (trx) => {
+      if (idempotencyKey) {
+        const claimed = await trx
+          .insertInto('idempotency_keys')
+          .values({ user_id: ctx.userId, key: idempotencyKey, request_hash: requestHash, order_id: null, created_at: nowIso() })
+          .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+          .returning('key')
+          .executeTakeFirst();
+        if (!claimed) {
+          const prior = await trx
+            .selectFrom('idempotency_keys')
+            .select(['request_hash', 'order_id'])
+            .where('user_id', '=', ctx.userId)
+            .where('key', '=', idempotencyKey)
+            .executeTakeFirstOrThrow();
+          if (prior.request_hash !== requestHash) {
+            throw unprocessable('该幂等键已用于不同的请求 / Idempotency-Key was used with a different request', [
+              { field: 'Idempotency-Key', message: 'reused with a different body' },
+            ]);
+          }
+          return { id: Number(prior.order_id), replayed: true };
+        }
+      }
+      const id = await this.insertOrder(trx, ctx, input);
+      if (idempotencyKey) {
+        await trx
+          .updateTable('idempotency_keys')
+          .set({ order_id: id })
+          .where('user_id', '=', ctx.userId)
+          .where('key', '=', idempotencyKey)
+          .execute();
+      }
+      return { id, replayed: false };
+    });
+    return { order: await this.get(ctx, orderId.id), replayed: orderId.replayed };
+  }
+
+  private async insertOrder(trx: Transaction<ErpTables>, ctx: ErpContext, input: CreateOrderInput): Promise<number> {
+    const supplier = await trx
+      .selectFrom('suppliers')
+      .select('id')
+      .where('id', '=', input.supplierId)
+      .where('project_id', '=', ctx.projectId)
+      .executeTakeFirst();
+    if (!supplier) {
+      throw unprocessable('供应商不存在 / unknown supplier', [
+        { field: 'supplierId', message: `no supplier ${input.supplierId} in project ${ctx.projectId}` },
+      ]);
+    }
+    checkExpectedDate(input.expectedDate);
+    const lines = await this.priceLines(trx, ctx, input.supplierId, input.lines);
+    const now = nowIso();
+    const inserted = await trx
+      .insertInto('orders')
+      .values({
+        project_id: ctx.projectId,
+        order_no: `tmp-${crypto.randomUUID()}`,
+        supplier_id: input.supplierId,
+        status: input.status ?? 'draft',
+        expected_date: input.expectedDate ?? null,
+        note: input.note ?? '',
+        version: 1,
+        created_by: ctx.userId,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const id = Number(inserted.id);
+    await trx
+      .updateTable('orders')
+      .set({ order_no: `PO-${now.slice(0, 7).replace('-', '')}-${String(id).padStart(6, '0')}` })
+      .where('id', '=', id)
+      .execute();
+    await trx.insertInto('order_lines').values(lines.map((l) => ({ ...l, order_id: id }))).execute();
+    await recordAudit(trx, ctx, { entity: 'order', entityId: id, action: 'create', after: { ...input } });
+    return id;
+  }
+
+  /** Checks each line against the supplier's catalogue and MOQ, and fixes its price (list price unless given). */
+  private async priceLines(trx: Transaction<ErpTables>, ctx: ErpContext, supplierId: number, lines: OrderLineInput[]) {
+    const ids = [...new Set(lines.map((l) => l.partId))];
+    const parts = await trx
+      .selectFrom('parts')
+      .select(['id', 'supplier_id', 'unit_price_e4', 'moq', 'code'])
+      .where('project_id', '=', ctx.projectId)
+      .where('id', 'in', ids)
+      .execute();
+    const errors: FieldError[] = [];
+    const priced = lines.map((line, i) => {
+      const part = parts.find((p) => Number(p.id) === line.partId);
+      if (!part) errors.push({ field: `lines[${i}].partId`, message: `no part ${line.partId} in project ${ctx.projectId}` });
+      else if (Number(part.supplier_id) !== supplierId) {
+        errors.push({ field: `lines[${i}].partId`, message: `part ${part.code} is not supplied by supplier ${supplierId}` });
+      } else if (line.quantity < part.moq) {
+        errors.push({ field: `lines[${i}].quantity`, message: `below the minimum order quantity ${part.moq} of ${part.code}` });
+      }
+      return {
+        line_no: i + 1,
+        part_id: line.partId,
+        quantity: line.quantity,
+        unit_price_e4: line.unitPrice !== undefined ? toE4(line.unitPrice) : (part?.unit_price_e4 ?? 0),
+      };
+    });
+    if (errors.length) throw unprocessable('订单行无效 / invalid order lines', errors);
+    return priced;
+  }
+
+  /** Applies changes if `version` is still current (else 409), moving status only along allowed transitions. */
+  async update(ctx: ErpContext, id: number, input: UpdateOrderInput): Promise<Order> {
+    requireWriter(ctx);
+    await this.db.transaction().execute(async (trx) => {
+      const before = await this.row(trx, ctx, id);
+      if (before.version !== input.version) {
+        throw conflict(`订单已被他人修改（当前版本 ${before.version}）/ order changed since version ${input.version}`, {
+          currentVersion: before.version,
+        });
+      }
+      const changes: Partial<OrderRow> = {};
+      if (input.status && input.status !== before.status) {
+        if (!TRANSITIONS[before.status].includes(input.status)) {
+          throw conflict(`不能从 ${before.status} 变为 ${input.status} / cannot move from ${before.status} to ${input.status}`, {
+            allowed: TRANSITIONS[before.status],
+          });
+        }
+        if (input.status === 'approved' && ctx.role !== 'admin') {
+          throw forbidden('只有管理员可以审批订单 / only an admin may approve orders');
+        }
+        changes.status = input.status;
+      }
+      const editsContent = input.lines !== undefined || input.expectedDate !== undefined;
+      if (editsContent && !EDITABLE.includes(before.status)) {
+        throw conflict(`订单状态 ${before.status} 下不能修改明细 / lines and dates are fixed once ${before.status}`);
+      }
+      if (input.expectedDate !== undefined) {
+        checkExpectedDate(input.expectedDate ?? undefined);
+        changes.expected_date = input.expectedDate;
+      }
+      if (input.note !== undefined) changes.note = input.note;
+      if (input.lines) {
+        const lines = await this.priceLines(trx, ctx, before.supplier_id, input.lines);
+        await trx.deleteFrom('order_lines').where('order_id', '=', id).execute();
+        await trx.insertInto('order_lines').values(lines.map((l) => ({ ...l, order_id: id }))).execute();
+      }
+      const result = await trx
+        .updateTable('orders')
+        .set({ ...changes, version: before.version + 1, updated_at: nowIso() })
+        .where('id', '=', id)
+        .where('version', '=', input.version)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) throw conflict('订单已被他人修改 / order changed concurrently');
+      if (changes.status === 'received') await this.receive(trx, ctx, id);
+      await recordAudit(trx, ctx, { entity: 'order', entityId: id, action: 'update', before, after: input });
+    });
+    return this.get(ctx, id);
+  }
+
+  /** Cancels an order (any status before received), keeping the reason in the note. */
+  async cancel(ctx: ErpContext, id: number, input: { version: number; reason?: string }): Promise<Order> {
+    const current = await this.get(ctx, id);
+    const note = input.reason ? [current.note, `取消原因 / cancelled: ${input.reason}`].filter(Boolean).join('\n') : undefined;
+    return this.update(ctx, id, { version: input.version, status: 'cancelled', note });
+  }
+
+  /** Goods received: the ordered quantities go on hand. */
+  private async receive(trx: Transaction<ErpTables>, ctx: ErpContext, orderId: number) {
+    const lines = await trx.selectFrom('order_lines').select(['part_id', 'quantity']).where('order_id', '=', orderId).execute();
+    for (const line of lines) {
+      await trx
+        .updateTable('inventory')
+        .set({ on_hand: sql`on_hand + ${line.quantity}`, updated_at: nowIso() })
+        .where('part_id', '=', line.part_id)
+        .where('project_id', '=', ctx.projectId)
+        .execute();
+    }
+  }
+
+  async get(ctx: ErpContext, id: number): Promise<Order> {
+    const row = await this.row(this.db, ctx, id);
+    const [order] = await this.hydrate([row]);
+    return order;
+  }
+
+  private async row(db: Kysely<ErpTables>, ctx: ErpContext, id: number): Promise<OrderRow> {
+    const row = await db.selectFrom('orders').selectAll().where('id', '=', id).where('project_id', '=', ctx.projectId).executeTakeFirst();
+    if (!row) throw notFound(`订单 ${id} 不存在 / order ${id} not found`);
+    return row;
+  }
+
+  /** Orders with their lines, parts and suppliers, newest first. `keyword` matches order no., supplier and part names/codes. */
+  async search(ctx: ErpContext, q: OrderSearch): Promise<Page<Order>> {
+    let query = this.db
+      .selectFrom('orders')
+      .innerJoin('suppliers', 'suppliers.id', 'orders.supplier_id')
+      .where('orders.project_id', '=', ctx.projectId);
+    if (q.status) query = query.where('orders.status', '=', q.status);
+    if (q.supplierId !== undefined) query = query.where('orders.supplier_id', '=', q.supplierId);
+    if (q.dateFrom) query = query.where('orders.created_at', '>=', q.dateFrom);
+    if (q.dateTo) query = query.where('orders.created_at', '<', nextDay(q.dateTo));
+    if (q.partId !== undefined) {
+      const partId = q.partId;
+      query = query.where('orders.id', 'in', (eb) => eb.selectFrom('order_lines').select('order_id').where('part_id', '=', partId));
+    }
+    if (q.keyword) {
+      const keyword = q.keyword;
+      query = query.where((eb) =>
+        eb.or([
+          containsText('orders.order_no', keyword),
+          containsText('suppliers.name_zh', keyword),
+          containsText('suppliers.name_en', keyword),
+          eb(
+            'orders.id',
+            'in',
+            eb
+              .selectFrom('order_lines')
+              .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+              .select('order_lines.order_id')
+              .where((p) => p.or([containsText('parts.name_zh', keyword), containsText('parts.name_en', keyword), containsText('parts.code', keyword)])),
+          ),
+        ]),
+      );
+    }
+    const [rows, total] = await Promise.all([
+      query
+        .selectAll('orders')
+        .orderBy('orders.created_at', 'desc')
+        .orderBy('orders.id', 'desc')
+        .limit(q.size)
+        .offset((q.page - 1) * q.size)
+        .execute(),
+      query.select(countAll.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: await this.hydrate(rows), total: Number(total.n), page: q.page, size: q.size };
+  }
+
+  /** Loads lines, parts, suppliers and creators for a batch of orders in three queries. */
+  private async hydrate(rows: OrderRow[]): Promise<Order[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const [lines, suppliers, users] = await Promise.all([
+      this.db
+        .selectFrom('order_lines')
+        .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+        .select([
+          'order_lines.order_id',
+          'order_lines.line_no',
+          'order_lines.part_id',
+          'order_lines.quantity',
+          'order_lines.unit_price_e4',
+          'parts.code',
+          'parts.model',
+          'parts.name_zh',
+          'parts.name_en',
+          'parts.unit',
+          'parts.category',
+        ])
+        .where('order_lines.order_id', 'in', ids)
+        .orderBy('order_lines.order_id')
+        .orderBy('order_lines.line_no')
+        .execute(),
+      this.db.selectFrom('suppliers').select(['id', 'name_zh', 'name_en']).where('id', 'in', [...new Set(rows.map((r) => r.supplier_id))]).execute(),
+      this.db.selectFrom('users').select(['id', 'username']).where('id', 'in', [...new Set(rows.map((r) => r.created_by))]).execute(),
+    ]);
+    return rows.map((row) => {
+      const supplier = suppliers.find((s) => Number(s.id) === Number(row.supplier_id));
+      const user = users.find((u) => Number(u.id) === Number(row.created_by));
+      const orderLines = lines
+        .filter((l) => Number(l.order_id) === Number(row.id))
+        .map((l) => ({
+          lineNo: l.line_no,
+          partId: Number(l.part_id),
+          part: { code: l.code, model: l.model, nameZh: l.name_zh, nameEn: l.name_en, unit: l.unit, category: l.category },
+          quantity: l.quantity,
+          unitPrice: fromE4(l.unit_price_e4),
+          amount: fromE4(l.unit_price_e4 * l.quantity),
+        }));
+      return {
+        id: Number(row.id),
+        orderNo: row.order_no,
+        projectId: row.project_id,
+        status: row.status,
+        version: row.version,
+        supplier: { id: Number(row.supplier_id), nameZh: supplier?.name_zh ?? '', nameEn: supplier?.name_en ?? '' },
+        expectedDate: row.expected_date,
+        note: row.note,
+        createdBy: { id: Number(row.created_by), username: user?.username ?? '' },
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+        currency: 'CNY' as const,
+        totalAmount: Math.round(orderLines.reduce((sum, l) => sum + l.amount, 0) * 100) / 100,
+        lines: orderLines,
+      };
+    });
+  }
+}
+
+export { ORDER_STATUSES };
+
+function requireWriter(ctx: ErpContext) {
+  if (ctx.role === 'viewer') throw forbidden('只读用户不能修改订单 / viewers cannot change orders');
+}
+
+function checkExpectedDate(date: string | undefined) {
+  if (date && date < new Date().toISOString().slice(0, 10)) {
+    throw unprocessable('期望到货日期不能早于今天 / expected date is in the past', [
+      { field: 'expectedDate', message: `${date} is before today` },
+    ]);
+  }
+}
+
+function nextDay(date: string): string {
+  const d = new Date(`${date.slice(0, 10)}T00:00:00.000Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString();
+}

@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Every address and storage location is a setting; defaults are the embedded single-machine layout. */
+const settingsSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  dataDir: z.string().min(1).default('./data'),
+  databaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  redisUrl: z.url({ protocol: /^rediss?$/ }).optional(),
+  erpPort: z.coerce.number().int().min(0).max(65535).default(8080),
+  suppliersPort: z.coerce.number().int().min(0).max(65535).default(8090),
+  chartsPort: z.coerce.number().int().min(0).max(65535).default(8070),
+  chartMcpPort: z.coerce.number().int().min(0).max(65535).default(1122),
+  erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000),
+  apiPort: z.coerce.number().int().min(0).max(65535).default(3000),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+const envNames: Record<keyof Settings, string> = {
+  host: 'PROCURA_HOST',
+  dataDir: 'PROCURA_DATA_DIR',
+  databaseUrl: 'DATABASE_URL',
+  redisUrl: 'REDIS_URL',
+  erpPort: 'ERP_PORT',
+  suppliersPort: 'SUPPLIERS_PORT',
+  chartsPort: 'CHARTS_PORT',
+  chartMcpPort: 'CHART_MCP_PORT',
+  erpMcpPort: 'ERP_MCP_PORT',
+  apiPort: 'API_PORT',
+};
+
+/** Settings from the environment, overridden by explicit values (CLI flags). Invalid values fail fast, naming the setting. */
+export function loadSettings(
+  overrides: Partial<Record<keyof Settings, unknown>> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Settings {
+  const raw: Record<string, unknown> = {};
+  for (const [key, envName] of Object.entries(envNames)) {
+    const value = overrides[key as keyof Settings] ?? env[envName];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = settingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = String(issue.path[0]) as keyof Settings;
+      return `${key} (${envNames[key]}): ${issue.message}`;
+    });
+    throw new Error(`配置无效 / invalid settings:\n  ${problems.join('\n  ')}`);
+  }
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
+}
