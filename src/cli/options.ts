@@ -9,7 +9,10 @@ export function withCommonOptions(command: Command): Command {
 }
 
 /** Settings from the environment, overridden by the command's flags. */
-export function settingsFrom(opts: Record<string, unknown>, extra: Partial<Record<keyof Settings, unknown>> = {}): Settings {
+export function settingsFrom(
+  opts: Record<string, unknown>,
+  extra: Partial<Record<keyof Settings, unknown>> = {},
+): Settings {
   return loadSettings({ dataDir: opts.dataDir, host: opts.host, ...extra });
 }
 

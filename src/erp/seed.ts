@@ -14,7 +14,15 @@ export const DEMO_USERS: ReadonlyArray<{ username: string; displayName: string; 
 ];
 
 /** Parts deliberately below safety stock, so the inventory warning has something to say. */
-const LOW_STOCK_CODES = new Set(['TC-F7TC', 'BS-D8TC', 'DD-428H-118L', 'CY-2.75-18', 'BR-BP-125F', 'VT-YTX7L-BS', 'MH-OF-W712']);
+const LOW_STOCK_CODES = new Set([
+  'TC-F7TC',
+  'BS-D8TC',
+  'DD-428H-118L',
+  'CY-2.75-18',
+  'BR-BP-125F',
+  'VT-YTX7L-BS',
+  'MH-OF-W712',
+]);
 
 const BATCH = 400;
 
@@ -72,7 +80,15 @@ export async function seedDemoData(db: Kysely<ErpTables>, now = new Date()): Pro
       }
     }
     const random = seededRandom(20260509);
-    const partRows: Array<{ id: number; projectId: string; supplierId: number; price: number; moq: number; code: string; model: string }> = [];
+    const partRows: Array<{
+      id: number;
+      projectId: string;
+      supplierId: number;
+      price: number;
+      moq: number;
+      code: string;
+      model: string;
+    }> = [];
     for (const p of demoParts()) {
       const supplierId = supplierIds.get(`${p.projectId}/${p.supplierKey}`)!;
       const row = await trx
@@ -93,7 +109,15 @@ export async function seedDemoData(db: Kysely<ErpTables>, now = new Date()): Pro
         .returning('id')
         .executeTakeFirstOrThrow();
       const id = Number(row.id);
-      partRows.push({ id, projectId: p.projectId, supplierId, price: p.unitPrice, moq: p.moq, code: p.code, model: p.model });
+      partRows.push({
+        id,
+        projectId: p.projectId,
+        supplierId,
+        price: p.unitPrice,
+        moq: p.moq,
+        code: p.code,
+        model: p.model,
+      });
       await insertTokens(trx, id, p.projectId, tokensFor(p));
       const safety = p.moq * 2;
       const low = LOW_STOCK_CODES.has(p.code);
@@ -119,11 +143,25 @@ export async function seedDemoData(db: Kysely<ErpTables>, now = new Date()): Pro
 }
 
 /** Category-wide price drift over the year (e.g. spark plugs up ~6 %), so trend charts show something real. */
-const YEARLY_DRIFT: Record<string, number> = { spark_plug: 0.06, brake_pad: 0.03, tyre: -0.04, chain: 0.02, battery: 0.08 };
+const YEARLY_DRIFT: Record<string, number> = {
+  spark_plug: 0.06,
+  brake_pad: 0.03,
+  tyre: -0.04,
+  chain: 0.02,
+  battery: 0.08,
+};
 
 async function seedOrderHistory(
   trx: Kysely<ErpTables>,
-  parts: Array<{ id: number; projectId: string; supplierId: number; price: number; moq: number; code: string; model: string }>,
+  parts: Array<{
+    id: number;
+    projectId: string;
+    supplierId: number;
+    price: number;
+    moq: number;
+    code: string;
+    model: string;
+  }>,
   now: Date,
   random: () => number,
 ) {
@@ -138,7 +176,15 @@ async function seedOrderHistory(
       const count = projectId === 'P001' ? 14 + Math.floor(random() * 8) : 4 + Math.floor(random() * 3);
       for (let n = 0; n < count; n++) {
         const day = 1 + Math.floor(random() * 27);
-        const created = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - monthsAgo, day, 1 + Math.floor(random() * 9), Math.floor(random() * 60)));
+        const created = new Date(
+          Date.UTC(
+            now.getUTCFullYear(),
+            now.getUTCMonth() - monthsAgo,
+            day,
+            1 + Math.floor(random() * 9),
+            Math.floor(random() * 60),
+          ),
+        );
         if (created > now) continue;
         const first = projectParts[Math.floor(random() * projectParts.length)];
         const sameSupplier = projectParts.filter((p) => p.supplierId === first.supplierId);
@@ -215,7 +261,11 @@ export async function seedBulkParts(
   count: number,
   onProgress?: (done: number, total: number) => void,
 ): Promise<void> {
-  const suppliers = await db.selectFrom('suppliers').select(['id', 'key']).where('project_id', '=', projectId).execute();
+  const suppliers = await db
+    .selectFrom('suppliers')
+    .select(['id', 'key'])
+    .where('project_id', '=', projectId)
+    .execute();
   const random = seededRandom(count);
   const chunk = 1000;
   for (let start = 0; start < count; start += chunk) {

@@ -29,7 +29,11 @@ const TOKENS_FILE = 'demo-tokens.json';
 /** Opens the ERP: database (migrated, demo-seeded on first start), services and the HTTP app. */
 export async function createErp(options: ErpOptions): Promise<Erp> {
   const log = logger.child({ part: 'erp' });
-  const database = await openErpDatabase({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, schema: options.schema });
+  const database = await openErpDatabase({
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    schema: options.schema,
+  });
   const tokensPath = path.join(options.dataDir, TOKENS_FILE);
   let demoTokens: Record<string, string> = {};
   if (!(await isSeeded(database.db))) {
@@ -46,7 +50,9 @@ export async function createErp(options: ErpOptions): Promise<Erp> {
 }
 
 /** Runs the ERP as an HTTP service. */
-export async function startErpServer(options: ErpOptions & { host: string; port: number }): Promise<Erp & { server: RunningServer }> {
+export async function startErpServer(
+  options: ErpOptions & { host: string; port: number },
+): Promise<Erp & { server: RunningServer }> {
   const erp = await createErp(options);
   const server = await listen(erp.fetch, options);
   return {

@@ -1,5 +1,5 @@
 export * from './errors.ts';
+export { listen, type RunningServer } from './http.ts';
 export { type Logger, logger } from './logger.ts';
 export { hashSeed, seededRandom } from './random.ts';
 export { loadSettings, type Settings } from './settings.ts';
-export { listen, type RunningServer } from './http.ts';

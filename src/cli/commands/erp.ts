@@ -8,8 +8,11 @@ export function registerErpCommands(program: Command): void {
     .action(async (opts) => {
       const settings = settingsFrom(opts, { erpPort: opts.port });
       const erp = await startErpServer({ ...settings, port: settings.erpPort });
-      console.log(`ERP  ${erp.server.url}/api   (docs ${erp.server.url}/api/docs, ${erp.database.dialect}: ${erp.database.location})`);
-      for (const [user, token] of Object.entries(erp.demoTokens)) console.log(`  demo token ${user.padEnd(9)} ${token}`);
+      console.log(
+        `ERP  ${erp.server.url}/api   (docs ${erp.server.url}/api/docs, ${erp.database.dialect}: ${erp.database.location})`,
+      );
+      for (const [user, token] of Object.entries(erp.demoTokens))
+        console.log(`  demo token ${user.padEnd(9)} ${token}`);
       closeOnSignal(erp.close);
     });
 }

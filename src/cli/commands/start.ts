@@ -12,7 +12,12 @@ interface StartedPart {
 }
 
 /** The parts `procura start` runs, in dependency order. Each starts from the shared settings. */
-const parts: Array<(settings: Settings, started: Map<string, StartedPart>) => Promise<StartedPart & { demoTokens?: Record<string, string> }>> = [
+const parts: Array<
+  (
+    settings: Settings,
+    started: Map<string, StartedPart>,
+  ) => Promise<StartedPart & { demoTokens?: Record<string, string> }>
+> = [
   async (settings) => {
     const erp = await startErpServer({ ...settings, port: settings.erpPort });
     return {
@@ -26,7 +31,9 @@ const parts: Array<(settings: Settings, started: Map<string, StartedPart>) => Pr
 ];
 
 export function registerStartCommand(program: Command): void {
-  withCommonOptions(program.command('start').description('run every part of Procura on this machine / 启动全部服务')).action(async (opts) => {
+  withCommonOptions(
+    program.command('start').description('run every part of Procura on this machine / 启动全部服务'),
+  ).action(async (opts) => {
     const settings = settingsFrom(opts);
     const started = new Map<string, StartedPart>();
     let demoTokens: Record<string, string> = {};
@@ -41,7 +48,8 @@ export function registerStartCommand(program: Command): void {
       throw error;
     }
     console.log('\nProcura 已启动 / Procura is running:');
-    for (const part of started.values()) console.log(`  ${part.name.padEnd(16)} ${part.url}${part.detail ? `   (${part.detail})` : ''}`);
+    for (const part of started.values())
+      console.log(`  ${part.name.padEnd(16)} ${part.url}${part.detail ? `   (${part.detail})` : ''}`);
     if (Object.keys(demoTokens).length) {
       console.log('\n演示用户令牌 / demo tokens:');
       for (const [user, token] of Object.entries(demoTokens)) console.log(`  ${user.padEnd(9)} ${token}`);

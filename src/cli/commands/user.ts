@@ -3,7 +3,10 @@ import { createErp, type Role } from '../../erp/index.ts';
 import { settingsFrom } from '../options.ts';
 
 /** Opens the ERP's database directly (no server needed) for one admin operation. */
-async function withErp<T>(opts: Record<string, unknown>, work: (erp: Awaited<ReturnType<typeof createErp>>) => Promise<T>) {
+async function withErp<T>(
+  opts: Record<string, unknown>,
+  work: (erp: Awaited<ReturnType<typeof createErp>>) => Promise<T>,
+) {
   const settings = settingsFrom(opts);
   const erp = await createErp({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl });
   try {
@@ -32,13 +35,17 @@ export function registerUserCommands(program: Command): void {
     .option('--name <displayName>', 'display name')
     .option('--data-dir <dir>', 'data directory')
     .action(async (username: string, opts) => {
-      if (!['admin', 'buyer', 'viewer'].includes(opts.role)) throw new Error(`--role must be admin, buyer or viewer, not ${opts.role}`);
+      if (!['admin', 'buyer', 'viewer'].includes(opts.role))
+        throw new Error(`--role must be admin, buyer or viewer, not ${opts.role}`);
       const created = await withErp(opts, (erp) =>
         erp.services.users.create({
           username,
           displayName: opts.name,
           role: opts.role as Role,
-          projectIds: String(opts.projects).split(',').map((p) => p.trim()).filter(Boolean),
+          projectIds: String(opts.projects)
+            .split(',')
+            .map((p) => p.trim())
+            .filter(Boolean),
         }),
       );
       console.log(JSON.stringify(created));
@@ -49,6 +56,9 @@ export function registerUserCommands(program: Command): void {
     .option('--data-dir <dir>', 'data directory')
     .action(async (opts) => {
       const users = await withErp(opts, (erp) => erp.services.users.list());
-      for (const u of users) console.log(`${String(u.id).padStart(3)}  ${u.username.padEnd(12)} ${u.role.padEnd(7)} ${u.projectIds.join(',')}  ${u.displayName}`);
+      for (const u of users)
+        console.log(
+          `${String(u.id).padStart(3)}  ${u.username.padEnd(12)} ${u.role.padEnd(7)} ${u.projectIds.join(',')}  ${u.displayName}`,
+        );
     });
 }

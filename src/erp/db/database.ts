@@ -47,7 +47,12 @@ export async function openErpDatabase(options: DatabaseOptions): Promise<ErpData
     await migrateToLatest(db, 'postgres');
     const url = new URL(options.databaseUrl);
     url.password = '';
-    return { db, dialect: 'postgres', location: `${url.toString()}${schema ? ` (schema ${schema})` : ''}`, close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'postgres',
+      location: `${url.toString()}${schema ? ` (schema ${schema})` : ''}`,
+      close: () => db.destroy(),
+    };
   }
   const file = options.sqliteFile ?? 'erp.sqlite';
   let location = file;
@@ -82,6 +87,9 @@ export const countAll = sql<string | number>`count(*)`;
 
 /** `lower(column) LIKE '%text%'` with wildcards in `text` taken literally, on both databases. */
 export function containsText(column: string, text: string) {
-  const needle = `%${text.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const needle = `%${text
+    .trim()
+    .toLowerCase()
+    .replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   return sql<boolean>`lower(${sql.ref(column)}) like ${needle} escape '\\'`;
 }

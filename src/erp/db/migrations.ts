@@ -91,7 +91,11 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('created_at', 'text', (c) => c.notNull())
           .addColumn('updated_at', 'text', (c) => c.notNull())
           .execute();
-        await db.schema.createIndex('orders_project_created').on('orders').columns(['project_id', 'created_at']).execute();
+        await db.schema
+          .createIndex('orders_project_created')
+          .on('orders')
+          .columns(['project_id', 'created_at'])
+          .execute();
         await db.schema
           .createTable('order_lines')
           .addColumn('id', idType, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))
@@ -145,8 +149,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
 /** Brings the schema to the latest migration; fails loudly with the migration's name. */
 export async function migrateToLatest(db: Db, dialect: Dialect): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
-  const migrator = new Migrator({ db, provider, migrationTableName: 'erp_migrations', migrationLockTableName: 'erp_migrations_lock' });
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'erp_migrations',
+    migrationLockTableName: 'erp_migrations_lock',
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
-  if (error) throw new Error(`ERP migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
+  if (error)
+    throw new Error(`ERP migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
 }

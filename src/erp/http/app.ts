@@ -3,8 +3,8 @@ import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { type Logger, ProblemError, unauthorized } from '../../shared/index.ts';
-import type { ErpServices } from '../services/index.ts';
 import type { ErpContext } from '../services/context.ts';
+import type { ErpServices } from '../services/index.ts';
 import * as s from './schemas.ts';
 
 type Env = { Variables: { ctx: ErpContext; traceId: string } };
@@ -32,7 +32,11 @@ function standard(ok: z.ZodType, status: 200 | 201 = 200) {
   const success = { description: 'OK', content: { 'application/json': { schema: ok } } };
   return {
     security: [{ Bearer: [] }],
-    responses: { [status]: success, ...(status === 201 ? { 200: { ...success, description: 'idempotent replay' } } : {}), ...errors },
+    responses: {
+      [status]: success,
+      ...(status === 201 ? { 200: { ...success, description: 'idempotent replay' } } : {}),
+      ...errors,
+    },
   };
 }
 
@@ -59,7 +63,21 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     c.header('x-trace-id', traceId);
     await next();
   });
-  app.use('*', bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => problem(c, new ProblemError(413, 'payload_too_large', `请求体超过 ${MAX_BODY_BYTES} 字节 / body over ${MAX_BODY_BYTES} bytes`)) }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        problem(
+          c,
+          new ProblemError(
+            413,
+            'payload_too_large',
+            `请求体超过 ${MAX_BODY_BYTES} 字节 / body over ${MAX_BODY_BYTES} bytes`,
+          ),
+        ),
+    }),
+  );
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(routePath(c))) return next();
     const header = c.req.header('authorization') ?? '';
@@ -75,53 +93,117 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     if (error instanceof ProblemError) return problem(c, error);
     if (error instanceof HTTPException) {
       const status = error.status >= 400 && error.status < 500 ? error.status : 400;
-      return problem(c, new ProblemError(status, 'bad_request', `请求格式错误 / ${error.message || 'malformed request'}`));
+      return problem(
+        c,
+        new ProblemError(status, 'bad_request', `请求格式错误 / ${error.message || 'malformed request'}`),
+      );
     }
     log.error({ err: error, traceId: c.get('traceId'), path: c.req.path }, 'unexpected ERP error');
     return problem(c, new ProblemError(500, 'internal', '服务器内部错误 / internal error'));
   });
-  app.notFound((c) => problem(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)));
+  app.notFound((c) =>
+    problem(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)),
+  );
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' });
 
   app.get('/health', (c) => c.json({ status: 'ok', database: services.dialect }));
 
   // Suppliers
-  app.openapi(createRoute({ method: 'get', path: '/suppliers', summary: '供应商列表 / all suppliers', tags: ['suppliers'], ...standard(s.itemsOf(s.SupplierSchema)) }), async (c) =>
-    c.json({ items: await services.suppliers.list(c.var.ctx) }, 200),
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/suppliers',
+      summary: '供应商列表 / all suppliers',
+      tags: ['suppliers'],
+      ...standard(s.itemsOf(s.SupplierSchema)),
+    }),
+    async (c) => c.json({ items: await services.suppliers.list(c.var.ctx) }, 200),
   );
   app.openapi(
-    createRoute({ method: 'get', path: '/suppliers/search', summary: '按名称模糊搜索供应商 / fuzzy supplier search', tags: ['suppliers'], request: { query: s.NameQuery }, ...standard(s.itemsOf(s.SupplierSchema)) }),
+    createRoute({
+      method: 'get',
+      path: '/suppliers/search',
+      summary: '按名称模糊搜索供应商 / fuzzy supplier search',
+      tags: ['suppliers'],
+      request: { query: s.NameQuery },
+      ...standard(s.itemsOf(s.SupplierSchema)),
+    }),
     async (c) => c.json({ items: await services.suppliers.search(c.var.ctx, c.req.valid('query').name) }, 200),
   );
-  app.openapi(createRoute({ method: 'get', path: '/suppliers/{id}', summary: '供应商详情 / supplier', tags: ['suppliers'], request: { params: s.IdParam }, ...standard(s.SupplierSchema) }), async (c) =>
-    c.json(await services.suppliers.get(c.var.ctx, c.req.valid('param').id), 200),
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/suppliers/{id}',
+      summary: '供应商详情 / supplier',
+      tags: ['suppliers'],
+      request: { params: s.IdParam },
+      ...standard(s.SupplierSchema),
+    }),
+    async (c) => c.json(await services.suppliers.get(c.var.ctx, c.req.valid('param').id), 200),
   );
 
   // Parts
-  app.openapi(createRoute({ method: 'get', path: '/parts', summary: '分页查询零部件 / paged parts', tags: ['parts'], request: { query: s.PartListQuery }, ...standard(s.pageOf(s.PartSchema)) }), async (c) =>
-    c.json(await services.parts.list(c.var.ctx, c.req.valid('query')), 200),
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/parts',
+      summary: '分页查询零部件 / paged parts',
+      tags: ['parts'],
+      request: { query: s.PartListQuery },
+      ...standard(s.pageOf(s.PartSchema)),
+    }),
+    async (c) => c.json(await services.parts.list(c.var.ctx, c.req.valid('query')), 200),
   );
   app.openapi(
-    createRoute({ method: 'get', path: '/parts/search', summary: '按名称搜索零部件 / part search', tags: ['parts'], request: { query: s.PartSearchQuery }, ...standard(s.itemsOf(s.PartSchema)) }),
+    createRoute({
+      method: 'get',
+      path: '/parts/search',
+      summary: '按名称搜索零部件 / part search',
+      tags: ['parts'],
+      request: { query: s.PartSearchQuery },
+      ...standard(s.itemsOf(s.PartSchema)),
+    }),
     async (c) => {
       const q = c.req.valid('query');
       return c.json({ items: await services.parts.search(c.var.ctx, q.name, q.limit) }, 200);
     },
   );
-  app.openapi(createRoute({ method: 'get', path: '/parts/categories', summary: '零部件分类 / part categories', tags: ['parts'], ...standard(s.itemsOf(s.CategorySchema)) }), async (c) =>
-    c.json({ items: await services.parts.categories(c.var.ctx) }, 200),
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/parts/categories',
+      summary: '零部件分类 / part categories',
+      tags: ['parts'],
+      ...standard(s.itemsOf(s.CategorySchema)),
+    }),
+    async (c) => c.json({ items: await services.parts.categories(c.var.ctx) }, 200),
   );
   app.openapi(
-    createRoute({ method: 'get', path: '/parts/supplier/{id}', summary: '供应商的全部零部件 / parts of a supplier', tags: ['parts'], request: { params: s.IdParam }, ...standard(s.itemsOf(s.PartSchema)) }),
+    createRoute({
+      method: 'get',
+      path: '/parts/supplier/{id}',
+      summary: '供应商的全部零部件 / parts of a supplier',
+      tags: ['parts'],
+      request: { params: s.IdParam },
+      ...standard(s.itemsOf(s.PartSchema)),
+    }),
     async (c) => {
       const { id } = c.req.valid('param');
       await services.suppliers.get(c.var.ctx, id);
       return c.json({ items: await services.parts.bySupplier(c.var.ctx, id) }, 200);
     },
   );
-  app.openapi(createRoute({ method: 'get', path: '/parts/{id}', summary: '零部件详情 / part', tags: ['parts'], request: { params: s.IdParam }, ...standard(s.PartSchema) }), async (c) =>
-    c.json(await services.parts.get(c.var.ctx, c.req.valid('param').id), 200),
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/parts/{id}',
+      summary: '零部件详情 / part',
+      tags: ['parts'],
+      request: { params: s.IdParam },
+      ...standard(s.PartSchema),
+    }),
+    async (c) => c.json(await services.parts.get(c.var.ctx, c.req.valid('param').id), 200),
   );
 
   // Orders
@@ -131,7 +213,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       path: '/orders/create',
       summary: '创建采购订单（支持 Idempotency-Key）/ create order',
       tags: ['orders'],
-      request: { headers: s.IdempotencyHeader, body: json(s.CreateOrderBody) }, ...standard(s.OrderSchema, 201) }),
+      request: { headers: s.IdempotencyHeader, body: json(s.CreateOrderBody) },
+      ...standard(s.OrderSchema, 201),
+    }),
     async (c) => {
       const key = c.req.valid('header')['idempotency-key'];
       const { order, replayed } = await services.orders.create(c.var.ctx, c.req.valid('json'), key);
@@ -140,28 +224,72 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     },
   );
   app.openapi(
-    createRoute({ method: 'put', path: '/orders/update/{orderId}', summary: '更新采购订单（需当前 version）/ update order', tags: ['orders'], request: { params: s.OrderIdParam, body: json(s.UpdateOrderBody) }, ...standard(s.OrderSchema) }),
-    async (c) => c.json(await services.orders.update(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
+    createRoute({
+      method: 'put',
+      path: '/orders/update/{orderId}',
+      summary: '更新采购订单（需当前 version）/ update order',
+      tags: ['orders'],
+      request: { params: s.OrderIdParam, body: json(s.UpdateOrderBody) },
+      ...standard(s.OrderSchema),
+    }),
+    async (c) =>
+      c.json(await services.orders.update(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
   );
   app.openapi(
-    createRoute({ method: 'post', path: '/orders/{orderId}/cancel', summary: '取消采购订单 / cancel order', tags: ['orders'], request: { params: s.OrderIdParam, body: json(s.CancelOrderBody) }, ...standard(s.OrderSchema) }),
-    async (c) => c.json(await services.orders.cancel(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
+    createRoute({
+      method: 'post',
+      path: '/orders/{orderId}/cancel',
+      summary: '取消采购订单 / cancel order',
+      tags: ['orders'],
+      request: { params: s.OrderIdParam, body: json(s.CancelOrderBody) },
+      ...standard(s.OrderSchema),
+    }),
+    async (c) =>
+      c.json(await services.orders.cancel(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
   );
   app.openapi(
-    createRoute({ method: 'get', path: '/orders/search', summary: '搜索订单明细（含零部件与供应商）/ order search', tags: ['orders'], request: { query: s.OrderSearchQuery }, ...standard(s.pageOf(s.OrderSchema)) }),
+    createRoute({
+      method: 'get',
+      path: '/orders/search',
+      summary: '搜索订单明细（含零部件与供应商）/ order search',
+      tags: ['orders'],
+      request: { query: s.OrderSearchQuery },
+      ...standard(s.pageOf(s.OrderSchema)),
+    }),
     async (c) => c.json(await services.orders.search(c.var.ctx, c.req.valid('query')), 200),
   );
-  app.openapi(createRoute({ method: 'get', path: '/orders/{id}', summary: '订单详情 / order', tags: ['orders'], request: { params: s.IdParam }, ...standard(s.OrderSchema) }), async (c) =>
-    c.json(await services.orders.get(c.var.ctx, c.req.valid('param').id), 200),
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/orders/{id}',
+      summary: '订单详情 / order',
+      tags: ['orders'],
+      request: { params: s.IdParam },
+      ...standard(s.OrderSchema),
+    }),
+    async (c) => c.json(await services.orders.get(c.var.ctx, c.req.valid('param').id), 200),
   );
 
   // Inventory and audit
   app.openapi(
-    createRoute({ method: 'get', path: '/inventory/warning', summary: '库存预警（低于安全库存）/ low-stock warning', tags: ['inventory'], ...standard(s.itemsOf(s.InventoryWarningSchema)) }),
+    createRoute({
+      method: 'get',
+      path: '/inventory/warning',
+      summary: '库存预警（低于安全库存）/ low-stock warning',
+      tags: ['inventory'],
+      ...standard(s.itemsOf(s.InventoryWarningSchema)),
+    }),
     async (c) => c.json({ items: await services.inventory.warnings(c.var.ctx) }, 200),
   );
   app.openapi(
-    createRoute({ method: 'get', path: '/audit', summary: '审计日志（管理员）/ audit log (admin)', tags: ['audit'], request: { query: s.AuditQuery }, ...standard(s.itemsOf(s.AuditEntrySchema)) }),
+    createRoute({
+      method: 'get',
+      path: '/audit',
+      summary: '审计日志（管理员）/ audit log (admin)',
+      tags: ['audit'],
+      request: { query: s.AuditQuery },
+      ...standard(s.itemsOf(s.AuditEntrySchema)),
+    }),
     async (c) => {
       const q = c.req.valid('query');
       return c.json({ items: await services.audit.entries(c.var.ctx, q.entity, q.entityId) }, 200);
@@ -170,7 +298,11 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
-    info: { title: 'Procura ERP API', version: '1.0.0', description: '采购 ERP：供应商、零部件、订单、库存 / procurement ERP' },
+    info: {
+      title: 'Procura ERP API',
+      version: '1.0.0',
+      description: '采购 ERP：供应商、零部件、订单、库存 / procurement ERP',
+    },
     servers: [{ url: '/api' }],
   });
   app.get('/docs', (c) => c.html(docsPage(app)));
@@ -193,7 +325,9 @@ function problem(c: Context<Env>, error: ProblemError) {
     traceId: c.get('traceId'),
     ...error.extra,
   };
-  return c.body(JSON.stringify(body), error.status as 400, { 'content-type': 'application/problem+json; charset=utf-8' });
+  return c.body(JSON.stringify(body), error.status as 400, {
+    'content-type': 'application/problem+json; charset=utf-8',
+  });
 }
 
 /** A self-contained API reference (no CDN assets: Procura runs offline). */
@@ -202,7 +336,8 @@ function docsPage(app: OpenAPIHono<Env>): string {
   const escape = (text: string) => text.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
   const rows = Object.entries(doc.paths ?? {}).flatMap(([path, ops]) =>
     Object.entries(ops as Record<string, { summary?: string; tags?: string[] }>).map(
-      ([method, op]) => `<tr><td><code>${method.toUpperCase()}</code></td><td><code>/api${escape(path)}</code></td><td>${escape(op.summary ?? '')}</td></tr>`,
+      ([method, op]) =>
+        `<tr><td><code>${method.toUpperCase()}</code></td><td><code>/api${escape(path)}</code></td><td>${escape(op.summary ?? '')}</td></tr>`,
     ),
   );
   return `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>Procura ERP API</title>

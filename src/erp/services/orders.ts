@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Kysely, type Transaction, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { conflict, type FieldError, forbidden, notFound, unprocessable } from '../../shared/index.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type ErpTables, ORDER_STATUSES, type OrderRow, type OrderStatus } from '../db/schema.ts';
@@ -85,14 +85,24 @@ export class OrderBook {
    * Creates an order in one transaction. With an idempotency key, the first request wins and every retry
    * with the same key and body gets that same order back (`replayed`); a different body under the key is refused.
    */
-  async create(ctx: ErpContext, input: CreateOrderInput, idempotencyKey?: string): Promise<{ order: Order; replayed: boolean }> {
+  async create(
+    ctx: ErpContext,
+    input: CreateOrderInput,
+    idempotencyKey?: string,
+  ): Promise<{ order: Order; replayed: boolean }> {
     requireWriter(ctx);
     const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
     const orderId = await this.db.transaction().execute(async (trx) => {
       if (idempotencyKey) {
         const claimed = await trx
           .insertInto('idempotency_keys')
-          .values({ user_id: ctx.userId, key: idempotencyKey, request_hash: requestHash, order_id: null, created_at: nowIso() })
+          .values({
+            user_id: ctx.userId,
+            key: idempotencyKey,
+            request_hash: requestHash,
+            order_id: null,
+            created_at: nowIso(),
+          })
           .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
           .returning('key')
           .executeTakeFirst();
@@ -162,7 +172,10 @@ export class OrderBook {
       .set({ order_no: `PO-${now.slice(0, 7).replace('-', '')}-${String(id).padStart(6, '0')}` })
       .where('id', '=', id)
       .execute();
-    await trx.insertInto('order_lines').values(lines.map((l) => ({ ...l, order_id: id }))).execute();
+    await trx
+      .insertInto('order_lines')
+      .values(lines.map((l) => ({ ...l, order_id: id })))
+      .execute();
     await recordAudit(trx, ctx, { entity: 'order', entityId: id, action: 'create', after: { ...input } });
     return id;
   }
@@ -179,11 +192,18 @@ export class OrderBook {
     const errors: FieldError[] = [];
     const priced = lines.map((line, i) => {
       const part = parts.find((p) => Number(p.id) === line.partId);
-      if (!part) errors.push({ field: `lines[${i}].partId`, message: `no part ${line.partId} in project ${ctx.projectId}` });
+      if (!part)
+        errors.push({ field: `lines[${i}].partId`, message: `no part ${line.partId} in project ${ctx.projectId}` });
       else if (Number(part.supplier_id) !== supplierId) {
-        errors.push({ field: `lines[${i}].partId`, message: `part ${part.code} is not supplied by supplier ${supplierId}` });
+        errors.push({
+          field: `lines[${i}].partId`,
+          message: `part ${part.code} is not supplied by supplier ${supplierId}`,
+        });
       } else if (line.quantity < part.moq) {
-        errors.push({ field: `lines[${i}].quantity`, message: `below the minimum order quantity ${part.moq} of ${part.code}` });
+        errors.push({
+          field: `lines[${i}].quantity`,
+          message: `below the minimum order quantity ${part.moq} of ${part.code}`,
+        });
       }
       return {
         line_no: i + 1,
@@ -209,9 +229,12 @@ export class OrderBook {
       const changes: Partial<OrderRow> = {};
       if (input.status && input.status !== before.status) {
         if (!TRANSITIONS[before.status].includes(input.status)) {
-          throw conflict(`不能从 ${before.status} 变为 ${input.status} / cannot move from ${before.status} to ${input.status}`, {
-            allowed: TRANSITIONS[before.status],
-          });
+          throw conflict(
+            `不能从 ${before.status} 变为 ${input.status} / cannot move from ${before.status} to ${input.status}`,
+            {
+              allowed: TRANSITIONS[before.status],
+            },
+          );
         }
         if (input.status === 'approved' && ctx.role !== 'admin') {
           throw forbidden('只有管理员可以审批订单 / only an admin may approve orders');
@@ -230,7 +253,10 @@ export class OrderBook {
       if (input.lines) {
         const lines = await this.priceLines(trx, ctx, before.supplier_id, input.lines);
         await trx.deleteFrom('order_lines').where('order_id', '=', id).execute();
-        await trx.insertInto('order_lines').values(lines.map((l) => ({ ...l, order_id: id }))).execute();
+        await trx
+          .insertInto('order_lines')
+          .values(lines.map((l) => ({ ...l, order_id: id })))
+          .execute();
       }
       const result = await trx
         .updateTable('orders')
@@ -248,13 +274,19 @@ export class OrderBook {
   /** Cancels an order (any status before received), keeping the reason in the note. */
   async cancel(ctx: ErpContext, id: number, input: { version: number; reason?: string }): Promise<Order> {
     const current = await this.get(ctx, id);
-    const note = input.reason ? [current.note, `取消原因 / cancelled: ${input.reason}`].filter(Boolean).join('\n') : undefined;
+    const note = input.reason
+      ? [current.note, `取消原因 / cancelled: ${input.reason}`].filter(Boolean).join('\n')
+      : undefined;
     return this.update(ctx, id, { version: input.version, status: 'cancelled', note });
   }
 
   /** Goods received: the ordered quantities go on hand. */
   private async receive(trx: Transaction<ErpTables>, ctx: ErpContext, orderId: number) {
-    const lines = await trx.selectFrom('order_lines').select(['part_id', 'quantity']).where('order_id', '=', orderId).execute();
+    const lines = await trx
+      .selectFrom('order_lines')
+      .select(['part_id', 'quantity'])
+      .where('order_id', '=', orderId)
+      .execute();
     for (const line of lines) {
       await trx
         .updateTable('inventory')
@@ -272,7 +304,12 @@ export class OrderBook {
   }
 
   private async row(db: Kysely<ErpTables>, ctx: ErpContext, id: number): Promise<OrderRow> {
-    const row = await db.selectFrom('orders').selectAll().where('id', '=', id).where('project_id', '=', ctx.projectId).executeTakeFirst();
+    const row = await db
+      .selectFrom('orders')
+      .selectAll()
+      .where('id', '=', id)
+      .where('project_id', '=', ctx.projectId)
+      .executeTakeFirst();
     if (!row) throw notFound(`订单 ${id} 不存在 / order ${id} not found`);
     return row;
   }
@@ -289,7 +326,9 @@ export class OrderBook {
     if (q.dateTo) query = query.where('orders.created_at', '<', nextDay(q.dateTo));
     if (q.partId !== undefined) {
       const partId = q.partId;
-      query = query.where('orders.id', 'in', (eb) => eb.selectFrom('order_lines').select('order_id').where('part_id', '=', partId));
+      query = query.where('orders.id', 'in', (eb) =>
+        eb.selectFrom('order_lines').select('order_id').where('part_id', '=', partId),
+      );
     }
     if (q.keyword) {
       const keyword = q.keyword;
@@ -305,7 +344,13 @@ export class OrderBook {
               .selectFrom('order_lines')
               .innerJoin('parts', 'parts.id', 'order_lines.part_id')
               .select('order_lines.order_id')
-              .where((p) => p.or([containsText('parts.name_zh', keyword), containsText('parts.name_en', keyword), containsText('parts.code', keyword)])),
+              .where((p) =>
+                p.or([
+                  containsText('parts.name_zh', keyword),
+                  containsText('parts.name_en', keyword),
+                  containsText('parts.code', keyword),
+                ]),
+              ),
           ),
         ]),
       );
@@ -348,8 +393,16 @@ export class OrderBook {
         .orderBy('order_lines.order_id')
         .orderBy('order_lines.line_no')
         .execute(),
-      this.db.selectFrom('suppliers').select(['id', 'name_zh', 'name_en']).where('id', 'in', [...new Set(rows.map((r) => r.supplier_id))]).execute(),
-      this.db.selectFrom('users').select(['id', 'username']).where('id', 'in', [...new Set(rows.map((r) => r.created_by))]).execute(),
+      this.db
+        .selectFrom('suppliers')
+        .select(['id', 'name_zh', 'name_en'])
+        .where('id', 'in', [...new Set(rows.map((r) => r.supplier_id))])
+        .execute(),
+      this.db
+        .selectFrom('users')
+        .select(['id', 'username'])
+        .where('id', 'in', [...new Set(rows.map((r) => r.created_by))])
+        .execute(),
     ]);
     return rows.map((row) => {
       const supplier = suppliers.find((s) => Number(s.id) === Number(row.supplier_id));
@@ -359,7 +412,14 @@ export class OrderBook {
         .map((l) => ({
           lineNo: l.line_no,
           partId: Number(l.part_id),
-          part: { code: l.code, model: l.model, nameZh: l.name_zh, nameEn: l.name_en, unit: l.unit, category: l.category },
+          part: {
+            code: l.code,
+            model: l.model,
+            nameZh: l.name_zh,
+            nameEn: l.name_en,
+            unit: l.unit,
+            category: l.category,
+          },
           quantity: l.quantity,
           unitPrice: fromE4(l.unit_price_e4),
           amount: fromE4(l.unit_price_e4 * l.quantity),

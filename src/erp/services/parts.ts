@@ -70,7 +70,11 @@ export class PartCatalog {
         );
       }
       if (needsScan || !tokens.length) {
-        matches.push(containsText('parts.name_zh', name), containsText('parts.name_en', name), containsText('parts.code', name));
+        matches.push(
+          containsText('parts.name_zh', name),
+          containsText('parts.name_en', name),
+          containsText('parts.code', name),
+        );
       }
       return eb.or(matches);
     }) as Q;
@@ -107,7 +111,11 @@ export class PartCatalog {
   }
 
   async bySupplier(ctx: ErpContext, supplierId: number): Promise<Part[]> {
-    const rows = await this.base(ctx).where('parts.supplier_id', '=', supplierId).select(partColumns).orderBy('parts.id').execute();
+    const rows = await this.base(ctx)
+      .where('parts.supplier_id', '=', supplierId)
+      .select(partColumns)
+      .orderBy('parts.id')
+      .execute();
     return rows.map(toPart);
   }
 
@@ -128,7 +136,12 @@ export class PartCatalog {
       .execute();
     return rows.map((r) => {
       const info = PART_CATEGORIES.find((c) => c.code === r.category);
-      return { code: r.category, nameZh: info?.nameZh ?? r.category, nameEn: info?.nameEn ?? r.category, parts: Number(r.n) };
+      return {
+        code: r.category,
+        nameZh: info?.nameZh ?? r.category,
+        nameEn: info?.nameEn ?? r.category,
+        parts: Number(r.n),
+      };
     });
   }
 }

@@ -46,7 +46,12 @@ export class SupplierDirectory {
   }
 
   async list(ctx: ErpContext): Promise<Supplier[]> {
-    const rows = await this.db.selectFrom('suppliers').selectAll().where('project_id', '=', ctx.projectId).orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('suppliers')
+      .selectAll()
+      .where('project_id', '=', ctx.projectId)
+      .orderBy('id')
+      .execute();
     return rows.map(toSupplier);
   }
 
@@ -66,4 +71,3 @@ export class SupplierDirectory {
     return row;
   }
 }
-

@@ -65,7 +65,11 @@ export class UserDirectory {
     if (unknown.length) {
       throw unprocessable('项目不存在 / unknown project', [{ field: 'projectIds', message: unknown.join(', ') }]);
     }
-    const existing = await this.db.selectFrom('users').select('id').where('username', '=', input.username).executeTakeFirst();
+    const existing = await this.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', input.username)
+      .executeTakeFirst();
     if (existing) throw unprocessable('用户已存在 / user exists', [{ field: 'username', message: 'already taken' }]);
     const row = await this.db
       .insertInto('users')
