@@ -564,7 +564,7 @@ export function demoParts(): DemoPart[] {
       if (!line.projects.includes(project.id)) continue;
       for (const key of line.suppliers) {
         const supplier = DEMO_SUPPLIERS.find((s) => s.key === key);
-        if (!supplier || !supplier.projects.includes(project.id)) continue;
+        if (!supplier?.projects.includes(project.id)) continue;
         parts.push({
           projectId: project.id,
           supplierKey: key,

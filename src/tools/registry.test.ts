@@ -103,6 +103,10 @@ describe('ToolRegistry', () => {
           group: 'x',
         })
         async #secret() {}
+
+        reveal() {
+          return this.#secret();
+        }
       }
       return Hidden;
     }).toThrow(/public instance/);

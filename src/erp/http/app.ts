@@ -333,11 +333,11 @@ function problem(c: Context<Env>, error: ProblemError) {
 /** A self-contained API reference (no CDN assets: Procura runs offline). */
 function docsPage(app: OpenAPIHono<Env>): string {
   const doc = app.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'Procura ERP API', version: '1.0.0' } });
-  const escape = (text: string) => text.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
   const rows = Object.entries(doc.paths ?? {}).flatMap(([path, ops]) =>
     Object.entries(ops as Record<string, { summary?: string; tags?: string[] }>).map(
       ([method, op]) =>
-        `<tr><td><code>${method.toUpperCase()}</code></td><td><code>/api${escape(path)}</code></td><td>${escape(op.summary ?? '')}</td></tr>`,
+        `<tr><td><code>${method.toUpperCase()}</code></td><td><code>/api${escapeHtml(path)}</code></td><td>${escapeHtml(op.summary ?? '')}</td></tr>`,
     ),
   );
   return `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>Procura ERP API</title>
