@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Hono } from 'hono';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
 import { type ErpDatabase, openErpDatabase } from './db/database.ts';
-import { createErpApp } from './http/app.ts';
+import { createErpApp, routeNotFound } from './http/app.ts';
 import { isSeeded, seedDemoData } from './seed.ts';
 import { createErpServices, type ErpServices } from './services/index.ts';
 
@@ -46,6 +46,7 @@ export async function createErp(options: ErpOptions): Promise<Erp> {
   }
   const services = createErpServices(database);
   const root = new Hono().route('/api', createErpApp(services, log));
+  root.notFound(routeNotFound);
   return { database, services, fetch: root.fetch, demoTokens, close: () => database.close() };
 }
 

@@ -315,7 +315,12 @@ function routePath(c: Context): string {
   return path.startsWith('/api/') ? path.slice(4) : path;
 }
 
-function problem(c: Context<Env>, error: ProblemError) {
+/** 404 for a path no route serves (also used by the root app the ERP is mounted in). */
+export function routeNotFound(c: Context) {
+  return problem(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`));
+}
+
+function problem(c: Context, error: ProblemError) {
   const body = {
     type: `https://procura.dev/problems/${error.code}`,
     title: error.code,

@@ -8,7 +8,13 @@ const MAX_INT = 2_147_483_647;
 export const Id = z.coerce.number().int().positive().max(MAX_INT);
 const Page = z.coerce.number().int().min(1).max(100_000).default(1);
 const Size = z.coerce.number().int().min(1).max(100).default(20);
-const SearchText = z.string().trim().min(1).max(100);
+/** Text fields refuse NUL and other C0 control characters (except tab/newline), which no ERP field needs. */
+const Text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/, 'control characters are not allowed');
+const SearchText = Text(100).trim().min(1);
 const IsoDate = z.iso.date();
 
 export const IdParam = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' }, example: 1 }) });
@@ -20,7 +26,7 @@ export const PartListQuery = z.object({
   page: Page,
   size: Size,
   name: SearchText.optional(),
-  category: z.string().max(40).optional().openapi({ example: 'spark_plug' }),
+  category: Text(40).optional().openapi({ example: 'spark_plug' }),
   supplierId: Id.optional(),
 });
 
@@ -48,7 +54,7 @@ export const CreateOrderBody = z
     supplierId: Id,
     lines: z.array(OrderLineInput).min(1).max(200),
     expectedDate: IsoDate.optional(),
-    note: z.string().max(2000).optional(),
+    note: Text(2000).optional(),
     status: z.enum(['draft', 'pending_approval']).optional(),
   })
   .openapi('CreateOrder');
@@ -59,12 +65,12 @@ export const UpdateOrderBody = z
     status: OrderStatusSchema.optional(),
     lines: z.array(OrderLineInput).min(1).max(200).optional(),
     expectedDate: IsoDate.nullable().optional(),
-    note: z.string().max(2000).optional(),
+    note: Text(2000).optional(),
   })
   .openapi('UpdateOrder');
 
 export const CancelOrderBody = z
-  .strictObject({ version: z.number().int().positive(), reason: z.string().max(500).optional() })
+  .strictObject({ version: z.number().int().positive(), reason: Text(500).optional() })
   .openapi('CancelOrder');
 
 export const IdempotencyHeader = z.object({
@@ -74,7 +80,7 @@ export const IdempotencyHeader = z.object({
     .max(200)
     .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
     .optional()
-    .openapi({ param: { name: 'Idempotency-Key', in: 'header' } }),
+    .openapi({ description: 'Idempotency-Key: retries with the same key return the same order' }),
 });
 
 const SupplierRef = z.object({ id: z.number(), nameZh: z.string(), nameEn: z.string() });
@@ -169,7 +175,7 @@ export const InventoryWarningSchema = z
   })
   .openapi('InventoryWarning');
 
-export const AuditQuery = z.object({ entity: z.string().max(40), entityId: z.string().max(40) });
+export const AuditQuery = z.object({ entity: Text(40), entityId: Text(40) });
 export const AuditEntrySchema = z
   .object({
     id: z.number(),

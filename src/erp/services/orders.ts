@@ -264,7 +264,16 @@ export class OrderBook {
         .where('id', '=', id)
         .where('version', '=', input.version)
         .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) throw conflict('订单已被他人修改 / order changed concurrently');
+      if (Number(result.numUpdatedRows) !== 1) {
+        // Another writer committed between our read and our write.
+        const current = await this.row(trx, ctx, id);
+        throw conflict(
+          `订单已被他人修改（当前版本 ${current.version}）/ order changed since version ${input.version}`,
+          {
+            currentVersion: current.version,
+          },
+        );
+      }
       if (changes.status === 'received') await this.receive(trx, ctx, id);
       await recordAudit(trx, ctx, { entity: 'order', entityId: id, action: 'update', before, after: input });
     });
