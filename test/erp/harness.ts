@@ -28,6 +28,7 @@ export interface ErpHarness {
   ): Promise<{
     status: number;
     headers: Headers;
+    // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
     body: any;
   }>;
   close(): Promise<void>;

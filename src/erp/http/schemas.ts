@@ -13,6 +13,7 @@ const Text = (max: number) =>
   z
     .string()
     .max(max)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
     .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/, 'control characters are not allowed');
 const SearchText = Text(100).trim().min(1);
 const IsoDate = z.iso.date();
