@@ -9,5 +9,7 @@ export {
   ToolError,
   type ToolFailure,
   ToolRegistry,
+  type ToolRunner,
   type ToolSpec,
+  type ToolStreamEvent,
 } from './registry.ts';

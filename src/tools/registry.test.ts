@@ -112,3 +112,38 @@ describe('ToolRegistry', () => {
     }).toThrow(/public instance/);
   });
 });
+
+describe('approval and remote tools', () => {
+  it('refuses a call that needs approval until a human approved it', async () => {
+    expect(registry.requiresApproval('test_ledger_write', { amount: 1 })).toBe(true);
+    expect(registry.requiresApproval('test_ledger_read', { id: 1 })).toBe(false);
+    expect(await registry.execute('test_ledger_write', { amount: 1 }, buyer)).toMatchObject({
+      success: false,
+      error: expect.stringContaining('approval'),
+    });
+    expect(await registry.execute('test_ledger_write', { amount: 1 }, buyer, { approved: true })).toEqual({
+      written: 1,
+    });
+  });
+
+  it('registers a tool described by JSON schema and runs it with the caller context', async () => {
+    const remote = new ToolRegistry().registerRemote(
+      {
+        name: 'test_remote_echo',
+        label: '回声',
+        description: 'echo',
+        schema: z.object({ text: z.string() }),
+        safety: 'read-only',
+        group: 'remote',
+      },
+      { type: 'object', properties: { text: { type: 'string' } } },
+      async (input, ctx) => ({ echoed: (input as { text: string }).text, by: ctx.userId }),
+    );
+    expect(remote.get('test_remote_echo')?.jsonSchema).toEqual({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+    });
+    expect(await remote.execute('test_remote_echo', { text: 'hi' }, buyer)).toEqual({ echoed: 'hi', by: 'laoxiao' });
+    expect(await remote.execute('test_remote_echo', { text: 1 }, buyer)).toMatchObject({ success: false });
+  });
+});

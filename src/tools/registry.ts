@@ -19,6 +19,17 @@ export interface ToolControl {
   progress?: (message: string) => void;
   /** Stable id of this call (e.g. the model's tool-call id): writes derive their idempotency key from it. */
   callId?: string;
+  /** Set only by the human-approval step (or a human at the CLI / an MCP client that approved itself), never from
+   *  model arguments. A call that needs approval is refused without it. */
+  approved?: boolean;
+  /** Sends an event to the user's stream (front-end tools emit `tool_call` through it). */
+  emit?: (event: ToolStreamEvent) => void;
+}
+
+/** A `tool_call` event for the browser: a front-end action such as rendering a chart. */
+export interface ToolStreamEvent {
+  tool: string;
+  params: Record<string, unknown>;
 }
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
@@ -29,17 +40,22 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   schema: S;
   safety: 'read-only' | 'write';
   approval?: 'none' | 'required';
+  /** With `approval: 'required'`, narrows it to the inputs that need it (e.g. only an HTTP write). */
+  approvalWhen?: (input: z.infer<S>) => boolean;
   execution?: 'parallel' | 'sequential';
   background?: true;
   /** Prefix group (`supplier`, `part`, `order`, `inventory`, `web`, `chart`, …) that agents select tools by. */
   group: string;
-  /** Current facts appended to the description when the tool is bound (valid categories, statuses, …). */
-  liveValues?: (ctx: ToolContext) => Promise<string | undefined>;
+  /** Current facts appended to the description when the tool is bound (valid categories, statuses, …);
+   *  `host` is the instance that serves `ctx` (e.g. the ERP client bound to the user's token). */
+  liveValues?: (ctx: ToolContext, host: unknown) => Promise<string | undefined>;
 }
 
-export interface ToolDefinition extends Readonly<Required<Omit<ToolSpec, 'background' | 'liveValues'>>> {
+export interface ToolDefinition
+  extends Readonly<Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen'>>> {
   readonly background: boolean;
   readonly liveValues?: ToolSpec['liveValues'];
+  readonly approvalWhen?: (input: unknown) => boolean;
   /** JSON schema of the input, frozen at declaration. */
   readonly jsonSchema: Readonly<Record<string, unknown>>;
 }
@@ -91,31 +107,38 @@ export function Tool<S extends z.ZodType>(spec: ToolSpec<S>) {
     for (const existing of declared.values()) {
       if (existing.name === spec.name) throw new Error(`@Tool ${spec.name}: declared twice`);
     }
-    const jsonSchema = z.toJSONSchema(spec.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-    delete jsonSchema.$schema;
-    declared.set(
-      method as ToolMethod<z.ZodType>,
-      Object.freeze({
-        name: spec.name,
-        label: spec.label,
-        description: spec.description,
-        schema: spec.schema,
-        safety: spec.safety,
-        approval: spec.approval ?? (spec.safety === 'write' ? 'required' : 'none'),
-        execution: spec.execution ?? (spec.safety === 'write' ? 'sequential' : 'parallel'),
-        background: spec.background === true,
-        group: spec.group,
-        liveValues: spec.liveValues,
-        jsonSchema: deepFreeze(jsonSchema),
-      }),
-    );
+    declared.set(method as ToolMethod<z.ZodType>, define(spec));
   };
+}
+
+/** The frozen definition of a spec; `jsonSchema` is given for tools described in JSON Schema (remote MCP tools). */
+function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefinition {
+  const schema = { ...(jsonSchema ?? z.toJSONSchema(spec.schema, { io: 'input', unrepresentable: 'any' })) };
+  delete schema.$schema;
+  return Object.freeze({
+    name: spec.name,
+    label: spec.label,
+    description: spec.description,
+    schema: spec.schema,
+    safety: spec.safety,
+    approval: spec.approval ?? (spec.safety === 'write' ? 'required' : 'none'),
+    approvalWhen: spec.approvalWhen as ((input: unknown) => boolean) | undefined,
+    execution: spec.execution ?? (spec.safety === 'write' ? 'sequential' : 'parallel'),
+    background: spec.background === true,
+    group: spec.group,
+    liveValues: spec.liveValues,
+    jsonSchema: deepFreeze(schema),
+  });
 }
 
 interface Entry {
   definition: ToolDefinition;
+  host: (ctx: ToolContext) => unknown;
   run: (ctx: ToolContext, input: unknown, control: ToolControl) => Promise<unknown>;
 }
+
+/** How a tool without a class (a remote MCP tool) runs. */
+export type ToolRunner = (input: unknown, ctx: ToolContext, control: ToolControl) => Promise<unknown>;
 
 /** Describes the first five schema violations so a model can fix its next call. */
 export function describeIssues(error: z.ZodError): string {
@@ -136,15 +159,31 @@ export class ToolRegistry {
         const method = Object.getOwnPropertyDescriptor(proto, key)?.value;
         const definition = typeof method === 'function' ? declared.get(method) : undefined;
         if (!definition) continue;
-        if (this.entries.has(definition.name)) throw new Error(`tool ${definition.name} is already registered`);
-        this.entries.set(definition.name, {
+        this.add({
           definition,
+          host: create,
           run: (ctx, input, control) => (method as ToolMethod<z.ZodType>).call(create(ctx), input, control),
         });
         found++;
       }
     }
     if (found === 0) throw new Error(`${target.name} declares no @Tool methods`);
+    return this;
+  }
+
+  /** Registers a tool declared as data rather than on a class (a remote MCP tool, described by its JSON schema). */
+  registerRemote(spec: ToolSpec, jsonSchema: Record<string, unknown>, run: ToolRunner): this {
+    if (!/^[a-z][a-z0-9_]{1,63}$/i.test(spec.name)) throw new Error(`tool ${spec.name}: invalid name`);
+    return this.add({
+      definition: define(spec, jsonSchema),
+      host: () => undefined,
+      run: (ctx, input, control) => run(input, ctx, control),
+    });
+  }
+
+  private add(entry: Entry): this {
+    if (this.entries.has(entry.definition.name)) throw new Error(`tool ${entry.definition.name} is already registered`);
+    this.entries.set(entry.definition.name, entry);
     return this;
   }
 
@@ -167,9 +206,25 @@ export class ToolRegistry {
 
   /** The description the model sees: the declared text plus live values, when the tool has them. */
   async describe(name: string, ctx: ToolContext): Promise<string> {
-    const definition = this.require(name);
-    const live = await definition.liveValues?.(ctx).catch(() => undefined);
+    const entry = this.entries.get(name);
+    if (!entry) throw new Error(`unknown tool ${name}`);
+    const { definition } = entry;
+    let live: string | undefined;
+    try {
+      live = await definition.liveValues?.(ctx, entry.host(ctx));
+    } catch {
+      live = undefined; // live values are a hint; the declared description still stands
+    }
     return live ? `${definition.description}\n${live}` : definition.description;
+  }
+
+  /** Whether this call needs a human's approval before it runs. */
+  requiresApproval(name: string, input: unknown): boolean {
+    const definition = this.get(name);
+    if (definition?.approval !== 'required') return false;
+    if (!definition.approvalWhen) return true;
+    const parsed = definition.schema.safeParse(input);
+    return parsed.success && definition.approvalWhen(parsed.data); // invalid input never runs anyway
   }
 
   /**
@@ -202,6 +257,12 @@ export class ToolRegistry {
         `按 ${name} 的参数说明修正后重试 / fix the arguments per the schema and retry`,
       );
     }
+    if (!control.approved && this.requiresApproval(name, parsed.data)) {
+      return failure(
+        `${name} 需要用户审批后才能执行 / ${name} needs the user's approval before it runs`,
+        '向用户说明要做的操作并等待批准，不要自行重试 / explain the action to the user and wait for approval; do not retry on your own',
+      );
+    }
     try {
       return await entry.run(ctx, parsed.data, control);
     } catch (error) {
@@ -214,12 +275,6 @@ export class ToolRegistry {
         `稍后重试，或换一种方式完成任务（trace ${ctx.traceId}）/ retry later or take another route (trace ${ctx.traceId})`,
       );
     }
-  }
-
-  private require(name: string): ToolDefinition {
-    const definition = this.get(name);
-    if (!definition) throw new Error(`unknown tool ${name}`);
-    return definition;
   }
 }
 

@@ -1,0 +1,414 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { ORDER_STATUSES } from '../../erp/index.ts';
+import { Tool, type ToolControl } from '../registry.ts';
+import { type ErpConnection, type ErpRequest, erpRequest } from './http.ts';
+
+const Id = z.number().int().positive().max(2_147_483_647);
+const SearchText = z.string().trim().min(1).max(100);
+const IsoDate = z.iso.date();
+const Page = z.number().int().min(1).max(100_000).default(1).describe('页码，从 1 开始 / page, from 1');
+const size = (fallback: number) =>
+  z.number().int().min(1).max(50).default(fallback).describe('每页条数 / page size (≤50)');
+const OrderLine = z.strictObject({
+  partId: Id.describe('零部件 id（先用 part_search/part_by_supplier 查）/ part id'),
+  quantity: z.number().int().positive().max(10_000_000).describe('数量 / quantity'),
+  unitPrice: z
+    .number()
+    .nonnegative()
+    .max(100_000)
+    .optional()
+    .describe('单价（元），缺省用目录价 / unit price, default list price'),
+});
+const OrderStatus = z.enum(ORDER_STATUSES);
+
+interface SupplierWire {
+  id: number;
+  key: string;
+  nameZh: string;
+  nameEn: string;
+  contact: { name: string; phone: string; email: string };
+  region: { city: string; province: string };
+  rating: number;
+  leadTimeDays: number;
+  paymentTerms: string;
+}
+interface Ref {
+  id: number;
+  nameZh: string;
+  nameEn: string;
+}
+interface PartWire {
+  id: number;
+  code: string;
+  model: string;
+  category: string;
+  categoryName: string;
+  nameZh: string;
+  nameEn: string;
+  spec: string;
+  unit: string;
+  unitPrice: number;
+  moq: number;
+  supplier: Ref;
+}
+interface OrderWire {
+  id: number;
+  orderNo: string;
+  status: string;
+  version: number;
+  supplier: Ref;
+  expectedDate: string | null;
+  note: string;
+  createdBy: { username: string };
+  createdAt: string;
+  totalAmount: number;
+  lines: Array<{
+    lineNo: number;
+    partId: number;
+    part: { code: string; nameZh: string; unit: string };
+    quantity: number;
+    unitPrice: number;
+    amount: number;
+  }>;
+}
+interface PageWire<T> {
+  items: T[];
+  total: number;
+  page: number;
+  size: number;
+}
+
+// Compact shapes for a model: the facts it reasons with, no nested blobs.
+const supplierView = (s: SupplierWire) => ({
+  id: s.id,
+  name: s.nameZh,
+  nameEn: s.nameEn,
+  city: `${s.region.province}${s.region.city}`,
+  rating: s.rating,
+  leadTimeDays: s.leadTimeDays,
+  paymentTerms: s.paymentTerms,
+  contact: `${s.contact.name} ${s.contact.phone}`,
+});
+const partView = (p: PartWire) => ({
+  id: p.id,
+  code: p.code,
+  model: p.model,
+  name: p.nameZh,
+  category: p.category,
+  spec: p.spec,
+  unit: p.unit,
+  unitPrice: p.unitPrice,
+  moq: p.moq,
+  supplier: { id: p.supplier.id, name: p.supplier.nameZh },
+});
+const orderView = (o: OrderWire) => ({
+  id: o.id,
+  orderNo: o.orderNo,
+  status: o.status,
+  version: o.version,
+  supplier: { id: o.supplier.id, name: o.supplier.nameZh },
+  totalAmount: o.totalAmount,
+  expectedDate: o.expectedDate,
+  note: o.note || undefined,
+  createdBy: o.createdBy.username,
+  createdAt: o.createdAt,
+  lines: o.lines.map((l) => ({
+    lineNo: l.lineNo,
+    partId: l.partId,
+    code: l.part.code,
+    name: l.part.nameZh,
+    quantity: l.quantity,
+    unit: l.part.unit,
+    unitPrice: l.unitPrice,
+    amount: l.amount,
+  })),
+});
+
+/** A page with a hint telling the model how to get the rest. */
+function paged<T, V>(page: PageWire<T>, view: (item: T) => V) {
+  const shown = (page.page - 1) * page.size + page.items.length;
+  return {
+    items: page.items.map(view),
+    total: page.total,
+    page: page.page,
+    size: page.size,
+    hint:
+      shown < page.total
+        ? `还有 ${page.total - shown} 条，用 page=${page.page + 1} 查看 / ${page.total - shown} more: page=${page.page + 1}`
+        : undefined,
+  };
+}
+
+/**
+ * The ERP REST API, bound to one user's token, project and trace id. Its methods are the ERP tools: each is a
+ * thin, declared entry to one ERP endpoint, and the ERP authorises every call as that user.
+ */
+export class ErpClient {
+  constructor(readonly connection: ErpConnection) {}
+
+  /** One request to the ERP as the bound user (used by the tools below and by `dynamic_http_call`). */
+  request<T>(method: string, path: string, request?: ErpRequest): Promise<T> {
+    return erpRequest<T>(this.connection, method, path, request);
+  }
+
+  private get<T>(path: string, query: Record<string, unknown> | undefined, control: ToolControl): Promise<T> {
+    return this.request<T>('GET', path, { query, signal: control.signal });
+  }
+
+  /** The project's part categories, as the line a model reads when picking one. */
+  async categoryHint(): Promise<string> {
+    const { items } = await this.request<{ items: Array<{ code: string; nameZh: string; parts: number }> }>(
+      'GET',
+      '/parts/categories',
+    );
+    return `当前可用分类 / valid categories: ${items.map((c) => `${c.code}(${c.nameZh})`).join(', ')}`;
+  }
+
+  @Tool({
+    name: 'supplier_query',
+    label: '查询供应商',
+    description:
+      '按名称模糊搜索供应商（中文或英文名的一部分）；不给 name 时列出全部供应商。/ Fuzzy supplier search by name; all suppliers without a name.',
+    schema: z.object({ name: SearchText.optional().describe('供应商名称关键词，如 博世 / name keyword') }),
+    safety: 'read-only',
+    group: 'supplier',
+  })
+  async supplierQuery(input: { name?: string }, control: ToolControl) {
+    const { items } = input.name
+      ? await this.get<{ items: SupplierWire[] }>('/suppliers/search', { name: input.name }, control)
+      : await this.get<{ items: SupplierWire[] }>('/suppliers', undefined, control);
+    return { items: items.map(supplierView), total: items.length };
+  }
+
+  @Tool({
+    name: 'supplier_get',
+    label: '供应商详情',
+    description: '按 id 读取一个供应商的详情（联系人、地区、评分、交期、账期）。/ One supplier by id.',
+    schema: z.object({ supplierId: Id }),
+    safety: 'read-only',
+    group: 'supplier',
+  })
+  async supplierGet(input: { supplierId: number }, control: ToolControl) {
+    const supplier = await this.get<SupplierWire>(`/suppliers/${input.supplierId}`, undefined, control);
+    return { ...supplierView(supplier), contact: supplier.contact, key: supplier.key };
+  }
+
+  @Tool({
+    name: 'part_query',
+    label: '查询零部件',
+    description:
+      '分页查询采购零部件，可按名称、分类、供应商 id 筛选；结果含目录单价与供应商。/ Paged parts, filtered by name, category and supplier.',
+    schema: z.object({
+      name: SearchText.optional().describe('名称或型号关键词 / name or model keyword'),
+      category: z.string().trim().min(1).max(40).optional().describe('分类代码 / category code'),
+      supplierId: Id.optional(),
+      page: Page,
+      size: size(20),
+    }),
+    safety: 'read-only',
+    group: 'part',
+    liveValues: (_ctx, host) => (host as ErpClient).categoryHint(),
+  })
+  async partQuery(
+    input: { name?: string; category?: string; supplierId?: number; page: number; size: number },
+    control: ToolControl,
+  ) {
+    return paged(await this.get<PageWire<PartWire>>('/parts', input, control), partView);
+  }
+
+  @Tool({
+    name: 'part_search',
+    label: '搜索零部件',
+    description: '按名称/型号搜索零部件（中文、英文或型号片段）。/ Search parts by name or model.',
+    schema: z.object({
+      name: SearchText.describe('如 火花塞、F7TC / e.g. spark plug'),
+      limit: z.number().int().min(1).max(50).default(20),
+    }),
+    safety: 'read-only',
+    group: 'part',
+  })
+  async partSearch(input: { name: string; limit: number }, control: ToolControl) {
+    const { items } = await this.get<{ items: PartWire[] }>('/parts/search', input, control);
+    return { items: items.map(partView), total: items.length };
+  }
+
+  @Tool({
+    name: 'part_by_supplier',
+    label: '供应商的零部件',
+    description: '按供应商 id 查该供应商供应的全部零部件。/ All parts a supplier offers.',
+    schema: z.object({ supplierId: Id.describe('先用 supplier_query 得到 id / get it from supplier_query') }),
+    safety: 'read-only',
+    group: 'part',
+  })
+  async partBySupplier(input: { supplierId: number }, control: ToolControl) {
+    const { items } = await this.get<{ items: PartWire[] }>(`/parts/supplier/${input.supplierId}`, undefined, control);
+    return { items: items.map(partView), total: items.length };
+  }
+
+  @Tool({
+    name: 'order_create',
+    label: '创建采购订单',
+    description:
+      '创建采购订单（一个供应商、若干行），需要用户审批后才会写入 ERP。submit=true 直接提交审批，否则存为草稿。/ Create a purchase order (one supplier, several lines); runs only after the user approves.',
+    schema: z.object({
+      supplierId: Id,
+      lines: z.array(OrderLine).min(1).max(200),
+      expectedDate: IsoDate.optional().describe('期望到货日期 YYYY-MM-DD / expected date'),
+      note: z.string().max(2000).optional(),
+      submit: z.boolean().default(false).describe('true: 提交审批 pending_approval；false: 草稿 draft'),
+    }),
+    safety: 'write',
+    group: 'order',
+  })
+  async orderCreate(
+    input: {
+      supplierId: number;
+      lines: Array<{ partId: number; quantity: number; unitPrice?: number }>;
+      expectedDate?: string;
+      note?: string;
+      submit: boolean;
+    },
+    control: ToolControl,
+  ) {
+    const { submit, ...order } = input;
+    // The same model call retried (network, resume after approval) must not order twice.
+    const key = control.callId
+      ? `call-${createHash('sha256').update(control.callId).digest('hex').slice(0, 40)}`
+      : randomUUID();
+    const created = await this.request<OrderWire>('POST', '/orders/create', {
+      body: { ...order, status: submit ? 'pending_approval' : 'draft' },
+      headers: { 'idempotency-key': key },
+      signal: control.signal,
+    });
+    return { success: true, stateChanged: true, order: orderView(created) };
+  }
+
+  @Tool({
+    name: 'order_update',
+    label: '修改采购订单',
+    description:
+      '修改采购订单（状态、行、到货日期、备注），必须带上当前 version（先用 order_get 读取）；需要用户审批。/ Update an order; needs the current version and the user’s approval.',
+    schema: z.object({
+      orderId: Id,
+      version: z.number().int().positive().describe('订单当前版本号 / current version'),
+      status: OrderStatus.optional(),
+      lines: z.array(OrderLine).min(1).max(200).optional(),
+      expectedDate: IsoDate.nullable().optional(),
+      note: z.string().max(2000).optional(),
+    }),
+    safety: 'write',
+    group: 'order',
+  })
+  async orderUpdate(
+    input: {
+      orderId: number;
+      version: number;
+      status?: string;
+      lines?: Array<{ partId: number; quantity: number; unitPrice?: number }>;
+      expectedDate?: string | null;
+      note?: string;
+    },
+    control: ToolControl,
+  ) {
+    const { orderId, ...body } = input;
+    const updated = await this.request<OrderWire>('PUT', `/orders/update/${orderId}`, { body, signal: control.signal });
+    return { success: true, stateChanged: true, order: orderView(updated) };
+  }
+
+  @Tool({
+    name: 'order_cancel',
+    label: '取消采购订单',
+    description:
+      '取消采购订单，必须带上当前 version；需要用户审批。/ Cancel an order; needs the current version and approval.',
+    schema: z.object({ orderId: Id, version: z.number().int().positive(), reason: z.string().max(500).optional() }),
+    safety: 'write',
+    group: 'order',
+  })
+  async orderCancel(input: { orderId: number; version: number; reason?: string }, control: ToolControl) {
+    const { orderId, ...body } = input;
+    const cancelled = await this.request<OrderWire>('POST', `/orders/${orderId}/cancel`, {
+      body,
+      signal: control.signal,
+    });
+    return { success: true, stateChanged: true, order: orderView(cancelled) };
+  }
+
+  @Tool({
+    name: 'order_search_details',
+    label: '搜索订单明细',
+    description:
+      '搜索采购订单明细（含零部件与供应商），可按关键词、状态、供应商、零部件、日期范围筛选。/ Search orders with their lines.',
+    schema: z.object({
+      keyword: SearchText.optional().describe('订单号、零部件或供应商关键词 / order no, part or supplier keyword'),
+      status: OrderStatus.optional(),
+      supplierId: Id.optional(),
+      partId: Id.optional(),
+      dateFrom: IsoDate.optional(),
+      dateTo: IsoDate.optional(),
+      page: Page,
+      size: size(10),
+    }),
+    safety: 'read-only',
+    group: 'order',
+  })
+  async orderSearchDetails(input: Record<string, unknown>, control: ToolControl) {
+    return paged(await this.get<PageWire<OrderWire>>('/orders/search', input, control), orderView);
+  }
+
+  @Tool({
+    name: 'order_get',
+    label: '订单详情',
+    description:
+      '按 id 读取一个采购订单（含当前 version，修改或取消前先读）。/ One order by id, with its current version.',
+    schema: z.object({ orderId: Id }),
+    safety: 'read-only',
+    group: 'order',
+  })
+  async orderGet(input: { orderId: number }, control: ToolControl) {
+    return orderView(await this.get<OrderWire>(`/orders/${input.orderId}`, undefined, control));
+  }
+
+  @Tool({
+    name: 'inventory_warning',
+    label: '库存预警',
+    description:
+      '查询库存预警：低于安全库存的零部件、在途数量和建议补货量（按最小起订量取整），最紧急的在前。/ Parts below safety stock with suggested reorder quantities.',
+    schema: z.object({}),
+    safety: 'read-only',
+    group: 'inventory',
+  })
+  async inventoryWarning(_input: Record<string, never>, control: ToolControl) {
+    const { items } = await this.get<{
+      items: Array<{
+        partId: number;
+        code: string;
+        nameZh: string;
+        unit: string;
+        supplier: Ref;
+        onHand: number;
+        safetyStock: number;
+        reorderPoint: number;
+        onOrder: number;
+        moq: number;
+        suggestedQuantity: number;
+      }>;
+    }>('/inventory/warning', undefined, control);
+    return {
+      items: items.map((w) => ({
+        partId: w.partId,
+        code: w.code,
+        name: w.nameZh,
+        unit: w.unit,
+        supplier: { id: w.supplier.id, name: w.supplier.nameZh },
+        onHand: w.onHand,
+        safetyStock: w.safetyStock,
+        reorderPoint: w.reorderPoint,
+        onOrder: w.onOrder,
+        moq: w.moq,
+        suggestedQuantity: w.suggestedQuantity,
+      })),
+      total: items.length,
+    };
+  }
+}

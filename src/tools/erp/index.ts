@@ -1,0 +1,19 @@
+import type { ToolContext, ToolRegistry } from '../registry.ts';
+import { ErpClient } from './client.ts';
+import type { ErpConnection } from './http.ts';
+
+export { ErpClient } from './client.ts';
+export { type ErpConnection, ErpHttpError, erpRequest, erpUrl } from './http.ts';
+
+/** Where the ERP API is; the user's token, project and trace id come from each call's context. */
+export type ErpEndpoint = Pick<ErpConnection, 'baseUrl' | 'fetch' | 'timeoutMs'>;
+
+/** The ERP client acting for the user of `ctx`. */
+export function erpClientFor(endpoint: ErpEndpoint, ctx: ToolContext): ErpClient {
+  return new ErpClient({ ...endpoint, token: ctx.token, projectId: ctx.projectId, traceId: ctx.traceId });
+}
+
+/** Registers the ERP tools (the `@Tool` methods of `ErpClient`), each call bound to its caller's credentials. */
+export function registerErpTools(registry: ToolRegistry, endpoint: ErpEndpoint): ToolRegistry {
+  return registry.register(ErpClient, (ctx) => erpClientFor(endpoint, ctx));
+}

@@ -1,0 +1,61 @@
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
+import type { ToolContext, ToolControl, ToolRegistry, ToolStreamEvent } from './registry.ts';
+import { ToolScheduler } from './scheduler.ts';
+
+export interface LangChainToolOptions {
+  /** The user and run the tools act for. */
+  ctx: ToolContext;
+  /** Only these groups/names (an agent's tool set); all visible tools without it. */
+  filter?: { groups?: readonly string[]; names?: readonly string[] };
+  /** Shared by the run's tools so one model turn's calls are scheduled together; a new one per binding by default. */
+  scheduler?: ToolScheduler;
+  /** Whether a human approved this tool call (filled by the run's approval step). Unapproved writes are refused. */
+  isApproved?: (callId: string) => boolean;
+  /** Where front-end `tool_call` events go; defaults to the graph's custom stream (`config.writer`). */
+  emit?: (event: ToolStreamEvent) => void;
+}
+
+/**
+ * The registry's tools for a LangChain/LangGraph agent: each model-visible name, description (with live values)
+ * and JSON schema come from the declaration; every call goes through the scheduler and `registry.execute`, and its
+ * result (a failure too) goes back to the model as JSON.
+ */
+export async function toLangChainTools(
+  registry: ToolRegistry,
+  options: LangChainToolOptions,
+): Promise<StructuredToolInterface[]> {
+  const scheduler = options.scheduler ?? new ToolScheduler(registry);
+  const definitions = registry.list(options.ctx, options.filter);
+  return Promise.all(
+    definitions.map(async (definition) =>
+      tool(
+        async (input: unknown, config) => {
+          const callId = config?.toolCall?.id;
+          const writer = (config as { writer?: (chunk: unknown) => void } | undefined)?.writer;
+          const control: ToolControl = {
+            signal: config?.signal,
+            callId,
+            approved: callId !== undefined && options.isApproved?.(callId) === true,
+            emit: options.emit ?? (writer ? (event) => writer({ type: 'tool_call', ...event }) : undefined),
+          };
+          return JSON.stringify(await scheduler.run(definition.name, input, options.ctx, control));
+        },
+        {
+          name: definition.name,
+          description: await registry.describe(definition.name, options.ctx),
+          schema: definition.jsonSchema as Record<string, unknown>,
+          verboseParsingErrors: true,
+          metadata: { label: definition.label, safety: definition.safety, group: definition.group },
+        },
+      ),
+    ),
+  );
+}
+
+/** Names of the tools whose calls wait for a human decision — the agent's human-in-the-loop list. */
+export function approvalRequiredTools(registry: ToolRegistry, ctx: Pick<ToolContext, 'role' | 'readOnly'>): string[] {
+  return registry
+    .list(ctx)
+    .filter((d) => d.approval === 'required')
+    .map((d) => d.name);
+}

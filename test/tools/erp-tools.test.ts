@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isToolFailure, type ToolRegistry } from '../../src/tools/index.ts';
+import { createToolRegistry } from '../../src/tools/toolbox.ts';
+import { startTestErp } from './harness.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: tool results are asserted field by field
+type Any = any;
+
+let env: Awaited<ReturnType<typeof startTestErp>>;
+let registry: ToolRegistry;
+
+beforeAll(async () => {
+  env = await startTestErp();
+  registry = createToolRegistry({ erp: { baseUrl: env.baseUrl } });
+});
+afterAll(() => env?.close());
+
+const run = (name: string, input: unknown, user: 'laoxiao' | 'viewer' = 'laoxiao', control = {}) =>
+  registry.execute(name, input, env.context(user), control) as Promise<Any>;
+
+describe('ERP tools as the user', () => {
+  it('reads suppliers, parts and inventory with compact, paged results', async () => {
+    const suppliers = await run('supplier_query', { name: '博世' });
+    expect(suppliers.items[0]).toMatchObject({ name: '博世', id: expect.any(Number) });
+    const supplierId = suppliers.items[0].id;
+    expect(await run('supplier_get', { supplierId })).toMatchObject({ id: supplierId, name: '博世' });
+    expect((await run('supplier_query', {})).total).toBeGreaterThan(3);
+
+    const page = await run('part_query', { size: 5 });
+    expect(page.items).toHaveLength(5);
+    expect(page.total).toBeGreaterThan(5);
+    expect(page.hint).toContain('page=2');
+    const sparks = await run('part_search', { name: '火花塞' });
+    expect(sparks.items.length).toBeGreaterThan(0);
+    expect(sparks.items.every((p: Any) => p.category === 'spark_plug')).toBe(true);
+    const bySupplier = await run('part_by_supplier', { supplierId });
+    expect(bySupplier.items.every((p: Any) => p.supplier.id === supplierId)).toBe(true);
+
+    const warnings = await run('inventory_warning', {});
+    expect(warnings.items.length).toBeGreaterThan(0);
+    expect(warnings.items[0]).toHaveProperty('suggestedQuantity');
+  });
+
+  it('appends the live part categories to part_query at bind time', async () => {
+    const description = await registry.describe('part_query', env.context('laoxiao'));
+    expect(description).toContain('spark_plug(火花塞)');
+    // Without a token there are no live values, but the declared description stands.
+    expect(await registry.describe('part_query', env.context('laoxiao', { token: undefined }))).toBe(
+      registry.get('part_query')!.description,
+    );
+  });
+
+  it('creates an order once per call id, then updates, finds and cancels it', async () => {
+    const part = (await run('part_search', { name: 'F7TC' })).items[0];
+    const input = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: 200 }], note: 'tools test' };
+    const refused = await run('order_create', input);
+    expect(refused).toMatchObject({ success: false, stateChanged: false, error: expect.stringContaining('审批') });
+
+    const created = await run('order_create', input, 'laoxiao', { approved: true, callId: 'call-1' });
+    expect(created).toMatchObject({ success: true, stateChanged: true, order: { status: 'draft', version: 1 } });
+    const replay = await run('order_create', input, 'laoxiao', { approved: true, callId: 'call-1' });
+    expect(replay.order.id).toBe(created.order.id);
+
+    const orderId = created.order.id;
+    const updated = await run('order_update', { orderId, version: 1, status: 'pending_approval' }, 'laoxiao', {
+      approved: true,
+    });
+    expect(updated.order).toMatchObject({ status: 'pending_approval', version: 2 });
+    const stale = await run('order_update', { orderId, version: 1, note: 'x' }, 'laoxiao', { approved: true });
+    expect(stale).toMatchObject({
+      success: false,
+      stateChanged: false,
+      suggestion: expect.stringContaining('重新读取'),
+    });
+
+    expect(await run('order_get', { orderId })).toMatchObject({ id: orderId, version: 2 });
+    const found = await run('order_search_details', { keyword: created.order.orderNo });
+    expect(found.items.map((o: Any) => o.id)).toContain(orderId);
+    const cancelled = await run('order_cancel', { orderId, version: 2, reason: 'test' }, 'laoxiao', { approved: true });
+    expect(cancelled.order.status).toBe('cancelled');
+  });
+
+  it('turns ERP refusals into failures the model can act on', async () => {
+    expect(await run('supplier_get', { supplierId: 99999 })).toMatchObject({
+      success: false,
+      stateChanged: false,
+      suggestion: expect.stringContaining('id'),
+    });
+    const noToken = await registry.execute('supplier_query', {}, env.context('laoxiao', { token: undefined }));
+    expect(noToken).toMatchObject({ success: false, error: expect.stringContaining('令牌') });
+    const badToken = await registry.execute('supplier_query', {}, env.context('laoxiao', { token: 'nope' }));
+    expect(badToken).toMatchObject({ success: false, error: expect.stringContaining('401') });
+  });
+
+  it('gives a viewer no write tools', async () => {
+    const names = registry.list({ role: 'viewer' }).map((d) => d.name);
+    expect(names).toContain('order_search_details');
+    for (const write of ['order_create', 'order_update', 'order_cancel']) expect(names).not.toContain(write);
+    expect(registry.list({ role: 'viewer' }).every((d) => d.safety === 'read-only')).toBe(true);
+    expect(
+      isToolFailure(
+        await run('order_create', { supplierId: 1, lines: [{ partId: 1, quantity: 1 }] }, 'viewer', { approved: true }),
+      ),
+    ).toBe(true);
+  });
+});
+
+describe('dynamic_http_call', () => {
+  it('reads any ERP endpoint as the user, lists comma-joined', async () => {
+    const categories = await run('dynamic_http_call', { path: '/parts/categories' });
+    expect(categories.items.map((c: Any) => c.code)).toContain('spark_plug');
+    const parts = await run('dynamic_http_call', { path: '/parts', arguments: { category: 'spark_plug', size: 3 } });
+    expect(parts.items).toHaveLength(3);
+  });
+
+  it.each([
+    'http://evil.example/api/parts',
+    '//evil.example/parts',
+    '/../admin',
+    '/parts/../../secret',
+    '/%2e%2e/admin',
+    '/parts/%2E%2E/x',
+    'parts',
+    '/parts\\..\\x',
+  ])('refuses the path %s', async (path) => {
+    expect(await run('dynamic_http_call', { path })).toMatchObject({
+      success: false,
+      error: expect.stringContaining('路径'),
+    });
+  });
+
+  it('refuses a write without approval, and a write in a read-only context', async () => {
+    const body = {
+      path: '/orders/create',
+      method: 'POST',
+      arguments: { supplierId: 1, lines: [{ partId: 1, quantity: 1 }] },
+    };
+    expect(registry.requiresApproval('dynamic_http_call', body)).toBe(true);
+    expect(registry.requiresApproval('dynamic_http_call', { path: '/parts' })).toBe(false);
+    expect(await run('dynamic_http_call', body)).toMatchObject({
+      success: false,
+      error: expect.stringContaining('审批'),
+    });
+    expect(await run('dynamic_http_call', body, 'viewer', { approved: true })).toMatchObject({
+      success: false,
+      error: expect.stringContaining('只读'),
+    });
+  });
+
+  it('returns the ERP status with the seed guidance', async () => {
+    expect(await run('dynamic_http_call', { path: '/nowhere' })).toMatchObject({
+      success: false,
+      error: expect.stringContaining('404'),
+      suggestion: expect.stringContaining('path'),
+    });
+    const invalid = await run(
+      'dynamic_http_call',
+      { path: '/orders/create', method: 'POST', arguments: { supplierId: 'x' } },
+      'laoxiao',
+      { approved: true },
+    );
+    expect(invalid).toMatchObject({
+      success: false,
+      error: expect.stringContaining('422'),
+      suggestion: expect.stringContaining('arguments'),
+    });
+  });
+});
