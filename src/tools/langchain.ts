@@ -43,7 +43,8 @@ export async function toLangChainTools(
         {
           name: definition.name,
           description: await registry.describe(definition.name, options.ctx),
-          schema: definition.jsonSchema as Record<string, unknown>,
+          // A copy: the JSON-schema validator annotates the object it is given.
+          schema: structuredClone(definition.jsonSchema) as Record<string, unknown>,
           verboseParsingErrors: true,
           metadata: { label: definition.label, safety: definition.safety, group: definition.group },
         },

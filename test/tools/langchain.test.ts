@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolStreamEvent } from '../../src/tools/index.ts';
+import { approvalRequiredTools, toLangChainTools } from '../../src/tools/langchain.ts';
+import { createToolRegistry } from '../../src/tools/toolbox.ts';
+import { startTestErp } from './harness.ts';
+
+let env: Awaited<ReturnType<typeof startTestErp>>;
+beforeAll(async () => {
+  env = await startTestErp();
+});
+afterAll(() => env?.close());
+
+describe('LangChain tools from the registry', () => {
+  it('shows the declared schema and live values, and runs through the registry', async () => {
+    const registry = createToolRegistry({ erp: { baseUrl: env.baseUrl } });
+    const events: ToolStreamEvent[] = [];
+    const approved = new Set(['call-approved']);
+    const tools = await toLangChainTools(registry, {
+      ctx: env.context('laoxiao'),
+      filter: { groups: ['part', 'order', 'ui'] },
+      emit: (event) => events.push(event),
+      isApproved: (id) => approved.has(id),
+    });
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(Object.keys(byName)).toEqual(expect.arrayContaining(['part_query', 'order_create', 'show_chart']));
+    expect(Object.keys(byName)).not.toContain('supplier_query');
+    expect(byName.part_query.description).toContain('spark_plug(火花塞)');
+    expect(byName.part_query.schema).toEqual(registry.get('part_query')!.jsonSchema);
+
+    const message = await byName.part_search.invoke({
+      type: 'tool_call',
+      id: 'c1',
+      name: 'part_search',
+      args: { name: 'F7TC' },
+    });
+    const found = JSON.parse(message.content);
+    expect(found.items[0].model).toContain('F7TC');
+
+    const part = found.items[0];
+    const args = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq }] };
+    const refused = await byName.order_create.invoke({ type: 'tool_call', id: 'call-x', name: 'order_create', args });
+    expect(JSON.parse(refused.content)).toMatchObject({ success: false, stateChanged: false });
+    const created = await byName.order_create.invoke({
+      type: 'tool_call',
+      id: 'call-approved',
+      name: 'order_create',
+      args,
+    });
+    expect(JSON.parse(created.content)).toMatchObject({ success: true, order: { status: 'draft' } });
+
+    const chart = { title: '单价', x_data: ['A', 'B'], series: [{ name: '价格', data: [1, 2] }] };
+    const ack = await byName.show_chart.invoke({ type: 'tool_call', id: 'c3', name: 'show_chart', args: chart });
+    expect(JSON.parse(ack.content)).toMatchObject({ success: true });
+    expect(events).toEqual([{ tool: 'show_chart', params: { ...chart, chart_type: 'bar' } }]);
+  });
+
+  it('lists the tools that wait for a human decision, none for a viewer', () => {
+    const registry = createToolRegistry({ erp: { baseUrl: env.baseUrl } });
+    expect(approvalRequiredTools(registry, { role: 'buyer' })).toEqual(
+      expect.arrayContaining(['order_create', 'order_update', 'order_cancel', 'dynamic_http_call']),
+    );
+    expect(approvalRequiredTools(registry, { role: 'viewer' })).toEqual(['dynamic_http_call']);
+  });
+});
