@@ -261,45 +261,55 @@ export async function seedBulkParts(
   count: number,
   onProgress?: (done: number, total: number) => void,
 ): Promise<void> {
-  const suppliers = await db
-    .selectFrom('suppliers')
-    .select(['id', 'key'])
-    .where('project_id', '=', projectId)
-    .execute();
+  const suppliers = await db.selectFrom('suppliers').select(['id']).where('project_id', '=', projectId).execute();
   const random = seededRandom(count);
-  const chunk = 1000;
+  const chunk = 500;
   for (let start = 0; start < count; start += chunk) {
+    const batch = Array.from({ length: Math.min(chunk, count - start) }, (_, k) => {
+      const i = start + k;
+      const line = PRODUCT_LINES[i % PRODUCT_LINES.length];
+      const variant = Math.floor(i / PRODUCT_LINES.length);
+      const w = variant % BULK_WORDS_ZH.length;
+      return {
+        line,
+        supplierId: Number(suppliers[Math.floor(random() * suppliers.length)].id),
+        price: toE4(Math.round(line.basePrice * (0.7 + random() * 0.7) * 100) / 100),
+        code: `BK${String(i).padStart(6, '0')}-${line.model}`,
+        model: `${line.model}-V${variant}`,
+        nameZh: `${BULK_WORDS_ZH[w]}${line.nameZh} V${variant}`,
+        nameEn: `${BULK_WORDS_EN[w]} ${line.nameEn} V${variant}`,
+        category: line.category,
+      };
+    });
     await db.transaction().execute(async (trx) => {
-      for (let i = start; i < Math.min(count, start + chunk); i++) {
-        const line = PRODUCT_LINES[i % PRODUCT_LINES.length];
-        const supplier = suppliers[Math.floor(random() * suppliers.length)];
-        const variant = Math.floor(i / PRODUCT_LINES.length);
-        const w = variant % BULK_WORDS_ZH.length;
-        const part = {
-          code: `BK${String(i).padStart(6, '0')}-${line.model}`,
-          model: `${line.model}-V${variant}`,
-          nameZh: `${BULK_WORDS_ZH[w]}${line.nameZh} V${variant}`,
-          nameEn: `${BULK_WORDS_EN[w]} ${line.nameEn} V${variant}`,
-          category: line.category,
-        };
-        const row = await trx
-          .insertInto('parts')
-          .values({
+      const rows = await trx
+        .insertInto('parts')
+        .values(
+          batch.map((p) => ({
             project_id: projectId,
-            supplier_id: Number(supplier.id),
-            code: part.code,
-            model: part.model,
-            category: line.category,
-            name_zh: part.nameZh,
-            name_en: part.nameEn,
-            spec: line.spec,
-            unit: line.unit,
-            unit_price_e4: toE4(Math.round(line.basePrice * (0.7 + random() * 0.7) * 100) / 100),
-            moq: line.moq,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await insertTokens(trx, Number(row.id), projectId, tokensFor(part));
+            supplier_id: p.supplierId,
+            code: p.code,
+            model: p.model,
+            category: p.category,
+            name_zh: p.nameZh,
+            name_en: p.nameEn,
+            spec: p.line.spec,
+            unit: p.line.unit,
+            unit_price_e4: p.price,
+            moq: p.line.moq,
+          })),
+        )
+        .returning(['id', 'code'])
+        .execute();
+      const idByCode = new Map(rows.map((r) => [r.code, Number(r.id)]));
+      const tokens = batch.flatMap((p) =>
+        tokensFor(p).map((token) => ({ token, project_id: projectId, part_id: idByCode.get(p.code)! })),
+      );
+      for (let i = 0; i < tokens.length; i += 5000) {
+        await trx
+          .insertInto('part_tokens')
+          .values(tokens.slice(i, i + 5000))
+          .execute();
       }
     });
     onProgress?.(Math.min(count, start + chunk), count);

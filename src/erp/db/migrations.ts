@@ -69,14 +69,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
         await db.schema.createIndex('parts_supplier').on('parts').columns(['supplier_id', 'id']).execute();
         await db.schema.createIndex('parts_category').on('parts').columns(['project_id', 'category', 'id']).execute();
-        await db.schema
+        // Clustered on (token, project, part) in SQLite: one B-tree per lookup and per insert.
+        const tokens = db.schema
           .createTable('part_tokens')
           .addColumn('token', 'text', (c) => c.notNull())
           .addColumn('project_id', 'text', (c) => c.notNull())
           .addColumn('part_id', 'integer', (c) => c.notNull().references('parts.id'))
-          .addPrimaryKeyConstraint('part_tokens_pk', ['token', 'project_id', 'part_id'])
-          .execute();
-        await db.schema.createIndex('part_tokens_part').on('part_tokens').column('part_id').execute();
+          .addPrimaryKeyConstraint('part_tokens_pk', ['token', 'project_id', 'part_id']);
+        await (dialect === 'sqlite' ? tokens.modifyEnd(sql`without rowid`) : tokens).execute();
         await db.schema
           .createTable('orders')
           .addColumn('id', idType, (c) => (dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey()))

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { notFound } from '../../shared/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
 import { containsText, countAll } from '../db/database.ts';
@@ -50,46 +50,52 @@ export class PartCatalog {
       .where('parts.project_id', '=', ctx.projectId);
   }
 
-  private withNameFilter<Q extends ReturnType<PartCatalog['base']>>(ctx: ErpContext, query: Q, name: string): Q {
+  /**
+   * Narrows to parts matching `name`. Token matches are driven from the token index (the longest token
+   * first, the others checked per row), in part-id order, so a LIMIT stops early instead of sorting every
+   * match. Single characters fall back to a substring scan.
+   */
+  private matching(ctx: ErpContext, name: string) {
     const { tokens, needsScan } = queryTokens(name);
-    return query.where((eb) => {
-      const matches = [];
-      if (tokens.length) {
-        matches.push(
-          eb(
-            'parts.id',
-            'in',
-            eb
-              .selectFrom('part_tokens')
-              .select('part_id')
-              .where('project_id', '=', ctx.projectId)
-              .where('token', 'in', tokens)
-              .groupBy('part_id')
-              .having(countAll, '=', tokens.length),
-          ),
-        );
-      }
-      if (needsScan || !tokens.length) {
-        matches.push(
+    const query = this.base(ctx);
+    if (!tokens.length || needsScan) {
+      const scan = query.where((eb) =>
+        eb.or([
           containsText('parts.name_zh', name),
           containsText('parts.name_en', name),
           containsText('parts.code', name),
-        );
-      }
-      return eb.or(matches);
-    }) as Q;
+        ]),
+      );
+      return { query: scan, order: 'parts.id' as const };
+    }
+    const [driver, ...others] = [...tokens].sort((a, b) => b.length - a.length);
+    let indexed = query
+      .innerJoin('part_tokens as t0', 't0.part_id', 'parts.id')
+      .where('t0.token', '=', driver)
+      .where('t0.project_id', '=', ctx.projectId);
+    for (const token of others) {
+      indexed = indexed.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('part_tokens as tx')
+            .select('tx.part_id')
+            .where('tx.token', '=', token)
+            .where('tx.project_id', '=', ctx.projectId)
+            .whereRef('tx.part_id', '=', 't0.part_id'),
+        ),
+      );
+    }
+    return { query: indexed as unknown as typeof query, order: 't0.part_id' as 'parts.id' };
   }
 
   /** Paged list, filtered by name (fuzzy, zh/en/code), category and supplier. */
   async list(ctx: ErpContext, q: PartQuery): Promise<Page<Part>> {
-    let query = this.base(ctx);
-    if (q.name) query = this.withNameFilter(ctx, query, q.name);
+    let { query, order } = q.name ? this.matching(ctx, q.name) : { query: this.base(ctx), order: 'parts.id' as const };
     if (q.category) query = query.where('parts.category', '=', q.category);
     if (q.supplierId !== undefined) query = query.where('parts.supplier_id', '=', q.supplierId);
     const [rows, total] = await Promise.all([
       query
         .select(partColumns)
-        .orderBy('parts.id')
+        .orderBy(order)
         .limit(q.size)
         .offset((q.page - 1) * q.size)
         .execute(),
@@ -98,15 +104,10 @@ export class PartCatalog {
     return { items: rows.map(toPart), total: Number(total.n), page: q.page, size: q.size };
   }
 
-  /** Parts whose name or code matches, best first (exact code/model, then name), at most `limit`. */
+  /** Parts whose name or code matches, in catalogue order, at most `limit`. */
   async search(ctx: ErpContext, name: string, limit = 50): Promise<Part[]> {
-    const needle = name.trim().toLowerCase();
-    const rows = await this.withNameFilter(ctx, this.base(ctx), name)
-      .select(partColumns)
-      .orderBy(sql`case when lower(parts.model) = ${needle} or lower(parts.code) = ${needle} then 0 else 1 end`)
-      .orderBy('parts.id')
-      .limit(limit)
-      .execute();
+    const { query, order } = this.matching(ctx, name);
+    const rows = await query.select(partColumns).orderBy(order).limit(limit).execute();
     return rows.map(toPart);
   }
 
