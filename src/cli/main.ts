@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerErpCommands } from './commands/erp.ts';
+import { registerMcpCommands } from './commands/mcp.ts';
 import { registerStartCommand } from './commands/start.ts';
 import { registerUserCommands } from './commands/user.ts';
 
@@ -10,6 +11,7 @@ const program = new Command('procura')
 
 registerStartCommand(program);
 registerErpCommands(program);
+registerMcpCommands(program);
 registerUserCommands(program);
 
 try {

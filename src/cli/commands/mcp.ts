@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { runErpMcpStdio, startErpMcpServer } from '../../mcp/index.ts';
+import { logger, type Settings } from '../../shared/index.ts';
+import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
+
+/** The ERP API the tools call: `--erp-url`, else `ERP_URL`, else the local ERP of the settings. */
+export function erpUrlFrom(settings: Settings, flag?: string): string {
+  const url =
+    flag ??
+    process.env.ERP_URL ??
+    `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${settings.erpPort}/api`;
+  if (!/^https?:\/\//.test(url)) throw new Error(`ERP 地址无效 / invalid ERP URL: ${url}`);
+  return url.replace(/\/$/, '');
+}
+
+export function registerMcpCommands(program: Command): void {
+  const mcp = program.command('mcp').description('MCP servers / MCP 服务');
+  withCommonOptions(mcp.command('erp').description('the ERP tools over MCP / ERP 业务工具 MCP 服务'))
+    .option('--port <port>', 'port / 端口 (8000)')
+    .option('--stdio', 'serve on stdin/stdout for one user / 以 stdio 方式为单个用户服务')
+    .option('--erp-url <url>', 'ERP API base / ERP 接口地址 (ERP_URL)')
+    .option('--token <token>', 'stdio: the user token (PROCURA_ERP_TOKEN) / 用户令牌')
+    .option('--project <id>', 'stdio: project id (PROCURA_PROJECT_ID) / 项目')
+    .action(async (opts) => {
+      const settings = settingsFrom(opts, { erpMcpPort: opts.port });
+      const erp = { baseUrl: erpUrlFrom(settings, opts.erpUrl) };
+      if (opts.stdio) {
+        // stdout carries the protocol: diagnostics go to stderr only.
+        await runErpMcpStdio({
+          erp,
+          credentials: {
+            token: opts.token ?? process.env.PROCURA_ERP_TOKEN,
+            projectId: opts.project ?? process.env.PROCURA_PROJECT_ID,
+          },
+          onUnexpected: (error, traceId) => console.error(`[procura-erp-mcp] trace ${traceId}:`, error),
+        });
+        return;
+      }
+      const log = logger.child({ part: 'erp-mcp' });
+      const server = await startErpMcpServer({
+        erp,
+        host: settings.host,
+        port: settings.erpMcpPort,
+        onUnexpected: (error, traceId) => log.error({ err: error, traceId }, 'unexpected tool error'),
+      });
+      console.log(`ERP MCP  ${server.mcpUrl}   (ERP ${erp.baseUrl})`);
+      closeOnSignal(server.close);
+    });
+}

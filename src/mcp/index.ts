@@ -1,0 +1,11 @@
+export {
+  CALL_ID_META,
+  type CallerCredentials,
+  createErpMcpApp,
+  createMcpServer,
+  credentialsFromHeaders,
+  type ErpMcpOptions,
+  erpToolRegistry,
+  runErpMcpStdio,
+  startErpMcpServer,
+} from './server.ts';

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Hono } from 'hono';
+import { listen, type RunningServer } from '../shared/index.ts';
+import { type ErpEndpoint, registerErpTools } from '../tools/erp/index.ts';
+import { isToolFailure, type ToolContext, ToolRegistry } from '../tools/index.ts';
+
+/** The credentials an MCP call arrives with (HTTP headers, or the stdio process's configuration). */
+export interface CallerCredentials {
+  token?: string;
+  projectId?: string;
+  traceId?: string;
+}
+
+/** `_meta` key a client uses to give the model's tool-call id, from which writes derive their idempotency key. */
+export const CALL_ID_META = 'procura/callId';
+
+const TRACE_ID = /^[\w.:-]{1,128}$/;
+
+/** The MCP face of a registry: its tools with annotations from their declarations, each call run as the caller. */
+export function createMcpServer(
+  registry: ToolRegistry,
+  options: {
+    name: string;
+    version?: string;
+    credentials: (headers: Record<string, string | string[] | undefined>) => CallerCredentials;
+    onUnexpected?: (error: unknown, traceId: string) => void;
+  },
+): Server {
+  const server = new Server(
+    { name: options.name, version: options.version ?? '1.0.0' },
+    { capabilities: { tools: { listChanged: false } } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: registry.list().map(
+      (d): McpTool => ({
+        name: d.name,
+        title: d.label,
+        description: d.description,
+        inputSchema: structuredClone(d.jsonSchema) as McpTool['inputSchema'],
+        annotations: {
+          title: d.label,
+          readOnlyHint: d.safety === 'read-only',
+          destructiveHint: d.safety === 'write',
+          idempotentHint: d.safety === 'read-only',
+          openWorldHint: false,
+        },
+      }),
+    ),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const caller = options.credentials(extra.requestInfo?.headers ?? {});
+    const traceId = caller.traceId && TRACE_ID.test(caller.traceId) ? caller.traceId : randomUUID();
+    // The ERP knows who the token belongs to and authorises every request; the role here only gates nothing
+    // the ERP would not refuse itself. Approval is the MCP client's duty (its human-in-the-loop ran before the call).
+    const ctx: ToolContext = {
+      userId: 'mcp-caller',
+      role: 'buyer',
+      token: caller.token,
+      projectId: caller.projectId,
+      traceId,
+    };
+    const callId = request.params._meta?.[CALL_ID_META];
+    const result = await registry.execute(
+      request.params.name,
+      request.params.arguments ?? {},
+      ctx,
+      { signal: extra.signal, approved: true, callId: typeof callId === 'string' ? callId : undefined },
+      (error) => options.onUnexpected?.(error, traceId),
+    );
+    return { content: [{ type: 'text', text: JSON.stringify(result) }], isError: isToolFailure(result) };
+  });
+  return server;
+}
+
+/** Credentials from streamable-HTTP headers: `Authorization: Bearer`, `x-project-id`, `x-trace-id`. */
+export function credentialsFromHeaders(headers: Record<string, string | string[] | undefined>): CallerCredentials {
+  const header = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const token = /^Bearer\s+(\S+)$/i.exec(header('authorization') ?? '')?.[1];
+  return { token, projectId: header('x-project-id') || undefined, traceId: header('x-trace-id') || undefined };
+}
+
+export interface ErpMcpOptions {
+  erp: ErpEndpoint;
+  onUnexpected?: (error: unknown, traceId: string) => void;
+}
+
+/** The ERP tools' registry, as the ERP MCP server exposes them. */
+export const erpToolRegistry = (erp: ErpEndpoint) => registerErpTools(new ToolRegistry(), erp);
+
+/**
+ * The ERP MCP server's HTTP app: streamable HTTP at `/mcp`, stateless — every request carries the caller's
+ * bearer token, project and trace id, which go on to the ERP with each call.
+ */
+export function createErpMcpApp(options: ErpMcpOptions): Hono {
+  const registry = erpToolRegistry(options.erp);
+  const app = new Hono();
+  app.get('/health', (c) => c.json({ status: 'ok', tools: registry.list().length }));
+  app.all('/mcp', async (c) => {
+    const server = createMcpServer(registry, {
+      name: 'procura-erp',
+      credentials: credentialsFromHeaders,
+      onUnexpected: options.onUnexpected,
+    });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    const response = await transport.handleRequest(c.req.raw);
+    await server.close();
+    return response;
+  });
+  return app;
+}
+
+/** Runs the ERP MCP server over streamable HTTP. */
+export async function startErpMcpServer(
+  options: ErpMcpOptions & { host: string; port: number },
+): Promise<RunningServer & { mcpUrl: string }> {
+  const server = await listen(createErpMcpApp(options).fetch, options);
+  return { ...server, mcpUrl: `${server.url}/mcp` };
+}
+
+/** Runs the ERP MCP server on stdin/stdout for one user, whose token comes from the process's configuration. */
+export async function runErpMcpStdio(options: ErpMcpOptions & { credentials: CallerCredentials }): Promise<Server> {
+  const server = createMcpServer(erpToolRegistry(options.erp), {
+    name: 'procura-erp',
+    credentials: () => ({ ...options.credentials, traceId: undefined }),
+    onUnexpected: options.onUnexpected,
+  });
+  await server.connect(new StdioServerTransport());
+  return server;
+}
