@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { startErpServer } from '../../erp/index.ts';
+import { startErpMcpServer } from '../../mcp/index.ts';
 import type { Settings } from '../../shared/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
 
@@ -27,6 +28,14 @@ const parts: Array<
       demoTokens: erp.demoTokens,
       close: erp.close,
     };
+  },
+  async (settings, started) => {
+    const mcp = await startErpMcpServer({
+      erp: { baseUrl: started.get('ERP')!.url },
+      host: settings.host,
+      port: settings.erpMcpPort,
+    });
+    return { name: 'ERP MCP', url: mcp.mcpUrl, detail: 'streamable HTTP, Bearer token', close: mcp.close };
   },
 ];
 
