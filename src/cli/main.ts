@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { registerErpCommands } from './commands/erp.ts';
 import { registerMcpCommands } from './commands/mcp.ts';
 import { registerStartCommand } from './commands/start.ts';
+import { registerSupplierCommands } from './commands/suppliers.ts';
 import { registerUserCommands } from './commands/user.ts';
 
 /** `procura <command>`: every part of Procura, alone or together. */
@@ -12,6 +13,7 @@ const program = new Command('procura')
 registerStartCommand(program);
 registerErpCommands(program);
 registerMcpCommands(program);
+registerSupplierCommands(program);
 registerUserCommands(program);
 
 try {

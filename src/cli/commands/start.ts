@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { startErpServer } from '../../erp/index.ts';
 import { startErpMcpServer } from '../../mcp/index.ts';
 import type { Settings } from '../../shared/index.ts';
+import { startSupplierSites } from '../../suppliers/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
 
 /** One running part of Procura, as `start` reports it. */
@@ -36,6 +37,15 @@ const parts: Array<
       port: settings.erpMcpPort,
     });
     return { name: 'ERP MCP', url: mcp.mcpUrl, detail: 'streamable HTTP, Bearer token', close: mcp.close };
+  },
+  async (settings) => {
+    const sites = await startSupplierSites({ host: settings.host, port: settings.suppliersPort });
+    return {
+      name: 'Supplier sites',
+      url: `${sites.server.url}/`,
+      detail: `${sites.shops.length} shops, news ${sites.server.url}/news/`,
+      close: sites.server.close,
+    };
   },
 ];
 
