@@ -1,0 +1,129 @@
+import type { EChartsOption } from 'echarts/types/dist/echarts';
+import { type ChartTheme, FONT_FAMILY, THEMES, type ThemeName } from './theme.ts';
+
+/** Options every AntV chart tool shares (all optional; maps have no theme/style). */
+export interface CommonArgs {
+  title?: string;
+  width?: number;
+  height?: number;
+  theme?: ThemeName;
+  axisXTitle?: string;
+  axisYTitle?: string;
+  style?: {
+    backgroundColor?: string;
+    palette?: string[] | Record<string, string>;
+    lineWidth?: number;
+    startAtZero?: boolean;
+  };
+}
+
+/** Where and how one chart is drawn: size, resolved theme, colours. */
+export interface Frame {
+  width: number;
+  height: number;
+  theme: ChartTheme;
+  palette: string[];
+  background: string;
+  /** Top of the plotting area (below the title, if any). */
+  top: number;
+}
+
+export function frameOf(args: CommonArgs, defaults = { width: 600, height: 400 }): Frame {
+  const theme = THEMES[args.theme ?? 'default'] ?? THEMES.default;
+  const palette = Array.isArray(args.style?.palette) && args.style.palette.length ? args.style.palette : theme.palette;
+  return {
+    width: args.width ?? defaults.width,
+    height: args.height ?? defaults.height,
+    theme,
+    palette,
+    background: args.style?.backgroundColor ?? theme.background,
+    top: args.title ? 48 : 16,
+  };
+}
+
+/** Title, background, palette and font shared by every chart. */
+export function baseOption(args: CommonArgs, frame: Frame): EChartsOption {
+  return {
+    animation: false,
+    backgroundColor: frame.background,
+    color: frame.palette,
+    textStyle: { fontFamily: FONT_FAMILY, color: frame.theme.text },
+    title: args.title
+      ? {
+          text: args.title,
+          left: 'center',
+          top: 12,
+          textStyle: { fontSize: 16, fontWeight: 'bold', color: frame.theme.text },
+        }
+      : undefined,
+  };
+}
+
+/** A legend along the bottom, shown only when there is more than one series to tell apart. */
+export function legendOf(frame: Frame, names: string[]): EChartsOption['legend'] {
+  if (names.length < 2) return undefined;
+  return { data: names, bottom: 8, textStyle: { color: frame.theme.subtleText } };
+}
+
+/** A themed axis; `name` is the axis title. */
+export function axisOf(frame: Frame, axis: Record<string, unknown>, name?: string): Record<string, unknown> {
+  return {
+    ...axis,
+    name: name || undefined,
+    nameLocation: 'middle',
+    nameGap: axis.type === 'category' ? 28 : 44,
+    nameTextStyle: { color: frame.theme.subtleText },
+    axisLine: { lineStyle: { color: frame.theme.axisLine } },
+    axisLabel: { color: frame.theme.subtleText, hideOverlap: true },
+    splitLine: { lineStyle: { color: frame.theme.splitLine } },
+  };
+}
+
+export function gridOf(frame: Frame, legend: boolean, args: CommonArgs): Record<string, unknown> {
+  return {
+    top: frame.top + 8,
+    bottom: (legend ? 40 : 16) + (args.axisXTitle ? 24 : 0),
+    left: 16 + (args.axisYTitle ? 24 : 0),
+    right: 24,
+    containLabel: true,
+  };
+}
+
+/** Categories in first-seen order and, per group, the value at each category (null when missing). */
+export function pivot<T>(
+  rows: T[],
+  category: (row: T) => string,
+  value: (row: T) => number,
+  group: (row: T) => string | undefined,
+): { categories: string[]; groups: Array<{ name: string; values: Array<number | null> }> } {
+  const categories = [...new Set(rows.map(category))];
+  const index = new Map(categories.map((c, i) => [c, i]));
+  const groups = new Map<string, Array<number | null>>();
+  for (const row of rows) {
+    const name = group(row) ?? '';
+    if (!groups.has(name))
+      groups.set(
+        name,
+        categories.map(() => null),
+      );
+    const values = groups.get(name)!;
+    const at = index.get(category(row))!;
+    values[at] = (values[at] ?? 0) + value(row);
+  }
+  return { categories, groups: [...groups].map(([name, values]) => ({ name, values })) };
+}
+
+/** Approximate text width for layout done outside ECharts (CJK glyphs are square, Latin about half). */
+export function textWidth(text: string, fontSize: number): number {
+  let width = 0;
+  for (const char of text) width += char.charCodeAt(0) > 0x2e80 ? fontSize : fontSize * 0.58;
+  return width;
+}
+
+/** Font fields for graphic text elements, which do not inherit the chart's text style. */
+export function fontOf(
+  size: number,
+  bold = false,
+): { fontSize: number; fontWeight: 'bold' | 'normal'; fontFamily: string } {
+  return { fontSize: Math.round(size), fontWeight: bold ? 'bold' : 'normal', fontFamily: FONT_FAMILY };
+}

@@ -1,0 +1,3 @@
+import { timeSeriesChart } from './line.ts';
+
+export const area = timeSeriesChart('area');

@@ -1,0 +1,3 @@
+import { categoryChart } from './column.ts';
+
+export const bar = categoryChart('bar');

@@ -1,0 +1,49 @@
+import type { BarSeriesOption } from 'echarts/types/dist/echarts';
+import { axisOf, baseOption, type CommonArgs, gridOf, legendOf, pivot } from '../frame.ts';
+import { defineChart } from '../module.ts';
+
+export interface CategoryArgs extends CommonArgs {
+  data: Array<{ category: string; value: number; group?: string }>;
+  group?: boolean;
+  stack?: boolean;
+}
+
+/** Column (vertical) and bar (horizontal) charts; grouped series side by side unless stacked. */
+export function categoryChart(type: 'column' | 'bar') {
+  return defineChart<CategoryArgs>({
+    type,
+    build(args, frame) {
+      const { categories, groups } = pivot(
+        args.data,
+        (d) => d.category,
+        (d) => d.value,
+        (d) => d.group,
+      );
+      const stacked = (args.stack ?? type === 'bar') && groups.length > 1;
+      const series: BarSeriesOption[] = groups.map((g) => ({
+        type: 'bar',
+        name: g.name,
+        data: g.values,
+        stack: stacked ? 'total' : undefined,
+        barMaxWidth: 48,
+        label: { show: groups.length === 1 && categories.length <= 12, position: type === 'bar' ? 'right' : 'top' },
+      }));
+      const legend = legendOf(
+        frame,
+        groups.map((g) => g.name),
+      );
+      const categoryAxis = axisOf(frame, { type: 'category', data: categories }, args.axisXTitle);
+      const valueAxis = axisOf(frame, { type: 'value' }, args.axisYTitle);
+      return {
+        ...baseOption(args, frame),
+        legend,
+        grid: gridOf(frame, Boolean(legend), args),
+        xAxis: type === 'column' ? categoryAxis : valueAxis,
+        yAxis: type === 'column' ? valueAxis : { ...categoryAxis, inverse: true, nameLocation: 'start', nameGap: 12 },
+        series,
+      };
+    },
+  });
+}
+
+export const column = categoryChart('column');

@@ -1,0 +1,43 @@
+import { axisOf, baseOption, type CommonArgs, gridOf, legendOf } from '../frame.ts';
+import { defineChart } from '../module.ts';
+
+interface DualAxesArgs extends CommonArgs {
+  categories: string[];
+  series: Array<{ type: 'column' | 'line'; data: number[]; axisYTitle?: string }>;
+}
+
+/** Columns on the left axis, lines on the right (one axis when only one kind is present). */
+export const dualAxes = defineChart<DualAxesArgs>({
+  type: 'dual-axes',
+  build(args, frame) {
+    const kinds = [...new Set(args.series.map((s) => s.type))];
+    const axisIndex = (type: string) => (kinds.length > 1 && type === 'line' ? 1 : 0);
+    const titleOf = (index: number) =>
+      args.series
+        .filter((s) => axisIndex(s.type) === index)
+        .map((s) => s.axisYTitle)
+        .filter(Boolean)
+        .join(' / ');
+    const names = args.series.map((s, i) => s.axisYTitle || `${s.type === 'line' ? '折线' : '柱'} ${i + 1}`);
+    const legend = legendOf(frame, names);
+    return {
+      ...baseOption(args, frame),
+      legend,
+      grid: { ...gridOf(frame, Boolean(legend), args), left: 40, right: 40 },
+      xAxis: axisOf(frame, { type: 'category', data: args.categories }, args.axisXTitle),
+      yAxis: kinds.map((_, i) => ({
+        ...axisOf(frame, { type: 'value', scale: args.style?.startAtZero !== true }, titleOf(i)),
+        nameLocation: 'end',
+        nameGap: 12,
+        splitLine: { show: i === 0, lineStyle: { color: frame.theme.splitLine } },
+      })),
+      series: args.series.map((s, i) => ({
+        type: s.type === 'column' ? 'bar' : 'line',
+        name: names[i],
+        data: s.data,
+        yAxisIndex: axisIndex(s.type),
+        barMaxWidth: 40,
+      })),
+    } as ReturnType<typeof baseOption>;
+  },
+});
