@@ -28,6 +28,7 @@ export const dualAxes = defineChart<DualAxesArgs>({
       yAxis: kinds.map((_, i) => ({
         ...axisOf(frame, { type: 'value', scale: args.style?.startAtZero !== true }, titleOf(i)),
         nameLocation: 'end',
+        alignTicks: false,
         nameGap: 12,
         splitLine: { show: i === 0, lineStyle: { color: frame.theme.splitLine } },
       })),

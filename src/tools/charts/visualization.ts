@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { Tool, type ToolControl, ToolError } from '../registry.ts';
+import { browserSpecOf } from './browser-spec.ts';
+import type { ChartCatalog } from './catalog.ts';
+import type { ChartMcpClient } from './client.ts';
+
+const VisualizationInput = z.object({
+  chart_type: z.string().min(1).describe('图表类型，见下表 / a type from the table, e.g. "column"'),
+  chart_config: z.record(z.string(), z.unknown()).describe('该类型工具的参数 / that chart tool’s arguments'),
+});
+
+const SpreadsheetInput = z.object({
+  data: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))).min(1),
+  rows: z.array(z.string()).optional(),
+  columns: z.array(z.string()).optional(),
+  values: z.array(z.string()).optional(),
+  theme: z.enum(['default', 'academy', 'dark']).optional(),
+  width: z.number().optional(),
+  height: z.number().optional(),
+});
+
+const DESCRIPTION = `Draw a chart image (PNG) from data: generate_visualization(chart_type, chart_config). Returns image_url (embed it as ![title](image_url) in reports) and, for simple charts, a browser spec.
+Every chart_config also accepts: title, width, height, theme=default|academy|dark, style{backgroundColor, palette[]}, axisXTitle/axisYTitle (axis charts). Labels may be Chinese. Maps take Chinese province/city names.
+Pick: trend→line/area; compare→column/bar; share→pie (innerRadius 0.6 = donut); distribution→histogram/boxplot/violin; correlation→scatter; two units→dual_axes; flows→sankey; stages→funnel; hierarchy→treemap/mind_map/organization_chart; causes→fishbone_diagram; process→flow_diagram; relations→network_graph; increments→waterfall; overlap→venn; scores→radar; keywords→word_cloud; single ratio→liquid; regions→district_map; places→pin_map/path_map.
+A wrong config is answered with the exact field errors and a correct example. Full parameter reference: /skills/procurement/chart_params.md.
+chart_type: required chart_config fields (+ type-specific options):`;
+
+/** The agent's single chart entry: routes chart_type to the chart MCP server's tool, validating first. */
+export class VisualizationTools {
+  constructor(
+    readonly catalog: ChartCatalog,
+    private readonly client: ChartMcpClient,
+  ) {}
+
+  @Tool({
+    name: 'generate_visualization',
+    label: '生成图表',
+    description: DESCRIPTION,
+    schema: VisualizationInput,
+    safety: 'read-only',
+    execution: 'parallel',
+    group: 'chart',
+    liveValues: async (_ctx, host) => (host as VisualizationTools).catalog.compactTable(),
+  })
+  async generateVisualization(input: z.infer<typeof VisualizationInput>, control: ToolControl) {
+    const entry = this.catalog.resolve(input.chart_type);
+    if (!entry)
+      throw new ToolError(
+        `未知图表类型 / unknown chart_type "${input.chart_type}"`,
+        `可用类型 / available: ${this.catalog.types.join(', ')}`,
+      );
+    const errors = this.catalog.validate(entry, input.chart_config);
+    if (errors.length) {
+      const example = this.catalog.example(entry);
+      throw new ToolError(
+        `${entry.type} 的 chart_config 有误 / invalid chart_config for ${entry.type}: ${errors
+          .slice(0, 8)
+          .map((e) => `${e.field}: ${e.message}`)
+          .join('; ')}`,
+        example
+          ? `正确示例 / a correct example: generate_visualization(chart_type="${entry.type}", chart_config=${JSON.stringify(example)})`
+          : '按 chart_params.md 修正后重试 / fix the fields per chart_params.md and retry',
+      );
+    }
+    control.progress?.(`正在绘制 ${entry.type} 图 / drawing ${entry.type}`);
+    const result = await this.callChart(entry.tool.name, input.chart_config, control);
+    const spec = browserSpecOf(entry.type, input.chart_config);
+    return { ...result, chart_type: entry.type, ...(spec ? { spec } : {}) };
+  }
+
+  @Tool({
+    name: 'generate_spreadsheet',
+    label: '生成表格',
+    description:
+      'Render a table (or a pivot table when rows/values are given) as an image. data: [{column: value}], rows?: row header fields, columns?: column order / grouping fields, values?: summed value fields. Returns image_url.',
+    schema: SpreadsheetInput,
+    safety: 'read-only',
+    execution: 'parallel',
+    group: 'chart',
+  })
+  async generateSpreadsheet(input: z.infer<typeof SpreadsheetInput>, control: ToolControl) {
+    const tool = this.catalog.passThrough.find((t) => t.name === 'generate_spreadsheet');
+    if (!tool)
+      throw new ToolError(
+        '图表服务未提供表格工具 / the chart server has no generate_spreadsheet',
+        '改用 Markdown 表格 / use a Markdown table',
+      );
+    return this.callChart(tool.name, input, control);
+  }
+
+  private async callChart(name: string, args: Record<string, unknown>, control: ToolControl) {
+    const answer = await this.client.call(name, args, control.signal);
+    if (answer.isError)
+      throw new ToolError(
+        `图表生成失败 / chart failed: ${answer.texts.join(' ').slice(0, 600)}`,
+        '检查数据与地名后重试 / check the data (and place names) and retry',
+      );
+    const imageUrl = answer.texts.find((t) => /^https?:\/\//.test(t.trim()))?.trim();
+    if (!imageUrl) throw new ToolError(`图表服务未返回图片地址 / no image URL in the answer`, '稍后重试 / retry later');
+    const notes = answer.texts.filter((t) => t.trim() !== imageUrl);
+    return {
+      success: true as const,
+      image_url: imageUrl,
+      ...(imageUrl.endsWith('.png') ? { svg_url: imageUrl.replace(/\.png$/, '.svg') } : {}),
+      ...(notes.length ? { notes } : {}),
+    };
+  }
+}
