@@ -1,7 +1,9 @@
 import { Command } from 'commander';
+import { registerChartsCommand } from './commands/charts.ts';
 import { registerErpCommands } from './commands/erp.ts';
 import { registerMcpCommands } from './commands/mcp.ts';
 import { registerStartCommand } from './commands/start.ts';
+import { registerToolsCommands } from './commands/tools.ts';
 import { registerSupplierCommands } from './commands/suppliers.ts';
 import { registerUserCommands } from './commands/user.ts';
 
@@ -12,7 +14,9 @@ const program = new Command('procura')
 
 registerStartCommand(program);
 registerErpCommands(program);
+registerChartsCommand(program);
 registerMcpCommands(program);
+registerToolsCommands(program);
 registerSupplierCommands(program);
 registerUserCommands(program);
 

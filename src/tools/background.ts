@@ -71,7 +71,7 @@ export class BackgroundTaskBoard {
     label: '查看后台任务',
     description:
       '查看后台任务的状态与结果（不给 task_id 时列出本会话全部后台任务）。/ Status and results of background tasks.',
-    schema: z.object({ task_id: z.string().uuid().optional() }),
+    schema: z.object({ task_id: z.string().min(1).max(64).optional() }),
     safety: 'read-only',
     group: 'background',
   })

@@ -3,16 +3,27 @@ import { DynamicHttpCall } from './dynamic-http.ts';
 import { type ErpEndpoint, erpClientFor, registerErpTools } from './erp/index.ts';
 import { FrontendTools } from './frontend.ts';
 import { ToolRegistry } from './registry.ts';
+import { registerWebTools, type WebToolsOptions } from './web/index.ts';
 
 export interface ToolboxOptions {
   /** The ERP API every ERP tool and `dynamic_http_call` calls as the user. */
   erp: ErpEndpoint;
   /** The process's background task board (one per process, so results outlive a model turn). */
   tasks?: BackgroundTasks;
+  /** Adds `web_search` and `fetch_url`. */
+  web?: WebToolsOptions;
 }
 
-/** The registry of Procura's own tools: ERP, `dynamic_http_call`, front-end tools and background tasks. */
-export function createToolRegistry(options: ToolboxOptions): ToolRegistry {
+export interface Toolbox {
+  registry: ToolRegistry;
+  tasks: BackgroundTasks;
+  /** Releases what the tools hold (browser, connection pools). */
+  close(): Promise<void>;
+}
+
+/** Procura's tools in one registry: ERP, `dynamic_http_call`, front-end tools, background tasks and, when asked, web. */
+export function createToolbox(options: ToolboxOptions): Toolbox {
+  const tasks = options.tasks ?? new BackgroundTasks();
   const registry = registerErpTools(new ToolRegistry(), options.erp);
   registry.register(
     DynamicHttpCall,
@@ -20,5 +31,7 @@ export function createToolRegistry(options: ToolboxOptions): ToolRegistry {
   );
   const frontend = new FrontendTools();
   registry.register(FrontendTools, () => frontend);
-  return registerBackgroundTasks(registry, options.tasks ?? new BackgroundTasks());
+  registerBackgroundTasks(registry, tasks);
+  const web = options.web ? registerWebTools(registry, options.web) : undefined;
+  return { registry, tasks, close: async () => web?.close() };
 }

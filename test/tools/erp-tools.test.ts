@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isToolFailure, type ToolRegistry } from '../../src/tools/index.ts';
-import { createToolRegistry } from '../../src/tools/toolbox.ts';
+import { createToolbox } from '../../src/tools/toolbox.ts';
 import { startTestErp } from './harness.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are asserted field by field
@@ -11,7 +11,7 @@ let registry: ToolRegistry;
 
 beforeAll(async () => {
   env = await startTestErp();
-  registry = createToolRegistry({ erp: { baseUrl: env.baseUrl } });
+  registry = createToolbox({ erp: { baseUrl: env.baseUrl } }).registry;
 });
 afterAll(() => env?.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolStreamEvent } from '../../src/tools/index.ts';
 import { approvalRequiredTools, toLangChainTools } from '../../src/tools/langchain.ts';
-import { createToolRegistry } from '../../src/tools/toolbox.ts';
+import { createToolbox } from '../../src/tools/toolbox.ts';
 import { startTestErp } from './harness.ts';
 
 let env: Awaited<ReturnType<typeof startTestErp>>;
@@ -12,7 +12,7 @@ afterAll(() => env?.close());
 
 describe('LangChain tools from the registry', () => {
   it('shows the declared schema and live values, and runs through the registry', async () => {
-    const registry = createToolRegistry({ erp: { baseUrl: env.baseUrl } });
+    const registry = createToolbox({ erp: { baseUrl: env.baseUrl } }).registry;
     const events: ToolStreamEvent[] = [];
     const approved = new Set(['call-approved']);
     const tools = await toLangChainTools(registry, {
@@ -55,7 +55,7 @@ describe('LangChain tools from the registry', () => {
   });
 
   it('lists the tools that wait for a human decision, none for a viewer', () => {
-    const registry = createToolRegistry({ erp: { baseUrl: env.baseUrl } });
+    const registry = createToolbox({ erp: { baseUrl: env.baseUrl } }).registry;
     expect(approvalRequiredTools(registry, { role: 'buyer' })).toEqual(
       expect.arrayContaining(['order_create', 'order_update', 'order_cancel', 'dynamic_http_call']),
     );

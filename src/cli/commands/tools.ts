@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import { createErp, type Erp } from '../../erp/index.ts';
+import { logger, type Settings } from '../../shared/index.ts';
+import { AGENT_TOOLSETS, isAgentName } from '../../tools/agent-toolsets.ts';
+import { isToolFailure, type ToolContext } from '../../tools/index.ts';
+import type { Toolbox } from '../../tools/toolbox.ts';
+import { settingsFrom } from '../options.ts';
+import { erpUrlFrom } from './mcp.ts';
+
+interface Session {
+  toolbox: Toolbox;
+  ctx: ToolContext;
+  close(): Promise<void>;
+}
+
+/**
+ * The tools as one user sees them. `--user` opens the ERP's data directory in-process (no server needed) and
+ * acts with that user's demo token, or a new token labelled `procura tools`; `--token` (or `PROCURA_ERP_TOKEN`)
+ * calls the ERP at `--erp-url`/`ERP_URL` instead. Without either, only the declarations are listed.
+ */
+async function openSession(opts: Record<string, string | undefined>, requireUser: boolean): Promise<Session> {
+  // stdout is the tool output (JSON for scripts): only warnings from the parts opened here.
+  logger.level = process.env.LOG_LEVEL ?? 'warn';
+  const settings: Settings = settingsFrom(opts);
+  const web = { suppliersUrl: `http://${settings.host}:${settings.suppliersPort}` };
+  const traceId = `cli-${randomUUID()}`;
+  // Loaded on use: the tools pull in the web stack, which other commands do not need.
+  const { createToolbox } = await import('../../tools/toolbox.ts');
+  const token = opts.token ?? process.env.PROCURA_ERP_TOKEN;
+  if (opts.user) {
+    const erp: Erp = await createErp({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl });
+    try {
+      const user = await erp.services.users.byUsername(opts.user);
+      const userToken =
+        erp.demoTokens[user.username] ?? (await erp.services.users.issueToken(user.username, 'procura tools'));
+      const toolbox = createToolbox({ erp: { baseUrl: 'http://erp.internal/api', fetch: erp.fetch }, web });
+      const ctx: ToolContext = {
+        userId: user.username,
+        role: user.role,
+        token: userToken,
+        projectId: opts.project,
+        traceId,
+      };
+      const close = async () => {
+        await toolbox.close();
+        await erp.close();
+      };
+      return { toolbox, ctx, close };
+    } catch (error) {
+      await erp.close();
+      throw error;
+    }
+  }
+  if (requireUser && !token)
+    throw new Error('需要 --user <用户名> 或 --token <令牌> / give --user <username> or --token <token>');
+  const toolbox = createToolbox({ erp: { baseUrl: erpUrlFrom(settings, opts.erpUrl) }, web });
+  // With a bare token the ERP decides what the user may do; the listing assumes a buyer.
+  const ctx: ToolContext = { userId: 'cli', role: 'buyer', token, projectId: opts.project, traceId };
+  return { toolbox, ctx, close: () => toolbox.close() };
+}
+
+const userOptions = (command: Command) =>
+  command
+    .option('--user <username>', 'act as this ERP user (opens the data dir) / 以该用户身份')
+    .option('--token <token>', 'or a user token for the ERP at --erp-url (PROCURA_ERP_TOKEN)')
+    .option('--erp-url <url>', 'ERP API base (ERP_URL)')
+    .option('--project <id>', 'project id / 项目')
+    .option('--data-dir <dir>', 'data directory / 数据目录');
+
+export function registerToolsCommands(program: Command): void {
+  const tools = userOptions(
+    program
+      .command('tools')
+      .description('list the tools a model is shown, with token counts / 列出工具及其 token 数')
+      .option('--agent <agent>', `only one agent's tools: ${Object.keys(AGENT_TOOLSETS).join(' | ')}`)
+      .option('--json', 'machine-readable output / JSON 输出'),
+  ).action(async (opts) => {
+    if (opts.agent && !isAgentName(opts.agent))
+      throw new Error(`未知 agent / unknown agent ${opts.agent}: ${Object.keys(AGENT_TOOLSETS).join(', ')}`);
+    const session = await openSession(opts, false);
+    try {
+      const filter = opts.agent ? AGENT_TOOLSETS[opts.agent as keyof typeof AGENT_TOOLSETS] : undefined;
+      const { listToolsForModel } = await import('../../tools/listing.ts');
+      const listed = await listToolsForModel(session.toolbox.registry, session.ctx, filter);
+      const total = listed.reduce((sum, t) => sum + t.tokens, 0);
+      if (opts.json) {
+        process.stdout.write(
+          `${JSON.stringify({ agent: opts.agent ?? null, tools: listed, totalTokens: total }, null, 2)}\n`,
+        );
+        return;
+      }
+      for (const t of listed) {
+        const policy = [
+          t.safety,
+          t.execution,
+          t.approval === 'required' ? 'approval' : '',
+          t.background ? 'background' : '',
+        ]
+          .filter(Boolean)
+          .join(', ');
+        console.log(`\n${t.name}  ${t.label}  [${t.group}; ${policy}]  ${t.tokens} tokens`);
+        console.log(`  ${t.description.replace(/\n/g, '\n  ')}`);
+        console.log(`  ${JSON.stringify(t.parameters)}`);
+      }
+      console.log(`\n${listed.length} 个工具 / tools, ${total} tokens (cl100k_base)`);
+    } finally {
+      await session.close();
+    }
+  });
+
+  userOptions(
+    tools
+      .command('call <name>')
+      .description('run one tool as a user and print its result as JSON / 以用户身份调用一个工具')
+      .requiredOption('--input <json>', 'tool arguments as JSON / 参数 JSON', '{}'),
+  ).action(async (name: string, _opts, command: Command) => {
+    // Options shared with `tools` may land on either command, depending on where they were typed.
+    const opts = command.optsWithGlobals();
+    let input: unknown;
+    try {
+      input = JSON.parse(opts.input);
+    } catch (error) {
+      throw new Error(`--input 不是合法 JSON / --input is not valid JSON: ${(error as Error).message}`);
+    }
+    const session = await openSession(opts, true);
+    try {
+      // A person typed this command: that is the approval a write needs.
+      const result = await session.toolbox.registry.execute(
+        name,
+        input,
+        session.ctx,
+        {
+          approved: true,
+          callId: session.ctx.traceId,
+          emit: (event) => console.error(`tool_call ${JSON.stringify(event)}`),
+        },
+        (error) => console.error(`[trace ${session.ctx.traceId}]`, error),
+      );
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+      if (isToolFailure(result)) process.exitCode = 2;
+    } finally {
+      await session.close();
+    }
+  });
+}

@@ -1,0 +1,51 @@
+import { getEncoding, type Tiktoken } from 'js-tiktoken';
+import type { ToolFilter } from './agent-toolsets.ts';
+import type { ToolContext, ToolRegistry } from './registry.ts';
+
+/** One tool as a model is shown it, with its declaration's policy and its size in tokens. */
+export interface ToolListing {
+  name: string;
+  label: string;
+  group: string;
+  safety: 'read-only' | 'write';
+  approval: 'none' | 'required';
+  execution: 'parallel' | 'sequential';
+  background: boolean;
+  description: string;
+  parameters: Record<string, unknown>;
+  /** cl100k_base tokens of the function definition (name, description, parameters) sent to the model. */
+  tokens: number;
+}
+
+let encoder: Tiktoken | undefined;
+/** Token count with a real BPE (cl100k_base, loaded once). */
+export function countTokens(text: string): number {
+  encoder ??= getEncoding('cl100k_base');
+  return encoder.encode(text).length;
+}
+
+/** What the model sees of each visible tool (descriptions with live values for `ctx`), in registry order. */
+export async function listToolsForModel(
+  registry: ToolRegistry,
+  ctx: ToolContext,
+  filter?: ToolFilter,
+): Promise<ToolListing[]> {
+  return Promise.all(
+    registry.list(ctx, filter).map(async (d) => {
+      const description = await registry.describe(d.name, ctx);
+      const parameters = d.jsonSchema as Record<string, unknown>;
+      return {
+        name: d.name,
+        label: d.label,
+        group: d.group,
+        safety: d.safety,
+        approval: d.approval,
+        execution: d.execution,
+        background: d.background,
+        description,
+        parameters,
+        tokens: countTokens(JSON.stringify({ name: d.name, description, parameters })),
+      };
+    }),
+  );
+}
