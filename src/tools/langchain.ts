@@ -2,13 +2,21 @@ import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import type { ToolContext, ToolControl, ToolRegistry, ToolStreamEvent } from './registry.ts';
 import { ToolScheduler } from './scheduler.ts';
 
+/** Resolves the context a call runs in from the LangGraph tool runtime (e.g. its `context`), for graphs shared by many users. */
+export type ContextResolver = (
+  runtime: { context?: unknown; configurable?: Record<string, unknown> } | undefined,
+) => ToolContext;
+
 export interface LangChainToolOptions {
-  /** The user and run the tools act for. */
-  ctx: ToolContext;
+  /** The user and run the tools act for: fixed, or resolved per call for a graph shared by many users. */
+  ctx: ToolContext | ContextResolver;
+  /** Who decides which tools are listed when `ctx` is resolved per call (a read-only run lists no writes). */
+  visibility?: Pick<ToolContext, 'role' | 'readOnly'>;
   /** Only these groups/names (an agent's tool set); all visible tools without it. */
   filter?: { groups?: readonly string[]; names?: readonly string[] };
-  /** Shared by the run's tools so one model turn's calls are scheduled together; a new one per binding by default. */
-  scheduler?: ToolScheduler;
+  /** Shared by the run's tools so one model turn's calls are scheduled together; a new one per binding by default,
+   *  or one per run (by the resolved context) for shared graphs. */
+  scheduler?: ToolScheduler | ((ctx: ToolContext) => ToolScheduler);
   /** Whether a human approved this tool call (filled by the run's approval step). Unapproved writes are refused. */
   isApproved?: (callId: string) => boolean;
   /** Where front-end `tool_call` events go; defaults to the graph's custom stream (`config.writer`). */
@@ -24,8 +32,13 @@ export async function toLangChainTools(
   registry: ToolRegistry,
   options: LangChainToolOptions,
 ): Promise<StructuredToolInterface[]> {
-  const scheduler = options.scheduler ?? new ToolScheduler(registry);
-  const definitions = registry.list(options.ctx, options.filter);
+  const fixed = typeof options.ctx === 'function' ? undefined : options.ctx;
+  const resolve = typeof options.ctx === 'function' ? options.ctx : () => fixed as ToolContext;
+  const shared =
+    typeof options.scheduler === 'function' ? undefined : (options.scheduler ?? new ToolScheduler(registry));
+  const schedulerFor = typeof options.scheduler === 'function' ? options.scheduler : () => shared as ToolScheduler;
+  const visibility = fixed ?? options.visibility ?? { role: 'viewer' as const };
+  const definitions = registry.list(visibility, options.filter);
   return Promise.all(
     definitions.map(async (definition) =>
       tool(
@@ -38,11 +51,12 @@ export async function toLangChainTools(
             approved: callId !== undefined && options.isApproved?.(callId) === true,
             emit: options.emit ?? (writer ? (event) => writer({ type: 'tool_call', ...event }) : undefined),
           };
-          return JSON.stringify(await scheduler.run(definition.name, input, options.ctx, control));
+          const ctx = resolve(config as Parameters<ContextResolver>[0]);
+          return JSON.stringify(await schedulerFor(ctx).run(definition.name, input, ctx, control));
         },
         {
           name: definition.name,
-          description: await registry.describe(definition.name, options.ctx),
+          description: fixed ? await registry.describe(definition.name, fixed) : definition.description,
           // A copy: the JSON-schema validator annotates the object it is given.
           schema: structuredClone(definition.jsonSchema) as Record<string, unknown>,
           verboseParsingErrors: true,

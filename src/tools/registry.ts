@@ -266,6 +266,8 @@ export class ToolRegistry {
     try {
       return await entry.run(ctx, parsed.data, control);
     } catch (error) {
+      // A graph interrupt (waiting for a human) is control flow, not a failure: let the graph see it.
+      if ((error as { is_bubble_up?: boolean } | undefined)?.is_bubble_up === true) throw error;
       if (error instanceof ToolError) return failure(error.message, error.suggestion);
       const known = knownFailure(error);
       if (known) return known;

@@ -1,0 +1,76 @@
+import { ToolMessage } from '@langchain/core/messages';
+import { interrupt } from '@langchain/langgraph';
+import { createMiddleware } from 'langchain';
+import { failure } from '../../tools/index.ts';
+import type { HumanDecision, HumanRequest } from '../tools/human-input.ts';
+
+/**
+ * Tool calls a human has approved in this process. Only the approval middleware adds to it (after an interrupt
+ * resumed with a human's decision); the tool adapter consults it, so nothing the model writes can approve a write.
+ */
+export class ApprovalLedger {
+  private readonly approved = new Set<string>();
+
+  grant(callId: string): void {
+    this.approved.add(callId);
+  }
+
+  isApproved = (callId: string): boolean => this.approved.has(callId);
+
+  release(callId: string): void {
+    this.approved.delete(callId);
+  }
+}
+
+export interface ApprovalOptions {
+  /** Whether a call of this tool waits for a human (from the registry's `approval: required`). */
+  needsApproval: (tool: string) => boolean;
+  label: (tool: string) => string;
+  ledger: ApprovalLedger;
+}
+
+/**
+ * Human in the loop for writes: the run pauses with an `approval` interrupt carrying the tool, its arguments and
+ * the allowed decisions; approve runs the call as is, edit runs it with the human's arguments, reject answers
+ * the model without running anything. Each call is decided on its own, so rejecting one never drops another.
+ */
+export function createApprovalMiddleware(options: ApprovalOptions) {
+  return createMiddleware({
+    name: 'ApprovalMiddleware',
+    wrapToolCall: async (request, handler) => {
+      const { toolCall } = request;
+      if (!options.needsApproval(toolCall.name)) return handler(request);
+      const decision = interrupt<HumanRequest, HumanDecision>({
+        kind: 'approval',
+        tool: toolCall.name,
+        label: options.label(toolCall.name),
+        args: toolCall.args as Record<string, unknown>,
+        allowed: ['approve', 'edit', 'reject'],
+      });
+      const callId = toolCall.id ?? '';
+      if (
+        decision?.type === 'approve' ||
+        (decision?.type === 'edit' && decision.args && typeof decision.args === 'object')
+      ) {
+        const args = decision.type === 'edit' ? decision.args : toolCall.args;
+        options.ledger.grant(callId);
+        try {
+          return await handler({ ...request, toolCall: { ...toolCall, args } });
+        } finally {
+          options.ledger.release(callId);
+        }
+      }
+      const reason = decision?.type === 'reject' && decision.reason ? `：${decision.reason}` : '';
+      return new ToolMessage({
+        tool_call_id: callId,
+        name: toolCall.name,
+        content: JSON.stringify(
+          failure(
+            `用户拒绝了 ${toolCall.name}${reason}，未写入 ERP / the user rejected ${toolCall.name}; nothing was written`,
+            '告诉用户操作已取消，不要重试 / tell the user it was not done; do not retry',
+          ),
+        ),
+      });
+    },
+  });
+}

@@ -1,0 +1,89 @@
+import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { createMiddleware } from 'langchain';
+import { logger } from '../../shared/index.ts';
+import { failure } from '../../tools/index.ts';
+import { runContext } from '../context.ts';
+
+export interface RunLimits {
+  /** Model calls per run (seed: main 50, analyst 50, order 20). */
+  modelCalls: number;
+  /** Tool calls per run (seed: 200, 200, 50). */
+  toolCalls: number;
+}
+
+/** Messages of the current run: everything after the latest human message. */
+function currentRun(messages: BaseMessage[]): BaseMessage[] {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].getType() === 'human') return messages.slice(i + 1);
+  return messages;
+}
+
+/** A stopping message the user can read, instead of a stack trace. */
+function stop(text: string) {
+  return { messages: [new AIMessage({ content: text })], jumpTo: 'end' as const };
+}
+
+/**
+ * [6]+[7] Ends a run cleanly when it exceeds its model/tool-call budget, or when it repeats itself
+ * (the same call 3 times within its last 6 calls).
+ */
+export function createRunGuardsMiddleware(limits: RunLimits, agent: string) {
+  return createMiddleware({
+    name: `RunGuardsMiddleware`,
+    beforeModel: {
+      canJumpTo: ['end'],
+      hook: (state) => {
+        const run = currentRun(state.messages);
+        const replies = run.filter((m): m is AIMessage => AIMessage.isInstance(m));
+        if (replies.length >= limits.modelCalls) {
+          return stop(
+            `本次任务已达到 ${agent} 的模型调用上限（${limits.modelCalls} 次），已停止。请把问题拆小后重试。\nStopped: ${agent} reached its limit of ${limits.modelCalls} model calls.`,
+          );
+        }
+        const calls = replies.flatMap((m) => m.tool_calls ?? []);
+        if (calls.length > limits.toolCalls) {
+          return stop(
+            `本次任务已达到 ${agent} 的工具调用上限（${limits.toolCalls} 次），已停止。\nStopped: ${agent} reached its limit of ${limits.toolCalls} tool calls.`,
+          );
+        }
+        const recent = calls.slice(-6).map((c) => `${c.name}:${JSON.stringify(c.args)}`);
+        const repeated = recent.find((key) => recent.filter((k) => k === key).length >= 3);
+        if (repeated) {
+          return stop(
+            `检测到重复调用（${repeated.split(':')[0]} 连续重复），已停止以免空转。\nStopped: the same tool call repeated 3 times.`,
+          );
+        }
+        return undefined;
+      },
+    },
+  });
+}
+
+/** Turns a tool that throws (built-in file tools, adapters) into a failure the model can read; interrupts pass through. */
+export function createToolErrorGuardMiddleware() {
+  return createMiddleware({
+    name: 'ToolErrorGuardMiddleware',
+    wrapToolCall: async (request, handler) => {
+      try {
+        return await handler(request);
+      } catch (error) {
+        if ((error as { is_bubble_up?: boolean } | undefined)?.is_bubble_up) throw error;
+        logger.warn(
+          { err: error, tool: request.toolCall.name, traceId: runContext(request.runtime)?.traceId },
+          'tool failed',
+        );
+        const message = error instanceof Error ? error.message : String(error);
+        return new ToolMessage({
+          tool_call_id: request.toolCall.id ?? '',
+          name: request.toolCall.name,
+          status: 'error',
+          content: JSON.stringify(
+            failure(
+              `工具 ${request.toolCall.name} 出错 / failed: ${message}`,
+              '检查参数后重试，或换一种方式 / check the arguments or take another route',
+            ),
+          ),
+        });
+      }
+    },
+  });
+}

@@ -1,0 +1,62 @@
+import { SystemMessage } from '@langchain/core/messages';
+import type { BackendFactory } from 'deepagents';
+import { createMiddleware } from 'langchain';
+import { runContext } from '../context.ts';
+import type { FileUploader, SkillsSync } from '../skills/sync.ts';
+import { silently } from './silent.ts';
+
+type Uploader = FileUploader & { glob(pattern: string, path?: string): unknown };
+
+async function backendFor(factory: BackendFactory, state: unknown, runtime: object): Promise<Uploader> {
+  return (await factory({ ...runtime, state } as Parameters<BackendFactory>[0])) as unknown as Uploader;
+}
+
+/** [2] Local `skills/` → the user's sandbox `/skills/`, incremental; tells the agent what changed. */
+export function createSkillsSyncMiddleware(skills: SkillsSync, backend: BackendFactory) {
+  return createMiddleware({
+    name: 'SkillsSyncMiddleware',
+    beforeAgent: async (state, runtime) =>
+      silently('SkillsSyncMiddleware', runtime, async () => {
+        const ctx = runContext(runtime);
+        if (!ctx) return undefined;
+        const changed = await skills.sync(`${ctx.userId}/${ctx.sessionId}`, await backendFor(backend, state, runtime));
+        if (changed.length === 0) return undefined;
+        return {
+          messages: [
+            new SystemMessage(`以下技能文件已更新，需要时重新读取 / skill files updated: ${changed.join(', ')}`),
+          ],
+        };
+      }),
+  });
+}
+
+/** [3] Skills the user persisted (`/persisted-skills/…`, store-backed) → the sandbox's `/skills/…`. */
+export function createUserSkillsRestoreMiddleware(backend: BackendFactory) {
+  return createMiddleware({
+    name: 'UserSkillsRestoreMiddleware',
+    beforeAgent: async (state, runtime) => {
+      await silently('UserSkillsRestoreMiddleware', runtime, async () => {
+        if (!runContext(runtime)) return;
+        const files = await backendFor(backend, state, runtime);
+        const found = (await files.glob('**/*', '/persisted-skills/')) as
+          | { files?: Array<{ path: string; is_dir?: boolean }> }
+          | Array<{ path: string; is_dir?: boolean }>;
+        const paths = (Array.isArray(found) ? found : (found.files ?? []))
+          .filter((f) => !f.is_dir)
+          .map((f) =>
+            f.path.startsWith('/persisted-skills/') ? f.path : `/persisted-skills/${f.path.replace(/^\//, '')}`,
+          );
+        if (paths.length === 0) return;
+        const downloaded = await files.downloadFiles(paths);
+        const restored = downloaded
+          .filter((d) => d.content)
+          .map(
+            (d) =>
+              [d.path.replace(/^\/persisted-skills\//, '/skills/'), d.content as Uint8Array] as [string, Uint8Array],
+          );
+        if (restored.length) await files.uploadFiles(restored);
+      });
+      return undefined;
+    },
+  });
+}

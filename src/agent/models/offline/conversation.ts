@@ -1,0 +1,80 @@
+import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
+
+/** One tool call of the current turn with its result (parsed JSON when it is JSON). */
+export interface ToolStep {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+  /** Undefined while the call has no result yet. */
+  result?: unknown;
+  text?: string;
+}
+
+/** What the offline model reads from a conversation: the request and what its tools have returned so far. */
+export interface ConversationView {
+  /** Concatenated system prompts (who this agent is, which user, which preferences file). */
+  system: string;
+  /** The latest human message: the user's request, or the task an orchestrator delegated. */
+  request: string;
+  /** Tool calls made since that message, in order. */
+  steps: ToolStep[];
+  /** Names of the tools this model was bound with. */
+  tools: Set<string>;
+}
+
+const text = (message: BaseMessage): string =>
+  typeof message.content === 'string'
+    ? message.content
+    : message.content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join('');
+
+export function viewConversation(messages: BaseMessage[], tools: Set<string>): ConversationView {
+  let lastHuman = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].getType() === 'human') {
+      lastHuman = i;
+      break;
+    }
+  }
+  const system = messages
+    .filter((m) => m.getType() === 'system')
+    .map(text)
+    .join('\n');
+  const steps: ToolStep[] = [];
+  for (const message of messages.slice(lastHuman + 1)) {
+    if (AIMessage.isInstance(message)) {
+      for (const call of message.tool_calls ?? []) {
+        steps.push({ id: call.id ?? '', name: call.name, args: call.args as Record<string, unknown> });
+      }
+    } else if (ToolMessage.isInstance(message)) {
+      const step = steps.find((s) => s.id === message.tool_call_id);
+      if (step) {
+        step.text = text(message);
+        step.result = parseJson(step.text);
+      }
+    }
+  }
+  return { system, request: lastHuman >= 0 ? text(messages[lastHuman]) : '', steps, tools };
+}
+
+export function parseJson(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The latest finished call of a tool, if any. */
+export function lastStep(view: ConversationView, name: string): ToolStep | undefined {
+  return [...view.steps].reverse().find((s) => s.name === name && s.text !== undefined);
+}
+
+export const called = (view: ConversationView, name: string) => view.steps.some((s) => s.name === name);
+
+/** `read_file` answers with numbered lines (`   12\tcontent`); this gives the file text back. */
+export function stripLineNumbers(content: string): string {
+  return content
+    .split('\n')
+    .map((line) => line.replace(/^\s*\d+\t/, ''))
+    .join('\n');
+}

@@ -1,0 +1,152 @@
+import type { CallbackManagerForLLMRun } from '@langchain/core/callbacks/manager';
+import {
+  BaseChatModel,
+  type BaseChatModelCallOptions,
+  type BindToolsInput,
+} from '@langchain/core/language_models/chat_models';
+import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
+import { MEMORY_EXTRACTION_MARKER } from '../../prompts.ts';
+import { planAnalysis } from './analyst.ts';
+import { type ConversationView, viewConversation } from './conversation.ts';
+import { planMemoryExtraction } from './memory.ts';
+import { planOrchestration } from './orchestrator.ts';
+import { planOrder } from './order.ts';
+
+/** The next step of an agent: answer text, tool calls, or both. */
+export interface Plan {
+  text?: string;
+  toolCalls?: Array<{ name: string; args: Record<string, unknown> }>;
+}
+
+export type Planner = (view: ConversationView) => Plan;
+
+export const OFFLINE_MODEL_NAME = 'procura-offline';
+
+export const OFFLINE_NOTICE =
+  '我是 Procura 的离线模型（没有配置大模型服务时使用的确定性模型），只能处理标准流程：供应商比价分析、库存预警、下单/改单/取消/查询订单和问候。' +
+  '要处理任意问题，请设置 DEEPSEEK_API_KEY，或 OPENAI_BASE_URL + OPENAI_API_KEY（如 vLLM、Ollama）。' +
+  '\n\nI am Procura’s offline model (a deterministic stand-in used when no LLM service is configured). I handle the standard flows: supplier price comparison, inventory warnings, creating/updating/cancelling/looking up orders, and greetings. For anything else set DEEPSEEK_API_KEY, or OPENAI_BASE_URL + OPENAI_API_KEY.';
+
+/** Which agent the model is serving, recognised by the tools it was given. */
+function plannerFor(tools: Set<string>, system: string): Planner {
+  if (system.includes(MEMORY_EXTRACTION_MARKER)) return planMemoryExtraction;
+  if (tools.has('task')) return planOrchestration;
+  if (tools.has('order_create') || tools.has('order_update') || tools.has('order_cancel')) return planOrder;
+  if (tools.has('generate_visualization') || tools.has('fetch_url') || tools.has('inventory_warning'))
+    return planAnalysis;
+  return () => ({ text: OFFLINE_NOTICE });
+}
+
+export interface OfflineModelOptions {
+  /** Fixed delay per call, to simulate a remote model in benchmarks. */
+  latencyMs?: number;
+  /** Characters per streamed token chunk. */
+  chunkSize?: number;
+}
+
+let callSeq = 0;
+
+/**
+ * A deterministic chat model with tool calling and token streaming that drives Procura's canonical flows
+ * without any LLM service. It reads the conversation (request, tool results so far) and plans the next step
+ * the way the prompts ask a real model to; anything outside those flows gets a plain notice.
+ */
+export class OfflineChatModel extends BaseChatModel {
+  readonly modelName = OFFLINE_MODEL_NAME;
+  private readonly boundTools: Set<string>;
+
+  constructor(
+    private readonly options: OfflineModelOptions = {},
+    tools: Iterable<string> = [],
+  ) {
+    super({});
+    this.boundTools = new Set(tools);
+  }
+
+  _llmType(): string {
+    return OFFLINE_MODEL_NAME;
+  }
+
+  override bindTools(tools: BindToolsInput[]) {
+    const names = tools.map((t) =>
+      'name' in t && typeof t.name === 'string'
+        ? t.name
+        : ((t as { function?: { name?: string } }).function?.name ?? ''),
+    );
+    return new OfflineChatModel(this.options, [...this.boundTools, ...names]).withConfig({});
+  }
+
+  private async plan(messages: BaseMessage[], signal?: AbortSignal): Promise<AIMessage> {
+    if (this.options.latencyMs) await sleep(this.options.latencyMs, signal);
+    const view = viewConversation(messages, this.boundTools);
+    const plan = plannerFor(this.boundTools, view.system)(view);
+    const toolCalls = (plan.toolCalls ?? [])
+      .filter((c) => this.boundTools.has(c.name))
+      .map((c) => ({
+        name: c.name,
+        args: c.args,
+        id: `offline_${Date.now().toString(36)}_${(callSeq++).toString(36)}`,
+        type: 'tool_call' as const,
+      }));
+    return new AIMessage({
+      content: plan.text ?? '',
+      tool_calls: toolCalls,
+      response_metadata: { model_name: OFFLINE_MODEL_NAME },
+    });
+  }
+
+  async _generate(messages: BaseMessage[], options: this['ParsedCallOptions']): Promise<ChatResult> {
+    const message = await this.plan(messages, options.signal);
+    return { generations: [{ text: String(message.content), message }] };
+  }
+
+  async *_streamResponseChunks(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const message = await this.plan(messages, options.signal);
+    const content = String(message.content);
+    const size = this.options.chunkSize ?? 12;
+    for (let i = 0; i < content.length; i += size) {
+      options.signal?.throwIfAborted();
+      const piece = content.slice(i, i + size);
+      yield new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece, id: message.id }) });
+      await runManager?.handleLLMNewToken(piece);
+    }
+    if (message.tool_calls?.length) {
+      yield new ChatGenerationChunk({
+        text: '',
+        message: new AIMessageChunk({
+          content: '',
+          id: message.id,
+          tool_call_chunks: message.tool_calls.map((c, index) => ({
+            name: c.name,
+            args: JSON.stringify(c.args),
+            id: c.id,
+            index,
+            type: 'tool_call_chunk' as const,
+          })),
+          response_metadata: message.response_metadata,
+        }),
+      });
+    }
+  }
+}
+
+export type OfflineCallOptions = BaseChatModelCallOptions;
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+}

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** A backend that can take whole files (deepagents sandboxes and composite backends can). */
+export interface FileUploader {
+  uploadFiles(
+    files: Array<[string, Uint8Array]>,
+  ): Promise<Array<{ path: string; error: unknown }>> | Array<{ path: string; error: unknown }>;
+  downloadFiles(
+    paths: string[],
+  ):
+    | Promise<Array<{ path: string; content: Uint8Array | null; error: unknown }>>
+    | Array<{ path: string; content: Uint8Array | null; error: unknown }>;
+}
+
+interface LocalFile {
+  /** Path inside the sandbox, e.g. `/skills/procurement/web-scraper/SKILL.md`. */
+  target: string;
+  hash: string;
+  content: Buffer;
+}
+
+const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
+
+/**
+ * Keeps a sandbox's `/skills/` in step with the local `skills/` folder: incremental by content hash. Local hashes
+ * are cached by (size, mtime) so unchanged files are not re-read; what each sandbox holds is remembered, so a
+ * second sync uploads only what changed since.
+ */
+export class SkillsSync {
+  private readonly localCache = new Map<string, { size: number; mtimeMs: number; hash: string }>();
+  private readonly synced = new Map<string, Map<string, string>>();
+
+  constructor(private readonly root: string) {}
+
+  /** Local skill files with their hashes. */
+  private localFiles(): LocalFile[] {
+    if (!fs.existsSync(this.root)) return [];
+    const files: LocalFile[] = [];
+    for (const entry of fs.readdirSync(this.root, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const full = path.join(entry.parentPath, entry.name);
+      const stat = fs.statSync(full);
+      const cached = this.localCache.get(full);
+      const content = fs.readFileSync(full);
+      const hash = cached && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs ? cached.hash : md5(content);
+      this.localCache.set(full, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
+      files.push({ target: `/skills/${path.relative(this.root, full).split(path.sep).join('/')}`, hash, content });
+    }
+    return files;
+  }
+
+  /** Uploads new and changed skill files into one sandbox (identified by `workspace`); returns their paths. */
+  async sync(workspace: string, backend: FileUploader): Promise<string[]> {
+    const local = this.localFiles();
+    let known = this.synced.get(workspace);
+    if (!known) {
+      // First sight of this sandbox in this process: learn what it already holds.
+      known = new Map();
+      const remote = await backend.downloadFiles(local.map((f) => f.target));
+      for (const r of remote) if (r.content) known.set(r.path, md5(r.content));
+      this.synced.set(workspace, known);
+    }
+    const changed = local.filter((f) => known.get(f.target) !== f.hash);
+    if (changed.length === 0) return [];
+    const results = await backend.uploadFiles(changed.map((f) => [f.target, new Uint8Array(f.content)]));
+    const uploaded = results.filter((r) => !r.error).map((r) => r.path);
+    for (const f of changed) if (uploaded.includes(f.target)) known.set(f.target, f.hash);
+    return uploaded;
+  }
+}

@@ -1,0 +1,91 @@
+import { interrupt } from '@langchain/langgraph';
+import { z } from 'zod';
+import { Tool, ToolError } from '../../tools/index.ts';
+
+const Option = z.object({
+  label: z.string().min(1).max(120).describe('按钮文字 / button text'),
+  value: z.string().min(1).max(120).describe('选中后返回的值 / value returned when chosen'),
+});
+
+const ORDER_FIELDS = ['supplier', 'part', 'quantity', 'expectedDate', 'unitPrice', 'note'] as const;
+
+/** What the run waits for; the chat API turns it into an `interrupt` event and resumes with the human's answer. */
+export type HumanRequest =
+  | { kind: 'ask_user'; question: string; options: Array<z.infer<typeof Option>>; multiple: boolean }
+  | { kind: 'order_info'; fields: string[]; known: Record<string, unknown>; reason?: string }
+  | {
+      kind: 'approval';
+      tool: string;
+      label: string;
+      args: Record<string, unknown>;
+      allowed: Array<'approve' | 'edit' | 'reject'>;
+    };
+
+/** A human's reply, as the chat API passes it back. */
+export type HumanDecision =
+  | { type: 'approve' }
+  | { type: 'edit'; args: Record<string, unknown> }
+  | { type: 'reject'; reason?: string }
+  | { type: 'answer'; answer: unknown };
+
+/** Tools that pause the run until the user answers (seed `hitl_tools.py`). */
+export class HumanInput {
+  @Tool({
+    name: 'ask_user',
+    label: '询问用户',
+    description:
+      '遇到歧义（如一个名称匹配多个零部件或供应商）时请用户选择，不要猜。给 1–8 个选项；multiple=true 可多选。/ Ask the user to choose (1–8 options) whenever a lookup is ambiguous, instead of guessing.',
+    schema: z.object({
+      question: z.string().min(1).max(500),
+      options: z.array(Option).min(1).max(8),
+      multiple: z.boolean().default(false),
+    }),
+    safety: 'read-only',
+    execution: 'sequential',
+    group: 'human',
+  })
+  async askUser(input: { question: string; options: Array<z.infer<typeof Option>>; multiple: boolean }) {
+    const decision = interrupt<HumanRequest, HumanDecision>({ kind: 'ask_user', ...input });
+    const answer = decision?.type === 'answer' ? decision.answer : undefined;
+    const chosen = (Array.isArray(answer) ? answer : [answer]).map(String);
+    const allowed = new Set(input.options.map((o) => o.value));
+    if (chosen.length === 0 || chosen.some((v) => !allowed.has(v)) || (!input.multiple && chosen.length > 1)) {
+      throw new ToolError(
+        '用户没有给出有效选择 / no valid choice was made',
+        '不要猜测，告诉用户未完成的原因 / do not guess: tell the user why nothing was done',
+      );
+    }
+    return { answer: input.multiple ? chosen : chosen[0] };
+  }
+
+  @Tool({
+    name: 'request_order_info',
+    label: '补充订单信息',
+    description:
+      '下单缺少信息（供应商、零部件、数量、到货日期等）时向用户索取，用户填写后继续。/ Ask the user for missing order fields (supplier, part, quantity, date…).',
+    schema: z.object({
+      missing_fields: z.array(z.enum(ORDER_FIELDS)).min(1).max(ORDER_FIELDS.length),
+      known: z.record(z.string(), z.unknown()).default({}),
+      reason: z.string().max(300).optional(),
+    }),
+    safety: 'read-only',
+    execution: 'sequential',
+    group: 'human',
+  })
+  async requestOrderInfo(input: { missing_fields: string[]; known: Record<string, unknown>; reason?: string }) {
+    const decision = interrupt<HumanRequest, HumanDecision>({
+      kind: 'order_info',
+      fields: input.missing_fields,
+      known: input.known,
+      reason: input.reason,
+    });
+    const answer = decision?.type === 'answer' ? decision.answer : undefined;
+    if (!answer || typeof answer !== 'object' || Array.isArray(answer)) {
+      throw new ToolError(
+        '用户没有补充订单信息 / the user gave no order details',
+        '不要编造，告诉用户缺少哪些信息 / do not invent values: say what is missing',
+      );
+    }
+    return { answer };
+  }
+}
