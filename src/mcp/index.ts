@@ -1,4 +1,12 @@
 export {
+  McpConnections,
+  type McpServerConfig,
+  McpServerConfigSchema,
+  McpServerError,
+  PREFIX_GROUPS,
+} from './client.ts';
+export { mcpServersFrom } from './config.ts';
+export {
   CALL_ID_META,
   type CallerCredentials,
   createErpMcpApp,

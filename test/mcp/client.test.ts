@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpConnections, mcpServersFrom, startErpMcpServer } from '../../src/mcp/index.ts';
+import { loadSettings } from '../../src/shared/index.ts';
+import { AGENT_TOOLSETS } from '../../src/tools/agent-toolsets.ts';
+import { ToolRegistry } from '../../src/tools/index.ts';
+import { ToolScheduler } from '../../src/tools/scheduler.ts';
+import { startTestErp } from '../tools/harness.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: tool results are asserted field by field
+type Any = any;
+
+let env: Awaited<ReturnType<typeof startTestErp>>;
+let mcp: Awaited<ReturnType<typeof startErpMcpServer>>;
+const closedUrl = 'http://127.0.0.1:9/mcp'; // discard port: nothing listens there
+
+beforeAll(async () => {
+  env = await startTestErp();
+  mcp = await startErpMcpServer({ erp: { baseUrl: env.baseUrl }, host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await mcp?.close();
+  await env?.close();
+});
+
+describe('MCP client', () => {
+  it('registers the ERP server’s tools grouped by prefix and calls them as the current user', async () => {
+    const connections = await McpConnections.connect([
+      { name: 'erp', url: mcp.mcpUrl, forwardCredentials: true, required: true },
+      { name: 'extra', url: closedUrl, connectTimeoutMs: 2_000 },
+    ]);
+    try {
+      expect(connections.unavailable).toEqual([{ server: 'extra', error: expect.stringContaining('extra') }]);
+      const registry = connections.registerInto(new ToolRegistry());
+      expect(registry.get('part_search')).toMatchObject({ group: 'part', safety: 'read-only', execution: 'parallel' });
+      expect(registry.get('order_create')).toMatchObject({ group: 'order', safety: 'write', approval: 'required' });
+      expect(registry.list({ role: 'viewer' }).some((d) => d.safety === 'write')).toBe(false);
+      const analyst = registry.list({ role: 'buyer' }, AGENT_TOOLSETS.analyst).map((d) => d.name);
+      expect(analyst).toEqual(
+        expect.arrayContaining(['supplier_query', 'part_query', 'inventory_warning', 'order_search_details']),
+      );
+      expect(analyst).not.toContain('order_create');
+
+      const scheduler = new ToolScheduler(registry);
+      const [laoxiao] = (await scheduler.runTurn(
+        [{ name: 'supplier_query', input: {} }],
+        env.context('laoxiao'),
+      )) as Any[];
+      expect(laoxiao.total).toBeGreaterThan(0);
+      // Another user of another project sees other data through the same connection.
+      const other = (await scheduler.run('supplier_query', {}, env.context('zhangwei'))) as Any;
+      expect(other.items.map((s: Any) => s.id)).not.toEqual(laoxiao.items.map((s: Any) => s.id));
+
+      const noToken = await registry.execute('supplier_query', {}, env.context('laoxiao', { token: undefined }));
+      expect(noToken).toMatchObject({ success: false, error: expect.stringContaining('令牌') });
+
+      const part = ((await registry.execute('part_search', { name: 'F7TC' }, env.context('laoxiao'))) as Any).items[0];
+      const order = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq }] };
+      expect(await registry.execute('order_create', order, env.context('laoxiao'))).toMatchObject({ success: false });
+      const created = (await registry.execute('order_create', order, env.context('laoxiao'), {
+        approved: true,
+        callId: 'c-9',
+      })) as Any;
+      const again = (await registry.execute('order_create', order, env.context('laoxiao'), {
+        approved: true,
+        callId: 'c-9',
+      })) as Any;
+      expect(again.order.id).toBe(created.order.id);
+    } finally {
+      await connections.close();
+    }
+  });
+
+  it('refuses to start without a required server, naming it', async () => {
+    await expect(
+      McpConnections.connect([{ name: 'erp', url: closedUrl, required: true, connectTimeoutMs: 2_000 }]),
+    ).rejects.toThrow(/MCP 服务 erp/);
+    await expect(McpConnections.connect([{ name: 'bad', url: 'ftp://x' } as never])).rejects.toThrow(/bad/);
+  });
+
+  it('reconnects after the server comes back, and names it while it is away', async () => {
+    const server = await startErpMcpServer({ erp: { baseUrl: env.baseUrl }, host: '127.0.0.1', port: 0 });
+    const connections = await McpConnections.connect([
+      { name: 'erp2', url: server.mcpUrl, forwardCredentials: true, connectTimeoutMs: 2_000, timeoutMs: 5_000 },
+    ]);
+    const registry = connections.registerInto(new ToolRegistry());
+    try {
+      await server.close();
+      const away = await registry.execute('supplier_query', {}, env.context('laoxiao'));
+      expect(away).toMatchObject({ success: false, error: expect.stringContaining('erp2') });
+      const back = await startErpMcpServer({ erp: { baseUrl: env.baseUrl }, host: '127.0.0.1', port: server.port });
+      try {
+        expect(await registry.execute('supplier_query', {}, env.context('laoxiao'))).toMatchObject({
+          total: expect.any(Number),
+        });
+      } finally {
+        await back.close();
+      }
+    } finally {
+      await connections.close();
+    }
+  });
+
+  it('reads its server list from settings and PROCURA_MCP_SERVERS', () => {
+    const settings = loadSettings({ erpMcpPort: 8100, chartMcpPort: 1200 }, {});
+    const configs = mcpServersFrom(settings, {
+      PROCURA_MCP_SERVERS: JSON.stringify([
+        { name: 'chart', url: 'http://charts.example/mcp' },
+        { name: 'kb', url: 'http://kb/mcp' },
+      ]),
+    });
+    expect(configs.map((c) => [c.name, c.url])).toEqual([
+      ['erp', 'http://127.0.0.1:8100/mcp'],
+      ['chart', 'http://charts.example/mcp'],
+      ['kb', 'http://kb/mcp'],
+    ]);
+    expect(() => mcpServersFrom(settings, { PROCURA_MCP_SERVERS: '{"name":1}' })).toThrow(/PROCURA_MCP_SERVERS/);
+  });
+});
