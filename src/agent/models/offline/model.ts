@@ -85,7 +85,8 @@ export class OfflineChatModel extends BaseChatModel {
       .filter((c) => this.boundTools.has(c.name))
       .map((c) => ({
         name: c.name,
-        args: c.args,
+        // Arguments travel as JSON in a real model: no undefined values, no shared objects.
+        args: JSON.parse(JSON.stringify(c.args)) as Record<string, unknown>,
         id: `offline_${Date.now().toString(36)}_${(callSeq++).toString(36)}`,
         type: 'tool_call' as const,
       }));

@@ -1,0 +1,190 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BaseStore } from '@langchain/langgraph';
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import type { BackendFactory } from 'deepagents';
+import { logger } from '../shared/index.ts';
+import type { ToolContext, ToolRegistry } from '../tools/index.ts';
+import { ToolScheduler } from '../tools/scheduler.ts';
+import { createToolbox, type Toolbox } from '../tools/toolbox.ts';
+import type { ProcuraRunContext } from './context.ts';
+import { buildAgentGraph, type ProcuraGraph } from './graph.ts';
+import { ApprovalLedger } from './middleware/approval.ts';
+import { type AgentModels, createAgentModels } from './models/index.ts';
+import { SkillsSync } from './skills/sync.ts';
+import { HumanInput } from './tools/human-input.ts';
+
+const log = logger.child({ part: 'agent' });
+
+export const SKILLS_DIR = path.resolve(import.meta.dirname, '../../skills');
+
+export interface AgentRuntimeOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** ERP REST base, e.g. `http://127.0.0.1:8080/api`. */
+  erpUrl: string;
+  /** Supplier web shops (allowlisted for `fetch_url`, indexed for `web_search`). */
+  suppliersUrl?: string;
+  /** Chart MCP server (`generate_visualization`). */
+  chartMcpUrl?: string;
+  skillsDir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Storage for files and memories: the sandbox/store composite by default. */
+  storage: (options: { dataDir: string; databaseUrl?: string }) => Promise<AgentStorage>;
+  /** Extra tool sets (charts, skills management, …) registered after the toolbox. */
+  extraTools?: Array<(registry: ToolRegistry) => Promise<{ close?: () => Promise<void> } | undefined>>;
+}
+
+export interface AgentStorage {
+  store: BaseStore;
+  backend: BackendFactory;
+  close(): Promise<void>;
+}
+
+interface Built {
+  toolbox: Toolbox;
+  models: AgentModels;
+  storage: AgentStorage;
+  checkpointer: BaseCheckpointSaver;
+  graphs: Map<boolean, Promise<ProcuraGraph>>;
+  closers: Array<() => Promise<void>>;
+  deps: Parameters<typeof buildAgentGraph>[0];
+}
+
+/**
+ * The agent of one process: built lazily on first use and shared — concurrent first requests wait for the same
+ * build; each phase is timed in the log. Runs get the full graph or, for viewers and read-only runs, the graph
+ * without write tools.
+ */
+export class AgentRuntime {
+  private building?: Promise<Built>;
+  private readonly schedulers = new Map<string, ToolScheduler>();
+  private toolbox?: Toolbox;
+  readonly ledger = new ApprovalLedger();
+
+  constructor(readonly options: AgentRuntimeOptions) {}
+
+  private build(): Promise<Built> {
+    this.building ??= this.assemble().catch((error) => {
+      this.building = undefined;
+      throw error;
+    });
+    return this.building;
+  }
+
+  private async assemble(): Promise<Built> {
+    const timings: Record<string, number> = {};
+    const phase = async <T>(name: string, work: () => Promise<T> | T): Promise<T> => {
+      const started = performance.now();
+      const result = await work();
+      timings[name] = Math.round(performance.now() - started);
+      return result;
+    };
+    const o = this.options;
+    const models = await phase('models', () => createAgentModels(o.env));
+    const toolbox = await phase('tools', () =>
+      createToolbox({
+        erp: { baseUrl: o.erpUrl },
+        web: o.suppliersUrl ? { suppliersUrl: o.suppliersUrl, env: o.env } : undefined,
+      }),
+    );
+    toolbox.registry.register(HumanInput, () => humanInput);
+    this.toolbox = toolbox;
+    const closers: Array<() => Promise<void>> = [toolbox.close];
+    for (const extra of o.extraTools ?? []) {
+      const added = await phase('extra tools', () => extra(toolbox.registry));
+      if (added?.close) closers.push(added.close);
+    }
+    const storage = await phase('storage', () => o.storage({ dataDir: o.dataDir, databaseUrl: o.databaseUrl }));
+    closers.push(storage.close);
+    const checkpointer = await phase('checkpointer', () => createCheckpointer(o.dataDir, o.databaseUrl));
+    const deps = {
+      registry: toolbox.registry,
+      models,
+      backend: storage.backend,
+      store: storage.store,
+      checkpointer,
+      ledger: this.ledger,
+      skills: new SkillsSync(o.skillsDir ?? SKILLS_DIR),
+      schedulerFor: (ctx: ToolContext) => this.schedulerFor(ctx),
+    };
+    const graphs = new Map<boolean, Promise<ProcuraGraph>>();
+    graphs.set(
+      false,
+      phase('graph', () => buildAgentGraph(deps, { readOnly: false })),
+    );
+    await graphs.get(false);
+    log.info({ timings, model: models.mainName, provider: models.provider }, 'agent ready');
+    return { toolbox, models, storage, checkpointer, graphs, closers, deps };
+  }
+
+  /** The compiled graph a run of this context uses (built once per process and visibility). */
+  async graph(ctx: Pick<ToolContext, 'role' | 'readOnly'>): Promise<ProcuraGraph> {
+    const built = await this.build();
+    const readOnly = ctx.readOnly === true || ctx.role === 'viewer';
+    let graph = built.graphs.get(readOnly);
+    if (!graph) {
+      graph = buildAgentGraph(built.deps, { readOnly });
+      built.graphs.set(readOnly, graph);
+    }
+    return graph;
+  }
+
+  async models(): Promise<AgentModels> {
+    return (await this.build()).models;
+  }
+
+  async registry(): Promise<ToolRegistry> {
+    return (await this.build()).toolbox.registry;
+  }
+
+  async storage(): Promise<AgentStorage> {
+    return (await this.build()).storage;
+  }
+
+  async checkpointer(): Promise<BaseCheckpointSaver> {
+    return (await this.build()).checkpointer;
+  }
+
+  /** One scheduler per session's run, so a model turn's calls are scheduled together. */
+  schedulerFor(ctx: ToolContext): ToolScheduler {
+    const key = (ctx as Partial<ProcuraRunContext>).sessionId ?? ctx.traceId;
+    let scheduler = this.schedulers.get(key);
+    if (!scheduler) {
+      if (!this.toolbox) throw new Error('the agent runtime is not built yet');
+      scheduler = new ToolScheduler(this.toolbox.registry, {
+        tasks: this.toolbox.tasks,
+        onUnexpected: (error) => log.error({ err: error, traceId: ctx.traceId }, 'tool failed unexpectedly'),
+      });
+      this.schedulers.set(key, scheduler);
+    }
+    return scheduler;
+  }
+
+  /** Forgets a finished run's scheduler. */
+  releaseRun(sessionId: string): void {
+    this.schedulers.delete(sessionId);
+  }
+
+  async close(): Promise<void> {
+    if (!this.building) return;
+    const built = await this.building.catch(() => undefined);
+    this.building = undefined;
+    for (const close of (built?.closers ?? []).reverse()) await close().catch(() => undefined);
+  }
+}
+
+const humanInput = new HumanInput();
+
+/** LangGraph checkpoints: SQLite in the data dir by default, PostgreSQL with DATABASE_URL. */
+async function createCheckpointer(dataDir: string, databaseUrl?: string): Promise<BaseCheckpointSaver> {
+  if (databaseUrl) {
+    const saver = PostgresSaver.fromConnString(databaseUrl, { schema: 'procura_checkpoints' });
+    await saver.setup();
+    return saver;
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  return SqliteSaver.fromConnString(path.join(dataDir, 'agent-checkpoints.sqlite'));
+}

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { InMemoryStore } from '@langchain/langgraph';
+import { FilesystemBackend } from 'deepagents';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AgentHarness, resume, startAgentHarness } from './harness.ts';
+
+const tempStorage = async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-fs-'));
+  const backend = new FilesystemBackend({ rootDir: root, virtualMode: true });
+  return {
+    store: new InMemoryStore(),
+    backend: () => backend as never,
+    close: async () => fs.rmSync(root, { recursive: true, force: true }),
+  };
+};
+
+describe('order flow on the offline model', () => {
+  let h: AgentHarness;
+  beforeAll(async () => {
+    h = await startAgentHarness(tempStorage);
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  const ordersFor = async (needle: string) => {
+    const rows = await h.erp.database.db.selectFrom('orders').select(['id', 'note']).execute();
+    return rows.filter((r) => r.note.includes(needle));
+  };
+
+  it('approve → exactly one order in the ERP', async () => {
+    const ctx = h.contextFor('laoxiao', 'order-approve');
+    const first = await h.send(ctx, '给博世下 200 个 F7TC 火花塞的采购单');
+    expect(first.interrupts).toHaveLength(1);
+    expect(first.interrupts[0].value).toMatchObject({
+      kind: 'approval',
+      tool: 'order_create',
+      args: { lines: [{ quantity: 200 }] },
+    });
+    const done = await h.send(ctx, resume(first.interrupts[0].id, { type: 'approve' }));
+    expect(done.interrupts).toHaveLength(0);
+    expect(done.answer).toMatch(/PO-\d{6}-\d{6}/);
+    const orders = await ordersFor('给博世下 200 个 F7TC');
+    expect(orders).toHaveLength(1);
+  });
+});
+
+describe('order decisions', () => {
+  let h: AgentHarness;
+  beforeAll(async () => {
+    h = await startAgentHarness(tempStorage);
+  }, 60_000);
+  afterAll(() => h?.close());
+
+  const ordersNoted = async (needle: string) =>
+    (
+      await h.erp.database.db
+        .selectFrom('orders')
+        .innerJoin('order_lines', 'order_lines.order_id', 'orders.id')
+        .select(['orders.id', 'orders.note', 'order_lines.quantity'])
+        .execute()
+    ).filter((r) => r.note.includes(needle));
+
+  it('reject → no order, and the answer says so', async () => {
+    const ctx = h.contextFor('laoxiao', 'order-reject');
+    const first = await h.send(ctx, '给电装下 300 个 D8TC 火花塞的采购单');
+    expect(first.interrupts[0].value).toMatchObject({ kind: 'approval', tool: 'order_create' });
+    const done = await h.send(ctx, resume(first.interrupts[0].id, { type: 'reject', reason: '价格太高' }));
+    expect(done.answer).toContain('未写入');
+    expect(await ordersNoted('给电装下 300 个 D8TC')).toHaveLength(0);
+  });
+
+  it('edit → the edited quantity is what the ERP gets', async () => {
+    const ctx = h.contextFor('laoxiao', 'order-edit');
+    const first = await h.send(ctx, '给 NGK 下 200 个 A7TC 火花塞的采购单');
+    const args = first.interrupts[0].value.args as {
+      supplierId: number;
+      lines: Array<{ partId: number; quantity: number }>;
+    };
+    const edited = { ...args, lines: [{ ...args.lines[0], quantity: 500 }] };
+    await h.send(ctx, resume(first.interrupts[0].id, { type: 'edit', args: edited }));
+    const rows = await ordersNoted('给 NGK 下 200 个 A7TC');
+    expect(rows.map((r) => r.quantity)).toEqual([500]);
+  });
+
+  it('resuming twice with the same decision still writes one order', async () => {
+    const ctx = h.contextFor('laoxiao', 'order-twice');
+    const first = await h.send(ctx, '给冠军下 100 个 F7TC 火花塞的采购单');
+    const id = first.interrupts[0].id;
+    await h.send(ctx, resume(id, { type: 'approve' }));
+    await h.send(ctx, resume(id, { type: 'approve' })).catch(() => undefined);
+    expect(await ordersNoted('给冠军下 100 个 F7TC')).toHaveLength(1);
+  });
+
+  it('asks for missing fields with request_order_info and continues with the answer', async () => {
+    const ctx = h.contextFor('laoxiao', 'order-missing');
+    const first = await h.send(ctx, '帮我给火炬下一个 F7TC 火花塞的采购单');
+    expect(first.interrupts[0]?.value, JSON.stringify(first.messages.slice(-3))).toMatchObject({
+      kind: 'order_info',
+      fields: ['quantity'],
+    });
+    const second = await h.send(ctx, resume(first.interrupts[0].id, { type: 'answer', answer: { quantity: 400 } }));
+    expect(second.interrupts[0].value).toMatchObject({
+      kind: 'approval',
+      tool: 'order_create',
+      args: { lines: [{ quantity: 400 }] },
+    });
+    await h.send(ctx, resume(second.interrupts[0].id, { type: 'approve' }));
+    expect((await ordersNoted('帮我给火炬下一个 F7TC')).map((r) => r.quantity)).toEqual([400]);
+  });
+
+  it('gives a viewer no write tools: the order is refused without an approval prompt', async () => {
+    const ctx = h.contextFor('viewer', 'order-viewer');
+    const turn = await h.send(ctx, '给博世下 200 个 F7TC 火花塞的采购单');
+    expect(turn.interrupts).toHaveLength(0);
+    const registry = await h.runtime.registry();
+    expect(registry.list({ role: 'viewer' }).filter((d) => d.safety === 'write')).toEqual([]);
+    expect(await ordersNoted('给博世下 200 个 F7TC 火花塞的采购单')).toHaveLength(0);
+  });
+});
