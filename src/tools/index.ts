@@ -1,3 +1,25 @@
+export { AGENT_TOOLSETS, type AgentName, agentTools, isAgentName, type ToolFilter } from './agent-toolsets.ts';
+export {
+  type BackgroundTask,
+  BackgroundTaskBoard,
+  BackgroundTasks,
+  registerBackgroundTasks,
+  taskOwner,
+} from './background.ts';
+export {
+  ErpClient,
+  type ErpConnection,
+  type ErpEndpoint,
+  ErpHttpError,
+  erpClientFor,
+  registerErpTools,
+} from './erp/index.ts';
+export {
+  approvalRequiredTools,
+  type LangChainToolOptions,
+  toLangChainTools,
+} from './langchain.ts';
+export { countTokens, listToolsForModel, type ToolListing } from './listing.ts';
 export {
   describeIssues,
   failure,
@@ -13,3 +35,6 @@ export {
   type ToolSpec,
   type ToolStreamEvent,
 } from './registry.ts';
+export { MAX_PARALLEL_TOOLS, type ToolCall, ToolScheduler } from './scheduler.ts';
+// The composition root (`createToolbox`, in ./toolbox.ts) is not re-exported: it imports the web tools, which
+// import this module.
