@@ -100,13 +100,13 @@ describe.each(STORE_KINDS)('agent store on $name', (kind) => {
   it.skipIf(!kind.enabled)('runs a batch of mixed operations and answers each in order', async () => {
     const { store } = h;
     await store.put(['b'], 'existing', { v: 1 });
-    const results = await store.batch([
+    const results: unknown[] = await store.batch([
       { namespace: ['b'], key: 'existing' },
       { namespace: ['b'], key: 'new', value: { v: 2 } },
       { namespacePrefix: ['b'], limit: 10, offset: 0 },
       { matchConditions: [{ matchType: 'prefix', path: ['b'] }], limit: 10, offset: 0 },
     ]);
-    expect(results[0]?.value).toEqual({ v: 1 });
+    expect(results[0]).toMatchObject({ value: { v: 1 } });
     expect(results[1]).toBeUndefined();
     expect(results[3]).toEqual([['b']]);
     expect(await store.get(['b'], 'new')).toMatchObject({ value: { v: 2 } });
