@@ -1,5 +1,6 @@
 export { CHART_MODULES, chartTypeOfTool } from './catalog.ts';
 export { CHART_EXAMPLES } from './examples.ts';
+export { writeGallery } from './gallery.ts';
 export { loadGazetteer, locate, locateAll } from './geo.ts';
 export { svgToPng } from './render.ts';
 export { type ListedTool, packagedChartTools, validateAgainstSchema } from './schemas.ts';

@@ -91,7 +91,7 @@ export class ChartService {
     if (stored) return { ...stored, id, type, cached: true };
     const drawn = this.draw(type, checked);
     const meta = { width: drawn.width, height: drawn.height, notes: drawn.notes };
-    await this.store.put(id, drawn.svg, svgToPng(drawn.svg), meta);
+    await this.store.put(id, drawn.svg, await svgToPng(drawn.svg), meta);
     return { ...meta, id, type, cached: false };
   }
 

@@ -11,6 +11,8 @@ const settingsSchema = z.object({
   suppliersPort: z.coerce.number().int().min(0).max(65535).default(8090),
   chartsPort: z.coerce.number().int().min(0).max(65535).default(8070),
   chartMcpPort: z.coerce.number().int().min(0).max(65535).default(1122),
+  /** A chart MCP server to use instead of spawning the local one (e.g. a hosted AntV server). */
+  chartMcpUrl: z.url({ protocol: /^https?$/ }).optional(),
   erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000),
   apiPort: z.coerce.number().int().min(0).max(65535).default(3000),
 });
@@ -26,6 +28,7 @@ const envNames: Record<keyof Settings, string> = {
   suppliersPort: 'SUPPLIERS_PORT',
   chartsPort: 'CHARTS_PORT',
   chartMcpPort: 'CHART_MCP_PORT',
+  chartMcpUrl: 'CHART_MCP_URL',
   erpMcpPort: 'ERP_MCP_PORT',
   apiPort: 'API_PORT',
 };

@@ -151,9 +151,9 @@ export const districtMap = defineChart<DistrictArgs>({
             textStyle: { color: frame.theme.text },
           }
         : {
+            // categories are mapped through their index: ECharts' map series only colours numeric values
             type: 'piecewise',
-            categories,
-            inRange: { color: categories.map((_, i) => colors[i % colors.length]) },
+            pieces: categories.map((label, i) => ({ value: i, label, color: colors[i % colors.length] })),
             left: 24,
             bottom: 24,
             textStyle: { color: frame.theme.text },
@@ -173,7 +173,7 @@ export const districtMap = defineChart<DistrictArgs>({
           emphasis: { disabled: true },
           data: items.map((i) => ({
             name: i.name,
-            value: numeric ? Number(i.value) : i.value,
+            value: numeric ? Number(i.value) : categories.indexOf(i.value ?? ''),
             itemStyle: i.fill ? { areaColor: i.fill } : undefined,
           })),
         },

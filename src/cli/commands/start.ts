@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
+import { startChartsServer } from '../../charts/index.ts';
 import { startErpServer } from '../../erp/index.ts';
 import { startErpMcpServer } from '../../mcp/index.ts';
 import type { Settings } from '../../shared/index.ts';
 import { startSupplierSites } from '../../suppliers/index.ts';
+import { startChartMcpServer } from '../../tools/charts/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
 
 /** One running part of Procura, as `start` reports it. */
@@ -46,6 +48,22 @@ const parts: Array<
       detail: `${sites.shops.length} shops, news ${sites.server.url}/news/`,
       close: sites.server.close,
     };
+  },
+  async (settings) => {
+    const charts = await startChartsServer({ ...settings, port: settings.chartsPort });
+    return {
+      name: 'Chart renderer',
+      url: `${charts.server.url}/api/gpt-vis`,
+      detail: `images ${charts.server.url}/charts/`,
+      close: charts.close,
+    };
+  },
+  async (settings, started) => {
+    if (settings.chartMcpUrl)
+      return { name: 'Chart MCP', url: settings.chartMcpUrl, detail: 'external', close: async () => undefined };
+    const rendererUrl = started.get('Chart renderer')!.url.replace(/\/api\/gpt-vis$/, '');
+    const mcp = await startChartMcpServer({ host: settings.host, port: settings.chartMcpPort, rendererUrl });
+    return { name: 'Chart MCP', url: mcp.url, detail: `@antv/mcp-server-chart, pid ${mcp.pid}`, close: mcp.close };
   },
 ];
 

@@ -6,6 +6,7 @@ import { VisualizationTools } from './visualization.ts';
 export { type BrowserChartSpec, browserSpecOf } from './browser-spec.ts';
 export { ChartCatalog, chartTypeOf } from './catalog.ts';
 export { ChartMcpClient } from './client.ts';
+export { withLocalChartServer } from './live-tools.ts';
 export { type ChartMcpServer, freePort, startChartMcpServer } from './mcp-server.ts';
 export { renderParamsReference } from './params-doc.ts';
 export { VisualizationTools } from './visualization.ts';

@@ -64,7 +64,11 @@ export async function startChartMcpServer(options: {
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited = false;
+  // never leave the child behind, even when this process ends without closing it
+  const killChild = () => child.kill('SIGKILL');
+  process.once('exit', killChild);
   child.once('exit', (code, signal) => {
+    process.off('exit', killChild);
     exited = true;
     log.info({ code, signal }, 'chart MCP server exited');
   });

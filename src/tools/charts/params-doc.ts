@@ -56,7 +56,7 @@ export function renderParamsReference(tools: ListedTool[], examples: Record<stri
       '| 字段 / field | 类型 / type | 必填 | 默认 / default | 说明 / description |',
       '| --- | --- | --- | --- | --- |',
       ...fieldRows(tool.inputSchema as Schema),
-      ...(example ? ['', '示例 / example:', '', '```json', JSON.stringify(example, null, 2), '```'] : []),
+      ...(example ? ['', '示例 / example:', '', '```json', JSON.stringify(example), '```'] : []),
       '',
     ].join('\n');
   });
