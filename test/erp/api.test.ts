@@ -61,6 +61,15 @@ for (const backend of BACKENDS) {
         ).toBe(401);
       });
 
+      it('tells a token who it belongs to, in the project asked for', async () => {
+        const me = await h.call('GET', '/api/me', { token: h.tokens.laoxiao });
+        expect(me.status).toBe(200);
+        expect(me.body).toMatchObject({ username: 'laoxiao', role: 'buyer', projectId: me.body.projectIds[0] });
+        expect((await h.call('GET', '/api/me', { token: 'pk_nope' })).status).toBe(401);
+        const other = await h.call('GET', '/api/me', { token: h.tokens.laoxiao, headers: { 'x-project-id': 'nope' } });
+        expect(other.status).toBe(403);
+      });
+
       it('echoes a trace id, or makes one', async () => {
         const traced = await h.call('GET', '/api/suppliers', { headers: { 'x-trace-id': 'trace-abc-1' } });
         expect(traced.headers.get('x-trace-id')).toBe('trace-abc-1');

@@ -109,6 +109,20 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
 
   app.get('/health', (c) => c.json({ status: 'ok', database: services.dialect }));
 
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/me',
+      summary: '当前令牌对应的用户 / the user this token belongs to',
+      tags: ['users'],
+      ...standard(s.MeSchema),
+    }),
+    async (c) => {
+      const user = await services.users.byUsername(c.var.ctx.username);
+      return c.json({ ...user, projectId: c.var.ctx.projectId }, 200);
+    },
+  );
+
   // Suppliers
   app.openapi(
     createRoute({

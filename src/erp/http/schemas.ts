@@ -192,6 +192,17 @@ export const AuditEntrySchema = z
   })
   .openapi('AuditEntry');
 
+export const MeSchema = z
+  .object({
+    id: z.number(),
+    username: z.string(),
+    displayName: z.string(),
+    role: z.enum(['admin', 'buyer', 'viewer']),
+    projectIds: z.array(z.string()),
+    projectId: z.string().openapi({ description: 'the project this request works in (x-project-id or the first)' }),
+  })
+  .openapi('Me');
+
 export const ProblemSchema = z
   .object({
     type: z.string(),
