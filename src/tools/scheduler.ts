@@ -1,3 +1,4 @@
+import { logger } from '../shared/index.ts';
 import { type BackgroundTasks, taskOwner } from './background.ts';
 import type { ToolContext, ToolControl, ToolRegistry } from './registry.ts';
 
@@ -9,6 +10,10 @@ export interface ToolCall {
   /** The model's tool-call id. */
   callId?: string;
 }
+
+const log = logger.child({ part: 'tools' });
+const logUnexpected = (error: unknown, ctx: ToolContext) =>
+  log.error({ err: error, traceId: ctx.traceId, userId: ctx.userId }, 'tool failed unexpectedly');
 
 interface Waiter {
   exclusive: boolean;
@@ -32,7 +37,8 @@ export class ToolScheduler {
     private readonly options: {
       maxParallel?: number;
       tasks?: BackgroundTasks;
-      onUnexpected?: (error: unknown) => void;
+      /** Where unexpected tool exceptions are reported; logged with the run's trace id by default. */
+      onUnexpected?: (error: unknown, ctx: ToolContext) => void;
     } = {},
   ) {
     this.maxParallel = options.maxParallel ?? MAX_PARALLEL_TOOLS;
@@ -43,7 +49,9 @@ export class ToolScheduler {
     const definition = this.registry.get(name);
     const execute = () =>
       this.gated(definition?.execution !== 'parallel', () =>
-        this.registry.execute(name, input, ctx, control, this.options.onUnexpected),
+        this.registry.execute(name, input, ctx, control, (error) =>
+          (this.options.onUnexpected ?? logUnexpected)(error, ctx),
+        ),
       );
     // Invalid input is refused now, not reported later as a failed task.
     if (definition?.background && this.options.tasks && definition.schema.safeParse(input).success) {

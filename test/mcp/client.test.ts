@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnections, mcpServersFrom, startErpMcpServer } from '../../src/mcp/index.ts';
 import { loadSettings } from '../../src/shared/index.ts';
@@ -99,6 +100,34 @@ describe('MCP client', () => {
       await connections.close();
     }
   });
+
+  it('runs a stdio server with its own fixed identity', async () => {
+    const stdio = {
+      name: 'erp-stdio',
+      command: process.execPath,
+      args: [path.resolve('bin/procura.js'), 'mcp', 'erp', '--stdio', '--erp-url', env.baseUrl],
+      env: { PROCURA_ERP_TOKEN: env.erp.demoTokens.zhangwei, LOG_LEVEL: 'silent' },
+      prefix: 'p2_',
+      connectTimeoutMs: 60_000,
+    };
+    await expect(McpConnections.connect([{ ...stdio, forwardCredentials: true }])).rejects.toThrow(
+      /forwardCredentials/,
+    );
+    const connections = await McpConnections.connect([stdio]);
+    try {
+      const registry = connections.registerInto(new ToolRegistry());
+      expect(registry.get('p2_part_search')).toMatchObject({ group: 'part', safety: 'read-only' });
+      // The caller's token is not used: the server acts as the user it was started for (zhangwei, project P002).
+      const suppliers = (await registry.execute(
+        'p2_supplier_query',
+        {},
+        env.context('laoxiao', { token: undefined }),
+      )) as Any;
+      expect(suppliers.total).toBeGreaterThan(0);
+    } finally {
+      await connections.close();
+    }
+  }, 90_000);
 
   it('reads its server list from settings and PROCURA_MCP_SERVERS', () => {
     const settings = loadSettings({ erpMcpPort: 8100, chartMcpPort: 1200 }, {});

@@ -54,6 +54,18 @@ class Probe {
   }
 
   @Tool({
+    name: 'test_probe_crash',
+    label: '崩溃',
+    description: 'throws an unexpected error',
+    schema: z.object({}),
+    safety: 'read-only',
+    group: 'probe',
+  })
+  async crash(): Promise<never> {
+    throw new Error('disk on fire');
+  }
+
+  @Tool({
     name: 'test_probe_report',
     label: '报告',
     description: 'slow report',
@@ -127,14 +139,23 @@ describe('ToolScheduler', () => {
 
   it('returns a failing call as data and runs the rest of the turn', async () => {
     events.length = 0;
-    const results = await new ToolScheduler(registry).runTurn(
+    const reported: Array<[unknown, string]> = [];
+    const scheduler = new ToolScheduler(registry, { onUnexpected: (error, c) => reported.push([error, c.traceId]) });
+    const results = await scheduler.runTurn(
       [
         { name: 'test_probe_fail', input: {} },
         { name: 'test_probe_read', input: { id: 'after' } },
         { name: 'test_probe_read', input: { id: 42 } },
+        { name: 'test_probe_crash', input: {} },
       ],
       ctx,
     );
+    expect(results[3]).toMatchObject({
+      success: false,
+      stateChanged: false,
+      error: expect.stringContaining('disk on fire'),
+    });
+    expect(reported).toEqual([[expect.any(Error), 't']]);
     expect(results[0]).toEqual({
       success: false,
       error: 'nothing there',
