@@ -12,6 +12,8 @@ import { registerChartTools, startChartMcpServer } from '../../src/tools/charts/
 
 export interface AgentHarness {
   runtime: AgentRuntime;
+  /** Closes the agent runtime and starts a new one on the same data (a process restart). */
+  restart(): Promise<void>;
   dataDir: string;
   erp: Awaited<ReturnType<typeof createErp>>;
   tokens: Record<string, string>;
@@ -44,7 +46,7 @@ export async function startAgentHarness(
   const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(dataDir, 'charts') });
   const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url });
   const env = { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '' };
-  const runtime = new AgentRuntime({
+  const runtimeOptions: AgentRuntimeOptions = {
     dataDir,
     erpUrl: `${erpServer.url}/api`,
     suppliersUrl: sites.server.url,
@@ -52,11 +54,18 @@ export async function startAgentHarness(
     storage,
     extraTools: [(registry) => registerChartTools(registry, chartMcp.url)],
     ...extra,
-  });
+  };
+  let runtime = new AgentRuntime(runtimeOptions);
   const users = await erp.services.users.list();
   const tokens = erp.demoTokens;
   return {
-    runtime,
+    get runtime() {
+      return runtime;
+    },
+    async restart() {
+      await runtime.close();
+      runtime = new AgentRuntime(runtimeOptions);
+    },
     dataDir,
     erp,
     tokens,

@@ -118,3 +118,51 @@ describe('order decisions', () => {
     expect(await ordersNoted('给博世下 200 个 F7TC 火花塞的采购单')).toHaveLength(0);
   });
 });
+
+describe('durability and failure isolation', () => {
+  it('resumes an approval after the agent process restarts (SQLite checkpoints)', async () => {
+    const h = await startAgentHarness(tempStorage);
+    try {
+      const ctx = h.contextFor('laoxiao', 'order-restart');
+      const first = await h.send(ctx, '给德尔福下 100 个 F7TC 火花塞的采购单');
+      expect(first.interrupts[0].value).toMatchObject({ kind: 'approval' });
+      await h.restart();
+      const done = await h.send(ctx, resume(first.interrupts[0].id, { type: 'approve' }));
+      expect(done.answer).toMatch(/PO-\d{6}-\d{6}/);
+      const rows = await h.erp.database.db.selectFrom('orders').select('note').execute();
+      expect(rows.filter((r) => r.note.includes('给德尔福下 100 个 F7TC'))).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
+
+  it('keeps running when middleware storage calls fail', async () => {
+    // Skills sync, skills restore and memory update all use uploads/downloads; make them throw.
+    const failingStorage = async () => {
+      const base = await tempStorage();
+      const backend = base.backend() as unknown as Record<string, unknown>;
+      const failing = new Proxy(backend, {
+        get(target, key) {
+          if (key === 'uploadFiles' || key === 'downloadFiles' || key === 'glob') {
+            return () => {
+              throw new Error('storage offline');
+            };
+          }
+          const value = target[key as string];
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      return { ...base, backend: () => failing as never };
+    };
+    const h = await startAgentHarness(failingStorage);
+    try {
+      const ctx = h.contextFor('laoxiao', 'order-failing-middleware');
+      const first = await h.send(ctx, '给博世下 300 个 D8TC 火花塞的采购单');
+      expect(first.interrupts[0].value).toMatchObject({ kind: 'approval', tool: 'order_create' });
+      const done = await h.send(ctx, resume(first.interrupts[0].id, { type: 'approve' }));
+      expect(done.answer).toMatch(/PO-\d{6}-\d{6}/);
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
+});
