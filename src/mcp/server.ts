@@ -39,46 +39,51 @@ export function createMcpServer(
     { name: options.name, version: options.version ?? '1.0.0' },
     { capabilities: { tools: { listChanged: false } } },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: registry.list().map(
-      (d): McpTool => ({
-        name: d.name,
-        title: d.label,
-        description: d.description,
-        inputSchema: structuredClone(d.jsonSchema) as McpTool['inputSchema'],
-        annotations: {
-          title: d.label,
-          readOnlyHint: d.safety === 'read-only',
-          destructiveHint: d.safety === 'write',
-          idempotentHint: d.safety === 'read-only',
-          openWorldHint: false,
-        },
-      }),
-    ),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const caller = options.credentials(extra.requestInfo?.headers ?? {});
-    const traceId = caller.traceId && TRACE_ID.test(caller.traceId) ? caller.traceId : randomUUID();
-    // The ERP knows who the token belongs to and authorises every request; the role here only gates nothing
-    // the ERP would not refuse itself. Approval is the MCP client's duty (its human-in-the-loop ran before the call).
-    const ctx: ToolContext = {
-      userId: 'mcp-caller',
-      role: 'buyer',
-      token: caller.token,
-      projectId: caller.projectId,
-      traceId,
+  // Listing is open (discovery needs no token); with a token, descriptions carry the caller's live values.
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const ctx = contextOf(options.credentials(extra.requestInfo?.headers ?? {}));
+    return {
+      tools: await Promise.all(
+        registry.list().map(
+          async (d): Promise<McpTool> => ({
+            name: d.name,
+            title: d.label,
+            description: ctx.token ? await registry.describe(d.name, ctx) : d.description,
+            inputSchema: structuredClone(d.jsonSchema) as McpTool['inputSchema'],
+            annotations: {
+              title: d.label,
+              readOnlyHint: d.safety === 'read-only',
+              destructiveHint: d.safety === 'write',
+              idempotentHint: d.safety === 'read-only',
+              openWorldHint: false,
+            },
+          }),
+        ),
+      ),
     };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const ctx = contextOf(options.credentials(extra.requestInfo?.headers ?? {}));
     const callId = request.params._meta?.[CALL_ID_META];
     const result = await registry.execute(
       request.params.name,
       request.params.arguments ?? {},
       ctx,
       { signal: extra.signal, approved: true, callId: typeof callId === 'string' ? callId : undefined },
-      (error) => options.onUnexpected?.(error, traceId),
+      (error) => options.onUnexpected?.(error, ctx.traceId),
     );
     return { content: [{ type: 'text', text: JSON.stringify(result) }], isError: isToolFailure(result) };
   });
   return server;
+}
+
+/**
+ * The context a call runs in. The ERP knows whose token it is and authorises every request; the role here gates
+ * nothing the ERP would not refuse itself. Approval is the MCP client's duty (its human-in-the-loop ran first).
+ */
+function contextOf(caller: CallerCredentials): ToolContext {
+  const traceId = caller.traceId && TRACE_ID.test(caller.traceId) ? caller.traceId : randomUUID();
+  return { userId: 'mcp-caller', role: 'buyer', token: caller.token, projectId: caller.projectId, traceId };
 }
 
 /** Credentials from streamable-HTTP headers: `Authorization: Bearer`, `x-project-id`, `x-trace-id`. */

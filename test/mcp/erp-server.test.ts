@@ -102,6 +102,7 @@ describe.each([
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(ERP_TOOLS);
+      expect(tools.find((t) => t.name === 'part_query')?.description).not.toContain('spark_plug(');
       const create = tools.find((t) => t.name === 'order_create')!;
       expect(create.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
       expect(tools.find((t) => t.name === 'part_search')!.annotations).toMatchObject({
@@ -120,6 +121,9 @@ describe.each([
   it('calls every ERP tool as the user', async () => {
     const client = await open(env.erp.demoTokens.laoxiao);
     try {
+      // Listed with a token, descriptions carry the caller's live values.
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'part_query')?.description).toContain('spark_plug(火花塞)');
       const seen = await exerciseEveryTool(client, `mcp-${_transport}`);
       expect(Object.keys(seen).sort()).toEqual(ERP_TOOLS);
       expect(seen.order_cancel.order.status).toBe('cancelled');
