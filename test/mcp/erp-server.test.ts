@@ -24,6 +24,21 @@ const ERP_TOOLS = [
   'supplier_query',
 ];
 
+/** Valid arguments for every ERP tool, so that only the missing token can be refused. */
+const VALID_ARGS: Record<string, Record<string, unknown>> = {
+  inventory_warning: {},
+  order_cancel: { orderId: 1, version: 1 },
+  order_create: { supplierId: 1, lines: [{ partId: 1, quantity: 100 }] },
+  order_get: { orderId: 1 },
+  order_search_details: {},
+  order_update: { orderId: 1, version: 1, note: 'x' },
+  part_by_supplier: { supplierId: 1 },
+  part_query: {},
+  part_search: { name: '火花塞' },
+  supplier_get: { supplierId: 1 },
+  supplier_query: {},
+};
+
 let env: Awaited<ReturnType<typeof startTestErp>>;
 let mcp: Awaited<ReturnType<typeof startErpMcpServer>>;
 
@@ -102,6 +117,7 @@ describe.each([
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(ERP_TOOLS);
+      expect(Object.keys(VALID_ARGS)).toEqual(ERP_TOOLS);
       expect(tools.find((t) => t.name === 'part_query')?.description).not.toContain('spark_plug(');
       const create = tools.find((t) => t.name === 'order_create')!;
       expect(create.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
@@ -136,10 +152,14 @@ describe.each([
   it('refuses every call without a token, clearly', async () => {
     const client = await open();
     try {
-      for (const name of ['supplier_query', 'inventory_warning', 'order_search_details']) {
-        const { isError, data } = await call(client, name, {});
-        expect(isError).toBe(true);
-        expect(data).toMatchObject({ success: false, stateChanged: false, error: expect.stringContaining('令牌') });
+      for (const [name, args] of Object.entries(VALID_ARGS)) {
+        const { isError, data } = await call(client, name, args);
+        expect(isError, name).toBe(true);
+        expect(data, name).toMatchObject({
+          success: false,
+          stateChanged: false,
+          error: expect.stringContaining('令牌'),
+        });
       }
     } finally {
       await client.close();
