@@ -56,7 +56,8 @@ export async function toLangChainTools(
         },
         {
           name: definition.name,
-          description: fixed ? await registry.describe(definition.name, fixed) : definition.description,
+          // Live values that need no user (e.g. the chart types of the connected server) still reach a shared graph.
+          description: await registry.describe(definition.name, fixed ?? { userId: 'agent', traceId: 'bind', ...visibility }),
           // A copy: the JSON-schema validator annotates the object it is given.
           schema: structuredClone(definition.jsonSchema) as Record<string, unknown>,
           verboseParsingErrors: true,
