@@ -47,9 +47,16 @@ describe('MCP client', () => {
         env.context('laoxiao'),
       )) as Any[];
       expect(laoxiao.total).toBeGreaterThan(0);
-      // Another user of another project sees other data through the same connection.
-      const other = (await scheduler.run('supplier_query', {}, env.context('zhangwei'))) as Any;
-      expect(other.items.map((s: Any) => s.id)).not.toEqual(laoxiao.items.map((s: Any) => s.id));
+      // Users of different projects calling at the same time over one connection each get their own data.
+      const ids = (result: Any) => result.items.map((s: Any) => s.id).join(',');
+      const alone = (await scheduler.run('supplier_query', {}, env.context('zhangwei'))) as Any;
+      expect(ids(alone)).not.toBe(ids(laoxiao));
+      const together = (await Promise.all(
+        ['laoxiao', 'zhangwei', 'laoxiao', 'zhangwei'].map((user) =>
+          scheduler.run('supplier_query', {}, env.context(user as 'laoxiao' | 'zhangwei')),
+        ),
+      )) as Any[];
+      expect(together.map(ids)).toEqual([ids(laoxiao), ids(alone), ids(laoxiao), ids(alone)]);
 
       const noToken = await registry.execute('supplier_query', {}, env.context('laoxiao', { token: undefined }));
       expect(noToken).toMatchObject({ success: false, error: expect.stringContaining('令牌') });
