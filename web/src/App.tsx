@@ -1,0 +1,211 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { Conversation } from './components/Conversation.tsx';
+import { ReportPanel } from './components/ReportPanel.tsx';
+import { Sidebar } from './components/Sidebar.tsx';
+import { SignIn } from './components/SignIn.tsx';
+import { Steps } from './components/Steps.tsx';
+import { type Lang, LangContext, texts, useT } from './i18n.ts';
+import { ApiError, ChatClient } from './protocol.ts';
+import { useChat } from './useChat.ts';
+
+const TOKEN_KEY = 'procura.token';
+const LANG_KEY = 'procura.lang';
+
+/** Signed-in user as `GET /api/v1/me` reports it (username, role), when the API offers it. */
+interface Me {
+  username?: string;
+  role?: string;
+}
+
+export function App() {
+  const [lang, setLang] = useState<Lang>(() => (localStorage.getItem(LANG_KEY) === 'en' ? 'en' : 'zh'));
+  const [token, setToken] = useState(() => localStorage.getItem(TOKEN_KEY) ?? '');
+  const [signInError, setSignInError] = useState<string>();
+  const [checking, setChecking] = useState(Boolean(token));
+  const [me, setMe] = useState<Me>();
+  const client = useMemo(() => (token ? new ChatClient(window.location.origin, token) : undefined), [token]);
+
+  useEffect(() => {
+    document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+    document.title = texts[lang].appName;
+    localStorage.setItem(LANG_KEY, lang);
+  }, [lang]);
+
+  // A token counts as signed in once the API accepts it.
+  useEffect(() => {
+    if (!client) return;
+    let live = true;
+    setChecking(true);
+    client
+      .sessions()
+      .then(async () => {
+        if (!live) return;
+        localStorage.setItem(TOKEN_KEY, client.token);
+        setSignInError(undefined);
+        setMe(await client.me().catch(() => ({})));
+      })
+      .catch((error: Error) => {
+        if (!live) return;
+        setSignInError(error instanceof ApiError && error.status === 401 ? `${error.message}` : error.message);
+        localStorage.removeItem(TOKEN_KEY);
+        setToken('');
+      })
+      .finally(() => live && setChecking(false));
+    return () => {
+      live = false;
+    };
+  }, [client]);
+
+  const signOut = useCallback(() => {
+    localStorage.removeItem(TOKEN_KEY);
+    setToken('');
+    setMe(undefined);
+  }, []);
+
+  return (
+    <LangContext.Provider value={lang}>
+      {client && !checking ? (
+        <Workspace client={client} me={me} lang={lang} onLang={setLang} onSignOut={signOut} />
+      ) : (
+        <SignIn onSignIn={setToken} error={signInError} busy={checking} />
+      )}
+    </LangContext.Provider>
+  );
+}
+
+function Workspace({
+  client,
+  me,
+  lang,
+  onLang,
+  onSignOut,
+}: {
+  client: ChatClient;
+  me?: Me;
+  lang: Lang;
+  onLang: (lang: Lang) => void;
+  onSignOut: () => void;
+}) {
+  const t = useT();
+  const chat = useChat(client);
+  const [offline, setOffline] = useState(false);
+  const [tab, setTab] = useState<'steps' | 'report'>('steps');
+  const { view, refreshSessions, open } = chat;
+
+  useEffect(() => {
+    client
+      .ready()
+      .then((ready) => {
+        const model = ready.checks?.model?.detail as { provider?: string } | undefined;
+        setOffline(model?.provider === 'offline');
+      })
+      .catch(() => undefined);
+    void refreshSessions();
+    const id = /^#\/s\/([\w-]+)/.exec(window.location.hash)?.[1];
+    if (id) void open(id);
+  }, [client, refreshSessions, open]);
+
+  const charts = view.messages.flatMap((m) => m.charts);
+  const hasReport = view.files.some((f) => f.endsWith('.md'));
+  useEffect(() => {
+    if (hasReport && !view.running) setTab('report');
+  }, [hasReport, view.running]);
+
+  return (
+    <div className="app">
+      <header className="topbar">
+        <div className="brand">
+          <span className="logo">P</span>
+          <strong>{t('appName')}</strong>
+        </div>
+        <div className="session-heading">{view.title || (view.id ? '' : t('newChat'))}</div>
+        <div className="topbar-actions">
+          {me?.username && (
+            <span className="user-chip" data-testid="user">
+              {me.username}
+              {me.role && <span className="badge">{me.role}</span>}
+            </span>
+          )}
+          <button type="button" className="btn btn-ghost" onClick={() => onLang(lang === 'zh' ? 'en' : 'zh')}>
+            {t('language')}
+          </button>
+          <button type="button" className="btn btn-ghost" onClick={onSignOut}>
+            {t('signOut')}
+          </button>
+        </div>
+      </header>
+      <Sidebar
+        sessions={chat.sessions}
+        currentId={view.id}
+        onOpen={chat.open}
+        onNew={chat.newChat}
+        onRename={chat.rename}
+        onDelete={chat.remove}
+      />
+      <main className="main">
+        {offline && (
+          <div className="banner banner-info" data-testid="offline-banner">
+            {t('offline')}
+          </div>
+        )}
+        {chat.notice && (
+          <div className="banner banner-warn">
+            {chat.notice === 'cut' ? t('reconnecting') : t(chat.notice)}
+            <button type="button" className="link" onClick={chat.dismissNotice}>
+              {t('dismiss')}
+            </button>
+          </div>
+        )}
+        {view.error && (
+          <div className="banner banner-error" data-testid="error-banner">
+            <strong>{t('error')}：</strong>
+            {view.error}
+            <button type="button" className="link" onClick={chat.dismissError}>
+              {t('dismiss')}
+            </button>
+          </div>
+        )}
+        <Conversation
+          view={view}
+          busy={chat.busy}
+          stopping={chat.stopping}
+          onSend={chat.send}
+          onStop={chat.stop}
+          onDecide={chat.decide}
+        />
+      </main>
+      <aside className="inspector">
+        <div className="tabs" role="tablist">
+          <button
+            type="button"
+            role="tab"
+            aria-selected={tab === 'steps'}
+            className={tab === 'steps' ? 'active' : ''}
+            onClick={() => setTab('steps')}
+          >
+            {t('steps')}
+            {view.running && <span className="spinner spinner-small" />}
+          </button>
+          <button
+            type="button"
+            role="tab"
+            data-testid="report-tab"
+            aria-selected={tab === 'report'}
+            className={tab === 'report' ? 'active' : ''}
+            onClick={() => setTab('report')}
+          >
+            {t('report')}
+            {hasReport && <span className="dot" />}
+          </button>
+        </div>
+        <div className="inspector-body">
+          {tab === 'steps' ? (
+            <Steps steps={view.steps} />
+          ) : (
+            <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />
+          )}
+        </div>
+      </aside>
+    </div>
+  );
+}

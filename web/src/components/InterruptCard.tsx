@@ -1,0 +1,351 @@
+import { useState } from 'react';
+import { useT } from '../i18n.ts';
+import type { ChoiceOption, Decision, InterruptData } from '../protocol.ts';
+
+type Args = Record<string, unknown>;
+type Line = Record<string, unknown>;
+
+const money = (n: unknown) =>
+  typeof n === 'number' ? `¥${n.toLocaleString('zh-CN', { minimumFractionDigits: 2 })}` : '—';
+
+/** The human decision a paused run waits for: approval of a write, a choice, or missing order fields. */
+export function InterruptCard({
+  interrupt,
+  busy,
+  onDecide,
+}: {
+  interrupt: InterruptData;
+  busy: boolean;
+  onDecide: (decision: Decision) => void;
+}) {
+  if (interrupt.kind === 'approval') return <ApprovalCard interrupt={interrupt} busy={busy} onDecide={onDecide} />;
+  if (interrupt.kind === 'ask_user') return <AskUserCard interrupt={interrupt} busy={busy} onDecide={onDecide} />;
+  if (interrupt.kind === 'order_info') return <OrderInfoCard interrupt={interrupt} busy={busy} onDecide={onDecide} />;
+  return null;
+}
+
+function ApprovalCard({
+  interrupt,
+  busy,
+  onDecide,
+}: {
+  interrupt: Extract<InterruptData, { kind: 'approval' }>;
+  busy: boolean;
+  onDecide: (decision: Decision) => void;
+}) {
+  const t = useT();
+  const [mode, setMode] = useState<'view' | 'edit' | 'reject'>('view');
+  const [args, setArgs] = useState<Args>(() => structuredClone(interrupt.args ?? {}));
+  const [reason, setReason] = useState('');
+  const allowed = new Set(interrupt.allowed ?? ['approve', 'edit', 'reject']);
+  const lines = Array.isArray(args.lines) ? (args.lines as Line[]) : undefined;
+  const editing = mode === 'edit';
+  const setLine = (index: number, key: string, value: unknown) =>
+    setArgs((a) => ({
+      ...a,
+      lines: (a.lines as Line[]).map((l, i) => (i === index ? { ...l, [key]: value } : l)),
+    }));
+  const other = Object.entries(args).filter(([k]) => k !== 'lines' && k !== 'expectedDate');
+  const total = lines?.reduce(
+    (sum, l) =>
+      sum + (typeof l.unitPrice === 'number' && typeof l.quantity === 'number' ? l.unitPrice * l.quantity : 0),
+    0,
+  );
+
+  return (
+    <section className="card interrupt-card" data-testid="approval-card" data-interrupt={interrupt.interrupt_id}>
+      <header className="card-head">
+        <span className="badge badge-warn">{t('approvalTitle')}</span>
+        <strong>{interrupt.label ?? interrupt.tool}</strong>
+        <code className="muted">{interrupt.tool}</code>
+      </header>
+      {lines && (
+        <table className="table order-lines">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>{t('part')}</th>
+              <th className="num">{t('quantity')}</th>
+              <th className="num">{t('unitPrice')}</th>
+              <th className="num">{t('amount')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lines.map((line, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: order lines have no id of their own
+              <tr key={i}>
+                <td>{i + 1}</td>
+                <td>{String(line.name ?? line.code ?? line.partName ?? `#${line.partId ?? '?'}`)}</td>
+                <td className="num">
+                  {editing ? (
+                    <input
+                      type="number"
+                      min={1}
+                      aria-label={t('quantity')}
+                      value={Number(line.quantity ?? 0)}
+                      onChange={(e) => setLine(i, 'quantity', Number(e.target.value))}
+                    />
+                  ) : (
+                    String(line.quantity ?? '—')
+                  )}
+                </td>
+                <td className="num">
+                  {editing ? (
+                    <input
+                      type="number"
+                      min={0}
+                      step="0.01"
+                      aria-label={t('unitPrice')}
+                      value={line.unitPrice === undefined ? '' : Number(line.unitPrice)}
+                      placeholder="ERP"
+                      onChange={(e) =>
+                        setLine(i, 'unitPrice', e.target.value === '' ? undefined : Number(e.target.value))
+                      }
+                    />
+                  ) : (
+                    money(line.unitPrice)
+                  )}
+                </td>
+                <td className="num">
+                  {typeof line.unitPrice === 'number' && typeof line.quantity === 'number'
+                    ? money(line.unitPrice * line.quantity)
+                    : '—'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          {total ? (
+            <tfoot>
+              <tr>
+                <td colSpan={4}>{t('amount')}</td>
+                <td className="num">{money(total)}</td>
+              </tr>
+            </tfoot>
+          ) : null}
+        </table>
+      )}
+      <dl className="kv">
+        {(lines || 'expectedDate' in args) && (
+          <>
+            <dt>{t('expectedDate')}</dt>
+            <dd>
+              {editing ? (
+                <input
+                  type="date"
+                  aria-label={t('expectedDate')}
+                  value={String(args.expectedDate ?? '')}
+                  onChange={(e) => setArgs((a) => ({ ...a, expectedDate: e.target.value || undefined }))}
+                />
+              ) : (
+                String(args.expectedDate ?? '—')
+              )}
+            </dd>
+          </>
+        )}
+        {other.map(([key, value]) => (
+          <FragmentKV key={key} name={key} value={value} />
+        ))}
+      </dl>
+      {mode === 'reject' && (
+        <textarea
+          className="reason"
+          placeholder={t('rejectReason')}
+          aria-label={t('rejectReason')}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+        />
+      )}
+      <footer className="card-actions">
+        {mode === 'view' && (
+          <>
+            {allowed.has('approve') && (
+              <button
+                type="button"
+                className="btn btn-primary"
+                disabled={busy}
+                onClick={() => onDecide({ type: 'approve' })}
+              >
+                {t('approve')}
+              </button>
+            )}
+            {allowed.has('edit') && (
+              <button type="button" className="btn" disabled={busy} onClick={() => setMode('edit')}>
+                {t('edit')}
+              </button>
+            )}
+            {allowed.has('reject') && (
+              <button type="button" className="btn btn-danger" disabled={busy} onClick={() => setMode('reject')}>
+                {t('reject')}
+              </button>
+            )}
+          </>
+        )}
+        {mode === 'edit' && (
+          <>
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={busy}
+              onClick={() => onDecide({ type: 'edit', args: withoutEmpty(args) })}
+            >
+              {t('saveEdit')}
+            </button>
+            <button type="button" className="btn" onClick={() => setMode('view')}>
+              {t('cancel')}
+            </button>
+          </>
+        )}
+        {mode === 'reject' && (
+          <>
+            <button
+              type="button"
+              className="btn btn-danger"
+              disabled={busy}
+              onClick={() => onDecide({ type: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) })}
+            >
+              {t('confirmReject')}
+            </button>
+            <button type="button" className="btn" onClick={() => setMode('view')}>
+              {t('cancel')}
+            </button>
+          </>
+        )}
+      </footer>
+    </section>
+  );
+}
+
+/** Drops fields cleared in the form, so the tool's schema sees them as absent rather than empty. */
+function withoutEmpty(args: Args): Args {
+  const clean = (o: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== ''));
+  const out = clean(args);
+  if (Array.isArray(out.lines)) out.lines = (out.lines as Line[]).map(clean);
+  return out;
+}
+
+function FragmentKV({ name, value }: { name: string; value: unknown }) {
+  const t = useT();
+  const label = { supplierId: t('supplier'), supplier: t('supplier'), note: t('note') }[name] ?? name;
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{typeof value === 'object' && value !== null ? <code>{JSON.stringify(value)}</code> : String(value)}</dd>
+    </>
+  );
+}
+
+function AskUserCard({
+  interrupt,
+  busy,
+  onDecide,
+}: {
+  interrupt: Extract<InterruptData, { kind: 'ask_user' }>;
+  busy: boolean;
+  onDecide: (decision: Decision) => void;
+}) {
+  const t = useT();
+  const [chosen, setChosen] = useState<string[]>([]);
+  const options: ChoiceOption[] = (interrupt.options ?? []).slice(0, 8);
+  return (
+    <section className="card interrupt-card" data-testid="ask-card" data-interrupt={interrupt.interrupt_id}>
+      <header className="card-head">
+        <span className="badge badge-info">{t('askTitle')}</span>
+        <strong>{interrupt.question}</strong>
+      </header>
+      <div className="options">
+        {options.map((o) =>
+          interrupt.multiple ? (
+            <label key={o.value} className={`option ${chosen.includes(o.value) ? 'selected' : ''}`}>
+              <input
+                type="checkbox"
+                checked={chosen.includes(o.value)}
+                onChange={(e) =>
+                  setChosen((c) => (e.target.checked ? [...c, o.value] : c.filter((v) => v !== o.value)))
+                }
+              />
+              {o.label}
+            </label>
+          ) : (
+            <button
+              key={o.value}
+              type="button"
+              className="btn option"
+              disabled={busy}
+              onClick={() => onDecide({ type: 'answer', answer: o.value })}
+            >
+              {o.label}
+            </button>
+          ),
+        )}
+      </div>
+      {interrupt.multiple && (
+        <footer className="card-actions">
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={busy || chosen.length === 0}
+            onClick={() => onDecide({ type: 'answer', answer: chosen })}
+          >
+            {t('submit')}
+          </button>
+        </footer>
+      )}
+    </section>
+  );
+}
+
+const FIELD_INPUT: Record<string, string> = { quantity: 'number', unitPrice: 'number', expectedDate: 'date' };
+
+function OrderInfoCard({
+  interrupt,
+  busy,
+  onDecide,
+}: {
+  interrupt: Extract<InterruptData, { kind: 'order_info' }>;
+  busy: boolean;
+  onDecide: (decision: Decision) => void;
+}) {
+  const t = useT();
+  const [values, setValues] = useState<Record<string, string>>({});
+  const fields = interrupt.fields ?? [];
+  const complete = fields.every((f) => f === 'note' || (values[f] ?? '').trim());
+  return (
+    <form
+      className="card interrupt-card"
+      data-testid="order-info-card"
+      data-interrupt={interrupt.interrupt_id}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const answer = Object.fromEntries(
+          Object.entries(values)
+            .filter(([, v]) => v.trim())
+            .map(([k, v]) => [k, FIELD_INPUT[k] === 'number' ? Number(v) : v.trim()]),
+        );
+        onDecide({ type: 'answer', answer });
+      }}
+    >
+      <header className="card-head">
+        <span className="badge badge-info">{t('orderInfoTitle')}</span>
+        {interrupt.reason && <span className="muted">{interrupt.reason}</span>}
+      </header>
+      <div className="form-grid">
+        {fields.map((field) => (
+          <label key={field}>
+            <span>{t(field)}</span>
+            <input
+              type={FIELD_INPUT[field] ?? 'text'}
+              value={values[field] ?? ''}
+              onChange={(e) => setValues((v) => ({ ...v, [field]: e.target.value }))}
+            />
+          </label>
+        ))}
+      </div>
+      <footer className="card-actions">
+        <button type="submit" className="btn btn-primary" disabled={busy || !complete}>
+          {t('submit')}
+        </button>
+      </footer>
+    </form>
+  );
+}

@@ -1,0 +1,72 @@
+import { useEffect, useState } from 'react';
+import { useT } from '../i18n.ts';
+import type { ChatClient } from '../protocol.ts';
+import type { ChartItem } from '../session.ts';
+import { ChartGallery } from './Charts.tsx';
+import { Markdown } from './Markdown.tsx';
+
+const basename = (path: string) => path.split('/').pop() ?? path;
+
+/** The session's report (the newest `.md` file the agent wrote), its charts, and downloads of every output file. */
+export function ReportPanel({
+  client,
+  sessionId,
+  files,
+  charts,
+}: {
+  client: ChatClient;
+  sessionId?: string;
+  files: string[];
+  charts: ChartItem[];
+}) {
+  const t = useT();
+  const reportPath = [...files].reverse().find((f) => f.endsWith('.md'));
+  const [report, setReport] = useState<{ path: string; text?: string; error?: string }>();
+  useEffect(() => {
+    if (!sessionId || !reportPath) {
+      setReport(undefined);
+      return;
+    }
+    let live = true;
+    setReport({ path: reportPath });
+    client
+      .fileText(sessionId, reportPath)
+      .then((text) => live && setReport({ path: reportPath, text }))
+      .catch((error: Error) => live && setReport({ path: reportPath, error: error.message }));
+    return () => {
+      live = false;
+    };
+  }, [client, sessionId, reportPath]);
+
+  const download = async (path: string) => {
+    if (!sessionId) return;
+    const blob = await client.fileBlob(sessionId, path);
+    const url = URL.createObjectURL(blob);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = basename(path);
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  };
+
+  if (!reportPath && !charts.length) return <p className="empty-small">{t('noReport')}</p>;
+  const reportHasImages = Boolean(report?.text && /!\[[^\]]*\]\(/.test(report.text));
+  return (
+    <div className="report" data-testid="report-panel">
+      {files.length > 0 && (
+        <div className="downloads">
+          <span className="muted">{t('downloads')}</span>
+          {files.map((f) => (
+            <button key={f} type="button" className="chip" data-testid="download" onClick={() => download(f)}>
+              ⬇ {basename(f)}
+            </button>
+          ))}
+        </div>
+      )}
+      {report?.text && <Markdown className="report-body" text={report.text} />}
+      {report?.error && <p className="banner banner-error">{report.error}</p>}
+      {reportPath && !report?.text && !report?.error && <p className="muted">{t('loading')}</p>}
+      {!reportHasImages && <ChartGallery charts={charts} />}
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+import { useState } from 'react';
+import { useT } from '../i18n.ts';
+import type { SessionSummary } from '../protocol.ts';
+
+function when(iso?: string): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const sameDay = date.toDateString() === new Date().toDateString();
+  return sameDay
+    ? date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })
+    : date.toLocaleDateString([], { month: '2-digit', day: '2-digit' });
+}
+
+/** History: sessions newest first; rename inline, delete after a confirmation. */
+export function Sidebar({
+  sessions,
+  currentId,
+  onOpen,
+  onNew,
+  onRename,
+  onDelete,
+}: {
+  sessions: SessionSummary[];
+  currentId?: string;
+  onOpen: (id: string) => void;
+  onNew: () => void;
+  onRename: (id: string, title: string) => void;
+  onDelete: (id: string) => void;
+}) {
+  const t = useT();
+  const [editing, setEditing] = useState<{ id: string; title: string }>();
+  const sorted = [...sessions].sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
+  return (
+    <aside className="sidebar">
+      <button type="button" className="btn btn-primary btn-block" onClick={onNew} data-testid="new-chat">
+        + {t('newChat')}
+      </button>
+      <h3 className="sidebar-title">{t('history')}</h3>
+      {sorted.length === 0 && <p className="empty-small">{t('noSessions')}</p>}
+      <ul className="session-list" data-testid="session-list">
+        {sorted.map((s) => (
+          <li
+            key={s.id}
+            className={`session-item ${s.id === currentId ? 'active' : ''}`}
+            data-session={s.id}
+            data-testid="session-item"
+          >
+            {editing?.id === s.id ? (
+              <form
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  if (editing.title.trim()) onRename(s.id, editing.title.trim());
+                  setEditing(undefined);
+                }}
+              >
+                <input
+                  // biome-ignore lint/a11y/noAutofocus: the user just asked to rename this row
+                  autoFocus
+                  aria-label={t('rename')}
+                  value={editing.title}
+                  maxLength={200}
+                  onChange={(e) => setEditing({ id: s.id, title: e.target.value })}
+                  onBlur={() => setEditing(undefined)}
+                  onKeyDown={(e) => e.key === 'Escape' && setEditing(undefined)}
+                />
+              </form>
+            ) : (
+              <button type="button" className="session-open" onClick={() => onOpen(s.id)}>
+                <span className="session-title">{s.title || t('untitled')}</span>
+                <span className="session-time">
+                  {s.status === 'running' || s.status === 'waiting' ? <span className="dot" /> : null}
+                  {when(s.updatedAt)}
+                </span>
+              </button>
+            )}
+            <span className="session-actions">
+              <button
+                type="button"
+                className="icon-btn"
+                title={t('rename')}
+                aria-label={t('rename')}
+                onClick={() => setEditing({ id: s.id, title: s.title })}
+              >
+                ✎
+              </button>
+              <button
+                type="button"
+                className="icon-btn"
+                title={t('delete')}
+                aria-label={t('delete')}
+                data-testid="delete-session"
+                onClick={() => window.confirm(t('confirmDelete')) && onDelete(s.id)}
+              >
+                🗑
+              </button>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </aside>
+  );
+}

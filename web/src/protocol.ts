@@ -1,0 +1,339 @@
+/**
+ * The chat API's wire protocol and a client for it, with no DOM or Node specifics, so the browser UI and
+ * `procura chat` speak it through one implementation. SSE is read over `fetch` (bearer header, POST bodies,
+ * `Last-Event-ID` on re-attach), which `EventSource` cannot do.
+ */
+import { createParser } from 'eventsource-parser';
+
+export type StepStatus = 'running' | 'completed' | 'error';
+
+export interface ProgressData {
+  session_id: string;
+  id: string;
+  phase?: string;
+  status: StepStatus;
+  title: string;
+  detail?: string;
+  agent?: string;
+}
+
+export interface ChartSeries {
+  name: string;
+  data: Array<number | null>;
+}
+
+export interface ShowChartParams {
+  title: string;
+  chart_type?: 'bar' | 'line' | 'pie';
+  x_data: Array<string | number>;
+  series: ChartSeries[];
+  unit?: string;
+}
+
+export interface ChoiceOption {
+  label: string;
+  value: string;
+}
+
+export type InterruptData = {
+  session_id: string;
+  interrupt_id: string;
+} & (
+  | { kind: 'approval'; tool: string; label?: string; args: Record<string, unknown>; allowed?: string[] }
+  | { kind: 'ask_user'; question: string; options: ChoiceOption[]; multiple?: boolean }
+  | { kind: 'order_info'; fields: string[]; known?: Record<string, unknown>; reason?: string }
+);
+
+export type ChatEvent =
+  | { event: 'progress'; id?: string; data: ProgressData }
+  | { event: 'token'; id?: string; data: { session_id: string; content: string; agent?: string } }
+  | { event: 'tool_call'; id?: string; data: { session_id: string; tool: string; params: Record<string, unknown> } }
+  | { event: 'interrupt'; id?: string; data: InterruptData }
+  | { event: 'done'; id?: string; data: { session_id: string; run_id?: string } }
+  | { event: 'error'; id?: string; data: { session_id?: string; message: string; detail?: unknown } }
+  | { event: string; id?: string; data: Record<string, unknown> & { session_id?: string } };
+
+export type Decision =
+  | { type: 'approve' }
+  | { type: 'edit'; args: Record<string, unknown> }
+  | { type: 'reject'; reason?: string }
+  | { type: 'answer'; answer: unknown };
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  updatedAt?: string;
+  createdAt?: string;
+  status?: string;
+}
+
+/** A failed API call, with the server's message (Chinese first, English after " / "). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** How a run's stream ended: finished, paused for a human, failed, or cut off (the caller may re-attach). */
+export type StreamEnd = 'done' | 'interrupt' | 'error' | 'aborted' | 'cut';
+
+export interface StreamResult {
+  end: StreamEnd;
+  sessionId?: string;
+  lastEventId?: string;
+}
+
+const TERMINAL: Record<string, StreamEnd> = { done: 'done', interrupt: 'interrupt', error: 'error' };
+
+/** Client of the chat API for one signed-in user. */
+export class ChatClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly token: string,
+  ) {}
+
+  private url(path: string): string {
+    return `${this.baseUrl.replace(/\/$/, '')}${path}`;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { authorization: `Bearer ${this.token}`, ...extra };
+  }
+
+  /** JSON request; non-2xx answers become an ApiError carrying the problem's title/detail. */
+  async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(this.url(path), {
+      method,
+      headers: this.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw await apiError(response);
+    if (response.status === 204) return undefined as T;
+    const text = await response.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  health(): Promise<Record<string, unknown>> {
+    return fetch(this.url('/api/v1/health')).then((r) => r.json());
+  }
+
+  /** Readiness of the API's dependencies; `checks.model.detail.provider` is `offline` for the offline model. */
+  async ready(): Promise<{ status?: string; checks?: Record<string, { ok: boolean; detail?: unknown }> }> {
+    const response = await fetch(this.url('/api/v1/ready'));
+    return response.json();
+  }
+
+  me(): Promise<Record<string, unknown>> {
+    return this.json('GET', '/api/v1/me');
+  }
+
+  async sessions(): Promise<SessionSummary[]> {
+    const page = await this.json<{ items?: Array<Record<string, unknown>> } | Array<Record<string, unknown>>>(
+      'GET',
+      '/api/v1/history/sessions?size=100&page_size=100&limit=100',
+    );
+    const items = Array.isArray(page) ? page : (page?.items ?? []);
+    return items.map(sessionSummary);
+  }
+
+  session(id: string): Promise<Record<string, unknown>> {
+    return this.json('GET', `/api/v1/history/sessions/${encodeURIComponent(id)}`);
+  }
+
+  rename(id: string, title: string): Promise<unknown> {
+    return this.json('PATCH', `/api/v1/history/sessions/${encodeURIComponent(id)}`, { title });
+  }
+
+  remove(id: string): Promise<unknown> {
+    return this.json('DELETE', `/api/v1/history/sessions/${encodeURIComponent(id)}`);
+  }
+
+  cancel(sessionId: string): Promise<unknown> {
+    return this.json('POST', '/api/v1/agent/chat/cancel', { session_id: sessionId });
+  }
+
+  /** Address of a workspace file of the session (`/analysis/report.md` → `/api/v1/files/{id}/analysis/report.md`). */
+  fileUrl(sessionId: string, path: string): string {
+    const clean = path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
+    return this.url(`/api/v1/files/${encodeURIComponent(sessionId)}/${clean}`);
+  }
+
+  async fileText(sessionId: string, path: string): Promise<string> {
+    const response = await fetch(this.fileUrl(sessionId, path), { headers: this.headers() });
+    if (!response.ok) throw await apiError(response);
+    return response.text();
+  }
+
+  async fileBlob(sessionId: string, path: string): Promise<Blob> {
+    const response = await fetch(this.fileUrl(sessionId, path), { headers: this.headers() });
+    if (!response.ok) throw await apiError(response);
+    return response.blob();
+  }
+
+  /** Starts a run. A 409 (a run is already active in the session) joins that run instead. */
+  async start(
+    message: string,
+    sessionId: string | undefined,
+    onEvent: (event: ChatEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<StreamResult> {
+    try {
+      return await this.stream(
+        'POST',
+        '/api/v1/agent/chat/stream',
+        { message, ...(sessionId ? { session_id: sessionId } : {}) },
+        onEvent,
+        signal,
+      );
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409 && sessionId)
+        return this.attach(sessionId, onEvent, signal);
+      throw error;
+    }
+  }
+
+  /** Joins the session's active (or last) run, replaying the events after `lastEventId`. */
+  attach(
+    sessionId: string,
+    onEvent: (event: ChatEvent) => void,
+    signal?: AbortSignal,
+    lastEventId?: string,
+  ): Promise<StreamResult> {
+    return this.stream(
+      'GET',
+      `/api/v1/agent/chat/stream/${encodeURIComponent(sessionId)}`,
+      undefined,
+      onEvent,
+      signal,
+      lastEventId,
+    );
+  }
+
+  resume(
+    sessionId: string,
+    interruptId: string,
+    decision: Decision,
+    onEvent: (event: ChatEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<StreamResult> {
+    return this.stream(
+      'POST',
+      '/api/v1/agent/chat/resume',
+      { session_id: sessionId, interrupt_id: interruptId, decision },
+      onEvent,
+      signal,
+    );
+  }
+
+  /**
+   * Reads one SSE response to its end. A stream cut before `done`/`error`/`interrupt` is re-attached with
+   * `Last-Event-ID` (a few times, backing off), so a dropped connection loses no events.
+   */
+  private async stream(
+    method: string,
+    path: string,
+    body: unknown,
+    onEvent: (event: ChatEvent) => void,
+    signal?: AbortSignal,
+    lastEventId?: string,
+  ): Promise<StreamResult> {
+    const state: { sessionId?: string; lastEventId?: string; end?: StreamEnd } = { lastEventId };
+    const seen = (event: ChatEvent) => {
+      if (event.id) state.lastEventId = event.id;
+      const sid = (event.data as { session_id?: string })?.session_id;
+      if (sid) state.sessionId ??= sid;
+      if (TERMINAL[event.event]) state.end = TERMINAL[event.event];
+      onEvent(event);
+    };
+    let request = { method, path, body };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.readStream(request.method, request.path, request.body, seen, signal, state.lastEventId);
+      } catch (error) {
+        if (signal?.aborted) return { ...state, end: 'aborted' };
+        // Only a connection that dropped mid-stream is retried; a refused request is the caller's to handle.
+        if (error instanceof ApiError || !state.sessionId || attempt >= 4) throw error;
+      }
+      if (state.end) return { ...state, end: state.end };
+      if (signal?.aborted) return { ...state, end: 'aborted' };
+      if (!state.sessionId || attempt >= 4) return { ...state, end: 'cut' };
+      await new Promise((resolve) => setTimeout(resolve, 300 * 2 ** attempt));
+      request = {
+        method: 'GET',
+        path: `/api/v1/agent/chat/stream/${encodeURIComponent(state.sessionId)}`,
+        body: undefined,
+      };
+    }
+  }
+
+  private async readStream(
+    method: string,
+    path: string,
+    body: unknown,
+    onEvent: (event: ChatEvent) => void,
+    signal?: AbortSignal,
+    lastEventId?: string,
+  ): Promise<void> {
+    const response = await fetch(this.url(path), {
+      method,
+      signal,
+      headers: this.headers({
+        accept: 'text/event-stream',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+      }),
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw await apiError(response);
+    if (!response.body) throw new ApiError(502, '服务器没有返回事件流 / the server sent no event stream');
+    const parser = createParser({
+      onEvent(message) {
+        let data: Record<string, unknown>;
+        try {
+          data = JSON.parse(message.data);
+        } catch {
+          data = { content: message.data };
+        }
+        onEvent({ event: message.event ?? 'message', id: message.id, data } as ChatEvent);
+      },
+    });
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  }
+}
+
+async function apiError(response: Response): Promise<ApiError> {
+  const text = await response.text().catch(() => '');
+  let body: Record<string, unknown> | undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  const message =
+    [body?.title, body?.detail, body?.message, body?.error]
+      .filter((v): v is string => typeof v === 'string' && v.length > 0)
+      .join(' — ') || `HTTP ${response.status} ${response.statusText}`;
+  return new ApiError(response.status, message, body);
+}
+
+/** A history row, whatever the server names its fields (snake or camel case). */
+export function sessionSummary(row: Record<string, unknown>): SessionSummary {
+  const pick = (...keys: string[]) => keys.map((k) => row[k]).find((v) => typeof v === 'string') as string | undefined;
+  return {
+    id: pick('id', 'session_id', 'sessionId') ?? '',
+    title: pick('title', 'name') ?? '',
+    updatedAt: pick('updated_at', 'updatedAt', 'last_active', 'created_at', 'createdAt'),
+    createdAt: pick('created_at', 'createdAt'),
+    status: pick('status', 'run_status'),
+  };
+}

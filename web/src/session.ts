@@ -1,0 +1,280 @@
+/** What the chat screen shows for one session, built by folding the run's events (and the saved history) into it. */
+import type { ChatEvent, InterruptData, ProgressData, ShowChartParams, StepStatus } from './protocol.ts';
+
+export interface Step {
+  id: string;
+  title: string;
+  detail?: string;
+  status: StepStatus;
+  agent: string;
+  phase?: string;
+  startedAt: number;
+  endedAt?: number;
+  /** Duration the server measured, when it sends one (replayed steps keep their real length). */
+  durationMs?: number;
+}
+
+export type ChartItem =
+  | { kind: 'image'; url: string; title?: string }
+  | { kind: 'interactive'; key: string; params: ShowChartParams };
+
+export interface TableItem {
+  title: string;
+  columns: string[];
+  rows: unknown[][];
+}
+
+export interface Message {
+  id: string;
+  role: 'user' | 'assistant';
+  content: string;
+  charts: ChartItem[];
+  tables: TableItem[];
+}
+
+export interface SessionView {
+  id?: string;
+  title?: string;
+  messages: Message[];
+  steps: Step[];
+  /** Decisions the paused run waits for (one per interrupted tool call). */
+  pending: InterruptData[];
+  running: boolean;
+  error?: string;
+  files: string[];
+  lastEventId?: string;
+}
+
+export const emptyView = (id?: string): SessionView => ({
+  id,
+  messages: [],
+  steps: [],
+  pending: [],
+  running: false,
+  files: [],
+});
+
+const IMAGE_URL = /https?:\/\/[^\s)"'<>]+\.(?:png|svg)(?:\?[^\s)"'<>]*)?/gi;
+const WORKSPACE_FILE = /(?:^|[\s(：:`])(\/(?:analysis|data|reports?)\/[\w./-]+\.(?:md|json|csv))/g;
+
+/** Chart image URLs a text mentions (the analyst lists them in its summary). */
+export function imageUrls(text: string): string[] {
+  return [...new Set(text.match(IMAGE_URL) ?? [])];
+}
+
+/** Workspace files a text mentions (`/analysis/report_YYYYMMDD.md`, `/data/analysis_result.json`). */
+export function workspaceFiles(text: string): string[] {
+  return [...new Set([...text.matchAll(WORKSPACE_FILE)].map((m) => m[1]))];
+}
+
+function lastAssistant(messages: Message[]): { messages: Message[]; message: Message } {
+  const last = messages[messages.length - 1];
+  if (last?.role === 'assistant') return { messages: messages.slice(0, -1), message: last };
+  return {
+    messages,
+    message: { id: `a${messages.length}`, role: 'assistant', content: '', charts: [], tables: [] },
+  };
+}
+
+function withAssistant(view: SessionView, change: (message: Message) => Message): SessionView {
+  const { messages, message } = lastAssistant(view.messages);
+  return { ...view, messages: [...messages, change(message)] };
+}
+
+function addCharts(message: Message, charts: ChartItem[]): Message {
+  const known = new Set(message.charts.map(chartKey));
+  const fresh = charts.filter((c) => !known.has(chartKey(c)));
+  return fresh.length ? { ...message, charts: [...message.charts, ...fresh] } : message;
+}
+
+const chartKey = (chart: ChartItem) => (chart.kind === 'image' ? chart.url : chart.key);
+
+function addFiles(view: SessionView, text: string): SessionView {
+  const files = workspaceFiles(text).filter((f) => !view.files.includes(f));
+  return files.length ? { ...view, files: [...view.files, ...files] } : view;
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function upsertStep(steps: Step[], data: ProgressData, now: number): Step[] {
+  const raw = data as ProgressData & Record<string, unknown>;
+  const index = steps.findIndex((s) => s.id === data.id);
+  const previous = steps[index];
+  const serverDuration = num(raw.duration_ms) ?? num(raw.durationMs) ?? num(raw.elapsed_ms);
+  const step: Step = {
+    id: data.id,
+    title: data.title || previous?.title || data.id,
+    detail: data.detail ?? previous?.detail,
+    status: data.status,
+    agent: data.agent || previous?.agent || 'orchestrator',
+    phase: data.phase ?? previous?.phase,
+    startedAt: previous?.startedAt ?? now,
+    endedAt: data.status === 'running' ? undefined : (previous?.endedAt ?? now),
+    durationMs: serverDuration ?? previous?.durationMs,
+  };
+  if (index < 0) return [...steps, step];
+  const next = steps.slice();
+  next[index] = step;
+  return next;
+}
+
+/** Folds one event into the view. `answered` holds interrupts already decided, so none is shown twice. */
+export function applyEvent(
+  view: SessionView,
+  event: ChatEvent,
+  answered: ReadonlySet<string>,
+  now = Date.now(),
+): SessionView {
+  const data = event.data as Record<string, unknown>;
+  let next: SessionView = event.id ? { ...view, lastEventId: event.id } : view;
+  if (typeof data.session_id === 'string' && !next.id) next = { ...next, id: data.session_id };
+  switch (event.event) {
+    case 'token': {
+      const content = String(data.content ?? '');
+      next = withAssistant({ ...next, running: true }, (m) => {
+        const text = m.content + content;
+        return addCharts(
+          { ...m, content: text },
+          imageUrls(text).map((url) => ({ kind: 'image', url })),
+        );
+      });
+      return addFiles(next, content);
+    }
+    case 'progress': {
+      const progress = data as unknown as ProgressData;
+      // The run-level item only says the run is alive; the step list shows the agents' own steps.
+      if (progress.phase === 'run') return { ...next, running: progress.status === 'running' || next.running };
+      if (!progress.id) return next;
+      next = { ...next, running: true, steps: upsertStep(next.steps, progress, now) };
+      const detail = `${progress.detail ?? ''} ${progress.title ?? ''}`;
+      const images = imageUrls(detail);
+      if (images.length)
+        next = withAssistant(next, (m) =>
+          addCharts(
+            m,
+            images.map((url) => ({ kind: 'image', url })),
+          ),
+        );
+      return addFiles(next, detail);
+    }
+    case 'tool_call':
+      return applyToolCall(next, String(data.tool ?? ''), (data.params ?? {}) as Record<string, unknown>, event.id);
+    case 'interrupt': {
+      const interrupt = data as unknown as InterruptData;
+      if (answered.has(interrupt.interrupt_id) || next.pending.some((p) => p.interrupt_id === interrupt.interrupt_id))
+        return { ...next, running: false };
+      return { ...next, pending: [...next.pending, interrupt], running: false };
+    }
+    case 'done':
+      return { ...next, running: false, steps: settleSteps(next.steps, now) };
+    case 'error':
+      return {
+        ...next,
+        running: false,
+        error: String(data.message ?? 'error'),
+        steps: settleSteps(next.steps, now, 'error'),
+      };
+    default:
+      return next;
+  }
+}
+
+/** Steps still running when a run ends did finish (or failed with it): close them so no spinner stays. */
+function settleSteps(steps: Step[], now: number, status: StepStatus = 'completed'): Step[] {
+  return steps.map((s) => (s.status === 'running' ? { ...s, status, endedAt: now } : s));
+}
+
+function applyToolCall(
+  view: SessionView,
+  tool: string,
+  params: Record<string, unknown>,
+  eventId?: string,
+): SessionView {
+  if (tool === 'show_chart' && Array.isArray(params.x_data) && Array.isArray(params.series)) {
+    const chart: ChartItem = {
+      kind: 'interactive',
+      key: `${eventId ?? ''}:${String(params.title ?? '')}`,
+      params: params as unknown as ShowChartParams,
+    };
+    return withAssistant(view, (m) => addCharts(m, [chart]));
+  }
+  if (tool === 'show_table' && Array.isArray(params.columns) && Array.isArray(params.rows)) {
+    const table: TableItem = {
+      title: String(params.title ?? ''),
+      columns: params.columns.map(String),
+      rows: params.rows as unknown[][],
+    };
+    return withAssistant(view, (m) => ({ ...m, tables: [...m.tables, table] }));
+  }
+  return view;
+}
+
+/** Starts a new turn: the user's message, a fresh step list, no error. */
+export function startTurn(view: SessionView, message: string): SessionView {
+  return {
+    ...view,
+    running: true,
+    error: undefined,
+    pending: [],
+    steps: [],
+    messages: [
+      ...view.messages,
+      { id: `u${view.messages.length}`, role: 'user', content: message, charts: [], tables: [] },
+    ],
+  };
+}
+
+type Row = Record<string, unknown>;
+
+const str = (row: Row, ...keys: string[]) =>
+  keys.map((k) => row[k]).find((v) => typeof v === 'string') as string | undefined;
+
+/**
+ * The view of a saved session as `GET /api/v1/history/sessions/{id}` returns it: messages (each assistant message
+ * with its front-end tool calls), the steps of every run, pending interrupts (`{interrupt_id, value}`), the
+ * active run, and the workspace files.
+ */
+export function viewFromHistory(id: string, raw: Row, answered: ReadonlySet<string>): SessionView {
+  let view: SessionView = { ...emptyView(id), title: str(raw, 'title') };
+  const messages = (Array.isArray(raw.messages) ? raw.messages : []) as Row[];
+  const steps = (Array.isArray(raw.steps) ? raw.steps : []) as Row[];
+  for (const m of messages) {
+    const content = str(m, 'content') ?? '';
+    if (m.role === 'user') {
+      view = startTurn(view, content);
+      // Steps are shown for the latest run, as they were when it streamed.
+      const runSteps = steps.filter((s) => s.run_id === m.run_id);
+      // History keeps no step times: restored steps carry no duration (startedAt 0) rather than a wrong one.
+      for (const s of runSteps)
+        view = applyEvent(view, { event: 'progress', data: s as unknown as ProgressData }, answered, 0);
+      continue;
+    }
+    view = applyEvent(view, { event: 'token', data: { session_id: id, content } }, answered);
+    const calls = (Array.isArray(m.tool_calls) ? m.tool_calls : []) as Row[];
+    calls.forEach((call, index) => {
+      view = applyToolCall(view, String(call.tool ?? ''), (call.params ?? {}) as Row, `${str(m, 'run_id')}:${index}`);
+    });
+    if (typeof m.error === 'string') view = { ...view, error: m.error };
+  }
+  const files = (Array.isArray(raw.files) ? raw.files : []) as Array<Row | string>;
+  for (const f of files) {
+    const path = typeof f === 'string' ? f : str(f, 'path');
+    if (path && !view.files.includes(path)) view = { ...view, files: [...view.files, path] };
+  }
+  const pending = (Array.isArray(raw.pending_interrupts) ? raw.pending_interrupts : []) as Row[];
+  const waiting = pending
+    .map(
+      (p) =>
+        ({ ...((p.value as Row) ?? {}), interrupt_id: p.interrupt_id, session_id: id }) as unknown as InterruptData,
+    )
+    .filter((p) => p.interrupt_id && !answered.has(p.interrupt_id));
+  const active = Boolean(raw.active_run);
+  return {
+    ...view,
+    pending: waiting,
+    running: active && pending.length === 0,
+    steps: active ? view.steps : settleSteps(view.steps, 0),
+  };
+}

@@ -1,0 +1,232 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import {
+  ApiError,
+  type ChatClient,
+  type ChatEvent,
+  type Decision,
+  type SessionSummary,
+  type StreamResult,
+} from './protocol.ts';
+import { applyEvent, emptyView, type SessionView, startTurn, viewFromHistory } from './session.ts';
+
+const ANSWERED_KEY = 'procura.answered';
+const viewKey = (id: string) => `procura.view.${id}`;
+
+/** Interrupts this browser already decided: their cards never come back, even when an event replays them. */
+function loadAnswered(): Set<string> {
+  try {
+    return new Set(JSON.parse(localStorage.getItem(ANSWERED_KEY) ?? '[]') as string[]);
+  } catch {
+    return new Set();
+  }
+}
+
+function cachedView(id: string): SessionView | undefined {
+  try {
+    const raw = localStorage.getItem(viewKey(id));
+    return raw ? (JSON.parse(raw) as SessionView) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The chat state of the signed-in user: the session list and the open session, kept in step with the server's
+ * event stream. The open session is cached per browser with its last event id, so a reload re-attaches to a live
+ * run from where it left off (`Last-Event-ID`) and a pending approval card comes back exactly once.
+ */
+export function useChat(client: ChatClient) {
+  const [sessions, setSessions] = useState<SessionSummary[]>([]);
+  const [view, setView] = useState<SessionView>(emptyView());
+  const [busy, setBusy] = useState(false);
+  const [stopping, setStopping] = useState(false);
+  const [notice, setNotice] = useState<string>();
+  const answered = useRef(loadAnswered());
+  const stream = useRef<AbortController | undefined>(undefined);
+  const viewRef = useRef(view);
+  viewRef.current = view;
+
+  useEffect(() => {
+    if (view.id) localStorage.setItem(viewKey(view.id), JSON.stringify(view));
+  }, [view]);
+
+  const refreshSessions = useCallback(async () => {
+    try {
+      setSessions(await client.sessions());
+    } catch (error) {
+      setNotice((error as Error).message);
+    }
+  }, [client]);
+
+  const onEvent = useCallback((event: ChatEvent) => {
+    setView((v) => {
+      const next = applyEvent(v, event, answered.current);
+      if (next.id && next.id !== v.id) window.history.replaceState(null, '', `#/s/${next.id}`);
+      return next;
+    });
+  }, []);
+
+  /** Runs one streamed request to its end, then settles the view and the session list. */
+  const follow = useCallback(
+    async (run: (signal: AbortSignal) => Promise<StreamResult>) => {
+      stream.current?.abort();
+      const controller = new AbortController();
+      stream.current = controller;
+      setBusy(true);
+      try {
+        const result = await run(controller.signal);
+        if (result.end === 'cut') setNotice('cut');
+      } catch (error) {
+        if (!controller.signal.aborted) {
+          const message = error instanceof ApiError ? error.message : `${(error as Error).message}`;
+          setView((v) => ({ ...v, running: false, error: message }));
+        }
+      } finally {
+        if (stream.current === controller) {
+          stream.current = undefined;
+          setBusy(false);
+          setStopping(false);
+          setView((v) => (v.running && !controller.signal.aborted ? { ...v, running: false } : v));
+          void refreshSessions();
+        }
+      }
+    },
+    [refreshSessions],
+  );
+
+  const send = useCallback(
+    (message: string) => {
+      const current = viewRef.current;
+      setView(startTurn(current, message));
+      void follow((signal) => client.start(message, current.id, onEvent, signal));
+    },
+    [client, follow, onEvent],
+  );
+
+  const decide = useCallback(
+    (interruptId: string, decision: Decision) => {
+      const { id } = viewRef.current;
+      if (!id) return;
+      answered.current.add(interruptId);
+      localStorage.setItem(ANSWERED_KEY, JSON.stringify([...answered.current].slice(-500)));
+      setView((v) => ({
+        ...v,
+        pending: v.pending.filter((p) => p.interrupt_id !== interruptId),
+        running: true,
+        error: undefined,
+      }));
+      void follow((signal) => client.resume(id, interruptId, decision, onEvent, signal));
+    },
+    [client, follow, onEvent],
+  );
+
+  const stop = useCallback(async () => {
+    const { id } = viewRef.current;
+    if (!id) return;
+    setStopping(true);
+    try {
+      await client.cancel(id);
+    } catch (error) {
+      setNotice((error as Error).message);
+      setStopping(false);
+    }
+  }, [client]);
+
+  /** Opens a saved session: cached view first (instant), then the server's history; re-attaches to a live run. */
+  const open = useCallback(
+    async (id: string) => {
+      stream.current?.abort();
+      stream.current = undefined;
+      setBusy(false);
+      window.history.replaceState(null, '', `#/s/${id}`);
+      const cached = cachedView(id);
+      setView(cached ? { ...cached, running: false } : { ...emptyView(id), running: true });
+      let saved: SessionView;
+      try {
+        saved = viewFromHistory(id, await client.session(id), answered.current);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) {
+          localStorage.removeItem(viewKey(id));
+          window.history.replaceState(null, '', '#/');
+          setView(emptyView());
+          setNotice('sessionGone');
+          return;
+        }
+        setView((v) => ({ ...v, running: false, error: (error as Error).message }));
+        return;
+      }
+      // The cache holds exactly what this browser saw (with its last event id); history fills in the rest.
+      const base: SessionView = cached
+        ? {
+            ...cached,
+            title: saved.title,
+            files: [...new Set([...cached.files, ...saved.files])],
+            // The server's list of what the run waits for is the truth; the cache may predate a decision.
+            pending: saved.pending,
+            running: saved.running,
+          }
+        : saved;
+      setView(base);
+      if (base.running || (cached?.running && base.pending.length === 0)) {
+        setView((v) => ({ ...v, running: true }));
+        void follow((signal) => client.attach(id, onEvent, signal, cached?.lastEventId));
+      }
+    },
+    [client, follow, onEvent],
+  );
+
+  const newChat = useCallback(() => {
+    stream.current?.abort();
+    stream.current = undefined;
+    setBusy(false);
+    window.history.replaceState(null, '', '#/');
+    setView(emptyView());
+  }, []);
+
+  const rename = useCallback(
+    async (id: string, title: string) => {
+      try {
+        await client.rename(id, title);
+        if (viewRef.current.id === id) setView((v) => ({ ...v, title }));
+      } catch (error) {
+        setNotice((error as Error).message);
+      }
+      await refreshSessions();
+    },
+    [client, refreshSessions],
+  );
+
+  const remove = useCallback(
+    async (id: string) => {
+      try {
+        await client.remove(id);
+        localStorage.removeItem(viewKey(id));
+        if (viewRef.current.id === id) newChat();
+      } catch (error) {
+        setNotice((error as Error).message);
+      }
+      await refreshSessions();
+    },
+    [client, newChat, refreshSessions],
+  );
+
+  useEffect(() => () => stream.current?.abort(), []);
+
+  return {
+    sessions,
+    view,
+    busy,
+    stopping,
+    notice,
+    dismissNotice: () => setNotice(undefined),
+    dismissError: () => setView((v) => ({ ...v, error: undefined })),
+    refreshSessions,
+    send,
+    decide,
+    stop,
+    open,
+    newChat,
+    rename,
+    remove,
+  };
+}
