@@ -10,6 +10,9 @@ export interface ToolboxOptions {
   erp: ErpEndpoint;
   /** The process's background task board (one per process, so results outlive a model turn). */
   tasks?: BackgroundTasks;
+  /** `false` leaves the ERP business tools to the ERP MCP server (`McpConnections.registerInto`); the default
+   *  registers them here, calling the ERP's REST API directly. */
+  erpTools?: boolean;
   /** Adds `web_search` and `fetch_url`. */
   web?: WebToolsOptions;
 }
@@ -24,7 +27,8 @@ export interface Toolbox {
 /** Procura's tools in one registry: ERP, `dynamic_http_call`, front-end tools, background tasks and, when asked, web. */
 export function createToolbox(options: ToolboxOptions): Toolbox {
   const tasks = options.tasks ?? new BackgroundTasks();
-  const registry = registerErpTools(new ToolRegistry(), options.erp);
+  const registry = new ToolRegistry();
+  if (options.erpTools !== false) registerErpTools(registry, options.erp);
   registry.register(
     DynamicHttpCall,
     (ctx) => new DynamicHttpCall(erpClientFor(options.erp, ctx), !(ctx.readOnly || ctx.role === 'viewer')),

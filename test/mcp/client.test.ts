@@ -5,6 +5,7 @@ import { loadSettings } from '../../src/shared/index.ts';
 import { AGENT_TOOLSETS } from '../../src/tools/agent-toolsets.ts';
 import { ToolRegistry } from '../../src/tools/index.ts';
 import { ToolScheduler } from '../../src/tools/scheduler.ts';
+import { createToolbox } from '../../src/tools/toolbox.ts';
 import { startTestErp } from '../tools/harness.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: tool results are asserted field by field
@@ -74,6 +75,25 @@ describe('MCP client', () => {
       })) as Any;
       expect(again.order.id).toBe(created.order.id);
     } finally {
+      await connections.close();
+    }
+  });
+
+  it('joins the toolbox when the ERP tools come over MCP', async () => {
+    const connections = await McpConnections.connect([{ name: 'erp', url: mcp.mcpUrl, forwardCredentials: true }]);
+    const toolbox = createToolbox({ erp: { baseUrl: env.baseUrl }, erpTools: false });
+    try {
+      const registry = connections.registerInto(toolbox.registry);
+      const order = registry.list({ role: 'buyer' }, AGENT_TOOLSETS.order).map((d) => d.name);
+      expect(order).toEqual(
+        expect.arrayContaining(['order_create', 'order_update', 'order_search_details', 'open_order']),
+      );
+      expect(registry.get('dynamic_http_call')).toBeDefined();
+      expect(await registry.execute('inventory_warning', {}, env.context('laoxiao'))).toMatchObject({
+        total: expect.any(Number),
+      });
+    } finally {
+      await toolbox.close();
       await connections.close();
     }
   });
