@@ -15,6 +15,7 @@ import { ApprovalLedger } from './middleware/approval.ts';
 import { type AgentModels, createAgentModels } from './models/index.ts';
 import { SkillsSync } from './skills/sync.ts';
 import { HumanInput } from './tools/human-input.ts';
+import { type WorkspaceBackend, WorkspaceTools } from './tools/workspace.ts';
 
 const log = logger.child({ part: 'agent' });
 
@@ -91,13 +92,21 @@ export class AgentRuntime {
       }),
     );
     toolbox.registry.register(HumanInput, () => humanInput);
+    let storage: AgentStorage | undefined;
+    toolbox.registry.register(WorkspaceTools, (ctx) => {
+      const run = ctx as ProcuraRunContext;
+      return new WorkspaceTools(async () => {
+        if (!storage) throw new Error('agent storage is not ready');
+        return (await storage.backend({ context: run, state: {} } as never)) as unknown as WorkspaceBackend;
+      }, run.sessionId ?? '');
+    });
     this.toolbox = toolbox;
     const closers: Array<() => Promise<void>> = [toolbox.close];
     for (const extra of o.extraTools ?? []) {
       const added = await phase('extra tools', () => extra(toolbox.registry));
       if (added?.close) closers.push(added.close);
     }
-    const storage = await phase('storage', () => o.storage({ dataDir: o.dataDir, databaseUrl: o.databaseUrl }));
+    storage = await phase('storage', () => o.storage({ dataDir: o.dataDir, databaseUrl: o.databaseUrl }));
     closers.push(storage.close);
     const checkpointer = await phase('checkpointer', () => createCheckpointer(o.dataDir, o.databaseUrl));
     const deps = {

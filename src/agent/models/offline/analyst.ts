@@ -32,7 +32,7 @@ interface OrderItem {
 
 /** The analysis script run in the sandbox: ERP list prices, supplier web prices and order history in, result JSON out. */
 export const ANALYSIS_SCRIPT = `// Procura 采购比价分析：读取 ${ANALYST_PATHS.inputs}，写出 ${ANALYST_PATHS.result}
-const input = JSON.parse(fs.readFile('${ANALYST_PATHS.inputs}'));
+const input = JSON.parse(await fs.readFile('${ANALYST_PATHS.inputs}'));
 const round = (n) => Math.round(n * 100) / 100;
 const suppliers = input.offers.map((o) => {
   const history = input.history.filter((h) => h.code === o.code);
@@ -61,11 +61,11 @@ const result = {
   priceSpreadPct: round(((Math.max(...prices) - Math.min(...prices)) / Math.min(...prices)) * 100),
   trend, outliers: suppliers.filter((s) => s.webVsErpPct !== null && Math.abs(s.webVsErpPct) >= 10),
 };
-fs.writeFile('${ANALYST_PATHS.result}', JSON.stringify(result, null, 2));
+await fs.writeFile('${ANALYST_PATHS.result}', JSON.stringify(result, null, 2));
 console.log(JSON.stringify(result));
 `;
 
-export const ANALYSIS_COMMAND = `run ${ANALYST_PATHS.script}`;
+export const ANALYSIS_COMMAND = `node ${ANALYST_PATHS.script}`;
 
 const INVENTORY = /库存|预警|补货|inventory|stock|reorder/i;
 

@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { Tool, ToolError } from '../../tools/index.ts';
+import type { FileUploader } from '../skills/sync.ts';
+
+/** What the workspace tools need from a user's storage (the agent's composite backend). */
+export type WorkspaceBackend = FileUploader & {
+  glob(pattern: string, path?: string): unknown;
+};
+
+const SKILL_SCOPES: Record<string, string> = {
+  'procurement-analyst': 'procurement',
+  'procurement-order': 'order',
+  main: 'main',
+};
+const WorkspacePath = z
+  .string()
+  .min(2)
+  .max(300)
+  .regex(/^\/[^\0]*$/, 'absolute workspace path')
+  .refine((p) => !p.split('/').includes('..'), 'no .. segments');
+
+function globPaths(found: unknown): string[] {
+  const list = Array.isArray(found) ? found : ((found as { files?: unknown[] })?.files ?? []);
+  return (list as Array<{ path: string; is_dir?: boolean }>).filter((f) => !f.is_dir).map((f) => f.path);
+}
+
+/** Skill management and file hand-over, acting on the calling user's own workspace and store. */
+export class WorkspaceTools {
+  constructor(
+    private readonly backend: () => Promise<WorkspaceBackend>,
+    private readonly sessionId: string,
+  ) {}
+
+  @Tool({
+    name: 'assign_skill',
+    label: '分配技能',
+    description:
+      '把沙箱里测试好的技能目录（含 SKILL.md）分配给子 Agent：复制到 /skills/<范围>/<名称>/ 并持久化到 /persisted-skills/，以后的会话自动恢复。/ Assign a tested skill folder (with SKILL.md) to a sub-agent; it is copied into its skills and persisted across sessions.',
+    schema: z.object({
+      source: WorkspacePath.describe('技能目录，如 /skills/main/my-skill/ / skill folder'),
+      agent: z.enum(['procurement-analyst', 'procurement-order', 'main']),
+      name: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9-]{1,40}$/, 'lower-case words joined by -')
+        .optional()
+        .describe('新技能名，缺省用源目录名 / skill name, default: the folder name'),
+    }),
+    safety: 'read-only',
+    execution: 'sequential',
+    group: 'skill',
+  })
+  async assignSkill(input: { source: string; agent: string; name?: string }) {
+    const files = await this.backend();
+    const source = input.source.endsWith('/') ? input.source : `${input.source}/`;
+    const paths = globPaths(await files.glob('**/*', source));
+    const absolute = paths.map((p) => (p.startsWith(source) ? p : `${source}${p.replace(/^\//, '')}`));
+    if (!absolute.some((p) => p.endsWith('/SKILL.md'))) {
+      throw new ToolError(
+        `${source} 里没有 SKILL.md / no SKILL.md in ${source}`,
+        '先写好并测试 SKILL.md / write and test SKILL.md first',
+      );
+    }
+    const name = input.name ?? source.split('/').filter(Boolean).at(-1)!;
+    const scope = SKILL_SCOPES[input.agent];
+    const downloaded = await files.downloadFiles(absolute);
+    const copies: Array<[string, Uint8Array]> = [];
+    for (const file of downloaded) {
+      if (!file.content) continue;
+      const relative = file.path.slice(source.length);
+      copies.push(
+        [`/skills/${scope}/${name}/${relative}`, file.content],
+        [`/persisted-skills/${scope}/${name}/${relative}`, file.content],
+      );
+    }
+    const results = await files.uploadFiles(copies);
+    const failed = results.filter((r) => r.error);
+    if (failed.length)
+      throw new ToolError(
+        `部分文件未能保存 / some files failed: ${failed.map((f) => f.path).join(', ')}`,
+        '稍后重试 / retry later',
+      );
+    return {
+      success: true,
+      stateChanged: true,
+      skill: `/skills/${scope}/${name}/`,
+      persisted: `/persisted-skills/${scope}/${name}/`,
+      files: copies.length / 2,
+    };
+  }
+
+  @Tool({
+    name: 'download_sandbox_file',
+    label: '下载文件',
+    description:
+      '把工作区文件（报告、CSV、分析结果）交给用户下载，返回下载链接。/ Hand a workspace file (report, CSV, analysis JSON) to the user as a download link.',
+    schema: z.object({ path: WorkspacePath.describe('如 /analysis/report_20260509.md') }),
+    safety: 'read-only',
+    group: 'files',
+  })
+  async downloadSandboxFile(input: { path: string }) {
+    const [file] = await (await this.backend()).downloadFiles([input.path]);
+    if (!file?.content)
+      throw new ToolError(
+        `文件不存在 / no file ${input.path}`,
+        '先用 ls 或 glob 确认路径 / check the path with ls first',
+      );
+    return {
+      path: input.path,
+      bytes: file.content.byteLength,
+      url: `/api/v1/files/${encodeURIComponent(this.sessionId)}${input.path.split('/').map(encodeURIComponent).join('/')}`,
+    };
+  }
+}
