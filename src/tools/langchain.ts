@@ -57,7 +57,10 @@ export async function toLangChainTools(
         {
           name: definition.name,
           // Live values that need no user (e.g. the chart types of the connected server) still reach a shared graph.
-          description: await registry.describe(definition.name, fixed ?? { userId: 'agent', traceId: 'bind', ...visibility }),
+          description: await registry.describe(
+            definition.name,
+            fixed ?? { userId: 'agent', traceId: 'bind', ...visibility },
+          ),
           // A copy: the JSON-schema validator annotates the object it is given.
           schema: structuredClone(definition.jsonSchema) as Record<string, unknown>,
           verboseParsingErrors: true,
