@@ -1,10 +1,11 @@
 import { Command } from 'commander';
 import { registerChartsCommand } from './commands/charts.ts';
+import { registerChatCommand } from './commands/chat.ts';
 import { registerErpCommands } from './commands/erp.ts';
 import { registerMcpCommands } from './commands/mcp.ts';
 import { registerStartCommand } from './commands/start.ts';
-import { registerToolsCommands } from './commands/tools.ts';
 import { registerSupplierCommands } from './commands/suppliers.ts';
+import { registerToolsCommands } from './commands/tools.ts';
 import { registerUserCommands } from './commands/user.ts';
 
 /** `procura <command>`: every part of Procura, alone or together. */
@@ -19,6 +20,7 @@ registerMcpCommands(program);
 registerToolsCommands(program);
 registerSupplierCommands(program);
 registerUserCommands(program);
+registerChatCommand(program);
 
 try {
   await program.parseAsync(process.argv);

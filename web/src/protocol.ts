@@ -118,13 +118,13 @@ export class ChatClient {
   }
 
   health(): Promise<Record<string, unknown>> {
-    return fetch(this.url('/api/v1/health')).then((r) => r.json());
+    return fetch(this.url('/api/v1/health')).then((r) => r.json() as Promise<Record<string, unknown>>);
   }
 
   /** Readiness of the API's dependencies; `checks.model.detail.provider` is `offline` for the offline model. */
   async ready(): Promise<{ status?: string; checks?: Record<string, { ok: boolean; detail?: unknown }> }> {
     const response = await fetch(this.url('/api/v1/ready'));
-    return response.json();
+    return (await response.json()) as { status?: string; checks?: Record<string, { ok: boolean; detail?: unknown }> };
   }
 
   me(): Promise<Record<string, unknown>> {

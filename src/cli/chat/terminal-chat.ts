@@ -1,0 +1,233 @@
+import { checkbox, input, select } from '@inquirer/prompts';
+import type { ChatClient, ChatEvent, Decision, InterruptData, StreamResult } from '../../../web/src/protocol.ts';
+import { bold, dim, TerminalRenderer, yellow } from './render.ts';
+
+export interface TerminalChatOptions {
+  /** Print every event as one JSON line instead of rendering it. */
+  json: boolean;
+  /** Approve every approval without asking (scripts that already decided, e.g. `--once … --yes`). */
+  yes: boolean;
+  /** Whether a human is there to answer prompts. */
+  interactive: boolean;
+}
+
+/** How a turn ended, for the exit code: finished, failed, stopped, or left waiting for a decision. */
+export type TurnOutcome = 'done' | 'error' | 'cancelled' | 'waiting';
+
+type Choice = 'once' | 'always' | 'edit' | 'deny';
+
+/**
+ * One terminal conversation with the chat API: streams each turn, answers interrupts (approve once / always for
+ * this session / edit / deny; `ask_user` as a list; missing order fields as questions) and resumes the run.
+ * "Always allow" is remembered per session by this client only: it sends an ordinary approve for later
+ * interrupts of that tool, so the server still records a human decision for every write.
+ */
+export class TerminalChat {
+  sessionId?: string;
+  private readonly alwaysAllowed = new Set<string>();
+  private readonly renderer = new TerminalRenderer();
+  private active?: AbortController;
+  private cancelling = false;
+
+  constructor(
+    private readonly client: ChatClient,
+    private readonly options: TerminalChatOptions,
+    sessionId?: string,
+  ) {
+    this.sessionId = sessionId;
+  }
+
+  /** Sends a message and follows the run through every interrupt to its end. */
+  async turn(message: string): Promise<TurnOutcome> {
+    return this.follow((onEvent, signal) => this.client.start(message, this.sessionId, onEvent, signal));
+  }
+
+  /** Picks up a saved session: answers what it waits for, or re-attaches to its running run. */
+  async reattach(): Promise<TurnOutcome | undefined> {
+    if (!this.sessionId) return undefined;
+    const saved = (await this.client.session(this.sessionId)) as {
+      title?: string;
+      pending_interrupts?: Array<{ interrupt_id: string; value: Record<string, unknown> }>;
+      active_run?: string | null;
+    };
+    if (!this.options.json) this.renderer.line(dim(`会话 / session ${this.sessionId} · ${saved.title ?? ''}`));
+    const pending = (saved.pending_interrupts ?? []).map(
+      (p) => ({ ...p.value, interrupt_id: p.interrupt_id, session_id: this.sessionId }) as InterruptData,
+    );
+    if (pending.length) return this.answer(pending);
+    if (saved.active_run) return this.follow((onEvent, signal) => this.client.attach(this.sessionId!, onEvent, signal));
+    return undefined;
+  }
+
+  /** Ctrl-C: the first stops the run on the server; the caller exits on the second. Returns whether a run was stopped. */
+  interrupt(): boolean {
+    if (!this.active || this.cancelling || !this.sessionId) return false;
+    this.cancelling = true;
+    this.renderer.line(yellow('正在停止… 再按 Ctrl-C 退出 / stopping… press Ctrl-C again to quit'));
+    this.client.cancel(this.sessionId).catch((error: Error) => this.renderer.line(error.message));
+    return true;
+  }
+
+  private async follow(
+    run: (onEvent: (event: ChatEvent) => void, signal: AbortSignal) => Promise<StreamResult>,
+  ): Promise<TurnOutcome> {
+    const interrupts: InterruptData[] = [];
+    let outcome: TurnOutcome = 'done';
+    const onEvent = (event: ChatEvent) => {
+      const data = event.data as Record<string, unknown>;
+      if (typeof data.session_id === 'string') this.sessionId ??= data.session_id;
+      if (this.options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+      else this.renderer.event(event);
+      if (event.event === 'interrupt') interrupts.push(event.data as InterruptData);
+      if (event.event === 'error') outcome = 'error';
+      if (event.event === 'done' && data.status === 'cancelled') outcome = 'cancelled';
+    };
+    this.active = new AbortController();
+    this.cancelling = false;
+    try {
+      const result = await run(onEvent, this.active.signal);
+      this.sessionId ??= result.sessionId;
+      if (result.end === 'cut') outcome = 'error';
+    } finally {
+      this.active = undefined;
+    }
+    return interrupts.length ? this.answer(interrupts) : outcome;
+  }
+
+  /** Decides each interrupt (prompting the user, or by `--yes` / "always allow"), then resumes the run. */
+  private async answer(interrupts: InterruptData[]): Promise<TurnOutcome> {
+    let outcome: TurnOutcome = 'waiting';
+    for (const interrupt of interrupts) {
+      const decision = await this.decide(interrupt);
+      if (!decision) return 'waiting';
+      if (this.options.json)
+        process.stdout.write(
+          `${JSON.stringify({ event: 'decision', data: { interrupt_id: interrupt.interrupt_id, decision } })}\n`,
+        );
+      outcome = await this.follow((onEvent, signal) =>
+        this.client.resume(this.sessionId!, interrupt.interrupt_id, decision, onEvent, signal),
+      );
+    }
+    return outcome;
+  }
+
+  private async decide(interrupt: InterruptData): Promise<Decision | undefined> {
+    if (interrupt.kind === 'approval') {
+      if (this.options.yes || this.alwaysAllowed.has(interrupt.tool)) {
+        if (!this.options.json)
+          this.renderer.line(dim(`  已自动批准 / auto-approved: ${interrupt.label ?? interrupt.tool}`));
+        return { type: 'approve' };
+      }
+      if (!this.options.interactive) return this.leaveWaiting(interrupt);
+      return this.askApproval(interrupt);
+    }
+    if (!this.options.interactive) return this.leaveWaiting(interrupt);
+    if (interrupt.kind === 'ask_user') {
+      const choices = interrupt.options.slice(0, 8).map((o) => ({ name: o.label, value: o.value }));
+      const answer = interrupt.multiple
+        ? await checkbox({ message: interrupt.question, choices, required: true })
+        : await select({ message: interrupt.question, choices });
+      return { type: 'answer', answer };
+    }
+    if (interrupt.kind === 'order_info') {
+      if (interrupt.reason) this.renderer.line(yellow(interrupt.reason));
+      const answer: Record<string, unknown> = {};
+      for (const field of interrupt.fields) {
+        const value = await input({ message: field, required: field !== 'note' });
+        if (value.trim()) answer[field] = /quantity|unitPrice/.test(field) ? Number(value) : value.trim();
+      }
+      return { type: 'answer', answer };
+    }
+    return undefined;
+  }
+
+  private leaveWaiting(interrupt: InterruptData): undefined {
+    if (!this.options.json)
+      this.renderer.line(
+        yellow(
+          `等待决定 / waiting for a decision (${interrupt.kind}); 继续 / continue: procura chat --session ${this.sessionId}`,
+        ),
+      );
+    return undefined;
+  }
+
+  private async askApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): Promise<Decision> {
+    this.renderer.line(
+      bold(yellow(`需要审批 / approval needed: ${interrupt.label ?? interrupt.tool} (${interrupt.tool})`)),
+    );
+    this.renderer.line(describeArgs(interrupt.args));
+    const allowed = new Set(interrupt.allowed ?? ['approve', 'edit', 'reject']);
+    const choice = await select<Choice>({
+      message: '如何处理？/ Decide',
+      choices: [
+        { name: '允许一次 / allow once', value: 'once', disabled: !allowed.has('approve') },
+        {
+          name: '本会话内总是允许此工具 / always allow this tool in this session',
+          value: 'always',
+          disabled: !allowed.has('approve'),
+        },
+        { name: '修改后允许 / edit', value: 'edit', disabled: !allowed.has('edit') },
+        { name: '拒绝 / deny', value: 'deny', disabled: !allowed.has('reject') },
+      ],
+    });
+    if (choice === 'always') this.alwaysAllowed.add(interrupt.tool);
+    if (choice === 'once' || choice === 'always') return { type: 'approve' };
+    if (choice === 'deny') {
+      const reason = await input({ message: '拒绝原因（可空）/ reason (optional)' });
+      return { type: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) };
+    }
+    return { type: 'edit', args: await editArgs(interrupt.args) };
+  }
+}
+
+function describeArgs(args: Record<string, unknown>): string {
+  const lines = Array.isArray(args.lines) ? (args.lines as Array<Record<string, unknown>>) : [];
+  const rest = Object.entries(args).filter(([k]) => k !== 'lines');
+  return [
+    ...lines.map(
+      (l, i) =>
+        `  ${i + 1}. part ${String(l.partId ?? l.code ?? '?')} × ${String(l.quantity ?? '?')}${l.unitPrice !== undefined ? ` @ ¥${String(l.unitPrice)}` : ''}`,
+    ),
+    ...rest.map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`),
+  ].join('\n');
+}
+
+/** Edits an order's quantities, prices and date field by field; other tools' arguments as JSON. */
+async function editArgs(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (!Array.isArray(args.lines)) {
+    const text = await input({
+      message: '参数 JSON / arguments JSON',
+      default: JSON.stringify(args),
+      validate: (v) => {
+        try {
+          return typeof JSON.parse(v) === 'object' || 'JSON object';
+        } catch {
+          return '不是有效的 JSON / not valid JSON';
+        }
+      },
+    });
+    return JSON.parse(text);
+  }
+  const lines = [];
+  for (const [i, line] of (args.lines as Array<Record<string, unknown>>).entries()) {
+    const quantity = await input({
+      message: `第 ${i + 1} 行数量 / line ${i + 1} quantity`,
+      default: String(line.quantity ?? ''),
+      validate: (v) => /^\d+$/.test(v.trim()) || '请输入正整数 / a positive integer',
+    });
+    const price = await input({
+      message: `第 ${i + 1} 行单价（空 = ERP 价）/ unit price (empty = ERP price)`,
+      default: line.unitPrice === undefined ? '' : String(line.unitPrice),
+      validate: (v) => v.trim() === '' || Number(v) >= 0 || '请输入数字 / a number',
+    });
+    const { unitPrice: _previous, ...kept } = line;
+    lines.push({ ...kept, quantity: Number(quantity), ...(price.trim() ? { unitPrice: Number(price) } : {}) });
+  }
+  const date = await input({
+    message: '到货日期 YYYY-MM-DD（可空）/ delivery date (optional)',
+    default: typeof args.expectedDate === 'string' ? args.expectedDate : '',
+    validate: (v) => v.trim() === '' || /^\d{4}-\d{2}-\d{2}$/.test(v.trim()) || 'YYYY-MM-DD',
+  });
+  const { expectedDate: _date, ...rest } = args;
+  return { ...rest, lines, ...(date.trim() ? { expectedDate: date.trim() } : {}) };
+}
