@@ -1,0 +1,275 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import { type Logger, notFound, ProblemError } from '../shared/index.ts';
+import type { ApiUser, ErpUsers } from './auth.ts';
+import type { RunEventLog } from './events.ts';
+import type { History } from './history.ts';
+import { redact } from './redact.ts';
+import type { RunManager, RunRef } from './runs.ts';
+
+type Env = { Variables: { user: ApiUser; traceId: string } };
+
+export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_MESSAGE_CHARS = 8_000;
+const HEARTBEAT_MS = 15_000;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+const NoControl = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/;
+const SessionId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, '1–64 of A-Z a-z 0-9 _ -');
+
+const StartBody = z.strictObject({
+  message: z.string().trim().min(1).max(MAX_MESSAGE_CHARS).regex(NoControl, 'control characters are not allowed'),
+  session_id: SessionId.optional(),
+});
+const Decision = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('approve') }),
+  z.strictObject({ type: z.literal('edit'), args: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ type: z.literal('reject'), reason: z.string().max(1000).optional() }),
+  z.strictObject({
+    type: z.literal('answer'),
+    answer: z.union([z.string().max(2000), z.array(z.string().max(200)).max(20), z.record(z.string(), z.unknown())]),
+  }),
+]);
+const ResumeBody = z.strictObject({
+  session_id: SessionId,
+  interrupt_id: z.string().min(1).max(200),
+  decision: Decision,
+});
+const CancelBody = z.strictObject({ session_id: SessionId });
+const RenameBody = z.strictObject({
+  title: z.string().trim().min(1).max(200).regex(NoControl, 'control characters are not allowed'),
+});
+const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  size: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+export interface ApiAppDeps {
+  users: ErpUsers;
+  runs: RunManager;
+  events: RunEventLog;
+  history: History;
+  /** Readiness checks by name; each resolves when its dependency answers. */
+  readiness: Record<string, () => Promise<unknown>>;
+  /** Built browser UI (`web/dist`), served at `/` when it exists. */
+  webDir?: string;
+  log: Logger;
+}
+
+/** The chat API: SSE chat stream, resume, cancel, history and files under `/api/v1`, the browser UI at `/`. */
+export function createApiApp(deps: ApiAppDeps): Hono<Env> {
+  const app = new Hono<Env>();
+  const { users, runs, events, history, log } = deps;
+
+  app.use('*', async (c, next) => {
+    const incoming = c.req.header('x-trace-id');
+    const traceId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
+    c.set('traceId', traceId);
+    c.header('x-trace-id', traceId);
+    await next();
+  });
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        problem(
+          c,
+          new ProblemError(
+            413,
+            'payload_too_large',
+            `请求体超过 ${MAX_BODY_BYTES} 字节 / body over ${MAX_BODY_BYTES} bytes`,
+          ),
+        ),
+    }),
+  );
+  app.use('/api/v1/*', async (c, next) => {
+    if (c.req.path === '/api/v1/health' || c.req.path === '/api/v1/ready') return next();
+    c.set('user', await users.resolve(c.req.header('authorization'), c.req.header('x-project-id') || undefined));
+    await next();
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof ProblemError) return problem(c, error);
+    if (error instanceof HTTPException && error.status < 500) {
+      return problem(
+        c,
+        new ProblemError(error.status, 'bad_request', `请求格式错误 / ${error.message || 'malformed request'}`),
+      );
+    }
+    log.error({ err: error, traceId: c.get('traceId'), path: c.req.path }, 'unexpected API error');
+    return problem(c, new ProblemError(500, 'internal', '服务器内部错误 / internal error'));
+  });
+
+  app.get('/api/v1/health', (c) => c.json({ status: 'ok', running_runs: runs.running }));
+  app.get('/api/v1/ready', async (c) => {
+    const checks = await Promise.all(
+      Object.entries(deps.readiness).map(async ([name, check]) => {
+        try {
+          return [name, { ok: true, detail: await check() }] as const;
+        } catch (error) {
+          return [name, { ok: false, detail: redact((error as Error).message) }] as const;
+        }
+      }),
+    );
+    const ready = checks.every(([, r]) => r.ok);
+    return c.json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(checks) }, ready ? 200 : 503);
+  });
+
+  app.post('/api/v1/agent/chat/stream', async (c) => {
+    const body = await parseJson(c, StartBody);
+    const ref = await runs.start(c.var.user, { message: body.message, sessionId: body.session_id });
+    return sse(c, events, ref);
+  });
+
+  app.get('/api/v1/agent/chat/stream/:session_id', async (c) => {
+    const sessionId = parse(SessionId, c.req.param('session_id'), 'session_id');
+    const run = await runs.latestRun(c.var.user, sessionId);
+    if (!run) throw notFound(`会话还没有任务 / no run in session ${sessionId}`);
+    const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id') ?? '0';
+    const afterSeq = parse(z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER), lastEventId, 'Last-Event-ID');
+    return sse(c, events, { runId: run.id, sessionId, afterSeq });
+  });
+
+  app.post('/api/v1/agent/chat/resume', async (c) => {
+    const body = await parseJson(c, ResumeBody);
+    const ref = await runs.resume(c.var.user, {
+      sessionId: body.session_id,
+      interruptId: body.interrupt_id,
+      decision: body.decision,
+    });
+    return sse(c, events, ref);
+  });
+
+  app.post('/api/v1/agent/chat/cancel', async (c) => {
+    const body = await parseJson(c, CancelBody);
+    return c.json(await runs.cancel(c.var.user, body.session_id), 202);
+  });
+
+  app.get('/api/v1/history/sessions', async (c) => {
+    const q = parse(PageQuery, c.req.query(), 'query');
+    return c.json(await history.list(c.var.user, q.page, q.size));
+  });
+  app.get('/api/v1/history/sessions/:id', async (c) =>
+    c.json(await history.get(c.var.user, parse(SessionId, c.req.param('id'), 'id'))),
+  );
+  app.patch('/api/v1/history/sessions/:id', async (c) => {
+    const body = await parseJson(c, RenameBody);
+    return c.json(await history.rename(c.var.user, parse(SessionId, c.req.param('id'), 'id'), body.title));
+  });
+  app.delete('/api/v1/history/sessions/:id', async (c) => {
+    await history.delete(c.var.user, parse(SessionId, c.req.param('id'), 'id'));
+    return c.body(null, 204);
+  });
+
+  app.get('/api/v1/files/:session_id/*', async (c) => {
+    const sessionId = parse(SessionId, c.req.param('session_id'), 'session_id');
+    const prefix = `/api/v1/files/${sessionId}/`;
+    const filePath = decodeURIComponent(c.req.path.slice(prefix.length));
+    const file = await history.download(c.var.user, sessionId, filePath);
+    return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, {
+      'content-type': contentType(file.name),
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      'x-content-type-options': 'nosniff',
+    });
+  });
+
+  app.all('/api/*', (c) =>
+    problem(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)),
+  );
+
+  const webDir = deps.webDir;
+  if (webDir && fs.existsSync(path.join(webDir, 'index.html'))) {
+    const root = path.relative(process.cwd(), webDir) || '.';
+    app.use('*', serveStatic({ root }));
+    // Single-page app: every other GET is the UI's own route.
+    app.get('*', serveStatic({ root, path: 'index.html' }));
+  }
+  app.notFound((c) => problem(c, new ProblemError(404, 'not_found', `没有这个页面 / nothing at ${c.req.path}`)));
+  return app;
+}
+
+/**
+ * The SSE response following one run from `afterSeq`: replay then live, `id:` = sequence in the run, heartbeat
+ * comments every 15 s, no proxy buffering. A client going away stops only its own stream, never the run.
+ */
+function sse(c: Context<Env>, events: RunEventLog, ref: RunRef): Response {
+  c.header('X-Accel-Buffering', 'no');
+  c.header('Cache-Control', 'no-cache, no-transform');
+  c.header('X-Session-Id', ref.sessionId);
+  c.header('X-Run-Id', ref.runId);
+  return streamSSE(c, async (stream) => {
+    const stop = new AbortController();
+    stream.onAbort(() => stop.abort());
+    const heartbeat = setInterval(() => {
+      stream.write(': heartbeat\n\n').catch(() => stop.abort());
+    }, HEARTBEAT_MS);
+    try {
+      for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal)) {
+        await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  });
+}
+
+async function parseJson<T extends z.ZodType>(c: Context<Env>, schema: T): Promise<z.infer<T>> {
+  if (!/^application\/json\b/i.test(c.req.header('content-type') ?? '')) {
+    throw new ProblemError(415, 'unsupported_media_type', '请求体须为 JSON / the body must be application/json');
+  }
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new ProblemError(400, 'bad_request', '请求体不是有效的 JSON / the body is not valid JSON');
+  }
+  return parse(schema, raw, '(body)');
+}
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const errors = result.error.issues.slice(0, 20).map((issue) => ({
+    field: issue.path.join('.') || where,
+    message: issue.message,
+  }));
+  throw new ProblemError(422, 'validation_failed', '字段校验失败 / invalid fields', { errors });
+}
+
+function problem(c: Context<Env>, error: ProblemError) {
+  const body = {
+    type: `https://procura.dev/problems/${error.code}`,
+    title: error.code,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    traceId: c.get('traceId'),
+    ...error.extra,
+  };
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json; charset=utf-8' };
+  if (typeof error.extra.retry_after === 'number') headers['retry-after'] = String(error.extra.retry_after);
+  return c.body(JSON.stringify(body), error.status as 400, headers);
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.md': 'text/markdown; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.html': 'text/html; charset=utf-8',
+  '.pdf': 'application/pdf',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+function contentType(name: string): string {
+  return CONTENT_TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream';
+}

@@ -1,0 +1,174 @@
+import path from 'node:path';
+import { resolveBackend } from 'deepagents';
+import type { Kysely } from 'kysely';
+import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
+import { badRequest, conflict, notFound } from '../shared/index.ts';
+import type { ApiUser } from './auth.ts';
+import type { ApiTables } from './db.ts';
+import type { Sessions } from './sessions.ts';
+
+/** Workspace areas that are not a session's output (shared skills, the user's long-term memories). */
+const PRIVATE_PREFIXES = ['/skills/', '/memories/'];
+
+export interface SessionFile {
+  path: string;
+  size?: number;
+  modified_at?: string;
+}
+
+/** Session history: listing, the conversation as it streamed (messages, steps, pending interrupt), files, rename, delete. */
+export class History {
+  constructor(private readonly deps: { db: Kysely<ApiTables>; sessions: Sessions; runtime: AgentRuntime }) {}
+
+  async list(user: ApiUser, page: number, size: number) {
+    const db = this.deps.db;
+    const [items, count] = await Promise.all([
+      db
+        .selectFrom('chat_sessions')
+        .select(['id', 'title', 'created_at', 'updated_at'])
+        .where('owner', '=', user.username)
+        .orderBy('updated_at', 'desc')
+        .orderBy('id')
+        .limit(size)
+        .offset((page - 1) * size)
+        .execute(),
+      db
+        .selectFrom('chat_sessions')
+        .select((eb) => eb.fn.countAll().as('total'))
+        .where('owner', '=', user.username)
+        .executeTakeFirst(),
+    ]);
+    return { items, total: Number(count?.total ?? 0), page, size };
+  }
+
+  /** One session rebuilt from its stored run events: what the user saw, including a partial answer of a stopped run. */
+  async get(user: ApiUser, id: string) {
+    const session = await this.deps.sessions.owned(user, id);
+    const runs = await this.deps.db
+      .selectFrom('chat_runs')
+      .select(['id', 'status', 'message', 'pending', 'created_at', 'updated_at'])
+      .where('session_id', '=', id)
+      .orderBy('created_at')
+      .execute();
+    const events = runs.length
+      ? await this.deps.db
+          .selectFrom('run_events')
+          .select(['run_id', 'seq', 'event', 'data'])
+          .where(
+            'run_id',
+            'in',
+            runs.map((r) => r.id),
+          )
+          .where('event', 'in', ['token', 'progress', 'tool_call', 'error'])
+          .orderBy('run_id')
+          .orderBy('seq')
+          .execute()
+      : [];
+    const messages: Array<Record<string, unknown>> = [];
+    const steps: Array<Record<string, unknown>> = [];
+    for (const run of runs) {
+      messages.push({ role: 'user', content: run.message, run_id: run.id, created_at: run.created_at });
+      let answer = '';
+      const byId = new Map<string, Record<string, unknown>>();
+      const toolCalls: unknown[] = [];
+      let error: string | undefined;
+      for (const e of events.filter((e) => e.run_id === run.id)) {
+        const data = JSON.parse(e.data) as Record<string, unknown>;
+        if (e.event === 'token') answer += String(data.content ?? '');
+        else if (e.event === 'progress' && data.phase !== 'run')
+          byId.set(String(data.id), { ...byId.get(String(data.id)), ...data, run_id: run.id });
+        else if (e.event === 'tool_call') toolCalls.push({ tool: data.tool, params: data.params });
+        else if (e.event === 'error') error = String(data.message ?? '');
+      }
+      steps.push(...byId.values());
+      messages.push({
+        role: 'assistant',
+        content: answer,
+        run_id: run.id,
+        status: run.status,
+        tool_calls: toolCalls,
+        ...(error ? { error } : {}),
+        updated_at: run.updated_at,
+      });
+    }
+    const waiting = runs.find((r) => r.status === 'waiting');
+    return {
+      ...session,
+      messages,
+      steps,
+      pending_interrupts: waiting ? (JSON.parse(waiting.pending ?? '[]') as unknown[]) : [],
+      active_run: runs.find((r) => r.status === 'running' || r.status === 'waiting')?.id ?? null,
+      files: await this.files(user, id),
+    };
+  }
+
+  async rename(user: ApiUser, id: string, title: string) {
+    await this.deps.sessions.owned(user, id);
+    await this.deps.db
+      .updateTable('chat_sessions')
+      .set({ title, updated_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .execute();
+    return this.deps.sessions.owned(user, id);
+  }
+
+  /** Deletes a session with its runs, events, checkpoints and workspace files. A running session must be stopped first. */
+  async delete(user: ApiUser, id: string): Promise<void> {
+    await this.deps.sessions.owned(user, id);
+    const db = this.deps.db;
+    const running = await db
+      .selectFrom('chat_runs')
+      .select('id')
+      .where('session_id', '=', id)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    if (running) throw conflict('任务运行中，请先停止 / stop the running run first', { run_id: running.id });
+    const backend = await this.backendFor(user, id);
+    for (const file of await this.files(user, id)) await backend.delete?.(file.path);
+    await (await this.deps.runtime.checkpointer()).deleteThread(id);
+    const runIds = (await db.selectFrom('chat_runs').select('id').where('session_id', '=', id).execute()).map(
+      (r) => r.id,
+    );
+    if (runIds.length) await db.deleteFrom('run_events').where('run_id', 'in', runIds).execute();
+    await db.deleteFrom('chat_runs').where('session_id', '=', id).execute();
+    await db.deleteFrom('chat_sessions').where('id', '=', id).execute();
+  }
+
+  /** Files the agent produced in this session's workspace. */
+  async files(user: ApiUser, id: string): Promise<SessionFile[]> {
+    const backend = await this.backendFor(user, id);
+    const found = await backend.glob('**/*', '/');
+    return (found.files ?? [])
+      .filter((f) => !f.is_dir && !PRIVATE_PREFIXES.some((p) => f.path.startsWith(p)))
+      .map((f) => ({ path: f.path, size: f.size, modified_at: f.modified_at }))
+      .sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /** A workspace file of the caller's session (404 for anyone else, for paths outside the workspace, or missing). */
+  async download(user: ApiUser, id: string, rawPath: string): Promise<{ name: string; bytes: Uint8Array }> {
+    await this.deps.sessions.owned(user, id);
+    const normalized = path.posix.normalize(`/${rawPath}`);
+    if (rawPath.includes('\0') || rawPath.split('/').includes('..') || normalized === '/') {
+      throw badRequest('文件路径无效 / invalid file path');
+    }
+    if (PRIVATE_PREFIXES.some((p) => normalized.startsWith(p))) throw notFound(`文件不存在 / no file ${normalized}`);
+    const backend = await this.backendFor(user, id);
+    const [result] = (await backend.downloadFiles?.([normalized])) ?? [];
+    if (!result?.content) throw notFound(`文件不存在 / no file ${normalized}`);
+    return { name: path.posix.basename(normalized), bytes: result.content };
+  }
+
+  private async backendFor(user: ApiUser, sessionId: string) {
+    const context: ProcuraRunContext = {
+      userId: user.username,
+      username: user.displayName,
+      role: user.role,
+      token: user.token,
+      projectId: user.projectId,
+      traceId: `files-${sessionId}`,
+      sessionId,
+    };
+    const { backend } = await this.deps.runtime.storage();
+    return resolveBackend(backend, { context, state: { files: {} } } as never);
+  }
+}

@@ -1,0 +1,161 @@
+import type { HumanRequest } from '../agent/index.ts';
+
+/** The agents a step can belong to, as the client shows them. */
+export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
+
+export type ProgressStatus = 'running' | 'completed' | 'error';
+
+/** The SSE events of the chat stream (DESIGN.md "Streaming protocol"). Every event carries `session_id`. */
+export type ApiEvent =
+  | {
+      event: 'progress';
+      data: {
+        id: string;
+        phase: 'run' | 'subagent' | 'tool';
+        status: ProgressStatus;
+        title: string;
+        detail: string;
+        agent: AgentName;
+      };
+    }
+  | { event: 'token'; data: { content: string; agent: AgentName } }
+  | { event: 'tool_call'; data: { tool: string; params: unknown } }
+  | { event: 'interrupt'; data: { interrupt_id: string; agent: AgentName } & HumanRequest }
+  | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled' } }
+  | { event: 'error'; data: { message: string; detail: string } };
+
+const SUBAGENT_TITLES: Record<string, string> = {
+  'procurement-analyst': '采购分析 / procurement analysis',
+  'procurement-order': '采购订单 / purchase order',
+};
+
+const DETAIL_LIMIT = 300;
+
+interface MessageLike {
+  getType?: () => string;
+  _getType?: () => string;
+  content?: unknown;
+  tool_calls?: Array<{ id?: string; name: string; args: Record<string, unknown> }>;
+  tool_call_id?: string;
+  status?: string;
+  name?: string;
+}
+
+interface StreamMetadata {
+  langgraph_node?: string;
+  lc_agent_name?: string;
+}
+
+/**
+ * Turns LangGraph stream chunks (`streamMode: ['updates','messages','custom']`, `subgraphs: true`) into protocol
+ * events: tool and sub-agent steps become `progress` upserts named after the agent that took them; the
+ * orchestrator's answer text becomes `token` (sub-agent internals and model reasoning are not sent);
+ * front-end tool calls become `tool_call`. One mapper per run.
+ */
+export class StreamMapper {
+  /** Namespace (joined) → the agent running in it; the root namespace is the orchestrator. */
+  private readonly agents = new Map<string, AgentName>([['', 'orchestrator']]);
+  private readonly steps = new Map<string, { phase: 'subagent' | 'tool'; title: string; agent: AgentName }>();
+  private readonly sent = new Set<string>();
+
+  constructor(private readonly labelOf: (tool: string) => string | undefined) {}
+
+  map(chunk: unknown): ApiEvent[] {
+    if (!Array.isArray(chunk) || chunk.length !== 3) return [];
+    const [namespace, mode, data] = chunk as [string[], string, unknown];
+    if (mode === 'messages') return this.fromMessage(namespace, data as [MessageLike, StreamMetadata]);
+    if (mode === 'updates') return this.fromUpdate(namespace, data as Record<string, unknown>);
+    if (mode === 'custom') return fromCustom(data);
+    return [];
+  }
+
+  /** The progress items still running (to close them when a run ends early). */
+  openSteps(): string[] {
+    return [...this.steps.keys()].filter((id) => !this.sent.has(`${id}:completed`) && !this.sent.has(`${id}:error`));
+  }
+
+  private fromMessage(namespace: string[], [message, metadata]: [MessageLike, StreamMetadata]): ApiEvent[] {
+    const agent = agentName(metadata?.lc_agent_name);
+    // A model node's namespace ends with its own task; the agent owns the namespace above it.
+    if (namespace.length > 0) this.agents.set(namespace.slice(0, -1).join('|'), agent);
+    if (agent !== 'orchestrator' || metadata?.langgraph_node !== 'model_request') return [];
+    if (typeOf(message) !== 'ai') return [];
+    const content = visibleText(message.content);
+    return content ? [{ event: 'token', data: { content, agent } }] : [];
+  }
+
+  private fromUpdate(namespace: string[], update: Record<string, unknown>): ApiEvent[] {
+    const agent = this.agents.get(namespace.join('|')) ?? 'orchestrator';
+    const events: ApiEvent[] = [];
+    for (const value of Object.values(update ?? {})) {
+      const messages = (value as { messages?: unknown })?.messages;
+      if (!Array.isArray(messages)) continue;
+      for (const message of messages as MessageLike[]) {
+        const type = typeOf(message);
+        if (type === 'ai') {
+          for (const call of message.tool_calls ?? []) {
+            if (!call.id) continue;
+            const step =
+              call.name === 'task'
+                ? {
+                    phase: 'subagent' as const,
+                    agent: agentName(String(call.args?.subagent_type ?? 'subagent')),
+                    title: `委派子智能体：${SUBAGENT_TITLES[String(call.args?.subagent_type)] ?? String(call.args?.subagent_type)}`,
+                  }
+                : { phase: 'tool' as const, agent, title: this.labelOf(call.name) ?? call.name };
+            this.steps.set(call.id, step);
+            const detail = call.name === 'task' ? String(call.args?.description ?? '') : JSON.stringify(call.args);
+            events.push(...this.progress(call.id, 'running', truncate(detail)));
+          }
+        } else if (type === 'tool' && message.tool_call_id && this.steps.has(message.tool_call_id)) {
+          const text = visibleText(message.content);
+          const failed = message.status === 'error' || /^\s*\{\s*"success"\s*:\s*false/.test(text);
+          events.push(...this.progress(message.tool_call_id, failed ? 'error' : 'completed', truncate(text)));
+        }
+      }
+    }
+    return events;
+  }
+
+  private progress(id: string, status: ProgressStatus, detail: string): ApiEvent[] {
+    const step = this.steps.get(id);
+    if (!step || this.sent.has(`${id}:${status}`)) return [];
+    this.sent.add(`${id}:${status}`);
+    return [
+      { event: 'progress', data: { id, phase: step.phase, status, title: step.title, detail, agent: step.agent } },
+    ];
+  }
+
+  /** Progress events closing every still-running step (cancel, error). */
+  close(status: 'error' | 'completed', detail: string): ApiEvent[] {
+    return this.openSteps().flatMap((id) => this.progress(id, status, detail));
+  }
+}
+
+function fromCustom(data: unknown): ApiEvent[] {
+  const chunk = data as { type?: string; tool?: unknown; params?: unknown };
+  if (chunk?.type !== 'tool_call' || typeof chunk.tool !== 'string') return [];
+  return [{ event: 'tool_call', data: { tool: chunk.tool, params: chunk.params ?? {} } }];
+}
+
+function agentName(raw: string | undefined): AgentName {
+  return !raw || raw === 'procura' ? 'orchestrator' : raw;
+}
+
+function typeOf(message: MessageLike): string | undefined {
+  return message?.getType?.() ?? message?._getType?.();
+}
+
+/** Text meant for the user: string content or `text` blocks; reasoning/thinking blocks are left out. */
+export function visibleText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((block) => block && typeof block === 'object' && (block as { type?: string }).type === 'text')
+    .map((block) => String((block as { text?: unknown }).text ?? ''))
+    .join('');
+}
+
+function truncate(text: string): string {
+  return text.length > DETAIL_LIMIT ? `${text.slice(0, DETAIL_LIMIT)}…` : text;
+}

@@ -1,0 +1,110 @@
+import path from 'node:path';
+import type { AgentRuntime } from '../agent/index.ts';
+import { listen, logger, type RunningServer } from '../shared/index.ts';
+import { createApiApp } from './app.ts';
+import { ErpUsers } from './auth.ts';
+import { openApiDatabase } from './db.ts';
+import { RunEventLog } from './events.ts';
+import { History } from './history.ts';
+import { type RunLimits, RunManager } from './runs.ts';
+import { Sessions } from './sessions.ts';
+
+export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
+
+export interface ApiOptions {
+  runtime: AgentRuntime;
+  /** ERP REST base (`…/api`): users are resolved through its `GET /me`. */
+  erpUrl: string;
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema of the API tables (default `procura_api`). */
+  databaseSchema?: string;
+  /** Fan run events out to every API process. */
+  redisUrl?: string;
+  limits?: Partial<RunLimits>;
+  webDir?: string;
+  /** Extra readiness checks (e.g. the chart MCP server). */
+  readiness?: Record<string, () => Promise<unknown>>;
+}
+
+export interface Api {
+  fetch: (request: Request) => Response | Promise<Response>;
+  runs: RunManager;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_LIMITS: RunLimits = { inactivityMs: 10 * 60_000, startsPerMinute: 30 };
+
+/** Opens the chat API around an agent runtime: database, event log (with Redis when given), runs, history, HTTP app. */
+export async function createApi(options: ApiOptions): Promise<Api> {
+  const log = logger.child({ part: 'api' });
+  const database = await openApiDatabase({
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    schema: options.databaseSchema,
+  });
+  const events = new RunEventLog(database, options.redisUrl, log);
+  await events.start();
+  const sessions = new Sessions(database.db);
+  const runs = new RunManager({
+    db: database.db,
+    events,
+    sessions,
+    runtime: options.runtime,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    log,
+  });
+  const recovered = await runs.recoverOrphans(!options.databaseUrl);
+  if (recovered) log.warn({ recovered }, 'runs interrupted by a restart marked as failed');
+  const history = new History({ db: database.db, sessions, runtime: options.runtime });
+  const erpBase = options.erpUrl.replace(/\/$/, '');
+  const app = createApiApp({
+    users: new ErpUsers(erpBase),
+    runs,
+    events,
+    history,
+    webDir: options.webDir ?? WEB_DIST,
+    log,
+    readiness: {
+      erp: async () => {
+        const res = await fetch(`${erpBase}/health`, { signal: AbortSignal.timeout(5_000) });
+        if (!res.ok) throw new Error(`ERP health ${res.status}`);
+        return res.json();
+      },
+      model: async () => {
+        const models = await options.runtime.models();
+        return { provider: models.provider, name: models.mainName };
+      },
+      database: async () => {
+        await database.db.selectFrom('chat_sessions').select('id').limit(1).execute();
+        return database.dialect;
+      },
+      ...options.readiness,
+    },
+  });
+  return {
+    fetch: app.fetch,
+    runs,
+    close: async () => {
+      await runs.close();
+      await events.close();
+      await database.close();
+    },
+  };
+}
+
+/** Runs the chat API as an HTTP service. */
+export async function startApiServer(
+  options: ApiOptions & { host: string; port: number },
+): Promise<Api & { server: RunningServer }> {
+  const api = await createApi(options);
+  const server = await listen(api.fetch, options);
+  return {
+    ...api,
+    server,
+    close: async () => {
+      await server.close();
+      await api.close();
+    },
+  };
+}

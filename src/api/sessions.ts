@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import { badRequest, notFound } from '../shared/index.ts';
+import type { ApiUser } from './auth.ts';
+import type { ApiTables } from './db.ts';
+
+export interface SessionRow {
+  id: string;
+  owner: string;
+  project_id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const TITLE_LENGTH = 40;
+
+/** Chat sessions and who owns them. Another user's session answers exactly like a missing one (404). */
+export class Sessions {
+  constructor(private readonly db: Kysely<ApiTables>) {}
+
+  /** The caller's session, or 404. */
+  async owned(user: ApiUser, id: string): Promise<SessionRow> {
+    if (!SESSION_ID.test(id)) throw badRequest('会话 id 无效 / invalid session id (1–64 of A-Z a-z 0-9 _ -)');
+    const row = await this.db.selectFrom('chat_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row || row.owner !== user.username) throw notFound(`会话不存在 / no session ${id}`);
+    return row;
+  }
+
+  /** The caller's session `id` (created when new), or a new session titled after the first message. */
+  async openOrCreate(user: ApiUser, id: string | undefined, firstMessage: string): Promise<SessionRow> {
+    if (id) {
+      if (!SESSION_ID.test(id)) throw badRequest('会话 id 无效 / invalid session id (1–64 of A-Z a-z 0-9 _ -)');
+      const existing = await this.db.selectFrom('chat_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+      if (existing) {
+        if (existing.owner !== user.username) throw notFound(`会话不存在 / no session ${id}`);
+        return existing;
+      }
+    }
+    const now = new Date().toISOString();
+    const row: SessionRow = {
+      id: id ?? crypto.randomUUID(),
+      owner: user.username,
+      project_id: user.projectId,
+      title: titleFrom(firstMessage),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.insertInto('chat_sessions').values(row).execute();
+    return row;
+  }
+
+  async touch(id: string): Promise<void> {
+    await this.db
+      .updateTable('chat_sessions')
+      .set({ updated_at: new Date().toISOString() })
+      .where('id', '=', id)
+      .execute();
+  }
+}
+
+function titleFrom(message: string): string {
+  const line = message.replace(/\s+/g, ' ').trim();
+  return line.length > TITLE_LENGTH ? `${line.slice(0, TITLE_LENGTH)}…` : line || '新会话 / new chat';
+}

@@ -1,0 +1,231 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiHarness, startApiHarness } from './harness.ts';
+import { collect, openSse, type SseEvent } from './sse.ts';
+
+const ORDER = '给博世下 200 个 F7TC 火花塞的采购单';
+
+const answerOf = (events: SseEvent[]) =>
+  events
+    .filter((e) => e.event === 'token')
+    .map((e) => e.data.content)
+    .join('');
+
+describe('chat API: order runs over SSE on the offline model', () => {
+  let h: ApiHarness;
+  beforeAll(async () => {
+    h = await startApiHarness();
+  }, 90_000);
+  afterAll(() => h?.close());
+
+  it('streams progress per agent, then an approval interrupt; approve writes exactly one order', async () => {
+    const first = await h.chat(h.tokens.laoxiao, { message: ORDER });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-accel-buffering')).toBe('no');
+    const sessionId = first.headers.get('x-session-id');
+    expect(sessionId).toBeTruthy();
+    const events = first.events;
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(events[0]).toMatchObject({ event: 'progress', data: { session_id: sessionId, phase: 'run' } });
+    expect(events.every((e) => e.data.session_id === sessionId)).toBe(true);
+    const progress = events.filter((e) => e.event === 'progress' && e.data.phase !== 'run');
+    expect(progress.find((e) => e.data.phase === 'subagent')?.data).toMatchObject({
+      agent: 'procurement-order',
+      status: 'running',
+    });
+    const tools = progress.filter((e) => e.data.phase === 'tool' && e.data.agent === 'procurement-order');
+    expect(tools.map((e) => e.data.title)).toEqual(expect.arrayContaining(['创建采购订单']));
+    // Upserts: each step id runs first, then completes (except the one waiting for approval).
+    const supplierStep = tools.find((e) => e.data.status === 'completed');
+    expect(tools.filter((e) => e.data.id === supplierStep?.data.id).map((e) => e.data.status)).toEqual([
+      'running',
+      'completed',
+    ]);
+    const interrupt = events.at(-1) as SseEvent;
+    expect(interrupt.event).toBe('interrupt');
+    expect(interrupt.data).toMatchObject({
+      kind: 'approval',
+      tool: 'order_create',
+      allowed: ['approve', 'edit', 'reject'],
+      args: { lines: [{ quantity: 200 }] },
+    });
+    expect(events.some((e) => e.event === 'token')).toBe(false);
+    expect(JSON.stringify(events)).not.toContain(h.tokens.laoxiao);
+
+    const second = await h.resume(h.tokens.laoxiao, {
+      session_id: sessionId,
+      interrupt_id: interrupt.data.interrupt_id,
+      decision: { type: 'approve' },
+    });
+    expect(second.status).toBe(200);
+    expect(second.events[0].id).toBe(interrupt.id + 1);
+    expect(second.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    expect(answerOf(second.events)).toMatch(/PO-\d{6}-\d{6}/);
+    expect(second.events.filter((e) => e.event === 'token').every((e) => e.data.agent === 'orchestrator')).toBe(true);
+    expect(await h.ordersNoted(ORDER)).toHaveLength(1);
+
+    // The same decision again is refused: the interrupt is gone and nothing more is written.
+    const again = await h.resume(h.tokens.laoxiao, {
+      session_id: sessionId,
+      interrupt_id: interrupt.data.interrupt_id,
+      decision: { type: 'approve' },
+    });
+    expect(again.status).toBe(409);
+    expect(await h.ordersNoted(ORDER)).toHaveLength(1);
+  });
+
+  it('reject writes no order and says so', async () => {
+    const message = '给电装下 300 个 D8TC 火花塞的采购单';
+    const first = await h.chat(h.tokens.laoxiao, { message });
+    const interrupt = first.events.at(-1) as SseEvent;
+    const done = await h.resume(h.tokens.laoxiao, {
+      session_id: interrupt.data.session_id,
+      interrupt_id: interrupt.data.interrupt_id,
+      decision: { type: 'reject', reason: '价格太高' },
+    });
+    expect(done.events.at(-1)?.event).toBe('done');
+    expect(answerOf(done.events)).toContain('未写入');
+    expect(await h.ordersNoted(message)).toHaveLength(0);
+  });
+
+  it('a second start while the session waits gets 409 with the run id; a wrong decision gets 422', async () => {
+    const first = await h.chat(h.tokens.laoxiao, { message: '给 NGK 下 120 个 A7TC 火花塞的采购单' });
+    const sessionId = first.headers.get('x-session-id') as string;
+    const runId = first.headers.get('x-run-id');
+    const busy = await h.chat(h.tokens.laoxiao, { message: '你好', session_id: sessionId });
+    expect(busy.status).toBe(409);
+    expect(busy.problem).toMatchObject({ status: 409, run_id: runId, run_status: 'waiting' });
+    const interrupt = first.events.at(-1) as SseEvent;
+    const wrong = await h.resume(h.tokens.laoxiao, {
+      session_id: sessionId,
+      interrupt_id: interrupt.data.interrupt_id,
+      decision: { type: 'answer', answer: 'x' },
+    });
+    expect(wrong.status).toBe(422);
+    // Cancelling a waiting run ends it: the session takes new messages again, nothing was written.
+    const cancel = await h.call('POST', '/api/v1/agent/chat/cancel', { body: { session_id: sessionId } });
+    expect(cancel.body).toMatchObject({ run_id: runId, status: 'cancelled' });
+    const next = await h.chat(h.tokens.laoxiao, { message: '你好', session_id: sessionId });
+    expect(next.status).toBe(200);
+    expect(next.events.at(-1)?.event).toBe('done');
+    expect(await h.ordersNoted('给 NGK 下 120 个 A7TC')).toHaveLength(0);
+  });
+
+  it('history lists, shows, renames and deletes a session with its checkpoints', async () => {
+    const first = await h.chat(h.tokens.laoxiao, { message: '你好' });
+    const sessionId = first.headers.get('x-session-id') as string;
+    const list = await h.call('GET', '/api/v1/history/sessions?size=50');
+    expect(list.status).toBe(200);
+    expect(list.body.items[0]).toMatchObject({ id: sessionId, title: '你好' });
+    expect(list.body.total).toBeGreaterThanOrEqual(1);
+    const detail = await h.call('GET', `/api/v1/history/sessions/${sessionId}`);
+    expect(detail.body.messages).toMatchObject([
+      { role: 'user', content: '你好' },
+      { role: 'assistant', status: 'done', content: expect.stringContaining('Procura') },
+    ]);
+    const renamed = await h.call('PATCH', `/api/v1/history/sessions/${sessionId}`, { body: { title: '问候' } });
+    expect(renamed.body.title).toBe('问候');
+    const checkpointer = await h.agent.runtime.checkpointer();
+    expect(await checkpointer.getTuple({ configurable: { thread_id: sessionId } })).toBeDefined();
+    expect((await h.call('DELETE', `/api/v1/history/sessions/${sessionId}`)).status).toBe(204);
+    expect((await h.call('GET', `/api/v1/history/sessions/${sessionId}`)).status).toBe(404);
+    expect(await checkpointer.getTuple({ configurable: { thread_id: sessionId } })).toBeUndefined();
+  });
+
+  it('keeps a pending approval across an API restart; resume then writes the order', async () => {
+    const message = '给冠军下 100 个 F7TC 火花塞的采购单';
+    const first = await h.chat(h.tokens.laoxiao, { message });
+    const interrupt = first.events.at(-1) as SseEvent;
+    await h.restartApi();
+    const detail = await h.call('GET', `/api/v1/history/sessions/${interrupt.data.session_id}`);
+    expect(detail.body.pending_interrupts[0]).toMatchObject({ interrupt_id: interrupt.data.interrupt_id });
+    const rejoin = await openSse(`${h.url}/api/v1/agent/chat/stream/${interrupt.data.session_id}`, {
+      token: h.tokens.laoxiao,
+      lastEventId: interrupt.id - 1,
+    });
+    expect((await collect(rejoin.events)).map((e) => e.event)).toEqual(['interrupt']);
+    const done = await h.resume(h.tokens.laoxiao, {
+      session_id: interrupt.data.session_id,
+      interrupt_id: interrupt.data.interrupt_id,
+      decision: { type: 'approve' },
+    });
+    expect(done.events.at(-1)?.event).toBe('done');
+    expect(await h.ordersNoted(message)).toHaveLength(1);
+  });
+
+  it('user B can neither read, join, resume, cancel nor download anything of user A', async () => {
+    const first = await h.chat(h.tokens.laoxiao, { message: '给博世下 50 个 F7TC 火花塞的采购单' });
+    const interrupt = first.events.at(-1) as SseEvent;
+    const sessionId = interrupt.data.session_id;
+    const { backend } = await h.agent.runtime.storage();
+    const ctx = h.agent.contextFor('laoxiao', sessionId);
+    await (await backend({ context: ctx, state: {} } as never)).write('/analysis/report_test.md', '# 报告\n');
+    const own = await h.call('GET', `/api/v1/files/${sessionId}/analysis/report_test.md`);
+    expect(own.status).toBe(200);
+    expect(own.body).toBe('# 报告\n');
+
+    const b = h.tokens.admin;
+    expect((await h.call('GET', `/api/v1/history/sessions/${sessionId}`, { token: b })).status).toBe(404);
+    const list = await h.call('GET', '/api/v1/history/sessions', { token: b });
+    expect(list.body.items.map((s: { id: string }) => s.id)).not.toContain(sessionId);
+    expect((await openSse(`${h.url}/api/v1/agent/chat/stream/${sessionId}`, { token: b })).status).toBe(404);
+    const resume = await h.resume(b, {
+      session_id: sessionId,
+      interrupt_id: interrupt.data.interrupt_id,
+      decision: { type: 'approve' },
+    });
+    expect(resume.status).toBe(404);
+    expect(
+      (await h.call('POST', '/api/v1/agent/chat/cancel', { token: b, body: { session_id: sessionId } })).status,
+    ).toBe(404);
+    expect((await h.call('GET', `/api/v1/files/${sessionId}/analysis/report_test.md`, { token: b })).status).toBe(404);
+    expect(
+      (await h.call('PATCH', `/api/v1/history/sessions/${sessionId}`, { token: b, body: { title: 'x' } })).status,
+    ).toBe(404);
+    expect((await h.call('DELETE', `/api/v1/history/sessions/${sessionId}`, { token: b })).status).toBe(404);
+    // Starting a message in A's session id is refused too, and A's run still waits.
+    expect((await h.chat(b, { message: '你好', session_id: sessionId })).status).toBe(404);
+    expect(await h.ordersNoted('给博世下 50 个 F7TC')).toHaveLength(0);
+  });
+
+  it('answers bad input with 4xx problem+json, never a 5xx or a hung stream', async () => {
+    const noToken = await h.call('GET', '/api/v1/history/sessions', { token: null });
+    expect(noToken.status).toBe(401);
+    expect(noToken.headers.get('content-type')).toContain('application/problem+json');
+    expect((await h.call('GET', '/api/v1/history/sessions', { token: 'pk_not_a_real_token_at_all' })).status).toBe(401);
+    expect((await h.call('POST', '/api/v1/agent/chat/stream', { body: { message: '' } })).status).toBe(422);
+    expect((await h.call('POST', '/api/v1/agent/chat/stream', { body: { message: 'x'.repeat(9000) } })).status).toBe(
+      422,
+    );
+    expect((await h.call('POST', '/api/v1/agent/chat/stream', { body: { message: 'hi', extra: 1 } })).status).toBe(422);
+    expect(
+      (await h.call('POST', '/api/v1/agent/chat/stream', { body: { message: 'hi', session_id: '../etc' } })).status,
+    ).toBe(422);
+    const big = await fetch(`${h.url}/api/v1/agent/chat/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.tokens.laoxiao}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'y'.repeat(100_000) }),
+    });
+    expect(big.status).toBe(413);
+    const badJson = await fetch(`${h.url}/api/v1/agent/chat/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.tokens.laoxiao}`, 'content-type': 'application/json' },
+      body: '{"message":',
+    });
+    expect(badJson.status).toBe(400);
+    expect(
+      (await h.call('POST', '/api/v1/agent/chat/cancel', { body: { session_id: 'no-such-session' } })).status,
+    ).toBe(404);
+    expect((await h.call('GET', '/api/v1/nowhere')).status).toBe(404);
+    expect(
+      (
+        await h.call('POST', '/api/v1/agent/chat/resume', {
+          body: { session_id: 'x', interrupt_id: 'y', decision: { type: 'maybe' } },
+        })
+      ).status,
+    ).toBe(422);
+    expect((await h.call('GET', '/api/v1/health', { token: null })).body.status).toBe('ok');
+    const ready = await h.call('GET', '/api/v1/ready', { token: null });
+    expect(ready.body.checks.erp.ok).toBe(true);
+    expect(ready.body.checks.model.detail.provider).toBe('offline');
+  });
+});

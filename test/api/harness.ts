@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { InMemoryStore } from '@langchain/langgraph';
+import { FilesystemBackend } from 'deepagents';
+import type { AgentRuntimeOptions } from '../../src/agent/index.ts';
+import { type ApiOptions, createApi } from '../../src/api/index.ts';
+import { listen, type RunningServer } from '../../src/shared/index.ts';
+import { type AgentHarness, startAgentHarness } from '../agent/harness.ts';
+import { collect, openSse } from './sse.ts';
+
+/** Workspace files on the local file system (one temp root), memories in memory. */
+export const tempStorage: AgentRuntimeOptions['storage'] = async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-fs-'));
+  const backend = new FilesystemBackend({ rootDir: root, virtualMode: true });
+  return {
+    store: new InMemoryStore(),
+    backend: () => backend as never,
+    close: async () => fs.rmSync(root, { recursive: true, force: true }),
+  };
+};
+
+export interface ApiHarness {
+  agent: AgentHarness;
+  url: string;
+  erpUrl: string;
+  tokens: Record<string, string>;
+  /** JSON call to the API. */
+  call(
+    method: string,
+    route: string,
+    options?: { token?: string | null; body?: unknown },
+    // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  ): Promise<{ status: number; headers: Headers; body: any }>;
+  /** Sends a message and reads the stream to its end. */
+  chat(token: string, body: { message: string; session_id?: string }): ReturnType<typeof streamAll>;
+  resume(token: string, body: unknown): ReturnType<typeof streamAll>;
+  ordersNoted(needle: string): Promise<Array<{ id: number; quantity: number }>>;
+  restartApi(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function streamAll(url: string, token: string, body: unknown) {
+  const res = await openSse(url, { token, body });
+  const events = await collect(res.events);
+  return { status: res.status, headers: res.headers, problem: res.problem, events };
+}
+
+/** ERP, supplier sites, charts and the agent on the offline model (../agent harness), plus the chat API over HTTP. */
+export async function startApiHarness(
+  options: Partial<ApiOptions> = {},
+  agentEnv: NodeJS.ProcessEnv = {},
+): Promise<ApiHarness> {
+  const env = { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', ...agentEnv };
+  const agent = await startAgentHarness(tempStorage, { env });
+  const erpUrl = agent.runtime.options.erpUrl;
+  let api = await createApi({ runtime: agent.runtime, erpUrl, dataDir: agent.dataDir, ...options });
+  let server: RunningServer = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
+  const base = () => server.url;
+  const harness: ApiHarness = {
+    agent,
+    get url() {
+      return base();
+    },
+    erpUrl,
+    tokens: agent.tokens,
+    async call(method, route, opts = {}) {
+      const token = opts.token === undefined ? agent.tokens.laoxiao : opts.token;
+      const res = await fetch(`${base()}${route}`, {
+        method,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
+      });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {}
+      return { status: res.status, headers: res.headers, body };
+    },
+    chat: (token, body) => streamAll(`${base()}/api/v1/agent/chat/stream`, token, body),
+    resume: (token, body) => streamAll(`${base()}/api/v1/agent/chat/resume`, token, body),
+    async ordersNoted(needle) {
+      const rows = await agent.erp.database.db
+        .selectFrom('orders')
+        .innerJoin('order_lines', 'order_lines.order_id', 'orders.id')
+        .select(['orders.id', 'orders.note', 'order_lines.quantity'])
+        .execute();
+      return rows.filter((r) => r.note.includes(needle)).map((r) => ({ id: r.id, quantity: r.quantity }));
+    },
+    async restartApi() {
+      await server.close();
+      await api.close();
+      api = await createApi({ runtime: agent.runtime, erpUrl, dataDir: agent.dataDir, ...options });
+      server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
+    },
+    async close() {
+      await server.close();
+      await api.close();
+      await agent.close();
+    },
+  };
+  return harness;
+}
