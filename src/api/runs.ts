@@ -38,6 +38,7 @@ interface ActiveRun {
 
 const CANCELLED = 'cancelled';
 const INACTIVE = 'inactive';
+const TOUCH_MS = 30_000;
 
 /**
  * Runs of the agent, independent of any HTTP connection: one active run per session (enforced in the database),
@@ -252,6 +253,7 @@ export class RunManager {
     this.active.set(runId, run);
     const { runtime, log } = this.deps;
     let idle: NodeJS.Timeout | undefined;
+    let lastTouch = Date.now();
     const resetIdle = () => {
       clearTimeout(idle);
       idle = setTimeout(() => abort.abort(INACTIVE), this.deps.limits.inactivityMs);
@@ -264,9 +266,15 @@ export class RunManager {
         event: event.event,
         data: redact(JSON.stringify({ session_id: sessionId, ...event.data }), [user.token]),
       };
-      run.tail = run.tail.then(() =>
-        this.deps.events.append(stored).catch((error) => log.error({ err: error, runId }, 'run event not stored')),
-      );
+      const touch = Date.now() - lastTouch > TOUCH_MS;
+      if (touch) lastTouch = Date.now();
+      run.tail = run.tail.then(async () => {
+        await this.deps.events
+          .append(stored)
+          .catch((error) => log.error({ err: error, runId }, 'run event not stored'));
+        // A live run keeps its row fresh, so other processes never take it for an orphan.
+        if (touch) await this.finish(runId, 'running').catch(() => undefined);
+      });
       resetIdle();
     };
     const ctx: ProcuraRunContext = {
@@ -282,19 +290,12 @@ export class RunManager {
       resetIdle();
       const registry = await runtime.registry();
       const mapper = new StreamMapper((tool) => registry.get(tool)?.label);
-      if (afterSeq === 0) {
+      const runProgress = (status: 'running' | 'completed' | 'error', title: string) =>
         emit({
           event: 'progress',
-          data: {
-            id: `run:${runId}`,
-            phase: 'run',
-            status: 'running',
-            title: '处理中 / working',
-            detail: '',
-            agent: 'orchestrator',
-          },
+          data: { id: `run:${runId}`, phase: 'run', status, title, detail: '', agent: 'orchestrator' },
         });
-      }
+      if (afterSeq === 0) runProgress('running', '处理中 / working');
       const graph = await runtime.graph(ctx);
       const config = { configurable: { thread_id: sessionId }, context: ctx, recursionLimit: 200 };
       try {
@@ -321,17 +322,7 @@ export class RunManager {
           await this.finish(runId, 'waiting', JSON.stringify(pending));
           return;
         }
-        emit({
-          event: 'progress',
-          data: {
-            id: `run:${runId}`,
-            phase: 'run',
-            status: 'completed',
-            title: '完成 / done',
-            detail: '',
-            agent: 'orchestrator',
-          },
-        });
+        runProgress('completed', '完成 / done');
         emit({ event: 'done', data: { run_id: runId, status: 'completed' } });
         await run.tail;
         await this.finish(runId, 'done');
@@ -339,6 +330,7 @@ export class RunManager {
         const reason = abort.signal.aborted ? abort.signal.reason : undefined;
         if (reason === CANCELLED) {
           for (const event of mapper.close('error', '已停止 / stopped')) emit(event);
+          runProgress('error', '已停止 / stopped');
           emit({ event: 'done', data: { run_id: runId, status: 'cancelled' } });
           await run.tail;
           await this.finish(runId, 'cancelled');
@@ -350,6 +342,7 @@ export class RunManager {
             : '运行失败 / the run failed';
         if (reason !== INACTIVE) log.error({ err: error, runId, sessionId }, 'run failed');
         for (const event of mapper.close('error', message)) emit(event);
+        runProgress('error', message);
         emit({ event: 'error', data: { message, detail: reason === INACTIVE ? 'inactive' : errorText(error) } });
         await run.tail;
         await this.finish(runId, reason === INACTIVE ? 'cancelled' : 'error');
