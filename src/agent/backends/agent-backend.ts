@@ -1,0 +1,107 @@
+import { getConfig } from '@langchain/langgraph';
+import type { BaseStore } from '@langchain/langgraph-checkpoint';
+import { type BackendRuntime, CompositeBackend, StoreBackend } from 'deepagents';
+import { createAgentStore } from './agent-store.ts';
+import { safeLabel } from './labels.ts';
+import type { SandboxLimits } from './quickjs-runner.ts';
+import { Workspaces } from './quickjs-sandbox.ts';
+
+/** Who the files belong to: the user (memories, persisted skills) and the session (sandbox workspace). */
+export interface AgentIdentity {
+  userId: string;
+  sessionId: string;
+}
+
+/** Path prefixes kept in the persistent store, per user; every other path is the session's sandbox workspace. */
+export const STORE_ROUTES = { memories: '/memories/', persistedSkills: '/persisted-skills/' } as const;
+
+/**
+ * Store namespace of one user's route. The user label is never last: `PostgresStore` matches namespace prefixes
+ * as raw text, so `[…, 'u1']` would also see `[…, 'u10']`.
+ */
+export const userNamespace = (userId: string, area: 'memories' | 'skills') => ['procura', safeLabel(userId), area];
+
+export interface AgentBackendOptions {
+  store: BaseStore;
+  workspaces: Workspaces;
+}
+
+/** One user's and session's view: `/memories/` and `/persisted-skills/` in the store, the rest in the sandbox. */
+export function agentBackendFor(options: AgentBackendOptions, identity: AgentIdentity): CompositeBackend {
+  return new CompositeBackend(options.workspaces.sandbox(identity.userId, identity.sessionId), {
+    [STORE_ROUTES.memories]: new StoreBackend({
+      store: options.store,
+      namespace: userNamespace(identity.userId, 'memories'),
+    }),
+    [STORE_ROUTES.persistedSkills]: new StoreBackend({
+      store: options.store,
+      namespace: userNamespace(identity.userId, 'skills'),
+    }),
+  });
+}
+
+/** A deepagents `BackendFactory` that always answers with a user's composite. */
+export type AgentBackendFactory = (runtime: BackendRuntime) => CompositeBackend;
+
+/**
+ * The deepagents backend of every run: resolves the run's user and session (the runtime context, or the LangGraph
+ * run config where deepagents passes only the state) and answers with that user's composite. A run without an
+ * identity gets no files at all.
+ */
+export function createAgentBackend(options: AgentBackendOptions): AgentBackendFactory {
+  return (runtime: BackendRuntime) => agentBackendFor(options, runIdentity(runtime));
+}
+
+export function runIdentity(runtime: Partial<Pick<BackendRuntime, 'context'>> | undefined): AgentIdentity {
+  const identity = identityIn(runtime?.context) ?? identityIn(currentRunContext());
+  if (!identity) {
+    throw new Error(
+      '运行上下文缺少 userId/sessionId，无法访问文件 / the run context has no userId and sessionId: files are unavailable',
+    );
+  }
+  return identity;
+}
+
+function identityIn(context: unknown): AgentIdentity | undefined {
+  const c = context as Partial<AgentIdentity> | undefined;
+  return typeof c?.userId === 'string' && c.userId && typeof c.sessionId === 'string' && c.sessionId
+    ? { userId: c.userId, sessionId: c.sessionId }
+    : undefined;
+}
+
+function currentRunContext(): unknown {
+  try {
+    return (getConfig() as { context?: unknown }).context;
+  } catch {
+    return undefined; // outside a LangGraph run
+  }
+}
+
+export interface AgentStorageOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema for the store tables. */
+  schema?: string;
+  limits?: Partial<SandboxLimits>;
+}
+
+export interface AgentStorage {
+  store: BaseStore;
+  backend: AgentBackendFactory;
+  workspaces: Workspaces;
+  close(): Promise<void>;
+}
+
+/** Store, workspaces and the per-run backend over them, from the data directory (and `DATABASE_URL`). */
+export async function createAgentStorage(options: AgentStorageOptions): Promise<AgentStorage> {
+  const store = await createAgentStore(options);
+  const workspaces = new Workspaces({ dataDir: options.dataDir, limits: options.limits });
+  return {
+    store,
+    workspaces,
+    backend: createAgentBackend({ store, workspaces }),
+    close: async () => {
+      await store.stop();
+    },
+  };
+}
