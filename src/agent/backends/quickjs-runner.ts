@@ -1,9 +1,12 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import quickjsNgExport from '@jitl/quickjs-ng-wasmfile-release-sync';
 import type { ExecuteResponse } from 'deepagents';
 import { transform } from 'esbuild';
 import {
   newQuickJSWASMModuleFromVariant,
+  newVariant,
   type QuickJSContext,
   type QuickJSHandle,
   type QuickJSRuntime,
@@ -12,6 +15,26 @@ import {
 
 // The variant package's typings are CommonJS-shaped; at run time its ESM default export is the variant itself.
 const quickjsNg = quickjsNgExport as unknown as QuickJSSyncVariant;
+
+let compiledVariant: Promise<QuickJSSyncVariant> | undefined;
+
+// Node's global WebAssembly object; @types/node declares only its types, not the value.
+const wasmCompiler = (
+  globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }
+).WebAssembly;
+
+/** The engine compiled once per process; each run then only instantiates it (a few ms instead of tens). */
+function quickjsVariant(): Promise<QuickJSSyncVariant> {
+  compiledVariant ??= (async () => {
+    const wasmFile = createRequire(import.meta.url).resolve('@jitl/quickjs-ng-wasmfile-release-sync/wasm');
+    const wasmModule = await wasmCompiler.compile(await readFile(wasmFile));
+    return newVariant(quickjsNg, { wasmModule });
+  })().catch((error) => {
+    compiledVariant = undefined;
+    throw error;
+  });
+  return compiledVariant;
+}
 
 export interface SandboxLimits {
   /** Script heap limit: QuickJS's allocation limit, and the WASM memory may not grow more than this past its start. */
@@ -99,7 +122,7 @@ async function evaluate(
   limits: SandboxLimits,
   output: OutputBuffer,
 ): Promise<ExecuteResponse> {
-  const wasm = await newQuickJSWASMModuleFromVariant(quickjsNg);
+  const wasm = await newQuickJSWASMModuleFromVariant(await quickjsVariant());
   const runtime = wasm.newRuntime();
   const deadline = Date.now() + limits.timeoutMs;
   // quickjs-ng in WASM cannot measure small allocations (no malloc_usable_size), so its own limit only stops
