@@ -90,6 +90,7 @@ function Workspace({
   const chat = useChat(client);
   const [offline, setOffline] = useState(false);
   const [tab, setTab] = useState<'steps' | 'report'>('steps');
+  const [wide, setWide] = useState(false);
   const { view, refreshSessions, open } = chat;
 
   useEffect(() => {
@@ -107,12 +108,13 @@ function Workspace({
 
   const charts = view.messages.flatMap((m) => m.charts);
   const hasReport = view.files.some((f) => f.endsWith('.md'));
+  // While a run works the steps are the news; once a report exists it is.
   useEffect(() => {
-    if (hasReport && !view.running) setTab('report');
+    setTab(view.running || !hasReport ? 'steps' : 'report');
   }, [hasReport, view.running]);
 
   return (
-    <div className="app">
+    <div className={`app ${wide ? 'app-wide' : ''}`}>
       <header className="topbar">
         <div className="brand">
           <span className="logo">P</span>
@@ -196,6 +198,15 @@ function Workspace({
           >
             {t('report')}
             {hasReport && <span className="dot" />}
+          </button>
+          <button
+            type="button"
+            className="tab-tool"
+            title={wide ? t('collapse') : t('expand')}
+            aria-label={wide ? t('collapse') : t('expand')}
+            onClick={() => setWide((w) => !w)}
+          >
+            {wide ? '⟩' : '⟨'}
           </button>
         </div>
         <div className="inspector-body">

@@ -66,6 +66,11 @@ const zh = {
   decided: '已处理',
   language: 'English',
   sessionGone: '会话不存在或已删除',
+  expand: '展开面板',
+  submitForApproval: '提交审批',
+  yes: '是',
+  no: '否',
+  collapse: '收起面板',
 } as const;
 
 export type TextKey = keyof typeof zh;
@@ -137,6 +142,11 @@ const en: Record<TextKey, string> = {
   decided: 'Decided',
   language: '中文',
   sessionGone: 'The session no longer exists',
+  expand: 'Widen panel',
+  submitForApproval: 'Submit for approval',
+  yes: 'yes',
+  no: 'no',
+  collapse: 'Narrow panel',
 };
 
 export type Lang = 'zh' | 'en';

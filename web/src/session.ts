@@ -57,9 +57,11 @@ export const emptyView = (id?: string): SessionView => ({
 const IMAGE_URL = /https?:\/\/[^\s)"'<>]+\.(?:png|svg)(?:\?[^\s)"'<>]*)?/gi;
 const WORKSPACE_FILE = /(?:^|[\s(：:`])(\/(?:analysis|data|reports?)\/[\w./-]+\.(?:md|json|csv))/g;
 
-/** Chart image URLs a text mentions (the analyst lists them in its summary). */
+/** Chart image URLs a text mentions (the analyst lists them in its summary); an SVG twin of a PNG counts once. */
 export function imageUrls(text: string): string[] {
-  return [...new Set(text.match(IMAGE_URL) ?? [])];
+  const urls = [...new Set(text.match(IMAGE_URL) ?? [])];
+  const pngs = new Set(urls.filter((u) => /\.png(\?|$)/i.test(u)).map((u) => u.replace(/\.png(\?.*)?$/i, '')));
+  return urls.filter((u) => !/\.svg(\?|$)/i.test(u) || !pngs.has(u.replace(/\.svg(\?.*)?$/i, '')));
 }
 
 /** Workspace files a text mentions (`/analysis/report_YYYYMMDD.md`, `/data/analysis_result.json`). */

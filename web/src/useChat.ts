@@ -58,13 +58,19 @@ export function useChat(client: ChatClient) {
     }
   }, [client]);
 
-  const onEvent = useCallback((event: ChatEvent) => {
-    setView((v) => {
-      const next = applyEvent(v, event, answered.current);
-      if (next.id && next.id !== v.id) window.history.replaceState(null, '', `#/s/${next.id}`);
-      return next;
-    });
-  }, []);
+  const onEvent = useCallback(
+    (event: ChatEvent) => {
+      const sessionId = (event.data as { session_id?: string }).session_id;
+      // A new session appears in the history as soon as the server names it.
+      if (sessionId && sessionId !== viewRef.current.id) {
+        viewRef.current = { ...viewRef.current, id: sessionId };
+        window.history.replaceState(null, '', `#/s/${sessionId}`);
+        void refreshSessions();
+      }
+      setView((v) => applyEvent(v, event, answered.current));
+    },
+    [refreshSessions],
+  );
 
   /** Runs one streamed request to its end, then settles the view and the session list. */
   const follow = useCallback(

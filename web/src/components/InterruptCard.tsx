@@ -226,11 +226,20 @@ function withoutEmpty(args: Args): Args {
 
 function FragmentKV({ name, value }: { name: string; value: unknown }) {
   const t = useT();
-  const label = { supplierId: t('supplier'), supplier: t('supplier'), note: t('note') }[name] ?? name;
+  const label =
+    { supplierId: `${t('supplier')} ID`, supplier: t('supplier'), note: t('note'), submit: t('submitForApproval') }[
+      name
+    ] ?? name;
+  const shown =
+    typeof value === 'boolean'
+      ? t(value ? 'yes' : 'no')
+      : typeof value === 'object' && value !== null
+        ? null
+        : String(value);
   return (
     <>
       <dt>{label}</dt>
-      <dd>{typeof value === 'object' && value !== null ? <code>{JSON.stringify(value)}</code> : String(value)}</dd>
+      <dd>{shown ?? <code>{JSON.stringify(value)}</code>}</dd>
     </>
   );
 }

@@ -12,6 +12,14 @@ function when(iso?: string): string {
     : date.toLocaleDateString([], { month: '2-digit', day: '2-digit' });
 }
 
+function Icon({ path }: { path: string }) {
+  return (
+    <svg width="15" height="15" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden>
+      <path d={path} strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
+  );
+}
+
 /** History: sessions newest first; rename inline, delete after a confirmation. */
 export function Sidebar({
   sessions,
@@ -82,7 +90,7 @@ export function Sidebar({
                 aria-label={t('rename')}
                 onClick={() => setEditing({ id: s.id, title: s.title })}
               >
-                ✎
+                <Icon path="M4 20h4L19 9l-4-4L4 16v4zM14 6l4 4" />
               </button>
               <button
                 type="button"
@@ -92,7 +100,7 @@ export function Sidebar({
                 data-testid="delete-session"
                 onClick={() => window.confirm(t('confirmDelete')) && onDelete(s.id)}
               >
-                🗑
+                <Icon path="M5 7h14M10 7V4h4v3M7 7l1 13h8l1-13M10 11v6M14 11v6" />
               </button>
             </span>
           </li>

@@ -35,7 +35,13 @@ export function Steps({ steps }: { steps: Step[] }) {
             {steps
               .filter((s) => s.agent === agent)
               .map((step) => (
-                <li key={step.id} className={`step step-${step.status}`} data-status={step.status} title={step.detail}>
+                <li
+                  key={step.id}
+                  className={`step step-${step.status}`}
+                  data-step={step.id}
+                  data-status={step.status}
+                  title={step.detail}
+                >
                   <span className="step-icon" aria-hidden>
                     {step.status === 'running' ? <span className="spinner" /> : step.status === 'completed' ? '✓' : '✕'}
                   </span>

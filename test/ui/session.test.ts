@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import type { ChatEvent } from '../../web/src/protocol.ts';
+import {
+  applyEvent,
+  emptyView,
+  imageUrls,
+  type SessionView,
+  startTurn,
+  viewFromHistory,
+} from '../../web/src/session.ts';
+
+const sid = 's1';
+const fold = (events: ChatEvent[], answered = new Set<string>(), start: SessionView = emptyView()) =>
+  events.reduce((view, event, i) => applyEvent(view, event, answered, 1000 * (i + 1)), start);
+
+const progress = (id: string, status: 'running' | 'completed' | 'error', agent = 'procurement-analyst') =>
+  ({
+    event: 'progress',
+    data: { session_id: sid, id, status, title: `step ${id}`, agent, phase: 'tool' },
+  }) as ChatEvent;
+
+describe('session view', () => {
+  it('upserts steps by id with their duration and ignores the run-level item', () => {
+    const view = fold([
+      { event: 'progress', data: { session_id: sid, id: 'run:1', phase: 'run', status: 'running', title: 'working' } },
+      progress('a', 'running'),
+      progress('b', 'running', 'orchestrator'),
+      progress('a', 'completed'),
+      progress('b', 'error', 'orchestrator'),
+    ]);
+    expect(view.id).toBe(sid);
+    expect(view.steps.map((s) => [s.id, s.status, s.agent])).toEqual([
+      ['a', 'completed', 'procurement-analyst'],
+      ['b', 'error', 'orchestrator'],
+    ]);
+    expect(view.steps[0].endedAt! - view.steps[0].startedAt).toBe(2000);
+  });
+
+  it('appends tokens to one answer and collects chart images once (PNG over its SVG twin)', () => {
+    const view = fold(
+      [
+        { event: 'token', data: { session_id: sid, content: '## 结果\n- 图表 1：http://h/charts/a.png' } },
+        {
+          event: 'token',
+          data: { session_id: sid, content: '\n- 图表 1 (svg)：http://h/charts/a.svg\n- 报告：/analysis/r.md' },
+        },
+        {
+          event: 'tool_call',
+          data: {
+            session_id: sid,
+            tool: 'show_chart',
+            params: { title: 'T', x_data: ['x'], series: [{ name: 'n', data: [1] }] },
+          },
+        },
+        { event: 'done', data: { session_id: sid, run_id: 'r' } },
+      ],
+      new Set(),
+      startTurn(emptyView(), '比价'),
+    );
+    expect(view.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(view.messages[1].content).toContain('## 结果');
+    expect(view.messages[1].charts.map((c) => c.kind)).toEqual(['image', 'interactive']);
+    expect(view.files).toEqual(['/analysis/r.md']);
+    expect(view.running).toBe(false);
+  });
+
+  it('shows an interrupt once, and never one that was already decided', () => {
+    const interrupt = {
+      event: 'interrupt',
+      id: '7',
+      data: { session_id: sid, interrupt_id: 'i1', kind: 'approval', tool: 'order_create', args: {} },
+    } as ChatEvent;
+    expect(fold([interrupt, interrupt]).pending).toHaveLength(1);
+    expect(fold([interrupt], new Set(['i1'])).pending).toHaveLength(0);
+    expect(fold([interrupt]).lastEventId).toBe('7');
+  });
+
+  it('rebuilds a saved session: messages, steps of each run, pending interrupts, files', () => {
+    const view = viewFromHistory(
+      sid,
+      {
+        title: '下单',
+        messages: [
+          { role: 'user', content: '给博世下单', run_id: 'r1' },
+          { role: 'assistant', content: '', run_id: 'r1', tool_calls: [] },
+        ],
+        steps: [
+          {
+            id: 'x',
+            run_id: 'r1',
+            status: 'running',
+            title: '创建采购订单',
+            agent: 'procurement-order',
+            phase: 'tool',
+          },
+        ],
+        pending_interrupts: [
+          { interrupt_id: 'i9', value: { kind: 'approval', tool: 'order_create', args: { lines: [] } } },
+        ],
+        active_run: 'r1',
+        files: [{ path: '/analysis/report.md' }],
+      },
+      new Set(),
+    );
+    expect(view.title).toBe('下单');
+    expect(view.messages[0].content).toBe('给博世下单');
+    expect(view.steps.map((s) => s.title)).toEqual(['创建采购订单']);
+    expect(view.pending.map((p) => [p.interrupt_id, p.kind])).toEqual([['i9', 'approval']]);
+    expect(view.running).toBe(false);
+    expect(view.files).toEqual(['/analysis/report.md']);
+  });
+
+  it('finds chart image URLs without trailing punctuation', () => {
+    expect(imageUrls('见 http://h/c/1.png）和 (http://h/c/2.svg)')).toEqual(['http://h/c/1.png', 'http://h/c/2.svg']);
+  });
+});

@@ -1,0 +1,236 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { erpOrders, ROOT, type RunningProcura, startProcura } from './procura.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = path.join(ROOT, 'test-output/ui');
+const hasChromium = fs.existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`跳过浏览器测试：没有 ${CHROMIUM} / browser tests skipped: ${CHROMIUM} is missing`);
+
+const ANALYSIS = '帮我对摩托车火花塞做供应商比价分析';
+const ORDER = '给博世下 200 个 F7TC 火花塞的采购单';
+const RUN_MS = 150_000;
+
+describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () => {
+  let procura: RunningProcura;
+  let browser: Browser;
+  let page: Page;
+  const shot = async (name: string) => {
+    await page.evaluate('document.fonts.ready');
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+  };
+
+  beforeAll(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    // The tests drive the UI built from the current sources.
+    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
+    // Each offline model call takes a while, so a reload lands while the run is still working.
+    procura = await startProcura(120_000, { PROCURA_OFFLINE_LATENCY_MS: '700' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
+    page.on('dialog', (dialog) => dialog.accept());
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await procura?.close();
+  });
+
+  const composer = () => page.getByTestId('composer');
+  const send = async (message: string) => {
+    await composer().fill(message);
+    await page.getByTestId('send').click();
+  };
+  const idle = () => page.getByTestId('send').waitFor({ timeout: RUN_MS });
+  const newChat = () => page.getByTestId('new-chat').click();
+  const lastAnswer = () => page.getByTestId('message-assistant').last();
+  const stepsTab = () => page.locator('.tabs [role=tab]').first().click();
+
+  it('signs in with an API token', async () => {
+    await page.goto(procura.apiUrl);
+    await page.locator('input[name=token]').fill('pk_wrong-token');
+    await page.getByRole('button', { name: '登录' }).click();
+    await expect.poll(() => page.locator('.banner-error').count()).toBe(1);
+    await shot('01-sign-in-error');
+    await page.locator('input[name=token]').fill(procura.tokens.laoxiao);
+    await shot('02-sign-in');
+    await page.getByRole('button', { name: '登录' }).click();
+    await composer().waitFor();
+    expect(await page.getByText('有什么采购任务？').count()).toBe(1);
+    await shot('03-empty-chat');
+  });
+
+  it(
+    'runs the analysis: steps complete, a report, at least two charts drawn',
+    async () => {
+      await send(ANALYSIS);
+      await page.locator('[data-testid=steps] .step').first().waitFor({ timeout: 30_000 });
+      await shot('04-analysis-running');
+      await idle();
+      await stepsTab();
+      const statuses = await page
+        .locator('[data-testid=steps] .step')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-status')));
+      expect(statuses.length).toBeGreaterThan(3);
+      expect(statuses).not.toContain('running');
+      expect(await page.getByTestId('error-banner').count()).toBe(0);
+      // Charts: images actually decoded (or interactive canvases), in the answer.
+      await expect
+        .poll(
+          () =>
+            page.locator('.messages [data-testid=chart]').evaluateAll(
+              (els) =>
+                els.filter((e) => {
+                  const el = e as unknown as {
+                    complete?: boolean;
+                    naturalWidth?: number;
+                    querySelector(q: string): unknown;
+                  };
+                  return e.tagName === 'IMG'
+                    ? Boolean(el.complete && el.naturalWidth)
+                    : Boolean(el.querySelector('canvas'));
+                }).length,
+            ),
+          { timeout: 30_000 },
+        )
+        .toBeGreaterThanOrEqual(2);
+      await shot('05-analysis-done');
+      await page.getByTestId('report-tab').click();
+      await page.locator('[data-testid=report-panel] .report-body h1').waitFor({ timeout: 30_000 });
+      expect(await page.locator('[data-testid=report-panel] .report-body table').count()).toBeGreaterThan(0);
+      const downloads = await page.getByTestId('download').allTextContents();
+      expect(downloads.some((d) => d.includes('.md'))).toBe(true);
+      expect(downloads.some((d) => d.includes('.json'))).toBe(true);
+      await shot('06-report');
+      // Click to enlarge.
+      await page.locator('.messages .chart-thumb').first().click();
+      await page.locator('.lightbox img').waitFor();
+      await shot('07-chart-enlarged');
+      await page.locator('.lightbox-close').click();
+    },
+    RUN_MS + 60_000,
+  );
+
+  it(
+    'approves an order in the card; the order is confirmed and in the ERP',
+    async () => {
+      await newChat();
+      await send(ORDER);
+      const card = page.getByTestId('approval-card');
+      await card.waitFor({ timeout: RUN_MS });
+      expect(await card.locator('table.order-lines tbody tr').count()).toBe(1);
+      expect(await card.locator('table.order-lines tbody td').nth(2).textContent()).toBe('200');
+      await shot('08-approval-card');
+      await card.getByRole('button', { name: '批准' }).click();
+      await idle();
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/PO-\d{6}-/);
+      const orderNo = /PO-\d{6}-[A-Z]?\d+/.exec((await lastAnswer().textContent()) ?? '')?.[0] ?? '';
+      const orders = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, orderNo);
+      expect(orders.map((o) => o.orderNo)).toEqual([orderNo]);
+      expect(orders[0].lines[0].quantity).toBe(200);
+      expect(await page.getByTestId('approval-card').count()).toBe(0);
+      await shot('09-order-confirmed');
+    },
+    RUN_MS + 60_000,
+  );
+
+  it(
+    'rejects an order with a reason: nothing is written',
+    async () => {
+      await newChat();
+      await send('给博世下 321 个 F7TC 火花塞的采购单');
+      const card = page.getByTestId('approval-card');
+      await card.waitFor({ timeout: RUN_MS });
+      await card.getByRole('button', { name: '拒绝' }).click();
+      await card.locator('textarea').fill('价格需要重新议价');
+      await shot('10-reject-reason');
+      await card.getByRole('button', { name: '确认拒绝' }).click();
+      await idle();
+      expect(await page.getByTestId('approval-card').count()).toBe(0);
+      const orders = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, 'F7TC');
+      expect(orders.some((o) => o.lines.some((l) => l.quantity === 321))).toBe(false);
+      await shot('11-rejected');
+    },
+    RUN_MS + 60_000,
+  );
+
+  it(
+    'reloading mid-run re-attaches to the live run and restores it',
+    async () => {
+      await newChat();
+      await send(ANALYSIS);
+      await page.locator('[data-testid=steps] .step-completed').first().waitFor({ timeout: 30_000 });
+      const before = await page.locator('[data-testid=steps] .step').count();
+      await page.reload();
+      await composer().waitFor();
+      expect(await page.locator('.message-user').first().textContent()).toBe(ANALYSIS);
+      // Re-attached to the live run: shown as running (Stop), steps restored and still streaming.
+      await page.getByTestId('stop').waitFor({ timeout: 10_000 });
+      expect(await page.locator('[data-testid=steps] .step').count()).toBeGreaterThanOrEqual(before);
+      await shot('12-reloaded-mid-run');
+      await idle();
+      await expect
+        .poll(() => page.locator('.messages [data-testid=chart]').count(), { timeout: 30_000 })
+        .toBeGreaterThanOrEqual(2);
+      // Replayed from Last-Event-ID: no duplicated step rows nor answers.
+      await stepsTab();
+      const ids = await page
+        .locator('[data-testid=steps] .step')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-step')));
+      expect(await page.locator('.message-user').count()).toBe(1);
+      expect(await page.getByTestId('message-assistant').count()).toBe(1);
+      expect(ids.length).toBeGreaterThan(3);
+      expect(new Set(ids).size).toBe(ids.length);
+      await shot('13-reloaded-run-finished');
+    },
+    RUN_MS + 60_000,
+  );
+
+  it(
+    'reloading with a pending approval shows the card once, and it still works',
+    async () => {
+      await newChat();
+      await send('给博世下 150 个 F7TC 火花塞的采购单');
+      await page.getByTestId('approval-card').waitFor({ timeout: RUN_MS });
+      await page.reload();
+      await page.getByTestId('approval-card').waitFor({ timeout: 30_000 });
+      expect(await page.getByTestId('approval-card').count()).toBe(1);
+      await shot('14-reloaded-pending-approval');
+      await page.getByTestId('approval-card').getByRole('button', { name: '批准' }).click();
+      await idle();
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/PO-\d{6}-/);
+      await page.reload();
+      await composer().waitFor();
+      await lastAnswer().waitFor();
+      expect(await page.getByTestId('approval-card').count()).toBe(0);
+    },
+    RUN_MS + 60_000,
+  );
+
+  it('deletes a session from the history', async () => {
+    const items = page.getByTestId('session-item');
+    await expect.poll(() => items.count()).toBeGreaterThanOrEqual(5);
+    const total = await items.count();
+    await shot('15-history');
+    const first = items.first();
+    const id = await first.getAttribute('data-session');
+    await first.hover();
+    await first.getByTestId('delete-session').click();
+    await expect.poll(() => items.count()).toBe(total - 1);
+    expect(await page.locator(`[data-session="${id}"]`).count()).toBe(0);
+    await shot('16-deleted');
+  });
+
+  it('switches to English', async () => {
+    await page.getByRole('button', { name: 'English' }).click();
+    await page.getByTestId('new-chat').click();
+    expect(await page.getByText('What do you need to buy or analyse?').count()).toBe(1);
+    await shot('17-english');
+  });
+});
