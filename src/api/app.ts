@@ -8,7 +8,7 @@ import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { type Logger, notFound, ProblemError } from '../shared/index.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
-import type { RunEventLog } from './events.ts';
+import { MAX_SEQ, type RunEventLog } from './events.ts';
 import type { History } from './history.ts';
 import { redact } from './redact.ts';
 import type { RunManager, RunRef } from './runs.ts';
@@ -125,7 +125,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   app.post('/api/v1/agent/chat/stream', async (c) => {
     const body = await parseJson(c, StartBody);
     const ref = await runs.start(c.var.user, { message: body.message, sessionId: body.session_id });
-    return sse(c, events, ref);
+    return sse(c, events, ref, log);
   });
 
   app.get('/api/v1/agent/chat/stream/:session_id', async (c) => {
@@ -133,8 +133,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     const run = await runs.latestRun(c.var.user, sessionId);
     if (!run) throw notFound(`会话还没有任务 / no run in session ${sessionId}`);
     const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id') ?? '0';
-    const afterSeq = parse(z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER), lastEventId, 'Last-Event-ID');
-    return sse(c, events, { runId: run.id, sessionId, afterSeq });
+    const afterSeq = parse(z.coerce.number().int().min(0).max(MAX_SEQ), lastEventId, 'Last-Event-ID');
+    return sse(c, events, { runId: run.id, sessionId, afterSeq }, log);
   });
 
   app.post('/api/v1/agent/chat/resume', async (c) => {
@@ -144,7 +144,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
       interruptId: body.interrupt_id,
       decision: body.decision,
     });
-    return sse(c, events, ref);
+    return sse(c, events, ref, log);
   });
 
   app.post('/api/v1/agent/chat/cancel', async (c) => {
@@ -199,7 +199,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
  * The SSE response following one run from `afterSeq`: replay then live, `id:` = sequence in the run, heartbeat
  * comments every 15 s, no proxy buffering. A client going away stops only its own stream, never the run.
  */
-function sse(c: Context<Env>, events: RunEventLog, ref: RunRef): Response {
+function sse(c: Context<Env>, events: RunEventLog, ref: RunRef, log: Logger): Response {
   c.header('X-Accel-Buffering', 'no');
   c.header('Cache-Control', 'no-cache, no-transform');
   c.header('X-Session-Id', ref.sessionId);
@@ -214,6 +214,19 @@ function sse(c: Context<Env>, events: RunEventLog, ref: RunRef): Response {
       for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal)) {
         await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
       }
+    } catch (error) {
+      // The run goes on; this stream cannot. Say so, so the client reconnects instead of waiting.
+      log.error({ err: error, runId: ref.runId }, 'event stream failed');
+      await stream
+        .writeSSE({
+          event: 'error',
+          data: JSON.stringify({
+            session_id: ref.sessionId,
+            message: '事件流中断，请重新连接 / the event stream broke: reconnect with Last-Event-ID',
+            detail: 'stream',
+          }),
+        })
+        .catch(() => undefined);
     } finally {
       clearInterval(heartbeat);
     }

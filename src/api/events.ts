@@ -14,6 +14,9 @@ export interface RunEvent {
 /** Events that end what a client is following: the run finished, failed or waits for a human. */
 export const TERMINAL_EVENTS = new Set(['done', 'error', 'interrupt']);
 
+/** Sequence numbers are 32-bit integers in the database. */
+export const MAX_SEQ = 2_147_483_647;
+
 const EVENTS_CHANNEL = 'procura:api:run-events';
 const CONTROL_CHANNEL = 'procura:api:run-control';
 
@@ -80,7 +83,7 @@ export class RunEventLog {
   }
 
   /** Stored events of a run after `afterSeq` (exclusive), optionally up to `untilSeq` (inclusive). */
-  async replay(runId: string, afterSeq: number, untilSeq = Number.MAX_SAFE_INTEGER): Promise<RunEvent[]> {
+  async replay(runId: string, afterSeq: number, untilSeq = MAX_SEQ): Promise<RunEvent[]> {
     const rows = await this.database.db
       .selectFrom('run_events')
       .select(['seq', 'event', 'data'])

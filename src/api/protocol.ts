@@ -69,6 +69,13 @@ export class StreamMapper {
     return [];
   }
 
+  /** Knows the steps a run already announced (a resumed run completes steps started before its interrupt). */
+  remember(progress: { id: string; phase: string; title: string; agent: AgentName; status: ProgressStatus }): void {
+    if (progress.phase !== 'subagent' && progress.phase !== 'tool') return;
+    this.steps.set(progress.id, { phase: progress.phase, title: progress.title, agent: progress.agent });
+    this.sent.add(`${progress.id}:${progress.status}`);
+  }
+
   /** The progress items still running (to close them when a run ends early). */
   openSteps(): string[] {
     return [...this.steps.keys()].filter((id) => !this.sent.has(`${id}:completed`) && !this.sent.has(`${id}:error`));

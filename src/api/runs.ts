@@ -288,17 +288,24 @@ export class RunManager {
     };
     const work = async () => {
       resetIdle();
-      const registry = await runtime.registry();
-      const mapper = new StreamMapper((tool) => registry.get(tool)?.label);
+      let labelOf: (tool: string) => string | undefined = () => undefined;
+      const mapper = new StreamMapper((tool) => labelOf(tool));
       const runProgress = (status: 'running' | 'completed' | 'error', title: string) =>
         emit({
           event: 'progress',
           data: { id: `run:${runId}`, phase: 'run', status, title, detail: '', agent: 'orchestrator' },
         });
       if (afterSeq === 0) runProgress('running', '处理中 / working');
-      const graph = await runtime.graph(ctx);
+      else {
+        for (const stored of await this.deps.events.replay(runId, 0)) {
+          if (stored.event === 'progress') mapper.remember(JSON.parse(stored.data));
+        }
+      }
       const config = { configurable: { thread_id: sessionId }, context: ctx, recursionLimit: 200 };
       try {
+        const registry = await runtime.registry();
+        labelOf = (tool) => registry.get(tool)?.label;
+        const graph = await runtime.graph(ctx);
         const stream = await graph.stream(
           input as never,
           {

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerApiCommand } from './commands/api.ts';
 import { registerChartsCommand } from './commands/charts.ts';
 import { registerChatCommand } from './commands/chat.ts';
 import { registerErpCommands } from './commands/erp.ts';
@@ -14,6 +15,7 @@ const program = new Command('procura')
   .showHelpAfterError();
 
 registerStartCommand(program);
+registerApiCommand(program);
 registerErpCommands(program);
 registerChartsCommand(program);
 registerMcpCommands(program);

@@ -60,6 +60,12 @@ describe('chat API: order runs over SSE on the offline model', () => {
     expect(second.events[0].id).toBe(interrupt.id + 1);
     expect(second.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
     expect(answerOf(second.events)).toMatch(/PO-\d{6}-\d{6}/);
+    // The step that waited for approval completes in the continued stream, under the same id.
+    const orderStep = tools.find((e) => e.data.title === '创建采购订单');
+    expect(second.events.find((e) => e.event === 'progress' && e.data.id === orderStep?.data.id)?.data).toMatchObject({
+      status: 'completed',
+      agent: 'procurement-order',
+    });
     expect(second.events.filter((e) => e.event === 'token').every((e) => e.data.agent === 'orchestrator')).toBe(true);
     expect(await h.ordersNoted(ORDER)).toHaveLength(1);
 
@@ -153,7 +159,7 @@ describe('chat API: order runs over SSE on the offline model', () => {
   });
 
   it('user B can neither read, join, resume, cancel nor download anything of user A', async () => {
-    const first = await h.chat(h.tokens.laoxiao, { message: '给博世下 50 个 F7TC 火花塞的采购单' });
+    const first = await h.chat(h.tokens.laoxiao, { message: '给博世下 250 个 F7TC 火花塞的采购单' });
     const interrupt = first.events.at(-1) as SseEvent;
     const sessionId = interrupt.data.session_id;
     const { backend } = await h.agent.runtime.storage();
@@ -184,7 +190,7 @@ describe('chat API: order runs over SSE on the offline model', () => {
     expect((await h.call('DELETE', `/api/v1/history/sessions/${sessionId}`, { token: b })).status).toBe(404);
     // Starting a message in A's session id is refused too, and A's run still waits.
     expect((await h.chat(b, { message: '你好', session_id: sessionId })).status).toBe(404);
-    expect(await h.ordersNoted('给博世下 50 个 F7TC')).toHaveLength(0);
+    expect(await h.ordersNoted('给博世下 250 个 F7TC')).toHaveLength(0);
   });
 
   it('answers bad input with 4xx problem+json, never a 5xx or a hung stream', async () => {

@@ -14,7 +14,7 @@ describe('chat API: reconnect and cancel mid-run', () => {
     const leave = new AbortController();
     const first = await openSse(`${h.url}/api/v1/agent/chat/stream`, {
       token: h.tokens.laoxiao,
-      body: { message: '给博世下 30 个 F7TC 火花塞的采购单' },
+      body: { message: '给博世下 230 个 F7TC 火花塞的采购单' },
       signal: leave.signal,
     });
     const sessionId = first.headers.get('x-session-id') as string;
@@ -37,7 +37,7 @@ describe('chat API: reconnect and cancel mid-run', () => {
   });
 
   it('cancel stops the run on the server: model and tool work end, running steps close, nothing is written', async () => {
-    const message = '给电装下 70 个 D8TC 火花塞的采购单';
+    const message = '给电装下 270 个 D8TC 火花塞的采购单';
     const stream = await openSse(`${h.url}/api/v1/agent/chat/stream`, {
       token: h.tokens.laoxiao,
       body: { message },
@@ -77,7 +77,7 @@ describe('chat API: reconnect and cancel mid-run', () => {
   it('cancels a run that stays silent past the inactivity limit', async () => {
     const quiet = await startApiHarness({ limits: { inactivityMs: 100 } }, { PROCURA_OFFLINE_LATENCY_MS: '600' });
     try {
-      const run = await quiet.chat(quiet.tokens.laoxiao, { message: '给博世下 10 个 F7TC 火花塞的采购单' });
+      const run = await quiet.chat(quiet.tokens.laoxiao, { message: '给博世下 210 个 F7TC 火花塞的采购单' });
       expect(run.events.at(-1)).toMatchObject({ event: 'error', data: { detail: 'inactive' } });
     } finally {
       await quiet.close();

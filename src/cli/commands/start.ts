@@ -6,6 +6,7 @@ import type { Settings } from '../../shared/index.ts';
 import { startSupplierSites } from '../../suppliers/index.ts';
 import { startChartMcpServer } from '../../tools/charts/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
+import { startApi } from './api.ts';
 
 /** One running part of Procura, as `start` reports it. */
 interface StartedPart {
@@ -64,6 +65,20 @@ const parts: Array<
     const rendererUrl = started.get('Chart renderer')!.url.replace(/\/api\/gpt-vis$/, '');
     const mcp = await startChartMcpServer({ host: settings.host, port: settings.chartMcpPort, rendererUrl });
     return { name: 'Chart MCP', url: mcp.url, detail: `@antv/mcp-server-chart, pid ${mcp.pid}`, close: mcp.close };
+  },
+  async (settings, started) => {
+    const api = await startApi(settings, {
+      erpUrl: started.get('ERP')!.url,
+      suppliersUrl: started.get('Supplier sites')!.url.replace(/\/$/, ''),
+      chartMcpUrl: started.get('Chart MCP')!.url,
+    });
+    const models = await api.runtime.models();
+    return {
+      name: 'Chat API + UI',
+      url: `${api.server.url}/`,
+      detail: `SSE ${api.server.url}/api/v1/agent/chat/stream · model ${models.mainName}${models.provider === 'offline' ? ' (offline / 离线模型)' : ''}`,
+      close: api.close,
+    };
   },
 ];
 

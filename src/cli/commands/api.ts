@@ -1,0 +1,83 @@
+import type { Command } from 'commander';
+import { createAgentStorage } from '../../agent/backends/index.ts';
+import { AgentRuntime } from '../../agent/index.ts';
+import { startApiServer } from '../../api/index.ts';
+import { logger, type Settings } from '../../shared/index.ts';
+import { registerChartTools } from '../../tools/charts/index.ts';
+import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
+import { erpUrlFrom } from './mcp.ts';
+
+export interface ApiAddresses {
+  erpUrl: string;
+  suppliersUrl: string;
+  chartMcpUrl: string;
+}
+
+const hostOf = (settings: Settings) => (settings.host.includes(':') ? `[${settings.host}]` : settings.host);
+
+/** Where the API finds the other parts: flags, then environment, then the local defaults of the settings. */
+export function apiAddresses(settings: Settings, flags: Record<string, string | undefined> = {}): ApiAddresses {
+  return {
+    erpUrl: erpUrlFrom(settings, flags.erpUrl),
+    suppliersUrl: (
+      flags.suppliersUrl ??
+      process.env.SUPPLIERS_URL ??
+      `http://${hostOf(settings)}:${settings.suppliersPort}`
+    ).replace(/\/$/, ''),
+    chartMcpUrl: flags.chartMcpUrl ?? settings.chartMcpUrl ?? `http://${hostOf(settings)}:${settings.chartMcpPort}/mcp`,
+  };
+}
+
+/** Starts the chat API with its agent runtime (built on first use; charts are optional when their server is down). */
+export async function startApi(settings: Settings, addresses: ApiAddresses) {
+  const log = logger.child({ part: 'api' });
+  const runtime = new AgentRuntime({
+    dataDir: settings.dataDir,
+    databaseUrl: settings.databaseUrl,
+    erpUrl: addresses.erpUrl,
+    suppliersUrl: addresses.suppliersUrl,
+    chartMcpUrl: addresses.chartMcpUrl,
+    storage: createAgentStorage,
+    extraTools: [
+      (registry) =>
+        registerChartTools(registry, addresses.chartMcpUrl).catch((error) => {
+          log.warn({ err: error, url: addresses.chartMcpUrl }, 'chart MCP server unreachable: runs go without charts');
+          return undefined;
+        }),
+    ],
+  });
+  const api = await startApiServer({
+    runtime,
+    erpUrl: addresses.erpUrl,
+    dataDir: settings.dataDir,
+    databaseUrl: settings.databaseUrl,
+    redisUrl: settings.redisUrl,
+    host: settings.host,
+    port: settings.apiPort,
+  });
+  return {
+    ...api,
+    runtime,
+    close: async () => {
+      await api.close();
+      await runtime.close();
+    },
+  };
+}
+
+export function registerApiCommand(program: Command): void {
+  withCommonOptions(
+    program.command('api').description('run the chat API (SSE) and the browser UI / 运行对话 API 与网页'),
+  )
+    .option('--port <port>', 'port / 端口 (3000)')
+    .option('--erp-url <url>', 'ERP API base / ERP 接口地址 (ERP_URL)')
+    .option('--suppliers-url <url>', 'supplier sites / 供应商网站 (SUPPLIERS_URL)')
+    .option('--chart-mcp-url <url>', 'chart MCP server / 图表 MCP 服务 (CHART_MCP_URL)')
+    .action(async (opts) => {
+      const settings = settingsFrom(opts, { apiPort: opts.port });
+      const api = await startApi(settings, apiAddresses(settings, opts));
+      // The first line names the address (scripts and tests read it).
+      console.log(`Chat API  ${api.server.url}/api/v1   (UI ${api.server.url}/)`);
+      closeOnSignal(api.close);
+    });
+}

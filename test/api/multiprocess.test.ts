@@ -1,0 +1,210 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startChartsServer } from '../../src/charts/index.ts';
+import { createErp } from '../../src/erp/index.ts';
+import { listen, type RunningServer } from '../../src/shared/index.ts';
+import { startSupplierSites } from '../../src/suppliers/index.ts';
+import { startChartMcpServer } from '../../src/tools/charts/index.ts';
+import { collect, openSse, type SseEvent } from './sse.ts';
+
+const databaseUrl = process.env.DATABASE_URL;
+const redisUrl = process.env.REDIS_URL;
+const enabled = Boolean(databaseUrl && redisUrl);
+if (!enabled) console.warn('[api tests] DATABASE_URL and REDIS_URL are not both set: the two-process suite is skipped');
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/procura.js');
+
+interface ApiProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** `procura api` as its own process, sharing PostgreSQL and Redis with its sibling. */
+async function spawnApi(
+  dataDir: string,
+  urls: { erp: string; suppliers: string; chartMcp: string },
+): Promise<ApiProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'api',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--erp-url',
+      urls.erp,
+      '--suppliers-url',
+      urls.suppliers,
+      '--chart-mcp-url',
+      urls.chartMcp,
+    ],
+    {
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: redisUrl,
+        DEEPSEEK_API_KEY: '',
+        OPENAI_BASE_URL: '',
+        PROCURA_OFFLINE_LATENCY_MS: '200',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`procura api did not start: ${stderr}`)), 60_000);
+    let out = '';
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const match = /Chat API\s+(http:\/\/\S+)\/api\/v1/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`procura api exited (${code}): ${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+describe.skipIf(!enabled)('chat API on two processes sharing PostgreSQL and Redis', { timeout: 120_000 }, () => {
+  let root: string;
+  let erp: Awaited<ReturnType<typeof createErp>>;
+  let erpServer: RunningServer;
+  let sites: Awaited<ReturnType<typeof startSupplierSites>>;
+  let renderer: Awaited<ReturnType<typeof startChartsServer>>;
+  let chartMcp: Awaited<ReturnType<typeof startChartMcpServer>>;
+  let a: ApiProcess;
+  let b: ApiProcess;
+  let token: string;
+
+  beforeAll(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-api-mp-'));
+    erp = await createErp({ dataDir: path.join(root, 'erp') });
+    erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
+    sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
+    renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(root, 'charts') });
+    chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url });
+    token = erp.demoTokens.laoxiao;
+    const urls = { erp: `${erpServer.url}/api`, suppliers: sites.server.url, chartMcp: chartMcp.url };
+    [a, b] = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(root, name), urls)));
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await chartMcp?.close();
+    await renderer?.close();
+    await sites?.server.close();
+    await erpServer?.close();
+    await erp?.close();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  const ordersNoted = async (needle: string) =>
+    (await erp.database.db.selectFrom('orders').select(['id', 'note']).execute()).filter((r) =>
+      r.note.includes(needle),
+    );
+
+  it('a client leaving process A mid-run rejoins on process B with Last-Event-ID and misses nothing; B resumes the approval', async () => {
+    const message = '给博世下 260 个 F7TC 火花塞的采购单';
+    const leave = new AbortController();
+    const first = await openSse(`${a.url}/api/v1/agent/chat/stream`, {
+      token,
+      body: { message },
+      signal: leave.signal,
+    });
+    expect(first.status).toBe(200);
+    const sessionId = first.headers.get('x-session-id') as string;
+    const seen = await collect(first.events, (e) => e.id === 2);
+    leave.abort();
+    // A second start on the other process sees the run A is executing.
+    const busy = await openSse(`${b.url}/api/v1/agent/chat/stream`, {
+      token,
+      body: { message: '你好', session_id: sessionId },
+    });
+    expect(busy.status).toBe(409);
+    expect(busy.problem.run_id).toBe(first.headers.get('x-run-id'));
+
+    const rest = await collect(
+      (await openSse(`${b.url}/api/v1/agent/chat/stream/${sessionId}`, { token, lastEventId: 2 })).events,
+    );
+    const all = [...seen, ...rest];
+    expect(all.map((e) => e.id)).toEqual(all.map((_, i) => i + 1));
+    const interrupt = all.at(-1) as SseEvent;
+    expect(interrupt).toMatchObject({ event: 'interrupt', data: { kind: 'approval', tool: 'order_create' } });
+
+    const done = await collect(
+      (
+        await openSse(`${b.url}/api/v1/agent/chat/resume`, {
+          token,
+          body: { session_id: sessionId, interrupt_id: interrupt.data.interrupt_id, decision: { type: 'approve' } },
+        })
+      ).events,
+    );
+    expect(done.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    expect(done[0].id).toBe(interrupt.id + 1);
+    expect(await ordersNoted(message)).toHaveLength(1);
+  });
+
+  it('cancel sent to process B stops the run process A executes', async () => {
+    const message = '给电装下 240 个 D8TC 火花塞的采购单';
+    const stream = await openSse(`${a.url}/api/v1/agent/chat/stream`, { token, body: { message } });
+    const sessionId = stream.headers.get('x-session-id') as string;
+    const events: SseEvent[] = [];
+    for await (const e of stream.events) {
+      events.push(e);
+      if (e.event === 'progress' && e.data.phase === 'subagent' && e.data.status === 'running') {
+        const res = await fetch(`${b.url}/api/v1/agent/chat/cancel`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ session_id: sessionId }),
+        });
+        expect(res.status).toBe(202);
+      }
+    }
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'cancelled' } });
+    expect(await ordersNoted(message)).toHaveLength(0);
+  });
+
+  it('a process that dies while its run waits for approval leaves it resumable on the other', async () => {
+    const message = '给冠军下 190 个 F7TC 火花塞的采购单';
+    const first = await collect(
+      (await openSse(`${a.url}/api/v1/agent/chat/stream`, { token, body: { message } })).events,
+    );
+    const interrupt = first.at(-1) as SseEvent;
+    expect(interrupt.event).toBe('interrupt');
+    await a.stop();
+    const done = await collect(
+      (
+        await openSse(`${b.url}/api/v1/agent/chat/resume`, {
+          token,
+          body: {
+            session_id: interrupt.data.session_id,
+            interrupt_id: interrupt.data.interrupt_id,
+            decision: { type: 'approve' },
+          },
+        })
+      ).events,
+    );
+    expect(done.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    expect(await ordersNoted(message)).toHaveLength(1);
+  });
+});
