@@ -50,9 +50,10 @@ async function streamAll(url: string, token: string, body: unknown) {
 export async function startApiHarness(
   options: Partial<ApiOptions> = {},
   agentEnv: NodeJS.ProcessEnv = {},
+  storage: AgentRuntimeOptions['storage'] = tempStorage,
 ): Promise<ApiHarness> {
   const env = { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', ...agentEnv };
-  const agent = await startAgentHarness(tempStorage, { env });
+  const agent = await startAgentHarness(storage, { env });
   const erpUrl = agent.runtime.options.erpUrl;
   let api = await createApi({ runtime: agent.runtime, erpUrl, dataDir: agent.dataDir, ...options });
   let server: RunningServer = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
