@@ -213,24 +213,45 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
     RUN_MS + 60_000,
   );
 
+  it(
+    'Stop cancels the run on the server and keeps the session usable',
+    async () => {
+      await newChat();
+      await send(ANALYSIS);
+      await page.locator('[data-testid=steps] .step').first().waitFor({ timeout: 30_000 });
+      await page.getByTestId('stop').click();
+      await page.getByTestId('stopped').waitFor({ timeout: 30_000 });
+      await idle();
+      expect(await page.locator('[data-testid=steps] .step-running').count()).toBe(0);
+      await shot('15-stopped');
+      const id = /#\/s\/([\w-]+)/.exec(page.url())?.[1] ?? '';
+      const saved = await fetch(`${procura.apiUrl}/api/v1/history/sessions/${id}`, {
+        headers: { authorization: `Bearer ${procura.tokens.laoxiao}` },
+      }).then((r) => r.json() as Promise<{ active_run: string | null; messages: Array<{ status?: string }> }>);
+      expect(saved.active_run).toBeNull();
+      expect(saved.messages.at(-1)?.status).toBe('cancelled');
+    },
+    RUN_MS,
+  );
+
   it('deletes a session from the history', async () => {
     const items = page.getByTestId('session-item');
     await expect.poll(() => items.count()).toBeGreaterThanOrEqual(5);
     const total = await items.count();
-    await shot('15-history');
+    await shot('16-history');
     const first = items.first();
     const id = await first.getAttribute('data-session');
     await first.hover();
     await first.getByTestId('delete-session').click();
     await expect.poll(() => items.count()).toBe(total - 1);
     expect(await page.locator(`[data-session="${id}"]`).count()).toBe(0);
-    await shot('16-deleted');
+    await shot('17-deleted');
   });
 
   it('switches to English', async () => {
     await page.getByRole('button', { name: 'English' }).click();
     await page.getByTestId('new-chat').click();
     expect(await page.getByText('What do you need to buy or analyse?').count()).toBe(1);
-    await shot('17-english');
+    await shot('18-english');
   });
 });

@@ -40,6 +40,8 @@ export interface SessionView {
   /** Decisions the paused run waits for (one per interrupted tool call). */
   pending: InterruptData[];
   running: boolean;
+  /** The last run was stopped by the user (its partial answer stays). */
+  stopped?: boolean;
   error?: string;
   files: string[];
   lastEventId?: string;
@@ -169,8 +171,10 @@ export function applyEvent(
         return { ...next, running: false };
       return { ...next, pending: [...next.pending, interrupt], running: false };
     }
-    case 'done':
-      return { ...next, running: false, steps: settleSteps(next.steps, now) };
+    case 'done': {
+      const stopped = data.status === 'cancelled';
+      return { ...next, running: false, stopped, steps: settleSteps(next.steps, now, stopped ? 'error' : 'completed') };
+    }
     case 'error':
       return {
         ...next,
@@ -218,6 +222,7 @@ export function startTurn(view: SessionView, message: string): SessionView {
   return {
     ...view,
     running: true,
+    stopped: false,
     error: undefined,
     pending: [],
     steps: [],

@@ -70,7 +70,8 @@ export function Conversation({
     onSend(text);
     setDraft('');
   };
-  const waiting = view.running && !view.messages.at(-1)?.content && view.messages.at(-1)?.role !== 'assistant';
+  const last = view.messages.at(-1);
+  const waiting = view.running && (last?.role === 'user' || !last?.content);
   return (
     <div className="conversation">
       <div className="messages" data-testid="messages">
@@ -101,6 +102,11 @@ export function Conversation({
           <div className="message message-assistant typing" aria-live="polite">
             <span className="spinner" /> {t('running')}…
           </div>
+        )}
+        {view.stopped && (
+          <p className="stopped" data-testid="stopped">
+            ■ {t('stopped')}
+          </p>
         )}
         {view.pending.map((interrupt) => (
           <InterruptCard
