@@ -319,10 +319,11 @@ async function apiError(response: Response): Promise<ApiError> {
   } catch {
     body = undefined;
   }
+  // Problem details: `detail` is the sentence for people (Chinese / English); `title` is a code.
   const message =
-    [body?.title, body?.detail, body?.message, body?.error]
-      .filter((v): v is string => typeof v === 'string' && v.length > 0)
-      .join(' — ') || `HTTP ${response.status} ${response.statusText}`;
+    [body?.detail, body?.message, body?.error, body?.title].find(
+      (v): v is string => typeof v === 'string' && v.length > 0,
+    ) ?? `HTTP ${response.status} ${response.statusText}`;
   return new ApiError(response.status, message, body);
 }
 
