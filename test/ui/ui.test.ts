@@ -214,6 +214,48 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
   );
 
   it(
+    'asks which part with option buttons, and missing order fields with a form',
+    async () => {
+      await newChat();
+      await send('给博世下 200 个火花塞的采购单');
+      const ask = page.getByTestId('ask-card');
+      await ask.waitFor({ timeout: RUN_MS });
+      const options = ask.locator('button.option');
+      expect(await options.count()).toBeGreaterThan(1);
+      expect(await options.count()).toBeLessThanOrEqual(8);
+      await shot('15-ask-user');
+      await ask.getByRole('button', { name: /D8TC/ }).click();
+      const card = page.getByTestId('approval-card');
+      await card.waitFor({ timeout: RUN_MS });
+      // Edit the quantity in the card before approving.
+      await card.getByRole('button', { name: '修改' }).click();
+      await card.getByLabel('数量').fill('240');
+      await shot('16-approval-edit');
+      await card.getByRole('button', { name: '按修改后的内容批准' }).click();
+      await idle();
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/D8TC[^\n]*× 240/);
+
+      await newChat();
+      await send('帮我下一个采购单');
+      const form = page.getByTestId('order-info-card');
+      await form.waitFor({ timeout: RUN_MS });
+      await shot('17-order-info');
+      const inputs = form.locator('input');
+      await inputs.nth(0).fill('博世');
+      await inputs.nth(1).fill('F7TC');
+      await inputs.nth(2).fill('130');
+      await form.getByRole('button', { name: '提交' }).click();
+      const approval = page.getByTestId('approval-card');
+      await approval.waitFor({ timeout: RUN_MS });
+      expect(await approval.locator('table.order-lines tbody td').nth(2).textContent()).toBe('130');
+      await approval.getByRole('button', { name: '拒绝' }).click();
+      await approval.getByRole('button', { name: '确认拒绝' }).click();
+      await idle();
+    },
+    RUN_MS * 2,
+  );
+
+  it(
     'Stop cancels the run on the server and keeps the session usable',
     async () => {
       await newChat();
@@ -223,7 +265,7 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       await page.getByTestId('stopped').waitFor({ timeout: 30_000 });
       await idle();
       expect(await page.locator('[data-testid=steps] .step-running').count()).toBe(0);
-      await shot('15-stopped');
+      await shot('18-stopped');
       const id = /#\/s\/([\w-]+)/.exec(page.url())?.[1] ?? '';
       const saved = await fetch(`${procura.apiUrl}/api/v1/history/sessions/${id}`, {
         headers: { authorization: `Bearer ${procura.tokens.laoxiao}` },
@@ -238,20 +280,20 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
     const items = page.getByTestId('session-item');
     await expect.poll(() => items.count()).toBeGreaterThanOrEqual(5);
     const total = await items.count();
-    await shot('16-history');
+    await shot('19-history');
     const first = items.first();
     const id = await first.getAttribute('data-session');
     await first.hover();
     await first.getByTestId('delete-session').click();
     await expect.poll(() => items.count()).toBe(total - 1);
     expect(await page.locator(`[data-session="${id}"]`).count()).toBe(0);
-    await shot('17-deleted');
+    await shot('20-deleted');
   });
 
   it('switches to English', async () => {
     await page.getByRole('button', { name: 'English' }).click();
     await page.getByTestId('new-chat').click();
     expect(await page.getByText('What do you need to buy or analyse?').count()).toBe(1);
-    await shot('18-english');
+    await shot('21-english');
   });
 });

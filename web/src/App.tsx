@@ -211,7 +211,7 @@ function Workspace({
         </div>
         <div className="inspector-body">
           {tab === 'steps' ? (
-            <Steps steps={view.steps} />
+            <Steps steps={view.steps} paused={!view.running && view.pending.length > 0} />
           ) : (
             <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />
           )}

@@ -12,10 +12,10 @@ function duration(step: Step, now: number): string {
 
 const ORDER = ['orchestrator', 'procurement-analyst', 'procurement-order'];
 
-/** The live step list: steps upserted by id, grouped per agent, with status and duration. */
-export function Steps({ steps }: { steps: Step[] }) {
+/** The live step list: steps upserted by id, grouped per agent, with status and duration; `paused` while a run waits for the user. */
+export function Steps({ steps, paused }: { steps: Step[]; paused: boolean }) {
   const t = useT();
-  const running = steps.some((s) => s.status === 'running');
+  const running = !paused && steps.some((s) => s.status === 'running');
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (!running) return;
@@ -43,10 +43,22 @@ export function Steps({ steps }: { steps: Step[] }) {
                   title={step.detail}
                 >
                   <span className="step-icon" aria-hidden>
-                    {step.status === 'running' ? <span className="spinner" /> : step.status === 'completed' ? '✓' : '✕'}
+                    {step.status === 'running' ? (
+                      paused ? (
+                        <span className="pause" />
+                      ) : (
+                        <span className="spinner" />
+                      )
+                    ) : step.status === 'completed' ? (
+                      '✓'
+                    ) : (
+                      '✕'
+                    )}
                   </span>
                   <span className="step-title">{step.title}</span>
-                  <span className="step-time">{duration(step, now)}</span>
+                  <span className="step-time">
+                    {paused && step.status === 'running' ? t('waitingForYou') : duration(step, now)}
+                  </span>
                 </li>
               ))}
           </ol>
