@@ -14,6 +14,8 @@ export interface RunLimits {
   inactivityMs: number;
   /** Run starts (new messages) per user per minute. */
   startsPerMinute: number;
+  /** Runs this process executes at once; later ones wait in line (their first event is sent right away). */
+  maxConcurrent: number;
 }
 
 export interface PendingInterrupt {
@@ -48,6 +50,8 @@ const TOUCH_MS = 30_000;
 export class RunManager {
   private readonly active = new Map<string, ActiveRun>();
   private readonly starts = new Map<string, number[]>();
+  private executing = 0;
+  private readonly line: Array<() => void> = [];
 
   constructor(
     private readonly deps: {
@@ -231,6 +235,33 @@ export class RunManager {
     await Promise.allSettled(tails);
   }
 
+  /** Waits for an execution slot (or the run's cancel). */
+  private takeSlot(signal: AbortSignal): Promise<void> {
+    if (this.executing < this.deps.limits.maxConcurrent) {
+      this.executing += 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const turn = () => {
+        signal.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        this.line.splice(this.line.indexOf(turn), 1);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', leave, { once: true });
+      this.line.push(turn);
+    });
+  }
+
+  /** Hands the slot to the next run in line. */
+  private releaseSlot(): void {
+    const next = this.line.shift();
+    if (next) next();
+    else this.executing -= 1;
+  }
+
   private checkRate(username: string): void {
     const now = Date.now();
     const recent = (this.starts.get(username) ?? []).filter((t) => t > now - 60_000);
@@ -287,7 +318,6 @@ export class RunManager {
       sessionId,
     };
     const work = async () => {
-      resetIdle();
       let labelOf: (tool: string) => string | undefined = () => undefined;
       const mapper = new StreamMapper((tool) => labelOf(tool));
       const runProgress = (status: 'running' | 'completed' | 'error', title: string) =>
@@ -302,7 +332,11 @@ export class RunManager {
         }
       }
       const config = { configurable: { thread_id: sessionId }, context: ctx, recursionLimit: 200 };
+      let slot = false;
       try {
+        await this.takeSlot(abort.signal);
+        slot = true;
+        resetIdle();
         const registry = await runtime.registry();
         labelOf = (tool) => registry.get(tool)?.label;
         const graph = await runtime.graph(ctx);
@@ -353,6 +387,8 @@ export class RunManager {
         emit({ event: 'error', data: { message, detail: reason === INACTIVE ? 'inactive' : errorText(error) } });
         await run.tail;
         await this.finish(runId, reason === INACTIVE ? 'cancelled' : 'error');
+      } finally {
+        if (slot) this.releaseSlot();
       }
     };
     work()

@@ -33,7 +33,7 @@ export interface Api {
   close(): Promise<void>;
 }
 
-export const DEFAULT_LIMITS: RunLimits = { inactivityMs: 10 * 60_000, startsPerMinute: 30 };
+export const DEFAULT_LIMITS: RunLimits = { inactivityMs: 10 * 60_000, startsPerMinute: 30, maxConcurrent: 32 };
 
 /** Opens the chat API around an agent runtime: database, event log (with Redis when given), runs, history, HTTP app. */
 export async function createApi(options: ApiOptions): Promise<Api> {

@@ -74,6 +74,36 @@ describe('chat API: reconnect and cancel mid-run', () => {
     expect((await collect(again.events)).at(-1)?.event).toBe('done');
   });
 
+  it('runs past the concurrency limit wait in line: their first event comes at once, cancel leaves the line', async () => {
+    const narrow = await startApiHarness({ limits: { maxConcurrent: 1 } }, { PROCURA_OFFLINE_LATENCY_MS: '250' });
+    try {
+      const first = await openSse(`${narrow.url}/api/v1/agent/chat/stream`, {
+        token: narrow.tokens.laoxiao,
+        body: { message: '给博世下 220 个 F7TC 火花塞的采购单' },
+      });
+      const queued = await openSse(`${narrow.url}/api/v1/agent/chat/stream`, {
+        token: narrow.tokens.laoxiao,
+        body: { message: '给电装下 220 个 D8TC 火花塞的采购单' },
+      });
+      const queuedEvents = [];
+      for await (const e of queued.events) {
+        queuedEvents.push(e);
+        if (e.id === 1) {
+          await narrow.call('POST', '/api/v1/agent/chat/cancel', {
+            body: { session_id: queued.headers.get('x-session-id') },
+          });
+        }
+      }
+      expect(queuedEvents.map((e) => e.event)).toEqual(['progress', 'progress', 'done']);
+      expect(queuedEvents.at(-1)?.data.status).toBe('cancelled');
+      expect((await collect(first.events)).at(-1)?.event).toBe('interrupt');
+      // The slot is free again: a new run gets through.
+      expect((await narrow.chat(narrow.tokens.laoxiao, { message: '你好' })).events.at(-1)?.event).toBe('done');
+    } finally {
+      await narrow.close();
+    }
+  }, 90_000);
+
   it('cancels a run that stays silent past the inactivity limit', async () => {
     const quiet = await startApiHarness({ limits: { inactivityMs: 100 } }, { PROCURA_OFFLINE_LATENCY_MS: '600' });
     try {
