@@ -1,5 +1,6 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { erpOrders, ROOT, type RunningProcura, startProcura } from '../ui/procura.ts';
 
@@ -11,7 +12,7 @@ interface Line {
   data: Record<string, unknown>;
 }
 
-describe('procura chat --once --json against procura start (offline model)', () => {
+describe('procura chat against procura start (offline model)', () => {
   let procura: RunningProcura;
 
   beforeAll(async () => {
@@ -84,4 +85,55 @@ describe('procura chat --once --json against procura start (offline model)', () 
     const all = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, 'F7TC');
     expect(all.some((o) => o.lines.some((l) => l.quantity === 170))).toBe(false);
   }, 240_000);
+
+  // A pseudo-terminal through util-linux `script`, so the prompts run as they do for a person.
+  it.skipIf(!fs.existsSync('/usr/bin/script'))(
+    'in a terminal: "always allow" approves later orders of the session without asking; Ctrl-C exits',
+    async () => {
+      const command = `${process.execPath} bin/procura.js chat --url ${procura.apiUrl} --token ${procura.tokens.laoxiao}`;
+      const child = spawn('script', ['-qfec', command, '/dev/null'], {
+        cwd: ROOT,
+        env: { ...process.env, TERM: 'xterm' },
+      });
+      let screen = '';
+      child.stdout.on('data', (d) => {
+        screen += d;
+      });
+      const plain = () => stripVTControlCharacters(screen);
+      const count = (re: RegExp) => plain().match(new RegExp(re.source, 'g'))?.length ?? 0;
+      const waitFor = async (re: RegExp, times = 1) => {
+        const deadline = Date.now() + 90_000;
+        while (count(re) < times) {
+          if (Date.now() > deadline) throw new Error(`no ${re} on screen:\n${plain().slice(-2000)}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      const type = (text: string) => child.stdin.write(text);
+      try {
+        await waitFor(/你 \/ you/);
+        type('给博世下 210 个 F7TC 火花塞的采购单\r');
+        await waitFor(/如何处理/);
+        type('\x1b[B'); // down: "always allow this tool in this session"
+        await waitFor(/❯ 本会话内总是允许/);
+        type('\r');
+        await waitFor(/PO-\d{6}-\S+/);
+        await waitFor(/✔ 你 \/ you/, 1);
+        await waitFor(/\? 你 \/ you\s*$/);
+        type('给博世下 220 个 F7TC 火花塞的采购单\r');
+        await waitFor(/auto-approved: 创建采购订单/);
+        await waitFor(/PO-\d{6}-\S+/, 2);
+        expect(count(/✔ 如何处理/)).toBe(1);
+        const numbers = plain().match(/PO-\d{6}-[A-Z]?\d+/g) ?? [];
+        const orders = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, numbers.at(-1)!);
+        expect(orders[0].lines[0].quantity).toBe(220);
+        await waitFor(/\? 你 \/ you\s*$/);
+        type('\x03');
+        const code = await new Promise((resolve) => child.once('exit', resolve));
+        expect(code).toBe(0);
+      } finally {
+        child.kill();
+      }
+    },
+    180_000,
+  );
 });
