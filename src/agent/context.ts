@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ToolContext } from '../tools/index.ts';
 
 /** Who a run acts for. Passed as the graph's runtime context on every invocation; never chosen by the model. */
@@ -15,3 +16,18 @@ export function runContext(runtime: { context?: unknown } | undefined): ProcuraR
 
 /** Where a user's preferences live (store-backed, survives sessions). */
 export const preferencesPath = (userId: string) => `/memories/${userId}/preferences.md`;
+
+/**
+ * The run context as middleware declares it: LangChain hands each middleware only the context fields its own
+ * schema names. All optional, so a run without a user still runs (the middleware then skips itself).
+ */
+export const runContextSchema = z.looseObject({
+  userId: z.string().optional(),
+  role: z.enum(['admin', 'buyer', 'viewer']).optional(),
+  traceId: z.string().optional(),
+  sessionId: z.string().optional(),
+  token: z.string().optional(),
+  projectId: z.string().optional(),
+  username: z.string().optional(),
+  readOnly: z.boolean().optional(),
+});

@@ -4,7 +4,8 @@ import { type BackendFactory, createDeepAgent, createSummarizationMiddleware, ty
 import type { ToolContext, ToolRegistry } from '../tools/index.ts';
 import { type ContextResolver, toLangChainTools } from '../tools/langchain.ts';
 import type { ToolScheduler } from '../tools/scheduler.ts';
-import { runContext } from './context.ts';
+import { SANDBOX_EXECUTE_GUIDE } from './backends/index.ts';
+import { runContext, runContextSchema } from './context.ts';
 import { type ApprovalLedger, createApprovalMiddleware } from './middleware/approval.ts';
 import { createContextInjectionMiddleware } from './middleware/context-injection.ts';
 import { createRunGuardsMiddleware, createToolErrorGuardMiddleware } from './middleware/guards.ts';
@@ -84,7 +85,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       isApproved: deps.ledger.isApproved,
     });
   const approval = createApprovalMiddleware({
-    needsApproval: (tool) => deps.registry.get(tool)?.approval === 'required',
+    needsApproval: (tool, args) => deps.registry.requiresApproval(tool, args),
     label: (tool) => deps.registry.get(tool)?.label ?? tool,
     ledger: deps.ledger,
   });
@@ -102,7 +103,9 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
     subagents.push({
       name: config.name,
       description: config.description,
-      systemPrompt: config.prompt,
+      systemPrompt: config.tools.names.includes('execute')
+        ? `${config.prompt}\n${SANDBOX_EXECUTE_GUIDE}`
+        : config.prompt,
       tools: (await bind({ groups: config.tools.groups, names: config.tools.names })) as SubAgent['tools'],
       model: config.model === 'light' ? deps.models.light : deps.models.main,
       skills: config.skills,
@@ -126,6 +129,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
     backend: deps.backend as never,
     store: deps.store,
     checkpointer: deps.checkpointer,
+    contextSchema: runContextSchema,
     middleware: [
       createContextInjectionMiddleware(),
       createSkillsSyncMiddleware(deps.skills, deps.backend),

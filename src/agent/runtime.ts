@@ -9,6 +9,7 @@ import { logger } from '../shared/index.ts';
 import type { ToolContext, ToolRegistry } from '../tools/index.ts';
 import { ToolScheduler } from '../tools/scheduler.ts';
 import { createToolbox, type Toolbox } from '../tools/toolbox.ts';
+import { createAgentStorage } from './backends/index.ts';
 import type { ProcuraRunContext } from './context.ts';
 import { buildAgentGraph, type ProcuraGraph } from './graph.ts';
 import { ApprovalLedger } from './middleware/approval.ts';
@@ -18,6 +19,9 @@ import { HumanInput } from './tools/human-input.ts';
 import { type WorkspaceBackend, WorkspaceTools } from './tools/workspace.ts';
 
 const log = logger.child({ part: 'agent' });
+
+/** The supplier sites' address as the skill files document it; replaced by the configured one on sync. */
+const DOCUMENTED_SUPPLIERS_URL = 'http://127.0.0.1:8090';
 
 export const SKILLS_DIR = path.resolve(import.meta.dirname, '../../skills');
 
@@ -32,8 +36,8 @@ export interface AgentRuntimeOptions {
   chartMcpUrl?: string;
   skillsDir?: string;
   env?: NodeJS.ProcessEnv;
-  /** Storage for files and memories: the sandbox/store composite by default. */
-  storage: (options: { dataDir: string; databaseUrl?: string }) => Promise<AgentStorage>;
+  /** Storage for files and memories: the QuickJS sandbox workspaces + persistent store composite by default. */
+  storage?: (options: { dataDir: string; databaseUrl?: string }) => Promise<AgentStorage>;
   /** Extra tool sets (charts, skills management, …) registered after the toolbox. */
   extraTools?: Array<(registry: ToolRegistry) => Promise<{ close?: () => Promise<void> } | undefined>>;
 }
@@ -106,7 +110,9 @@ export class AgentRuntime {
       const added = await phase('extra tools', () => extra(toolbox.registry));
       if (added?.close) closers.push(added.close);
     }
-    storage = await phase('storage', () => o.storage({ dataDir: o.dataDir, databaseUrl: o.databaseUrl }));
+    storage = await phase('storage', () =>
+      (o.storage ?? createAgentStorage)({ dataDir: o.dataDir, databaseUrl: o.databaseUrl }),
+    );
     closers.push(storage.close);
     const checkpointer = await phase('checkpointer', () => createCheckpointer(o.dataDir, o.databaseUrl));
     const deps = {
@@ -116,7 +122,10 @@ export class AgentRuntime {
       store: storage.store,
       checkpointer,
       ledger: this.ledger,
-      skills: new SkillsSync(o.skillsDir ?? SKILLS_DIR),
+      skills: new SkillsSync(
+        o.skillsDir ?? SKILLS_DIR,
+        o.suppliersUrl ? { [DOCUMENTED_SUPPLIERS_URL]: o.suppliersUrl.replace(/\/$/, '') } : {},
+      ),
       schedulerFor: (ctx: ToolContext) => this.schedulerFor(ctx),
     };
     const graphs = new Map<boolean, Promise<ProcuraGraph>>();

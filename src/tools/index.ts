@@ -6,14 +6,8 @@ export {
   registerBackgroundTasks,
   taskOwner,
 } from './background.ts';
-export {
-  ErpClient,
-  type ErpConnection,
-  type ErpEndpoint,
-  ErpHttpError,
-  erpClientFor,
-  registerErpTools,
-} from './erp/index.ts';
+// The ERP client is reached through `createToolbox` (./toolbox.ts); re-exporting it here made the type checker
+// load the ERP's HTTP schemas before zod's OpenAPI augmentation and reject them.
 export {
   approvalRequiredTools,
   type LangChainToolOptions,

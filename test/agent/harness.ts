@@ -36,7 +36,7 @@ export interface TurnResult {
 
 /** A whole local Procura (ERP, supplier sites, agent on the offline model) in a temp dir. */
 export async function startAgentHarness(
-  storage: AgentRuntimeOptions['storage'],
+  storage?: AgentRuntimeOptions['storage'],
   extra: Partial<AgentRuntimeOptions> = {},
 ): Promise<AgentHarness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-agent-'));

@@ -23,8 +23,8 @@ export class ApprovalLedger {
 }
 
 export interface ApprovalOptions {
-  /** Whether a call of this tool waits for a human (from the registry's `approval: required`). */
-  needsApproval: (tool: string) => boolean;
+  /** Whether this call waits for a human (the registry's `approval`, narrowed by its input where declared). */
+  needsApproval: (tool: string, args: unknown) => boolean;
   label: (tool: string) => string;
   ledger: ApprovalLedger;
 }
@@ -39,7 +39,7 @@ export function createApprovalMiddleware(options: ApprovalOptions) {
     name: 'ApprovalMiddleware',
     wrapToolCall: async (request, handler) => {
       const { toolCall } = request;
-      if (!options.needsApproval(toolCall.name)) return handler(request);
+      if (!options.needsApproval(toolCall.name, toolCall.args)) return handler(request);
       const decision = interrupt<HumanRequest, HumanDecision>({
         kind: 'approval',
         tool: toolCall.name,

@@ -1,5 +1,5 @@
 import { createMiddleware } from 'langchain';
-import { preferencesPath, runContext } from '../context.ts';
+import { preferencesPath, runContext, runContextSchema } from '../context.ts';
 import { silently } from './silent.ts';
 
 /** The user-context paragraph for the system prompt; undefined when there is no usable context (seed's 3-level fallback). */
@@ -22,6 +22,7 @@ export function userContextText(context: unknown): string | undefined {
 export function createContextInjectionMiddleware() {
   return createMiddleware({
     name: 'ContextInjectionMiddleware',
+    contextSchema: runContextSchema,
     wrapModelCall: async (request, handler) => {
       const text = await silently('ContextInjectionMiddleware', request.runtime, async () =>
         userContextText(request.runtime.context),

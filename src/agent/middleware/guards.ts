@@ -2,7 +2,7 @@ import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messag
 import { createMiddleware } from 'langchain';
 import { logger } from '../../shared/index.ts';
 import { failure } from '../../tools/index.ts';
-import { runContext } from '../context.ts';
+import { runContext, runContextSchema } from '../context.ts';
 
 export interface RunLimits {
   /** Model calls per run (seed: main 50, analyst 50, order 20). */
@@ -29,6 +29,7 @@ function stop(text: string) {
 export function createRunGuardsMiddleware(limits: RunLimits, agent: string) {
   return createMiddleware({
     name: `RunGuardsMiddleware`,
+    contextSchema: runContextSchema,
     beforeModel: {
       canJumpTo: ['end'],
       hook: (state) => {
@@ -62,6 +63,7 @@ export function createRunGuardsMiddleware(limits: RunLimits, agent: string) {
 export function createToolErrorGuardMiddleware() {
   return createMiddleware({
     name: 'ToolErrorGuardMiddleware',
+    contextSchema: runContextSchema,
     wrapToolCall: async (request, handler) => {
       try {
         return await handler(request);

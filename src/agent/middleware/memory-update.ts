@@ -2,7 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { BackendFactory } from 'deepagents';
 import { createMiddleware } from 'langchain';
-import { preferencesPath, runContext } from '../context.ts';
+import { preferencesPath, runContext, runContextSchema } from '../context.ts';
 import { MEMORY_EXTRACTION_PROMPT } from '../prompts.ts';
 import type { FileUploader } from '../skills/sync.ts';
 import { silently } from './silent.ts';
@@ -82,6 +82,7 @@ export function memorableRun(messages: BaseMessage[]): { request: string; answer
 export function createMemoryUpdateMiddleware(options: { model: BaseChatModel; backend: BackendFactory }) {
   return createMiddleware({
     name: 'MemoryUpdateMiddleware',
+    contextSchema: runContextSchema,
     afterAgent: async (state, runtime) => {
       await silently('MemoryUpdateMiddleware', runtime, async () => {
         const ctx = runContext(runtime);

@@ -1,7 +1,7 @@
 import { SystemMessage } from '@langchain/core/messages';
 import type { BackendFactory } from 'deepagents';
 import { createMiddleware } from 'langchain';
-import { runContext } from '../context.ts';
+import { runContext, runContextSchema } from '../context.ts';
 import type { FileUploader, SkillsSync } from '../skills/sync.ts';
 import { silently } from './silent.ts';
 
@@ -15,6 +15,7 @@ async function backendFor(factory: BackendFactory, state: unknown, runtime: obje
 export function createSkillsSyncMiddleware(skills: SkillsSync, backend: BackendFactory) {
   return createMiddleware({
     name: 'SkillsSyncMiddleware',
+    contextSchema: runContextSchema,
     beforeAgent: async (state, runtime) =>
       silently('SkillsSyncMiddleware', runtime, async () => {
         const ctx = runContext(runtime);
@@ -34,6 +35,7 @@ export function createSkillsSyncMiddleware(skills: SkillsSync, backend: BackendF
 export function createUserSkillsRestoreMiddleware(backend: BackendFactory) {
   return createMiddleware({
     name: 'UserSkillsRestoreMiddleware',
+    contextSchema: runContextSchema,
     beforeAgent: async (state, runtime) => {
       await silently('UserSkillsRestoreMiddleware', runtime, async () => {
         if (!runContext(runtime)) return;

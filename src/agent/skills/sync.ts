@@ -32,7 +32,14 @@ export class SkillsSync {
   private readonly localCache = new Map<string, { size: number; mtimeMs: number; hash: string }>();
   private readonly synced = new Map<string, Map<string, string>>();
 
-  constructor(private readonly root: string) {}
+  /**
+   * @param replacements literal text replaced in skill files on the way into the sandbox — deployment values such
+   *   as the supplier sites' real address in place of the documented default.
+   */
+  constructor(
+    private readonly root: string,
+    private readonly replacements: Record<string, string> = {},
+  ) {}
 
   /** Local skill files with their hashes. */
   private localFiles(): LocalFile[] {
@@ -43,12 +50,20 @@ export class SkillsSync {
       const full = path.join(entry.parentPath, entry.name);
       const stat = fs.statSync(full);
       const cached = this.localCache.get(full);
-      const content = fs.readFileSync(full);
+      const content = this.deploy(fs.readFileSync(full));
       const hash = cached && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs ? cached.hash : md5(content);
       this.localCache.set(full, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
       files.push({ target: `/skills/${path.relative(this.root, full).split(path.sep).join('/')}`, hash, content });
     }
     return files;
+  }
+
+  private deploy(content: Buffer): Buffer {
+    const pairs = Object.entries(this.replacements).filter(([from, to]) => from && from !== to);
+    if (pairs.length === 0) return content;
+    let text = content.toString('utf8');
+    for (const [from, to] of pairs) text = text.split(from).join(to);
+    return Buffer.from(text, 'utf8');
   }
 
   /** Uploads new and changed skill files into one sandbox (identified by `workspace`); returns their paths. */

@@ -98,7 +98,7 @@ export function planAnalysis(view: ConversationView): Plan {
   if (!called(view, 'order_search_details')) {
     return {
       toolCalls: [
-        { name: 'read_file', args: { file_path: ANALYST_PATHS.urlMapping } },
+        { name: 'read_file', args: { file_path: ANALYST_PATHS.urlMapping, limit: 2000 } },
         { name: 'order_search_details', args: { keyword: model, size: 50 } },
       ],
     };
@@ -224,8 +224,13 @@ export function pagePrice(result: unknown): number | undefined {
   if (!page || page.success === false) return undefined;
   const offers = [...(page.offers ?? [])].filter((o) => typeof o.price === 'number' && o.price > 0);
   if (offers.length) return offers.sort((a, b) => (a.minQuantity ?? 1) - (b.minQuantity ?? 1))[0].price;
-  const match = /(?:¥|￥|CNY|RMB|单价[:：]?)\s*(\d+(?:\.\d+)?)/.exec(page.content ?? '');
-  return match ? Number(match[1]) : undefined;
+  const text = page.content ?? '';
+  const yuan = /(?:¥|￥|CNY|RMB)\s*(\d+(?:\.\d+)?)/.exec(text);
+  if (yuan) return Number(yuan[1]);
+  // Quoted in dollars: convert at the rate the page states.
+  const usd = /US\$\s*(\d+(?:\.\d+)?)/.exec(text);
+  const rate = /1\s*USD\s*=\s*(\d+(?:\.\d+)?)\s*CNY/.exec(text);
+  return usd && rate ? Math.round(Number(usd[1]) * Number(rate[1]) * 100) / 100 : undefined;
 }
 
 function analysisResult(step: ToolStep | undefined): AnalysisResult | undefined {
@@ -276,8 +281,8 @@ function chartCalls(result: AnalysisResult): Plan['toolCalls'] {
 }
 
 function chartUrl(step: ToolStep): string | undefined {
-  const result = step.result as { url?: string; png?: string; image?: string } | undefined;
-  return result?.url ?? result?.png ?? result?.image ?? /https?:\/\/\S+\.(?:png|svg)/.exec(step.text ?? '')?.[0];
+  const result = step.result as { image_url?: string; url?: string } | undefined;
+  return result?.image_url ?? result?.url ?? /https?:\/\/\S+\.(?:png|svg)/.exec(step.text ?? '')?.[0];
 }
 
 const yuan = (n: number | null | undefined) => (typeof n === 'number' ? `¥${n.toFixed(2)}` : '—');

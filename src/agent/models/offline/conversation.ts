@@ -71,10 +71,11 @@ export function lastStep(view: ConversationView, name: string): ToolStep | undef
 
 export const called = (view: ConversationView, name: string) => view.steps.some((s) => s.name === name);
 
-/** `read_file` answers with numbered lines (`   12\tcontent`); this gives the file text back. */
+/** `read_file` answers with a range header (`@@ lines 1-9 of 9 @@`) and numbered lines (`   12\tcontent`); this gives the file text back. */
 export function stripLineNumbers(content: string): string {
   return content
     .split('\n')
-    .map((line) => line.replace(/^\s*\d+\t/, ''))
+    .filter((line) => !/^@@ .* @@$/.test(line))
+    .map((line) => line.replace(/^\s*\d+(?:\.\d+)?\t/, ''))
     .join('\n');
 }
