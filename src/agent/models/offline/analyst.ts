@@ -1,6 +1,6 @@
 import YAML from 'yaml';
 import { PART_CATEGORIES } from '../../../erp/index.ts';
-import { type ConversationView, called, lastStep, stripLineNumbers, type ToolStep } from './conversation.ts';
+import { type ConversationView, called, lastStep, stripLineNumbers, type ToolStep, userWords } from './conversation.ts';
 import type { Plan } from './model.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
@@ -70,7 +70,8 @@ export const ANALYSIS_COMMAND = `node ${ANALYST_PATHS.script}`;
 const INVENTORY = /库存|预警|补货|inventory|stock|reorder/i;
 
 /** The analyst: scan skills → ERP data + supplier prices → analysis code → 2–4 charts → report → summary. */
-export function planAnalysis(view: ConversationView): Plan {
+export function planAnalysis(full: ConversationView): Plan {
+  const view = { ...full, request: userWords(full.request) };
   if (INVENTORY.test(view.request) && view.tools.has('inventory_warning')) return planInventory(view);
   const category = PART_CATEGORIES.find(
     (c) => view.request.includes(c.nameZh) || view.request.toLowerCase().includes(c.nameEn.toLowerCase()),
@@ -92,7 +93,9 @@ export function planAnalysis(view: ConversationView): Plan {
   const parts = items<PartItem>(lastStep(view, 'part_search')).filter((p) => p.category === category.code);
   if (parts.length === 0)
     return { text: `ERP 中没有找到「${category.nameZh}」类零部件。/ No ${category.nameEn} parts in the ERP.` };
-  const model = mostSupplied(parts);
+  // A model the user named wins; otherwise the one most suppliers offer (the fairest like-for-like comparison).
+  const model =
+    parts.find((p) => view.request.toUpperCase().includes(p.model.toUpperCase()))?.model ?? mostSupplied(parts);
   const offers = parts.filter((p) => p.model === model);
   // 2. quote URLs + order history
   if (!called(view, 'order_search_details')) {
@@ -195,7 +198,7 @@ function items<T>(step: ToolStep | undefined): T[] {
   return Array.isArray(result?.items) ? result.items : [];
 }
 
-/** The model offered by the most suppliers: the fairest like-for-like comparison. */
+/** The model offered by the most suppliers. */
 function mostSupplied(parts: PartItem[]): string {
   const counts = new Map<string, number>();
   for (const p of parts) counts.set(p.model, (counts.get(p.model) ?? 0) + 1);

@@ -56,6 +56,14 @@ export function viewConversation(messages: BaseMessage[], tools: Set<string>): C
   return { system, request: lastHuman >= 0 ? text(messages[lastHuman]) : '', steps, tools };
 }
 
+/**
+ * The user's own words in a delegated task: the quoted original (「…」) or the task goal — never the preferences
+ * section, which repeats earlier requests and would otherwise be read as this one.
+ */
+export function userWords(request: string): string {
+  return /用户原话：「([\s\S]*?)」/.exec(request)?.[1] ?? /【任务目标】([^\n]*)/.exec(request)?.[1] ?? request;
+}
+
 export function parseJson(value: string): unknown {
   try {
     return JSON.parse(value);

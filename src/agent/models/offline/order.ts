@@ -1,5 +1,5 @@
 import { DEMO_SUPPLIERS, PART_CATEGORIES } from '../../../erp/index.ts';
-import { type ConversationView, called, lastStep, type ToolStep } from './conversation.ts';
+import { type ConversationView, called, lastStep, type ToolStep, userWords } from './conversation.ts';
 import type { Plan } from './model.ts';
 
 interface PartItem {
@@ -55,7 +55,8 @@ export function readOrderRequest(text: string): OrderRequest {
 }
 
 /** The order agent: resolve supplier and part, ask for what is missing, create/cancel with approval, confirm. */
-export function planOrder(view: ConversationView): Plan {
+export function planOrder(full: ConversationView): Plan {
+  const view = { ...full, request: userWords(full.request) };
   const orderNo = ORDER_NO.exec(view.request)?.[0];
   if (orderNo) return planExistingOrder(view, orderNo.toUpperCase());
 
