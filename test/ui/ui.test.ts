@@ -193,6 +193,36 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
   );
 
   it(
+    'another browser opens the running session from history and follows it live, without duplicates',
+    async () => {
+      await newChat();
+      await send(ANALYSIS);
+      await page.locator('[data-testid=steps] .step-completed').first().waitFor({ timeout: 30_000 });
+      const url = page.url();
+      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      await other.addInitScript(`localStorage.setItem('procura.token', ${JSON.stringify(procura.tokens.laoxiao)})`);
+      const second = await other.newPage();
+      try {
+        await second.goto(url);
+        await second.getByTestId('stop').waitFor({ timeout: 15_000 });
+        await second.getByTestId('send').waitFor({ timeout: RUN_MS });
+        expect(await second.locator('.message-user').count()).toBe(1);
+        expect(await second.getByTestId('message-assistant').count()).toBe(1);
+        const text = (await second.getByTestId('message-assistant').textContent()) ?? '';
+        expect(text.match(/供应商比价结果/g)?.length).toBe(1);
+        await expect
+          .poll(() => second.locator('.messages [data-testid=chart][data-kind=image]').count(), { timeout: 30_000 })
+          .toBe(2);
+        await second.screenshot({ path: path.join(SHOTS, '14-second-browser.png') });
+      } finally {
+        await other.close();
+      }
+      await idle();
+    },
+    RUN_MS + 60_000,
+  );
+
+  it(
     'reloading with a pending approval shows the card once, and it still works',
     async () => {
       await newChat();
@@ -219,7 +249,10 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       await newChat();
       await send('给博世下 200 个火花塞的采购单');
       const ask = page.getByTestId('ask-card');
-      await ask.waitFor({ timeout: RUN_MS });
+      await ask.waitFor({ timeout: RUN_MS }).catch(async (error) => {
+        await shot('99-ask-missing');
+        throw error;
+      });
       const options = ask.locator('button.option');
       expect(await options.count()).toBeGreaterThan(1);
       expect(await options.count()).toBeLessThanOrEqual(8);

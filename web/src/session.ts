@@ -285,3 +285,12 @@ export function viewFromHistory(id: string, raw: Row, answered: ReadonlySet<stri
     steps: active ? view.steps : settleSteps(view.steps, 0),
   };
 }
+
+/**
+ * A running session rebuilt from history, ready to replay its live run from the first event: the run's partial
+ * answer is dropped (the replay brings it back), so nothing shows twice.
+ */
+export function withoutLiveAnswer(view: SessionView): SessionView {
+  const last = view.messages.at(-1);
+  return last?.role === 'assistant' ? { ...view, messages: view.messages.slice(0, -1) } : view;
+}

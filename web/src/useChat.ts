@@ -7,7 +7,7 @@ import {
   type SessionSummary,
   type StreamResult,
 } from './protocol.ts';
-import { applyEvent, emptyView, type SessionView, startTurn, viewFromHistory } from './session.ts';
+import { applyEvent, emptyView, type SessionView, startTurn, viewFromHistory, withoutLiveAnswer } from './session.ts';
 
 const ANSWERED_KEY = 'procura.answered';
 const viewKey = (id: string) => `procura.view.${id}`;
@@ -44,6 +44,8 @@ export function useChat(client: ChatClient) {
   const answered = useRef(loadAnswered());
   const stream = useRef<AbortController | undefined>(undefined);
   const viewRef = useRef(view);
+  /** Bumped whenever the user switches sessions, so a late answer for the previous one is dropped. */
+  const navigation = useRef(0);
   viewRef.current = view;
 
   useEffect(() => {
@@ -141,6 +143,7 @@ export function useChat(client: ChatClient) {
   /** Opens a saved session: cached view first (instant), then the server's history; re-attaches to a live run. */
   const open = useCallback(
     async (id: string) => {
+      const visit = ++navigation.current;
       stream.current?.abort();
       stream.current = undefined;
       setBusy(false);
@@ -149,8 +152,11 @@ export function useChat(client: ChatClient) {
       setView(cached ? { ...cached, running: false } : { ...emptyView(id), running: true });
       let saved: SessionView;
       try {
-        saved = viewFromHistory(id, await client.session(id), answered.current);
+        const raw = await client.session(id);
+        if (visit !== navigation.current) return;
+        saved = viewFromHistory(id, raw, answered.current);
       } catch (error) {
+        if (visit !== navigation.current) return;
         if (error instanceof ApiError && error.status === 404) {
           localStorage.removeItem(viewKey(id));
           window.history.replaceState(null, '', '#/');
@@ -171,7 +177,9 @@ export function useChat(client: ChatClient) {
             pending: saved.pending,
             running: saved.running,
           }
-        : saved;
+        : saved.running
+          ? withoutLiveAnswer(saved)
+          : saved;
       setView(base);
       if (base.running || (cached?.running && base.pending.length === 0)) {
         setView((v) => ({ ...v, running: true }));
@@ -182,6 +190,7 @@ export function useChat(client: ChatClient) {
   );
 
   const newChat = useCallback(() => {
+    navigation.current++;
     stream.current?.abort();
     stream.current = undefined;
     setBusy(false);

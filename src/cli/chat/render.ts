@@ -85,7 +85,8 @@ export class TerminalRenderer {
     const steps = [...this.running.values()];
     if (!steps.length) return;
     const names = steps.map((s) => s.title).join(' · ');
-    const width = Math.max(20, (this.out.columns ?? 100) - 4);
+    // Chinese takes two columns: cutting at half the width keeps the line from wrapping (which \r cannot clear).
+    const width = Math.max(20, Math.floor(((this.out.columns || 80) - 4) / 2));
     this.out.write(dim(`  … ${names}`.slice(0, width)));
     this.statusShown = true;
   }
