@@ -7,6 +7,7 @@ import type { ToolScheduler } from '../tools/scheduler.ts';
 import { SANDBOX_EXECUTE_GUIDE } from './backends/index.ts';
 import { runContext, runContextSchema } from './context.ts';
 import { type ApprovalLedger, createApprovalMiddleware } from './middleware/approval.ts';
+import { createCompactionMiddleware } from './middleware/compaction.ts';
 import { createContextInjectionMiddleware } from './middleware/context-injection.ts';
 import { createRunGuardsMiddleware, createToolErrorGuardMiddleware } from './middleware/guards.ts';
 import { createMemoryUpdateMiddleware } from './middleware/memory-update.ts';
@@ -112,6 +113,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       middleware: [
         createContextInjectionMiddleware(),
         summarization(),
+        createCompactionMiddleware({ model: deps.models.light, backend: deps.backend }),
         createRunGuardsMiddleware(limits, config.name),
         createToolErrorGuardMiddleware(),
         approval,
@@ -135,6 +137,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       createSkillsSyncMiddleware(deps.skills, deps.backend),
       createUserSkillsRestoreMiddleware(deps.backend),
       summarization(),
+      createCompactionMiddleware({ model: deps.models.light, backend: deps.backend }),
       createMemoryUpdateMiddleware({ model: deps.models.light, backend: deps.backend }),
       createRunGuardsMiddleware(ORCHESTRATOR_LIMITS, 'orchestrator'),
       createToolErrorGuardMiddleware(),

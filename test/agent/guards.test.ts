@@ -77,3 +77,42 @@ describe('run guards', () => {
     expect(lastText(result)).toBe('recovered');
   });
 });
+
+describe('compact_conversation', () => {
+  it('replaces the history with a summary, keeps the calling turn, and saves the full history', async () => {
+    const { createCompactionMiddleware } = await import('../../src/agent/middleware/compaction.ts');
+    const { OfflineChatModel } = await import('../../src/agent/models/index.ts');
+    const { FilesystemBackend } = await import('deepagents');
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-compact-'));
+    const backend = new FilesystemBackend({ rootDir: root, virtualMode: true });
+    const model = fakeModel()
+      .respondWithTools([{ name: 'compact_conversation', args: {} }])
+      .respond((messages) => {
+        expect(messages[0].getType()).toBe('human');
+        expect(String(messages[0].content)).toContain('【对话摘要】');
+        expect(String(messages[0].content)).toContain('火花塞');
+        return new AIMessage('continuing');
+      });
+    const agent = createAgent({
+      model,
+      tools: [],
+      middleware: [createCompactionMiddleware({ model: new OfflineChatModel(), backend: (() => backend) as never })],
+    });
+    const history = [
+      { role: 'user', content: '帮我对摩托车火花塞做供应商比价分析' },
+      { role: 'assistant', content: '火炬 F7TC 最便宜，¥9.18。' },
+      { role: 'user', content: '再看看刹车片' },
+      { role: 'assistant', content: '布雷博刹车片最贵。' },
+      { role: 'user', content: '压缩一下上下文' },
+    ];
+    const result = await agent.invoke({ messages: history });
+    expect(String(result.messages.at(-1)?.content)).toBe('continuing');
+    expect(result.messages.length).toBeLessThan(history.length + 2);
+    const saved = fs.readdirSync(path.join(root, 'conversation_history'));
+    expect(saved).toHaveLength(1);
+    expect(fs.readFileSync(path.join(root, 'conversation_history', saved[0]), 'utf8')).toContain('布雷博刹车片最贵');
+  });
+});

@@ -6,10 +6,10 @@ import {
 } from '@langchain/core/language_models/chat_models';
 import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
-import { MEMORY_EXTRACTION_MARKER } from '../../prompts.ts';
+import { MEMORY_EXTRACTION_MARKER, SUMMARY_MARKER } from '../../prompts.ts';
 import { planAnalysis } from './analyst.ts';
 import { type ConversationView, viewConversation } from './conversation.ts';
-import { planMemoryExtraction } from './memory.ts';
+import { planMemoryExtraction, planSummary } from './memory.ts';
 import { planOrchestration } from './orchestrator.ts';
 import { planOrder } from './order.ts';
 
@@ -31,6 +31,7 @@ export const OFFLINE_NOTICE =
 /** Which agent the model is serving, recognised by the tools it was given. */
 function plannerFor(tools: Set<string>, system: string): Planner {
   if (system.includes(MEMORY_EXTRACTION_MARKER)) return planMemoryExtraction;
+  if (system.includes(SUMMARY_MARKER)) return planSummary;
   if (tools.has('task')) return planOrchestration;
   if (tools.has('order_create') || tools.has('order_update') || tools.has('order_cancel')) return planOrder;
   if (tools.has('generate_visualization') || tools.has('fetch_url') || tools.has('inventory_warning'))
