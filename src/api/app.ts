@@ -59,7 +59,16 @@ export interface ApiAppDeps {
   readiness: Record<string, () => Promise<unknown>>;
   /** Built browser UI (`web/dist`), served at `/` when it exists. */
   webDir?: string;
+  /** Embedded mode's demo users for the sign-in page; empty otherwise. */
+  demoUsers: DemoUser[];
   log: Logger;
+}
+
+export interface DemoUser {
+  username: string;
+  displayName: string;
+  role: string;
+  token: string;
 }
 
 /** The chat API: SSE chat stream, resume, cancel, history and files under `/api/v1`, the browser UI at `/`. */
@@ -90,7 +99,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     }),
   );
   app.use('/api/v1/*', async (c, next) => {
-    if (c.req.path === '/api/v1/health' || c.req.path === '/api/v1/ready') return next();
+    if (c.req.path === '/api/v1/health' || c.req.path === '/api/v1/ready' || c.req.path === '/api/v1/demo-users')
+      return next();
     c.set('user', await users.resolve(c.req.header('authorization'), c.req.header('x-project-id') || undefined));
     await next();
   });
@@ -108,6 +118,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   });
 
   app.get('/api/v1/health', (c) => c.json({ status: 'ok', running_runs: runs.running }));
+  app.get('/api/v1/demo-users', (c) => c.json(deps.demoUsers));
   app.get('/api/v1/ready', async (c) => {
     const checks = await Promise.all(
       Object.entries(deps.readiness).map(async ([name, check]) => {

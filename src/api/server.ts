@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AgentRuntime } from '../agent/index.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
+import type { DemoUser } from './app.ts';
 import { createApiApp } from './app.ts';
 import { ErpUsers } from './auth.ts';
 import { openApiDatabase } from './db.ts';
@@ -23,6 +24,8 @@ export interface ApiOptions {
   redisUrl?: string;
   limits?: Partial<RunLimits>;
   webDir?: string;
+  /** Embedded mode only: the demo users listed on the sign-in page (never set for a shared deployment). */
+  demoUsers?: DemoUser[];
   /** Extra readiness checks (e.g. the chart MCP server). */
   readiness?: Record<string, () => Promise<unknown>>;
 }
@@ -64,6 +67,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     events,
     history,
     webDir: options.webDir ?? WEB_DIST,
+    demoUsers: options.demoUsers ?? [],
     log,
     readiness: {
       erp: async () => {

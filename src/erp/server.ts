@@ -4,8 +4,9 @@ import { Hono } from 'hono';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
 import { type ErpDatabase, openErpDatabase } from './db/database.ts';
 import { createErpApp, routeNotFound } from './http/app.ts';
-import { isSeeded, seedDemoData } from './seed.ts';
+import { DEMO_USERS, isSeeded, seedDemoData } from './seed.ts';
 import { createErpServices, type ErpServices } from './services/index.ts';
+import { UserDirectory } from './services/users.ts';
 
 export interface ErpOptions {
   dataDir: string;
@@ -43,6 +44,13 @@ export async function createErp(options: ErpOptions): Promise<Erp> {
     fs.writeFileSync(tokensPath, `${JSON.stringify(demoTokens, null, 2)}\n`, { mode: 0o600 });
   } else if (fs.existsSync(tokensPath)) {
     demoTokens = JSON.parse(fs.readFileSync(tokensPath, 'utf8'));
+  } else {
+    // A database seeded from another data dir (e.g. a shared PostgreSQL): give this one fresh demo tokens.
+    const users = new UserDirectory(database.db);
+    for (const u of DEMO_USERS) demoTokens[u.username] = await users.issueToken(u.username, 'demo').catch(() => '');
+    demoTokens = Object.fromEntries(Object.entries(demoTokens).filter(([, token]) => token));
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    fs.writeFileSync(tokensPath, `${JSON.stringify(demoTokens, null, 2)}\n`, { mode: 0o600 });
   }
   const services = createErpServices(database);
   const root = new Hono().route('/api', createErpApp(services, log));

@@ -193,6 +193,12 @@ describe('chat API: order runs over SSE on the offline model', () => {
     expect(await h.ordersNoted('给博世下 250 个 F7TC')).toHaveLength(0);
   });
 
+  it('lists no demo users unless started in embedded mode', async () => {
+    const res = await h.call('GET', '/api/v1/demo-users', { token: null });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([]);
+  });
+
   it('answers bad input with 4xx problem+json, never a 5xx or a hung stream', async () => {
     const noToken = await h.call('GET', '/api/v1/history/sessions', { token: null });
     expect(noToken.status).toBe(401);

@@ -10,7 +10,8 @@ const run = promisify(execFile);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-cli-'));
 const procura = (...args: string[]) =>
   run(process.execPath, ['bin/procura.js', ...args, '--data-dir', dataDir], {
-    env: { ...process.env, LOG_LEVEL: 'error' },
+    // The data dir is the point here: never the shared PostgreSQL of the suite's environment.
+    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'error' },
   });
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));

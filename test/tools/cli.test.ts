@@ -17,7 +17,7 @@ afterAll(() => env?.close());
 
 async function procura(...args: string[]) {
   const { stdout } = await run(process.execPath, [path.resolve('bin/procura.js'), ...args, '--data-dir', env.dataDir], {
-    env: { ...process.env, LOG_LEVEL: 'silent' },
+    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' },
     timeout: 60_000,
   });
   return stdout;

@@ -35,6 +35,9 @@ export async function startProcura(timeoutMs = 120_000, extraEnv: NodeJS.Process
   const env = {
     ...process.env,
     ...ports,
+    // Embedded mode on the temp data dir, whatever the suite's environment points at.
+    DATABASE_URL: '',
+    REDIS_URL: '',
     DEEPSEEK_API_KEY: '',
     OPENAI_API_KEY: '',
     OPENAI_BASE_URL: '',

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createAgentStorage } from '../../agent/backends/index.ts';
 import { AgentRuntime } from '../../agent/index.ts';
+import type { DemoUser } from '../../api/index.ts';
 import { startApiServer } from '../../api/index.ts';
 import { logger, type Settings } from '../../shared/index.ts';
 import { registerChartTools } from '../../tools/charts/index.ts';
@@ -11,6 +12,8 @@ export interface ApiAddresses {
   erpUrl: string;
   suppliersUrl: string;
   chartMcpUrl: string;
+  /** Embedded mode (`procura start`): the demo users shown on the sign-in page. */
+  demoUsers?: DemoUser[];
 }
 
 const hostOf = (settings: Settings) => (settings.host.includes(':') ? `[${settings.host}]` : settings.host);
@@ -54,6 +57,7 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
     redisUrl: settings.redisUrl,
     host: settings.host,
     port: settings.apiPort,
+    demoUsers: addresses.demoUsers,
   });
   return {
     ...api,

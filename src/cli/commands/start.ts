@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { startChartsServer } from '../../charts/index.ts';
-import { startErpServer } from '../../erp/index.ts';
+import { DEMO_USERS, startErpServer } from '../../erp/index.ts';
 import { startErpMcpServer } from '../../mcp/index.ts';
 import type { Settings } from '../../shared/index.ts';
 import { startSupplierSites } from '../../suppliers/index.ts';
@@ -71,6 +71,7 @@ const parts: Array<
       erpUrl: started.get('ERP')!.url,
       suppliersUrl: started.get('Supplier sites')!.url.replace(/\/$/, ''),
       chartMcpUrl: started.get('Chart MCP')!.url,
+      demoUsers: demoUsersOf(started.get('ERP')),
     });
     const models = await api.runtime.models();
     return {
@@ -81,6 +82,16 @@ const parts: Array<
     };
   },
 ];
+
+/** The seeded demo users with their tokens, when the ERP part seeded them (embedded mode). */
+function demoUsersOf(erp: (StartedPart & { demoTokens?: Record<string, string> }) | undefined) {
+  return DEMO_USERS.filter((u) => erp?.demoTokens?.[u.username]).map((u) => ({
+    username: u.username,
+    displayName: u.displayName,
+    role: u.role,
+    token: erp!.demoTokens![u.username],
+  }));
+}
 
 export function registerStartCommand(program: Command): void {
   withCommonOptions(

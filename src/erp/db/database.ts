@@ -44,7 +44,7 @@ export async function openErpDatabase(options: DatabaseOptions): Promise<ErpData
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     const db = new Kysely<ErpTables>({ dialect: new PostgresDialect({ pool }) });
-    await migrateToLatest(db, 'postgres');
+    await migrateToLatest(db, 'postgres', schema);
     const url = new URL(options.databaseUrl);
     url.password = '';
     return {

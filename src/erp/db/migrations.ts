@@ -147,12 +147,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
 }
 
 /** Brings the schema to the latest migration; fails loudly with the migration's name. */
-export async function migrateToLatest(db: Db, dialect: Dialect): Promise<void> {
+export async function migrateToLatest(db: Db, dialect: Dialect, schema?: string): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   const migrator = new Migrator({
     db,
     provider,
     migrationTableName: 'erp_migrations',
+    // Named explicitly: otherwise another schema's migration table in the same database counts as ours.
+    migrationTableSchema: dialect === 'postgres' ? (schema ?? 'public') : undefined,
     migrationLockTableName: 'erp_migrations_lock',
   });
   const { error, results } = await migrator.migrateToLatest();
