@@ -1,28 +1,25 @@
 import { Command } from 'commander';
-import { registerApiCommand } from './commands/api.ts';
-import { registerChartsCommand } from './commands/charts.ts';
-import { registerChatCommand } from './commands/chat.ts';
-import { registerErpCommands } from './commands/erp.ts';
-import { registerMcpCommands } from './commands/mcp.ts';
-import { registerStartCommand } from './commands/start.ts';
-import { registerSupplierCommands } from './commands/suppliers.ts';
-import { registerToolsCommands } from './commands/tools.ts';
-import { registerUserCommands } from './commands/user.ts';
+
+/** Each command's module, loaded only when that command runs: `procura user list` should not load the agent. */
+const commands: Record<string, () => Promise<(program: Command) => void>> = {
+  start: async () => (await import('./commands/start.ts')).registerStartCommand,
+  api: async () => (await import('./commands/api.ts')).registerApiCommand,
+  erp: async () => (await import('./commands/erp.ts')).registerErpCommands,
+  charts: async () => (await import('./commands/charts.ts')).registerChartsCommand,
+  mcp: async () => (await import('./commands/mcp.ts')).registerMcpCommands,
+  tools: async () => (await import('./commands/tools.ts')).registerToolsCommands,
+  suppliers: async () => (await import('./commands/suppliers.ts')).registerSupplierCommands,
+  user: async () => (await import('./commands/user.ts')).registerUserCommands,
+  chat: async () => (await import('./commands/chat.ts')).registerChatCommand,
+};
 
 /** `procura <command>`: every part of Procura, alone or together. */
 const program = new Command('procura')
   .description('Procura 采购智能体 — procurement agent: ERP, supplier prices, analysis, charts, approved orders')
   .showHelpAfterError();
 
-registerStartCommand(program);
-registerApiCommand(program);
-registerErpCommands(program);
-registerChartsCommand(program);
-registerMcpCommands(program);
-registerToolsCommands(program);
-registerSupplierCommands(program);
-registerUserCommands(program);
-registerChatCommand(program);
+const wanted = process.argv[2];
+for (const load of wanted && commands[wanted] ? [commands[wanted]] : Object.values(commands)) (await load())(program);
 
 try {
   await program.parseAsync(process.argv);

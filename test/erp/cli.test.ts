@@ -16,7 +16,7 @@ const procura = (...args: string[]) =>
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-describe('procura user', () => {
+describe('procura user', { timeout: 120_000 }, () => {
   it('issues a working token and prints only the token', async () => {
     const { stdout } = await procura('user', 'token', 'laoxiao');
     expect(stdout).toMatch(/^pk_[\w-]{43}\n$/);
