@@ -16,6 +16,7 @@ import type { AgentModels } from './models/index.ts';
 import { ORCHESTRATOR_PROMPT } from './prompts.ts';
 import type { SkillsSync } from './skills/sync.ts';
 import { loadSubagentConfigs, type SubagentConfig } from './subagents/loader.ts';
+import type { ApprovalDetails } from './tools/human-input.ts';
 
 /** Tools deepagents provides itself (file system, sandbox execution, delegation). */
 export const BUILTIN_AGENT_TOOLS = [
@@ -89,6 +90,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
     needsApproval: (tool, args) => deps.registry.requiresApproval(tool, args),
     label: (tool) => deps.registry.get(tool)?.label ?? tool,
     ledger: deps.ledger,
+    details: (tool, args, ctx) => approvalDetails(deps.registry, tool, args, ctx),
   });
   const summarization = () =>
     createSummarizationMiddleware({
@@ -144,6 +146,46 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       approval,
     ],
   });
+}
+
+/** Names, codes and list prices behind the ids of an order write, read as the user, for the approval card. */
+async function approvalDetails(
+  registry: ToolRegistry,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ApprovalDetails | undefined> {
+  const orderId = Number(args.orderId);
+  let supplierId = Number(args.supplierId);
+  const details: ApprovalDetails = {};
+  if (orderId) {
+    const order = (await registry.execute('order_get', { orderId }, ctx)) as {
+      orderNo?: string;
+      status?: string;
+      totalAmount?: number;
+      supplier?: { id: number; name: string };
+    };
+    if (order.orderNo)
+      details.order = { orderNo: order.orderNo, status: order.status ?? '', totalAmount: order.totalAmount ?? 0 };
+    if (order.supplier) supplierId ||= order.supplier.id;
+  }
+  if (!supplierId) return details.order ? details : undefined;
+  const parts = (await registry.execute('part_by_supplier', { supplierId }, ctx)) as {
+    items?: Array<{
+      id: number;
+      code: string;
+      name: string;
+      unit: string;
+      unitPrice: number;
+      supplier: { name: string };
+    }>;
+  };
+  const wanted = new Set((Array.isArray(args.lines) ? args.lines : []).map((l: { partId?: number }) => l.partId));
+  details.supplier = parts.items?.[0]?.supplier.name;
+  details.lines = (parts.items ?? [])
+    .filter((p) => wanted.has(p.id))
+    .map((p) => ({ partId: p.id, code: p.code, name: p.name, unit: p.unit, listPrice: p.unitPrice }));
+  return tool.startsWith('order_') ? details : undefined;
 }
 
 export type ProcuraGraph = Awaited<ReturnType<typeof buildAgentGraph>>;

@@ -39,7 +39,19 @@ export type InterruptData = {
   session_id: string;
   interrupt_id: string;
 } & (
-  | { kind: 'approval'; tool: string; label?: string; args: Record<string, unknown>; allowed?: string[] }
+  | {
+      kind: 'approval';
+      tool: string;
+      label?: string;
+      args: Record<string, unknown>;
+      allowed?: string[];
+      /** What the ids in `args` stand for: supplier and part names, list prices. */
+      details?: {
+        supplier?: string;
+        lines?: Array<{ partId: number; code: string; name: string; unit: string; listPrice: number }>;
+        order?: { orderNo: string; status: string; totalAmount: number };
+      };
+    }
   | { kind: 'ask_user'; question: string; options: ChoiceOption[]; multiple?: boolean }
   | { kind: 'order_info'; fields: string[]; known?: Record<string, unknown>; reason?: string }
 );

@@ -2,7 +2,9 @@ import { ToolMessage } from '@langchain/core/messages';
 import { interrupt } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';
 import { failure } from '../../tools/index.ts';
-import type { HumanDecision, HumanRequest } from '../tools/human-input.ts';
+import { runContext, runContextSchema } from '../context.ts';
+import type { ApprovalDetails, HumanDecision, HumanRequest } from '../tools/human-input.ts';
+import { silently } from './silent.ts';
 
 /**
  * Tool calls a human has approved in this process. Only the approval middleware adds to it (after an interrupt
@@ -27,6 +29,12 @@ export interface ApprovalOptions {
   needsApproval: (tool: string, args: unknown) => boolean;
   label: (tool: string) => string;
   ledger: ApprovalLedger;
+  /** Looks up what the call's ids name, as the user (read-only), for the approval card. */
+  details?: (
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: NonNullable<ReturnType<typeof runContext>>,
+  ) => Promise<ApprovalDetails | undefined>;
 }
 
 /**
@@ -37,15 +45,24 @@ export interface ApprovalOptions {
 export function createApprovalMiddleware(options: ApprovalOptions) {
   return createMiddleware({
     name: 'ApprovalMiddleware',
+    contextSchema: runContextSchema,
     wrapToolCall: async (request, handler) => {
       const { toolCall } = request;
       if (!options.needsApproval(toolCall.name, toolCall.args)) return handler(request);
+      const ctx = runContext(request.runtime);
+      const details =
+        ctx && options.details
+          ? await silently('ApprovalMiddleware', request.runtime, () =>
+              options.details!(toolCall.name, toolCall.args as Record<string, unknown>, ctx),
+            )
+          : undefined;
       const decision = interrupt<HumanRequest, HumanDecision>({
         kind: 'approval',
         tool: toolCall.name,
         label: options.label(toolCall.name),
         args: toolCall.args as Record<string, unknown>,
         allowed: ['approve', 'edit', 'reject'],
+        ...(details ? { details } : {}),
       });
       const callId = toolCall.id ?? '';
       if (

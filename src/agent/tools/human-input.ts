@@ -19,7 +19,15 @@ export type HumanRequest =
       label: string;
       args: Record<string, unknown>;
       allowed: Array<'approve' | 'edit' | 'reject'>;
+      /** What the ids in `args` stand for (supplier and part names, list prices), for a readable card. */
+      details?: ApprovalDetails;
     };
+
+export interface ApprovalDetails {
+  supplier?: string;
+  lines?: Array<{ partId: number; code: string; name: string; unit: string; listPrice: number }>;
+  order?: { orderNo: string; status: string; totalAmount: number };
+}
 
 /** A human's reply, as the chat API passes it back. */
 export type HumanDecision =

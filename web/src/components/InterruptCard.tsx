@@ -39,6 +39,8 @@ function ApprovalCard({
   const [reason, setReason] = useState('');
   const allowed = new Set(interrupt.allowed ?? ['approve', 'edit', 'reject']);
   const lines = Array.isArray(args.lines) ? (args.lines as Line[]) : undefined;
+  const partOf = (line: Line) => interrupt.details?.lines?.find((d) => d.partId === line.partId);
+  const priceOf = (line: Line) => (typeof line.unitPrice === 'number' ? line.unitPrice : partOf(line)?.listPrice);
   const editing = mode === 'edit';
   const setLine = (index: number, key: string, value: unknown) =>
     setArgs((a) => ({
@@ -46,11 +48,10 @@ function ApprovalCard({
       lines: (a.lines as Line[]).map((l, i) => (i === index ? { ...l, [key]: value } : l)),
     }));
   const other = Object.entries(args).filter(([k]) => k !== 'lines' && k !== 'expectedDate');
-  const total = lines?.reduce(
-    (sum, l) =>
-      sum + (typeof l.unitPrice === 'number' && typeof l.quantity === 'number' ? l.unitPrice * l.quantity : 0),
-    0,
-  );
+  const total = lines?.reduce((sum, l) => {
+    const price = priceOf(l);
+    return sum + (typeof price === 'number' && typeof l.quantity === 'number' ? price * l.quantity : 0);
+  }, 0);
 
   return (
     <section className="card interrupt-card" data-testid="approval-card" data-interrupt={interrupt.interrupt_id}>
@@ -59,6 +60,12 @@ function ApprovalCard({
         <strong>{interrupt.label ?? interrupt.tool}</strong>
         <code className="muted">{interrupt.tool}</code>
       </header>
+      {(interrupt.details?.supplier || interrupt.details?.order) && (
+        <p className="muted">
+          {interrupt.details.supplier ? `${t('supplier')}: ${interrupt.details.supplier}` : ''}
+          {interrupt.details.order ? ` · ${interrupt.details.order.orderNo} (${interrupt.details.order.status})` : ''}
+        </p>
+      )}
       {lines && (
         <table className="table order-lines">
           <thead>
@@ -75,7 +82,11 @@ function ApprovalCard({
               // biome-ignore lint/suspicious/noArrayIndexKey: order lines have no id of their own
               <tr key={i}>
                 <td>{i + 1}</td>
-                <td>{String(line.name ?? line.code ?? line.partName ?? `#${line.partId ?? '?'}`)}</td>
+                <td>
+                  {partOf(line)
+                    ? `${partOf(line)?.code} ${partOf(line)?.name}`
+                    : String(line.name ?? line.code ?? line.partName ?? `#${line.partId ?? '?'}`)}
+                </td>
                 <td className="num">
                   {editing ? (
                     <input
@@ -97,18 +108,18 @@ function ApprovalCard({
                       step="0.01"
                       aria-label={t('unitPrice')}
                       value={line.unitPrice === undefined ? '' : Number(line.unitPrice)}
-                      placeholder="ERP"
+                      placeholder={money(partOf(line)?.listPrice)}
                       onChange={(e) =>
                         setLine(i, 'unitPrice', e.target.value === '' ? undefined : Number(e.target.value))
                       }
                     />
                   ) : (
-                    money(line.unitPrice)
+                    money(priceOf(line))
                   )}
                 </td>
                 <td className="num">
-                  {typeof line.unitPrice === 'number' && typeof line.quantity === 'number'
-                    ? money(line.unitPrice * line.quantity)
+                  {typeof priceOf(line) === 'number' && typeof line.quantity === 'number'
+                    ? money((priceOf(line) as number) * (line.quantity as number))
                     : '—'}
                 </td>
               </tr>
