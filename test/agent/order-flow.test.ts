@@ -120,6 +120,18 @@ describe('order decisions', () => {
 });
 
 describe('durability and failure isolation', () => {
+  it('builds the agent once: concurrent first requests share the same graph', async () => {
+    const h = await startAgentHarness(tempStorage);
+    try {
+      const ctx = h.contextFor('laoxiao', 'shared-build');
+      const graphs = await Promise.all([h.runtime.graph(ctx), h.runtime.graph(ctx), h.runtime.graph(ctx)]);
+      expect(new Set(graphs).size).toBe(1);
+      expect(await h.runtime.graph(h.contextFor('viewer', 'shared-build-viewer'))).not.toBe(graphs[0]);
+    } finally {
+      await h.close();
+    }
+  }, 60_000);
+
   it('resumes an approval after the agent process restarts (SQLite checkpoints)', async () => {
     const h = await startAgentHarness(tempStorage);
     try {
