@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -58,14 +58,15 @@ export class ChartStore {
 
   async put(id: string, svg: string, png: Buffer, meta: StoredMeta): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true });
-    // write-then-rename so a concurrent reader never sees half a file
+    // write-then-rename so a concurrent reader never sees half a file; unique temp names, since two identical
+    // requests may store the same id at the same moment
     for (const [format, content] of [
       ['svg', svg],
       ['png', png],
       ['json', JSON.stringify(meta)],
     ] as const) {
       const target = format === 'json' ? path.join(this.dir, `${id}.json`) : this.file(id, format);
-      const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
+      const temp = `${target}.${randomUUID()}.tmp`;
       await fs.writeFile(temp, content);
       await fs.rename(temp, target);
     }
