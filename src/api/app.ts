@@ -2,11 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import { type Logger, notFound, ProblemError } from '../shared/index.ts';
+import {
+  bodyLimitProblem,
+  type Logger,
+  notFound,
+  ProblemError,
+  problemErrorHandler,
+  problemResponse,
+  traceIdMiddleware,
+} from '../shared/index.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
 import { MAX_SEQ, type RunEventLog } from './events.ts';
 import type { History } from './history.ts';
@@ -76,28 +82,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   const app = new Hono<Env>();
   const { users, runs, events, history, log } = deps;
 
-  app.use('*', async (c, next) => {
-    const incoming = c.req.header('x-trace-id');
-    const traceId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
-    c.set('traceId', traceId);
-    c.header('x-trace-id', traceId);
-    await next();
-  });
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        problem(
-          c,
-          new ProblemError(
-            413,
-            'payload_too_large',
-            `请求体超过 ${MAX_BODY_BYTES} 字节 / body over ${MAX_BODY_BYTES} bytes`,
-          ),
-        ),
-    }),
-  );
+  app.use('*', traceIdMiddleware());
+  app.use('/api/*', bodyLimitProblem(MAX_BODY_BYTES));
   app.use('/api/v1/*', async (c, next) => {
     if (c.req.path === '/api/v1/health' || c.req.path === '/api/v1/ready' || c.req.path === '/api/v1/demo-users')
       return next();
@@ -105,17 +91,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     await next();
   });
 
-  app.onError((error, c) => {
-    if (error instanceof ProblemError) return problem(c, error);
-    if (error instanceof HTTPException && error.status < 500) {
-      return problem(
-        c,
-        new ProblemError(error.status, 'bad_request', `请求格式错误 / ${error.message || 'malformed request'}`),
-      );
-    }
-    log.error({ err: error, traceId: c.get('traceId'), path: c.req.path }, 'unexpected API error');
-    return problem(c, new ProblemError(500, 'internal', '服务器内部错误 / internal error'));
-  });
+  app.onError(problemErrorHandler(log, 'API'));
 
   app.get('/api/v1/health', (c) => c.json({ status: 'ok', running_runs: runs.running }));
   app.get('/api/v1/demo-users', (c) => c.json(deps.demoUsers));
@@ -192,7 +168,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   });
 
   app.all('/api/*', (c) =>
-    problem(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)),
+    problemResponse(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)),
   );
 
   const webDir = deps.webDir;
@@ -202,7 +178,9 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     // Single-page app: every other GET is the UI's own route.
     app.get('*', serveStatic({ root, path: 'index.html' }));
   }
-  app.notFound((c) => problem(c, new ProblemError(404, 'not_found', `没有这个页面 / nothing at ${c.req.path}`)));
+  app.notFound((c) =>
+    problemResponse(c, new ProblemError(404, 'not_found', `没有这个页面 / nothing at ${c.req.path}`)),
+  );
   return app;
 }
 
@@ -265,21 +243,6 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
     message: issue.message,
   }));
   throw new ProblemError(422, 'validation_failed', '字段校验失败 / invalid fields', { errors });
-}
-
-function problem(c: Context<Env>, error: ProblemError) {
-  const body = {
-    type: `https://procura.dev/problems/${error.code}`,
-    title: error.code,
-    status: error.status,
-    detail: error.message,
-    code: error.code,
-    traceId: c.get('traceId'),
-    ...error.extra,
-  };
-  const headers: Record<string, string> = { 'content-type': 'application/problem+json; charset=utf-8' };
-  if (typeof error.extra.retry_after === 'number') headers['retry-after'] = String(error.extra.retry_after);
-  return c.body(JSON.stringify(body), error.status as 400, headers);
 }
 
 const CONTENT_TYPES: Record<string, string> = {

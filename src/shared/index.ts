@@ -1,5 +1,12 @@
 export * from './errors.ts';
 export { listen, type RunningServer } from './http.ts';
+export {
+  bodyLimitProblem,
+  type EdgeVariables,
+  problemErrorHandler,
+  problemResponse,
+  traceIdMiddleware,
+} from './http-edge.ts';
 export { type Logger, logger } from './logger.ts';
 export { hashSeed, seededRandom } from './random.ts';
 export { loadSettings, type Settings } from './settings.ts';

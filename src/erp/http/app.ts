@@ -1,8 +1,14 @@
 import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
-import { type Logger, ProblemError, unauthorized } from '../../shared/index.ts';
+import {
+  bodyLimitProblem,
+  type Logger,
+  ProblemError,
+  problemErrorHandler,
+  problemResponse,
+  traceIdMiddleware,
+  unauthorized,
+} from '../../shared/index.ts';
 import type { ErpContext } from '../services/context.ts';
 import type { ErpServices } from '../services/index.ts';
 import * as s from './schemas.ts';
@@ -51,33 +57,16 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
           field: issue.path.join('.') || '(body)',
           message: issue.message,
         }));
-        return problem(c, new ProblemError(422, 'validation_failed', '字段校验失败 / invalid fields', { errors }));
+        return problemResponse(
+          c,
+          new ProblemError(422, 'validation_failed', '字段校验失败 / invalid fields', { errors }),
+        );
       }
     },
   });
 
-  app.use('*', async (c, next) => {
-    const incoming = c.req.header('x-trace-id');
-    const traceId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : crypto.randomUUID();
-    c.set('traceId', traceId);
-    c.header('x-trace-id', traceId);
-    await next();
-  });
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        problem(
-          c,
-          new ProblemError(
-            413,
-            'payload_too_large',
-            `请求体超过 ${MAX_BODY_BYTES} 字节 / body over ${MAX_BODY_BYTES} bytes`,
-          ),
-        ),
-    }),
-  );
+  app.use('*', traceIdMiddleware());
+  app.use('*', bodyLimitProblem(MAX_BODY_BYTES));
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(routePath(c))) return next();
     const header = c.req.header('authorization') ?? '';
@@ -89,20 +78,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     await next();
   });
 
-  app.onError((error, c) => {
-    if (error instanceof ProblemError) return problem(c, error);
-    if (error instanceof HTTPException) {
-      const status = error.status >= 400 && error.status < 500 ? error.status : 400;
-      return problem(
-        c,
-        new ProblemError(status, 'bad_request', `请求格式错误 / ${error.message || 'malformed request'}`),
-      );
-    }
-    log.error({ err: error, traceId: c.get('traceId'), path: c.req.path }, 'unexpected ERP error');
-    return problem(c, new ProblemError(500, 'internal', '服务器内部错误 / internal error'));
-  });
+  app.onError(problemErrorHandler(log, 'ERP'));
   app.notFound((c) =>
-    problem(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)),
+    problemResponse(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)),
   );
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' });
@@ -331,22 +309,10 @@ function routePath(c: Context): string {
 
 /** 404 for a path no route serves (also used by the root app the ERP is mounted in). */
 export function routeNotFound(c: Context) {
-  return problem(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`));
-}
-
-function problem(c: Context, error: ProblemError) {
-  const body = {
-    type: `https://procura.dev/problems/${error.code}`,
-    title: error.code,
-    status: error.status,
-    detail: error.message,
-    code: error.code,
-    traceId: c.get('traceId'),
-    ...error.extra,
-  };
-  return c.body(JSON.stringify(body), error.status as 400, {
-    'content-type': 'application/problem+json; charset=utf-8',
-  });
+  return problemResponse(
+    c,
+    new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`),
+  );
 }
 
 /** A self-contained API reference (no CDN assets: Procura runs offline). */

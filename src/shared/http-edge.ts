@@ -1,0 +1,65 @@
+import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { ProblemError } from './errors.ts';
+import type { Logger } from './logger.ts';
+
+/** Variables every Procura HTTP app sets. */
+export type EdgeVariables = { traceId: string };
+
+const TRACE_ID = /^[\w.:-]{1,128}$/;
+
+/** Takes a well-formed `x-trace-id` or makes one, echoes it, and keeps it for logs and problem bodies. */
+export function traceIdMiddleware(): MiddlewareHandler<{ Variables: EdgeVariables }> {
+  return async (c, next) => {
+    const incoming = c.req.header('x-trace-id');
+    const traceId = incoming && TRACE_ID.test(incoming) ? incoming : crypto.randomUUID();
+    c.set('traceId', traceId);
+    c.header('x-trace-id', traceId);
+    await next();
+  };
+}
+
+/** Renders a ProblemError as `application/problem+json` (with `Retry-After` when it carries one). */
+export function problemResponse(c: Context, error: ProblemError): Response {
+  const body = {
+    type: `https://procura.dev/problems/${error.code}`,
+    title: error.code,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    traceId: c.get('traceId'),
+    ...error.extra,
+  };
+  const headers: Record<string, string> = { 'content-type': 'application/problem+json; charset=utf-8' };
+  if (typeof error.extra.retry_after === 'number') headers['retry-after'] = String(error.extra.retry_after);
+  return c.body(JSON.stringify(body), error.status as 400, headers);
+}
+
+/** Refuses bodies over `maxBytes` with a 413 problem. */
+export function bodyLimitProblem(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) =>
+      problemResponse(
+        c,
+        new ProblemError(413, 'payload_too_large', `请求体超过 ${maxBytes} 字节 / body over ${maxBytes} bytes`),
+      ),
+  });
+}
+
+/** Known failures render as their problem; framework 4xx (malformed JSON…) as 400-range problems; anything else is logged and a 500. */
+export function problemErrorHandler(log: Logger, part: string): ErrorHandler {
+  return (error, c) => {
+    if (error instanceof ProblemError) return problemResponse(c, error);
+    if (error instanceof HTTPException && error.status < 500) {
+      const status = Math.max(error.status, 400);
+      return problemResponse(
+        c,
+        new ProblemError(status, 'bad_request', `请求格式错误 / ${error.message || 'malformed request'}`),
+      );
+    }
+    log.error({ err: error, traceId: c.get('traceId'), path: c.req.path }, `unexpected ${part} error`);
+    return problemResponse(c, new ProblemError(500, 'internal', '服务器内部错误 / internal error'));
+  };
+}
