@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { seededRandom } from '../shared/index.ts';
 import { DEMO_PROJECTS, DEMO_SUPPLIERS, demoParts, PART_CATEGORIES, PRODUCT_LINES } from './catalog.ts';
 import type { ErpTables, OrderStatus, Role } from './db/schema.ts';
@@ -314,4 +314,6 @@ export async function seedBulkParts(
     });
     onProgress?.(Math.min(count, start + chunk), count);
   }
+  // Fresh statistics after a bulk load, or the query planner keeps the plans of an empty catalogue.
+  await sql`analyze`.execute(db);
 }
