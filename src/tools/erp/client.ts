@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ORDER_STATUSES } from '../../erp/index.ts';
+import { type Page as ErpPage, ORDER_STATUSES, type Order, type Part, type Supplier } from '../../erp/index.ts';
 import { Tool, type ToolControl } from '../registry.ts';
 import { type ErpConnection, type ErpRequest, erpRequest } from './http.ts';
 
@@ -22,64 +22,17 @@ const OrderLine = z.strictObject({
 });
 const OrderStatus = z.enum(ORDER_STATUSES);
 
-interface SupplierWire {
-  id: number;
-  key: string;
-  nameZh: string;
-  nameEn: string;
-  contact: { name: string; phone: string; email: string };
-  region: { city: string; province: string };
-  rating: number;
-  leadTimeDays: number;
-  paymentTerms: string;
-}
+type SupplierWire = Supplier;
 interface Ref {
   id: number;
   nameZh: string;
   nameEn: string;
 }
-interface PartWire {
-  id: number;
-  code: string;
-  model: string;
-  category: string;
-  categoryName: string;
-  nameZh: string;
-  nameEn: string;
-  spec: string;
-  unit: string;
-  unitPrice: number;
-  moq: number;
-  supplier: Ref;
-}
-interface OrderWire {
-  id: number;
-  orderNo: string;
-  status: string;
-  version: number;
-  supplier: Ref;
-  expectedDate: string | null;
-  note: string;
-  createdBy: { username: string };
-  createdAt: string;
-  totalAmount: number;
-  lines: Array<{
-    lineNo: number;
-    partId: number;
-    part: { code: string; nameZh: string; unit: string };
-    quantity: number;
-    unitPrice: number;
-    amount: number;
-  }>;
-}
-interface PageWire<T> {
-  items: T[];
-  total: number;
-  page: number;
-  size: number;
-}
+type PartWire = Part;
+type OrderWire = Order;
+type PageWire<T> = ErpPage<T>;
 
-// Compact shapes for a model: the facts it reasons with, no nested blobs.
+// Wire shapes are the ERP's own response types. Compact shapes for a model: the facts it reasons with, no nested blobs.
 const supplierView = (s: SupplierWire) => ({
   id: s.id,
   name: s.nameZh,
