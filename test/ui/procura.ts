@@ -89,7 +89,13 @@ export async function startProcura(timeoutMs = 120_000, extraEnv: NodeJS.Process
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-  const tokens = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>;
+  let tokens: Record<string, string>;
+  try {
+    tokens = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-tokens.json'), 'utf8')) as Record<string, string>;
+  } catch (error) {
+    await close(); // never leave a running Procura behind a failed start
+    throw error;
+  }
   return { apiUrl, erpUrl: `http://127.0.0.1:${ports.ERP_PORT}/api`, dataDir, tokens, output: () => output, close };
 }
 
