@@ -1,6 +1,20 @@
 import { fileURLToPath } from 'node:url';
 
 /** The CJK font every chart is drawn with; shipped through npm so SVG→PNG needs no system fonts. */
+
+/** AntV's categorical palette, shared by the light and dark themes. */
+const ANTV_PALETTE = [
+  '#1783FF',
+  '#00C9C9',
+  '#F0884D',
+  '#D580FF',
+  '#7863FF',
+  '#60C42D',
+  '#BD8F24',
+  '#FF80CA',
+  '#2491B3',
+  '#17C76F',
+];
 export const FONT_FAMILY = 'Noto Sans SC';
 export const FONT_FILES = ['400Regular/NotoSansSC_400Regular.ttf', '700Bold/NotoSansSC_700Bold.ttf'].map((file) =>
   fileURLToPath(import.meta.resolve(`@expo-google-fonts/noto-sans-sc/${file}`)),
@@ -28,18 +42,7 @@ export const THEMES: Record<ThemeName, ChartTheme> = {
     axisLine: '#bfbfbf',
     splitLine: '#f0f0f0',
     neutral: '#e8edf3',
-    palette: [
-      '#1783FF',
-      '#00C9C9',
-      '#F0884D',
-      '#D580FF',
-      '#7863FF',
-      '#60C42D',
-      '#BD8F24',
-      '#FF80CA',
-      '#2491B3',
-      '#17C76F',
-    ],
+    palette: ANTV_PALETTE,
   },
   academy: {
     background: '#ffffff',
@@ -68,17 +71,6 @@ export const THEMES: Record<ThemeName, ChartTheme> = {
     axisLine: '#595959',
     splitLine: '#303030',
     neutral: '#2b3a4a',
-    palette: [
-      '#1783FF',
-      '#00C9C9',
-      '#F0884D',
-      '#D580FF',
-      '#7863FF',
-      '#60C42D',
-      '#BD8F24',
-      '#FF80CA',
-      '#2491B3',
-      '#17C76F',
-    ],
+    palette: ANTV_PALETTE,
   },
 };

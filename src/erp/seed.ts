@@ -26,6 +26,17 @@ const LOW_STOCK_CODES = new Set([
 
 const BATCH = 400;
 
+/** A demo part as the order history needs it. */
+interface SeededPart {
+  id: number;
+  projectId: string;
+  supplierId: number;
+  price: number;
+  moq: number;
+  code: string;
+  model: string;
+}
+
 /** Whether the database already holds the demo data (seeding happens once, on first start). */
 export async function isSeeded(db: Kysely<ErpTables>): Promise<boolean> {
   const row = await db.selectFrom('projects').select('id').limit(1).executeTakeFirst();
@@ -80,15 +91,7 @@ export async function seedDemoData(db: Kysely<ErpTables>, now = new Date()): Pro
       }
     }
     const random = seededRandom(20260509);
-    const partRows: Array<{
-      id: number;
-      projectId: string;
-      supplierId: number;
-      price: number;
-      moq: number;
-      code: string;
-      model: string;
-    }> = [];
+    const partRows: SeededPart[] = [];
     for (const p of demoParts()) {
       const supplierId = supplierIds.get(`${p.projectId}/${p.supplierKey}`)!;
       const row = await trx
@@ -151,20 +154,7 @@ const YEARLY_DRIFT: Record<string, number> = {
   battery: 0.08,
 };
 
-async function seedOrderHistory(
-  trx: Kysely<ErpTables>,
-  parts: Array<{
-    id: number;
-    projectId: string;
-    supplierId: number;
-    price: number;
-    moq: number;
-    code: string;
-    model: string;
-  }>,
-  now: Date,
-  random: () => number,
-) {
+async function seedOrderHistory(trx: Kysely<ErpTables>, parts: SeededPart[], now: Date, random: () => number) {
   const users = await trx.selectFrom('users').select(['id', 'username']).execute();
   const buyerOf = (projectId: string) =>
     Number(users.find((u) => u.username === (projectId === 'P001' ? 'laoxiao' : 'zhangwei'))!.id);
