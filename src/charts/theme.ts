@@ -1,6 +1,11 @@
 import { fileURLToPath } from 'node:url';
 
 /** The CJK font every chart is drawn with; shipped through npm so SVG→PNG needs no system fonts. */
+export const FONT_FAMILY = 'Noto Sans SC';
+
+export const FONT_FILES = ['400Regular/NotoSansSC_400Regular.ttf', '700Bold/NotoSansSC_700Bold.ttf'].map((file) =>
+  fileURLToPath(import.meta.resolve(`@expo-google-fonts/noto-sans-sc/${file}`)),
+);
 
 /** AntV's categorical palette, shared by the light and dark themes. */
 const ANTV_PALETTE = [
@@ -15,10 +20,6 @@ const ANTV_PALETTE = [
   '#2491B3',
   '#17C76F',
 ];
-export const FONT_FAMILY = 'Noto Sans SC';
-export const FONT_FILES = ['400Regular/NotoSansSC_400Regular.ttf', '700Bold/NotoSansSC_700Bold.ttf'].map((file) =>
-  fileURLToPath(import.meta.resolve(`@expo-google-fonts/noto-sans-sc/${file}`)),
-);
 
 export type ThemeName = 'default' | 'academy' | 'dark';
 
