@@ -1,10 +1,23 @@
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { ToolError } from '../index.ts';
-import type { UrlGuard } from './guard.ts';
+import { BlockedUrlError, type UrlGuard } from './guard.ts';
 import { BROWSER_HEADERS } from './http.ts';
+import { BLOCKED_HEADER, type Connector, directConnector, GuardedProxy } from './proxy.ts';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
+
+/**
+ * Everything the browser sends goes to the guarded proxy, loopback included (`<-loopback>` removes Chromium's
+ * implicit bypass); WebRTC may not send UDP around it and QUIC is off, so no traffic leaves except through it.
+ */
+const proxyArgs = (proxyUrl: string) => [
+  `--proxy-server=${proxyUrl}`,
+  '--proxy-bypass-list=<-loopback>',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--disable-quic',
+];
 
 export interface RenderedPage {
   status: number;
@@ -12,17 +25,21 @@ export interface RenderedPage {
   html: string;
 }
 
+const NO_SERVICE_WORKERS = 'delete Navigator.prototype.serviceWorker;';
+
 /**
  * Headless Chromium for pages that fill their content in with JavaScript. One browser per process, launched
- * on first use; every request the page makes (navigation, redirects, scripts, XHR) passes the SSRF guard.
+ * on first use behind its own `GuardedProxy`: every request the page makes (navigation, each redirect hop,
+ * scripts, XHR/fetch, workers) passes the same SSRF guard as the HTTP path; WebSockets and service workers are off.
  */
 export class BrowserRenderer {
-  private browser?: Promise<Browser>;
+  private browser?: Promise<{ browser: Browser; proxy: GuardedProxy }>;
 
   constructor(
     private readonly executablePath: string,
     private readonly guard: UrlGuard,
     private readonly timeoutMs: number,
+    private readonly connect: Connector = directConnector,
   ) {}
 
   get available(): boolean {
@@ -41,7 +58,7 @@ export class BrowserRenderer {
         '改用 mode=http，或换一个不需要 JavaScript 的来源 / use mode=http or another source',
       );
     await this.guard.check(url);
-    const browser = await this.launch();
+    const { browser } = await this.launch();
     const context: BrowserContext = await browser.newContext({
       userAgent: BROWSER_HEADERS['user-agent'],
       locale: 'zh-CN',
@@ -51,21 +68,23 @@ export class BrowserRenderer {
     const abort = () => void context.close().catch(() => undefined);
     signal?.addEventListener('abort', abort, { once: true });
     try {
-      await context.route('**/*', async (route) => {
-        try {
-          await this.guard.check(route.request().url());
-          await route.continue();
-        } catch {
-          await route.abort('blockedbyclient');
-        }
-      });
+      // Playwright's 'block' still lets a page register one; without the API a page cannot install a worker that
+      // outlives it (the proxy also refuses service-worker script fetches).
+      await context.addInitScript(NO_SERVICE_WORKERS);
       const page = await context.newPage();
       const response = await page.goto(url, { waitUntil: 'networkidle', timeout: this.timeoutMs });
+      const blocked = response?.headers()[BLOCKED_HEADER];
+      if (blocked !== undefined) throw new BlockedUrlError(decodeURIComponent(blocked));
       return { status: response?.status() ?? 0, finalUrl: page.url(), html: await page.content() };
     } catch (error) {
       if (error instanceof ToolError) throw error;
+      const message = (error as Error).message.split('\n')[0];
+      if (/ERR_TUNNEL_CONNECTION_FAILED/.test(message))
+        throw new BlockedUrlError(
+          `浏览器请求被网络策略拒绝（${url} 或其重定向）/ the network policy refused ${url} or a redirect from it`,
+        );
       throw new ToolError(
-        `浏览器渲染失败 / browser rendering failed for ${url}: ${(error as Error).message.split('\n')[0]}`,
+        `浏览器渲染失败 / browser rendering failed for ${url}: ${message}`,
         '稍后重试或改用 mode=http / retry later or use mode=http',
       );
     } finally {
@@ -74,22 +93,36 @@ export class BrowserRenderer {
     }
   }
 
-  private launch(): Promise<Browser> {
-    this.browser ??= chromium
-      .launch({ executablePath: this.executablePath, args: CHROMIUM_ARGS, headless: true })
-      .catch((error) => {
-        this.browser = undefined;
-        throw new ToolError(
-          `无法启动浏览器 / cannot start Chromium: ${(error as Error).message.split('\n')[0]}`,
-          '改用 mode=http / use mode=http',
-        );
-      });
+  private launch(): Promise<{ browser: Browser; proxy: GuardedProxy }> {
+    this.browser ??= (async () => {
+      const proxy = new GuardedProxy(this.guard, this.connect);
+      const proxyUrl = await proxy.listen();
+      try {
+        const browser = await chromium.launch({
+          executablePath: this.executablePath,
+          args: [...CHROMIUM_ARGS, ...proxyArgs(proxyUrl)],
+          headless: true,
+        });
+        return { browser, proxy };
+      } catch (error) {
+        await proxy.close();
+        throw error;
+      }
+    })().catch((error) => {
+      this.browser = undefined;
+      throw new ToolError(
+        `无法启动浏览器 / cannot start Chromium: ${(error as Error).message.split('\n')[0]}`,
+        '改用 mode=http / use mode=http',
+      );
+    });
     return this.browser;
   }
 
   async close(): Promise<void> {
     const browser = this.browser;
     this.browser = undefined;
-    if (browser) await (await browser.catch(() => undefined))?.close();
+    const running = await browser?.catch(() => undefined);
+    await running?.browser.close();
+    await running?.proxy.close();
   }
 }

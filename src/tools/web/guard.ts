@@ -17,6 +17,7 @@ export interface CheckedUrl {
   url: URL;
   /** `host:port` is configured as trusted (e.g. the local supplier sites), so private addresses are fine. */
   allowlisted: boolean;
+  /** What the host resolved to when checked: connect to these, never to a second DNS answer. */
   addresses: string[];
 }
 
@@ -74,7 +75,6 @@ export class UrlGuard {
     if (url.username || url.password)
       throw new BlockedUrlError('网址中不能包含用户名或密码 / URLs with credentials are refused');
     const host = bareHost(url.hostname);
-    if (this.isAllowlisted(url)) return { url, allowlisted: true, addresses: [] };
     let addresses: string[];
     if (ipaddr.isValid(host)) addresses = [host];
     else {
@@ -85,6 +85,7 @@ export class UrlGuard {
       }
     }
     if (addresses.length === 0) throw new BlockedUrlError(`域名 ${host} 没有地址 / ${host} has no addresses`);
+    if (this.isAllowlisted(url)) return { url, allowlisted: true, addresses };
     const refused = addresses.find((address) => !isPublicAddress(address));
     if (refused !== undefined)
       throw new BlockedUrlError(

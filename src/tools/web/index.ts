@@ -4,6 +4,7 @@ import { BrowserRenderer } from './browser.ts';
 import { WebFetcher } from './fetcher.ts';
 import { type Resolver, UrlGuard } from './guard.ts';
 import { GuardedHttp } from './http.ts';
+import type { Connector } from './proxy.ts';
 import { LocalSearchIndex } from './search/local-index.ts';
 import type { SearchProvider } from './search/provider.ts';
 import { TavilySearch, ZhipuSearch } from './search/remote.ts';
@@ -23,6 +24,7 @@ export {
   WebFetcher,
 } from './fetcher.ts';
 export { BlockedUrlError, isPublicAddress, type Resolver, systemResolver, UrlGuard } from './guard.ts';
+export { BLOCKED_HEADER, type Connector, directConnector, GuardedProxy } from './proxy.ts';
 export { type IndexedPage, LocalSearchIndex, tokenize } from './search/local-index.ts';
 export type { SearchHit, SearchProvider } from './search/provider.ts';
 export { TavilySearch, ZhipuSearch } from './search/remote.ts';
@@ -36,6 +38,8 @@ export interface WebToolsOptions {
   settings?: Partial<WebSettings>;
   env?: NodeJS.ProcessEnv;
   resolver?: Resolver;
+  /** How the browser's proxy opens connections to approved addresses (tests map fake public addresses here). */
+  connector?: Connector;
   /** Replaces the search provider chosen by the settings. */
   searchProvider?: SearchProvider;
 }
@@ -71,7 +75,7 @@ export function createWebTools(options: WebToolsOptions): WebTools {
     maxBytes: settings.maxBytes,
     timeoutMs: settings.timeoutMs,
   });
-  const browser = new BrowserRenderer(settings.chromiumPath, guard, settings.timeoutMs);
+  const browser = new BrowserRenderer(settings.chromiumPath, guard, settings.timeoutMs, options.connector);
   const fetcher = new WebFetcher({
     http,
     browser,
