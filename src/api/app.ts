@@ -158,7 +158,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   app.get('/api/v1/files/:session_id/*', async (c) => {
     const sessionId = parse(SessionId, c.req.param('session_id'), 'session_id');
     const prefix = `/api/v1/files/${sessionId}/`;
-    const filePath = decodeURIComponent(c.req.path.slice(prefix.length));
+    const filePath = decodePathPart(c.req.path.slice(prefix.length));
     const file = await history.download(c.var.user, sessionId, filePath);
     return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, {
       'content-type': contentType(file.name),
@@ -233,6 +233,15 @@ async function parseJson<T extends z.ZodType>(c: Context<Env>, schema: T): Promi
     throw new ProblemError(400, 'bad_request', '请求体不是有效的 JSON / the body is not valid JSON');
   }
   return parse(schema, raw, '(body)');
+}
+
+/** `decodeURIComponent` that answers a malformed escape (`%ZZ`, a cut `%E0%A4%A`) with 400 instead of a URIError. */
+function decodePathPart(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ProblemError(400, 'bad_request', '路径含有无效的百分号转义 / the path has a malformed percent-escape');
+  }
 }
 
 function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
