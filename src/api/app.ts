@@ -14,6 +14,7 @@ import {
   traceIdMiddleware,
 } from '../shared/index.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
+import type { DemoSignIn } from './demo.ts';
 import { MAX_SEQ, type RunEventLog } from './events.ts';
 import type { History } from './history.ts';
 import { redact } from './redact.ts';
@@ -24,6 +25,8 @@ type Env = { Variables: { user: ApiUser; traceId: string } };
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_MESSAGE_CHARS = 8_000;
 const HEARTBEAT_MS = 15_000;
+/** Routes answered without a bearer token. */
+const PUBLIC_PATHS = new Set(['/api/v1/health', '/api/v1/ready', '/api/v1/demo-users', '/api/v1/demo-sign-in']);
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 const NoControl = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/;
@@ -48,6 +51,7 @@ const ResumeBody = z.strictObject({
   decision: Decision,
 });
 const CancelBody = z.strictObject({ session_id: SessionId });
+const DemoSignInBody = z.strictObject({ username: z.string().min(1).max(64) });
 const RenameBody = z.strictObject({
   title: z.string().trim().min(1).max(200).regex(NoControl, 'control characters are not allowed'),
 });
@@ -65,16 +69,9 @@ export interface ApiAppDeps {
   readiness: Record<string, () => Promise<unknown>>;
   /** Built browser UI (`web/dist`), served at `/` when it exists. */
   webDir?: string;
-  /** Embedded mode's demo users for the sign-in page; empty otherwise. */
-  demoUsers: DemoUser[];
+  /** Embedded mode's one-click demo sign-in (offers nothing outside embedded mode). */
+  demo: DemoSignIn;
   log: Logger;
-}
-
-export interface DemoUser {
-  username: string;
-  displayName: string;
-  role: string;
-  token: string;
 }
 
 /** The chat API: SSE chat stream, resume, cancel, history and files under `/api/v1`, the browser UI at `/`. */
@@ -85,16 +82,21 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   app.use('*', traceIdMiddleware());
   app.use('/api/*', bodyLimitProblem(MAX_BODY_BYTES));
   app.use('/api/v1/*', async (c, next) => {
-    if (c.req.path === '/api/v1/health' || c.req.path === '/api/v1/ready' || c.req.path === '/api/v1/demo-users')
-      return next();
-    c.set('user', await users.resolve(c.req.header('authorization'), c.req.header('x-project-id') || undefined));
+    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    const authorization = deps.demo.authorization(c.req.header('authorization'));
+    c.set('user', await users.resolve(authorization, c.req.header('x-project-id') || undefined));
     await next();
   });
 
   app.onError(problemErrorHandler(log, 'API'));
 
   app.get('/api/v1/health', (c) => c.json({ status: 'ok', running_runs: runs.running }));
-  app.get('/api/v1/demo-users', (c) => c.json(deps.demoUsers));
+  app.get('/api/v1/demo-users', (c) => c.json(deps.demo.list(c)));
+  app.post('/api/v1/demo-sign-in', async (c) => {
+    const body = await parseJson(c, DemoSignInBody);
+    c.header('cache-control', 'no-store');
+    return c.json(deps.demo.signIn(c, body.username), 201);
+  });
   app.get('/api/v1/ready', async (c) => {
     const checks = await Promise.all(
       Object.entries(deps.readiness).map(async ([name, check]) => {

@@ -1,5 +1,13 @@
-export type { DemoUser } from './app.ts';
 export type { ApiUser } from './auth.ts';
+export {
+  DEMO_SESSION_PREFIX,
+  DEMO_SESSION_TTL_MS,
+  DEMO_SIGNIN_ENV,
+  DemoSignIn,
+  type DemoSignInMode,
+  type DemoUser,
+  demoSignInMode,
+} from './demo.ts';
 export type { AgentName, ApiEvent, ProgressStatus } from './protocol.ts';
 export type { RunLimits } from './runs.ts';
 export { type Api, type ApiOptions, createApi, DEFAULT_LIMITS, startApiServer, WEB_DIST } from './server.ts';

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { AgentRuntime } from '../agent/index.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
-import type { DemoUser } from './app.ts';
 import { createApiApp } from './app.ts';
 import { ErpUsers } from './auth.ts';
 import { openApiDatabase } from './db.ts';
+import { DemoSignIn, type DemoSignInMode, type DemoUser } from './demo.ts';
 import { RunEventLog } from './events.ts';
 import { History } from './history.ts';
 import { type RunLimits, RunManager } from './runs.ts';
@@ -24,8 +24,10 @@ export interface ApiOptions {
   redisUrl?: string;
   limits?: Partial<RunLimits>;
   webDir?: string;
-  /** Embedded mode only: the demo users listed on the sign-in page (never set for a shared deployment). */
+  /** Embedded mode only: the demo users offered by the one-click sign-in (admins never are). */
   demoUsers?: DemoUser[];
+  /** Who may use the demo sign-in (default `loopback`; the CLI turns it off on a non-loopback host). */
+  demoSignIn?: DemoSignInMode;
   /** Extra readiness checks (e.g. the chart MCP server). */
   readiness?: Record<string, () => Promise<unknown>>;
 }
@@ -67,7 +69,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     events,
     history,
     webDir: options.webDir ?? WEB_DIST,
-    demoUsers: options.demoUsers ?? [],
+    demo: new DemoSignIn(options.demoUsers ?? [], options.demoSignIn ?? 'loopback'),
     log,
     readiness: {
       erp: async () => {

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { createAgentStorage } from '../../agent/backends/index.ts';
 import { AgentRuntime } from '../../agent/index.ts';
-import type { DemoUser } from '../../api/index.ts';
-import { startApiServer } from '../../api/index.ts';
+import { type DemoSignInMode, type DemoUser, startApiServer } from '../../api/index.ts';
 import { logger, type Settings } from '../../shared/index.ts';
 import { registerChartTools } from '../../tools/charts/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
@@ -12,8 +11,9 @@ export interface ApiAddresses {
   erpUrl: string;
   suppliersUrl: string;
   chartMcpUrl: string;
-  /** Embedded mode (`procura start`): the demo users shown on the sign-in page. */
+  /** Embedded mode (`procura start`): the demo users offered by the one-click sign-in. */
   demoUsers?: DemoUser[];
+  demoSignIn?: DemoSignInMode;
 }
 
 const hostOf = (settings: Settings) => (settings.host.includes(':') ? `[${settings.host}]` : settings.host);
@@ -58,6 +58,7 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
     host: settings.host,
     port: settings.apiPort,
     demoUsers: addresses.demoUsers,
+    demoSignIn: addresses.demoSignIn ?? 'off',
   });
   return {
     ...api,

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { demoSignInMode } from '../../api/index.ts';
 import { startChartsServer } from '../../charts/index.ts';
 import { DEMO_USERS, startErpServer } from '../../erp/index.ts';
 import { startErpMcpServer } from '../../mcp/index.ts';
@@ -72,6 +73,7 @@ const parts: Array<
       suppliersUrl: started.get('Supplier sites')!.url.replace(/\/$/, ''),
       chartMcpUrl: started.get('Chart MCP')!.url,
       demoUsers: demoUsersOf(started.get('ERP')),
+      demoSignIn: demoSignInMode(settings.host).mode,
     });
     const models = await api.runtime.models();
     return {
@@ -116,6 +118,7 @@ export function registerStartCommand(program: Command): void {
     if (Object.keys(demoTokens).length) {
       console.log('\n演示用户令牌 / demo tokens:');
       for (const [user, token] of Object.entries(demoTokens)) console.log(`  ${user.padEnd(9)} ${token}`);
+      console.log(`  ${demoSignInMode(settings.host).notice}`);
     }
     console.log(`\n数据目录 / data dir: ${settings.dataDir}   按 Ctrl-C 停止 / Ctrl-C to stop`);
     closeOnSignal(...[...started.values()].map((p) => p.close));

@@ -4,11 +4,37 @@ import { useT } from '../i18n.ts';
 interface DemoUser {
   username: string;
   role?: string;
-  token: string;
   name?: string;
 }
 
-/** Sign-in with an API token; in embedded mode the API lists its demo users, one click each. */
+/** The demo users the API offers this browser (names and roles only; empty outside embedded demo mode). */
+async function demoUsers(): Promise<DemoUser[]> {
+  const response = await fetch('/api/v1/demo-users');
+  const rows: unknown = response.ok ? await response.json() : [];
+  if (!Array.isArray(rows)) return [];
+  return (rows as Array<Record<string, unknown>>)
+    .filter((u) => typeof u.username === 'string')
+    .map((u) => ({
+      username: String(u.username),
+      role: typeof u.role === 'string' ? u.role : undefined,
+      name: typeof u.displayName === 'string' ? u.displayName : undefined,
+    }));
+}
+
+/** A short-lived session token for a demo user, issued by the API. */
+async function demoSignIn(username: string): Promise<string> {
+  const response = await fetch('/api/v1/demo-sign-in', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username }),
+  });
+  const body = (await response.json().catch(() => ({}))) as { token?: string; detail?: string; title?: string };
+  if (!response.ok || typeof body.token !== 'string')
+    throw new Error(body.detail ?? body.title ?? `HTTP ${response.status}`);
+  return body.token;
+}
+
+/** Sign-in with an API token; in embedded demo mode, one click signs in as a demo user for a short session. */
 export function SignIn({
   onSignIn,
   error,
@@ -21,22 +47,10 @@ export function SignIn({
   const t = useT();
   const [token, setToken] = useState('');
   const [demo, setDemo] = useState<DemoUser[]>([]);
+  const [demoError, setDemoError] = useState<string>();
   useEffect(() => {
-    fetch('/api/v1/demo-users')
-      .then((r) => (r.ok ? r.json() : []))
-      .then((body: unknown) => {
-        const rows = Array.isArray(body) ? body : ((body as { items?: unknown[] })?.items ?? []);
-        setDemo(
-          (rows as Array<Record<string, unknown>>)
-            .filter((u) => typeof u.token === 'string')
-            .map((u) => ({
-              username: String(u.username ?? u.user ?? u.name ?? ''),
-              role: typeof u.role === 'string' ? u.role : undefined,
-              name: typeof u.displayName === 'string' ? u.displayName : typeof u.name === 'string' ? u.name : undefined,
-              token: String(u.token),
-            })),
-        );
-      })
+    demoUsers()
+      .then(setDemo)
       .catch(() => setDemo([]));
   }, []);
   return (
@@ -66,7 +80,7 @@ export function SignIn({
             onChange={(e) => setToken(e.target.value)}
           />
         </label>
-        {error && <p className="banner banner-error">{error}</p>}
+        {(error ?? demoError) && <p className="banner banner-error">{error ?? demoError}</p>}
         <button type="submit" className="btn btn-primary btn-block" disabled={busy || !token.trim()}>
           {busy ? t('signingIn') : t('signIn')}
         </button>
@@ -86,7 +100,7 @@ export function SignIn({
                     className="btn btn-small"
                     data-user={u.username}
                     disabled={busy}
-                    onClick={() => onSignIn(u.token)}
+                    onClick={() => demoSignIn(u.username).then(onSignIn, (e: Error) => setDemoError(e.message))}
                   >
                     {t('useUser')}
                   </button>
