@@ -34,6 +34,8 @@ export interface ApiOptions {
 
 export interface Api {
   fetch: (request: Request) => Response | Promise<Response>;
+  /** Every route the HTTP app declares (method and path pattern), as its router holds them. */
+  routes: ReadonlyArray<{ method: string; path: string }>;
   runs: RunManager;
   close(): Promise<void>;
 }
@@ -90,6 +92,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   });
   return {
     fetch: app.fetch,
+    routes: app.routes.map(({ method, path }) => ({ method, path })),
     runs,
     close: async () => {
       await runs.close();
