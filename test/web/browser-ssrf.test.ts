@@ -138,7 +138,8 @@ describe.skipIf(!HAS_CHROMIUM)('fetch_url in browser mode: one network policy fo
     });
     const resolver = async (host: string) => {
       if (host === 'public.example') return [FAKE_PUBLIC];
-      if (host === 'localhost') return ['127.0.0.1'];
+      // Both loopback families, v6 first, as a real resolver may answer; only 127.0.0.1 serves the site.
+      if (host === 'localhost') return ['::1', '127.0.0.1'];
       // DNS rebinding: public for the renderer's first check and the proxy's check, loopback on any later lookup.
       if (host === 'rebind.example') return rebindCalls++ < 2 ? [FAKE_PUBLIC] : ['127.0.0.1'];
       throw new Error(`no such host ${host}`);
@@ -158,7 +159,7 @@ describe.skipIf(!HAS_CHROMIUM)('fetch_url in browser mode: one network policy fo
     web = registerWebTools(registry, {
       suppliersUrl: siteUrl(''),
       env: {},
-      settings: { cacheTtlSeconds: 0, timeoutMs: 15_000 },
+      settings: { cacheTtlSeconds: 0, timeoutMs: 15_000, allowlist: [`localhost:${site.port}`] },
       resolver,
       connector,
     });
@@ -192,6 +193,12 @@ describe.skipIf(!HAS_CHROMIUM)('fetch_url in browser mode: one network policy fo
   it('renders the allowlisted loopback site through the proxy', async () => {
     const result = await render(siteUrl('/ok'));
     expect(result).toMatchObject({ success: true, fetchedWith: 'chromium' });
+    expect((result as FetchUrlResult).content).toContain('allowed page');
+  });
+
+  it('reaches an allowlisted name through whichever of its checked addresses answers', async () => {
+    const result = await render(`http://localhost:${site.port}/ok`);
+    expect(result).toMatchObject({ success: true });
     expect((result as FetchUrlResult).content).toContain('allowed page');
   });
 

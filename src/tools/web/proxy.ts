@@ -87,7 +87,13 @@ export class GuardedProxy {
       method: req.method,
       path: `${url.pathname}${url.search}`,
       headers,
-      createConnection: () => this.track(this.connect(checked.addresses[0], Number(url.port || 80))),
+      createConnection: (_options, created) => {
+        this.open(checked.addresses, Number(url.port || 80)).then(
+          (socket) => created(null, socket),
+          (error: Error) => created(error, undefined as never),
+        );
+        return undefined;
+      },
     });
     upstream.on('response', (answer) => {
       res.writeHead(answer.statusCode ?? 502, withoutHopByHop(answer.headers));
@@ -110,27 +116,45 @@ export class GuardedProxy {
       refuseSocket(client, (error as Error).message);
       return;
     }
-    const port = Number(checked.url.port || 443);
-    const upstream = this.track(this.connect(checked.addresses[0], port));
-    upstream.once('error', () => refuseSocket(client, 'upstream unreachable', 502));
-    upstream.once('connect', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      const start = (first: Buffer) => {
-        if (first.length === 0) return void client.once('data', start);
-        if (first[0] !== TLS_HANDSHAKE) {
-          client.destroy();
-          upstream.destroy();
-          return;
-        }
-        upstream.write(first);
-        client.pipe(upstream);
-        upstream.pipe(client);
-      };
-      if (head.length > 0) start(head);
-      else client.once('data', start);
-    });
-    client.once('error', () => upstream.destroy());
+    let upstream: net.Socket;
+    try {
+      upstream = await this.open(checked.addresses, Number(checked.url.port || 443));
+    } catch {
+      refuseSocket(client, 'upstream unreachable', 502);
+      return;
+    }
+    if (client.destroyed) return void upstream.destroy();
     client.once('close', () => upstream.destroy());
+    upstream.once('close', () => client.destroy());
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    const start = (first: Buffer) => {
+      if (first.length === 0) return void client.once('data', start);
+      if (first[0] !== TLS_HANDSHAKE) return void client.destroy();
+      upstream.write(first);
+      client.pipe(upstream);
+      upstream.pipe(client);
+    };
+    if (head.length > 0) start(head);
+    else client.once('data', start);
+  }
+
+  /** Connects to the first of the checked addresses that answers (a name may resolve to `::1` and `127.0.0.1`). */
+  private async open(addresses: string[], port: number): Promise<net.Socket> {
+    let lastError: Error = new Error('no address');
+    for (const address of addresses) {
+      const socket = this.track(this.connect(address, port));
+      try {
+        await new Promise<void>((resolve, reject) => {
+          socket.once('connect', resolve);
+          socket.once('error', reject);
+        });
+        return socket;
+      } catch (error) {
+        lastError = error as Error;
+        socket.destroy();
+      }
+    }
+    throw lastError;
   }
 
   private track<T extends Duplex>(socket: T): T {
