@@ -101,11 +101,20 @@ describe.skipIf(!HAS_CHROMIUM)('fetch_url in browser mode: one network policy fo
         return html(
           res,
           `<p id="ws">pending</p><script>
-             for (const target of ['ws://127.0.0.1:${internal.port}/ws', 'ws://127.0.0.1:${site.port}/ws', 'ws://[::1]:${internal6.port}/ws']) {
-               const ws = new WebSocket(target);
-               ws.onopen = () => document.body.append('WS-OPEN ' + target);
-               ws.onerror = () => document.body.append('WS-ERROR ' + target);
+             const targets = ['ws://127.0.0.1:${internal.port}/ws', 'ws://127.0.0.1:${site.port}/ws', 'ws://[::1]:${internal6.port}/ws', 'wss://public.example/ws'];
+             for (const target of targets) {
+               try {
+                 const ws = new WebSocket(target);
+                 ws.onopen = () => document.body.append('WS-OPEN ' + target);
+                 ws.onerror = () => document.body.append('WS-ERROR ' + target);
+               } catch (e) {
+                 document.body.append('WS-REFUSED ' + target);
+               }
              }
+             // Workers get no init script: their WebSockets still meet the proxy.
+             new Worker(URL.createObjectURL(new Blob([
+               "const ws = new WebSocket('ws://127.0.0.1:${site.port}/from-worker'); ws.onopen = () => postMessage('open');",
+             ], { type: 'text/javascript' }))).onmessage = (m) => document.body.append('WORKER-WS-' + m.data);
            </script>`,
         );
       if (url.pathname === '/sw')
@@ -250,10 +259,15 @@ describe.skipIf(!HAS_CHROMIUM)('fetch_url in browser mode: one network policy fo
     internalUntouched();
   });
 
-  it('blocks WebSockets, to internal addresses and to the allowlisted site alike', async () => {
+  it('blocks WebSockets from pages and workers, to internal, allowlisted and public hosts alike', async () => {
+    connectorAsked.length = 0;
     const result = (await render(siteUrl('/ws'))) as FetchUrlResult;
     expect(result.success).toBe(true);
     expect(result.content).not.toContain('WS-OPEN');
+    expect(result.content).toContain('WS-REFUSED wss://public.example/ws');
+    expect(result.content).not.toContain('WORKER-WS-open');
+    // Not even a tunnel towards the public WebSocket host was asked for.
+    expect(connectorAsked.filter((a) => a.endsWith(':443'))).toEqual([]);
     expect(site.upgrades).toEqual([]);
     expect(internal.upgrades).toEqual([]);
     internalUntouched();

@@ -25,7 +25,17 @@ export interface RenderedPage {
   html: string;
 }
 
-const NO_SERVICE_WORKERS = 'delete Navigator.prototype.serviceWorker;';
+/**
+ * Runs in every frame before the page's own scripts. Playwright's 'block' still lets a page register a service
+ * worker; without the API none can outlive the page (the proxy also refuses service-worker script fetches). A
+ * `wss://` tunnel looks like HTTPS to the proxy, so pages get no WebSocket API at all (`ws://` is refused by the
+ * proxy too, which also covers workers).
+ */
+const PAGE_LOCKDOWN = [
+  'delete Navigator.prototype.serviceWorker;',
+  'delete globalThis.WebSocket;',
+  'delete globalThis.WebSocketStream;',
+].join('\n');
 
 /**
  * Headless Chromium for pages that fill their content in with JavaScript. One browser per process, launched
@@ -68,9 +78,7 @@ export class BrowserRenderer {
     const abort = () => void context.close().catch(() => undefined);
     signal?.addEventListener('abort', abort, { once: true });
     try {
-      // Playwright's 'block' still lets a page register one; without the API a page cannot install a worker that
-      // outlives it (the proxy also refuses service-worker script fetches).
-      await context.addInitScript(NO_SERVICE_WORKERS);
+      await context.addInitScript(PAGE_LOCKDOWN);
       const page = await context.newPage();
       const response = await page.goto(url, { waitUntil: 'networkidle', timeout: this.timeoutMs });
       const blocked = response?.headers()[BLOCKED_HEADER];
