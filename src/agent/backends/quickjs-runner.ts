@@ -217,7 +217,7 @@ function installFiles(context: QuickJSContext, runtime: QuickJSRuntime, files: S
   const fs = context.newObject();
   const bridge = (name: keyof ScriptFiles, call: (args: unknown[]) => Promise<unknown>) => {
     const fn = context.newFunction(name, (...argHandles) => {
-      const args = argHandles.map((h) => context.dump(h));
+      const args = argHandles.map((h) => (context.typeof(h) === 'string' ? exactString(context, h) : context.dump(h)));
       const deferred = context.newPromise();
       call(args).then(
         (value) => {
@@ -267,9 +267,23 @@ function pathArgument(path: unknown): string {
   return path;
 }
 
+/**
+ * A guest string with every character: reading it directly stops at the first NUL, which would turn the path
+ * `/a\0b` into `/a` and cut file contents short. Through the guest's JSON.stringify the NUL survives as `\u0000`.
+ */
+function exactString(context: QuickJSContext, handle: QuickJSHandle): string {
+  const jsonObject = context.getProp(context.global, 'JSON');
+  const stringify = context.getProp(jsonObject, 'stringify');
+  const json = context.unwrapResult(context.callFunction(stringify, jsonObject, handle));
+  const text = JSON.parse(context.getString(json)) as string;
+  for (const h of [json, jsonObject, stringify]) h.dispose();
+  return text;
+}
+
 /** Plain data (JSON-compatible) into the guest, via the guest's own JSON.parse. */
 function toGuest(context: QuickJSContext, value: unknown): QuickJSHandle {
-  if (typeof value === 'string') return context.newString(value);
+  // newString would stop at a NUL; JSON carries it as \u0000.
+  if (typeof value === 'string' && !value.includes('\0')) return context.newString(value);
   const json = context.newString(JSON.stringify(value));
   const jsonObject = context.getProp(context.global, 'JSON');
   const parse = context.getProp(jsonObject, 'parse');
