@@ -123,7 +123,7 @@ export async function createAgentStorage(options: AgentStorageOptions): Promise<
     dataDir: options.dataDir,
     ...(options.sandbox ?? sandboxOptionsFrom(loadSettings())),
   });
-  workspaces.pool.prepare();
+  void workspaces.pool.prepare();
   return {
     store,
     workspaces,

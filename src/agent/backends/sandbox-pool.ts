@@ -39,8 +39,13 @@ const RUNS_PER_PROCESS = 100;
 const RETIRING_EXIT_CODES: number[] = [EXIT_CODES.timeout, EXIT_CODES.memory];
 /** Time a process gets past its wall limit to report by itself before it is killed. */
 const KILL_GRACE_MS = 1_000;
-/** Niceness of sandbox processes: runaway scripts yield the CPU to the API that started them. */
-const SANDBOX_NICENESS = 10;
+/**
+ * A script still running after this long gets a lower CPU priority (niceness), so long or runaway scripts yield
+ * the CPU to the API that started them while short ones run at full speed. A process cannot raise its priority
+ * again, so it is not reused afterwards.
+ */
+const DEMOTE_AFTER_MS = 250;
+const SANDBOX_NICENESS = 19;
 const STDERR_KEPT = 4_096;
 
 /**
@@ -61,6 +66,7 @@ interface SandboxProcess {
   ready: Promise<void>;
   stderr: () => string;
   runs: number;
+  demoted: boolean;
 }
 
 function startProcess(heapMb: number): SandboxProcess {
@@ -76,13 +82,6 @@ function startProcess(heapMb: number): SandboxProcess {
     stderr = (stderr + chunk).slice(-STDERR_KEPT);
   });
   child.on('error', () => undefined); // reported through 'exit' and the ready promise
-  if (child.pid) {
-    try {
-      os.setPriority(child.pid, SANDBOX_NICENESS);
-    } catch {
-      // not permitted here: the process still runs, only without the lower priority
-    }
-  }
   const ready = new Promise<void>((resolve, reject) => {
     const onMessage = (message: SandboxMessage) => {
       if (message.type !== 'ready') return;
@@ -96,7 +95,7 @@ function startProcess(heapMb: number): SandboxProcess {
   });
   ready.catch(() => undefined);
   setIdle(child, true);
-  return { child, ready, stderr: () => stderr, runs: 0 };
+  return { child, ready, stderr: () => stderr, runs: 0, demoted: false };
 }
 
 /** An idle process must not keep the host alive; a running one must. */
@@ -111,6 +110,16 @@ function setIdle(child: ChildProcess, idle: boolean): void {
   }
 }
 
+function demote(sandbox: SandboxProcess): void {
+  if (!sandbox.child.pid) return;
+  try {
+    os.setPriority(sandbox.child.pid, SANDBOX_NICENESS);
+    sandbox.demoted = true;
+  } catch {
+    // not permitted here, or already gone: the script keeps its priority
+  }
+}
+
 const isAlive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null && child.connected;
 
 /**
@@ -118,7 +127,7 @@ const isAlive = (child: ChildProcess) => child.exitCode === null && child.signal
  * A script cannot block the host's event loop, grow the host's memory, or outlive its limits: its process has a
  * capped WASM memory and heap, stops the script at its time and CPU limits, and is killed if it does not. Killing
  * one never touches another execution. Each script gets a fresh engine instance; a process that stopped a script
- * at a limit, or has served many, is replaced rather than reused.
+ * at a limit, was demoted for running long, or has served many, is replaced rather than reused.
  */
 export class SandboxPool {
   private readonly options: SandboxPoolOptions;
@@ -134,10 +143,15 @@ export class SandboxPool {
     this.options = { ...DEFAULT_POOL_OPTIONS, ...options };
   }
 
-  /** Boots the spares now, so the first execution does not pay for a process start. */
-  prepare(): void {
+  /** Boots the spares now, so the first execution does not pay for a process start; resolves once they are up. */
+  async prepare(): Promise<void> {
     this.warm = true;
     this.refill();
+    // Whoever waits here keeps the host alive until the spares are up; idle again afterwards.
+    const booting = [...this.spares];
+    for (const spare of booting) setIdle(spare.child, false);
+    await Promise.allSettled(booting.map((s) => s.ready));
+    for (const spare of booting) if (this.spares.includes(spare)) setIdle(spare.child, true);
   }
 
   async run(script: Script, files: ScriptFiles, limits: SandboxLimits): Promise<ExecuteResponse> {
@@ -145,6 +159,7 @@ export class SandboxPool {
     await this.slot();
     try {
       const sandbox = this.spares.shift() ?? this.start();
+      setIdle(sandbox.child, false);
       try {
         await sandbox.ready;
       } catch (error) {
@@ -172,6 +187,7 @@ export class SandboxPool {
         (child) =>
           new Promise<void>((resolve) => {
             if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            setIdle(child, false); // awaited: keep the host alive until the process is gone
             child.once('exit', () => resolve());
             child.kill('SIGKILL');
           }),
@@ -187,7 +203,6 @@ export class SandboxPool {
   ): Promise<ExecuteResponse> {
     const { child } = sandbox;
     this.running.add(child);
-    setIdle(child, false);
     return new Promise<ExecuteResponse>((resolve) => {
       let settled = false;
       let killed = false;
@@ -195,6 +210,7 @@ export class SandboxPool {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(demotion);
         this.running.delete(child);
         child.off('message', onMessage);
         child.off('exit', onExit);
@@ -204,6 +220,7 @@ export class SandboxPool {
         killed = true;
         child.kill('SIGKILL');
       }, limits.timeoutMs + KILL_GRACE_MS);
+      const demotion = setTimeout(() => demote(sandbox), DEMOTE_AFTER_MS);
       const onMessage = (message: SandboxMessage) => {
         if (message.type === 'done') finish(message.response);
         else if (message.type === 'fs') void this.answer(child, message, files);
@@ -251,7 +268,10 @@ export class SandboxPool {
     sandbox.runs++;
     const alive = isAlive(sandbox.child);
     const reusable =
-      alive && sandbox.runs < RUNS_PER_PROCESS && !RETIRING_EXIT_CODES.includes(response.exitCode ?? EXIT_CODES.error);
+      alive &&
+      !sandbox.demoted &&
+      sandbox.runs < RUNS_PER_PROCESS &&
+      !RETIRING_EXIT_CODES.includes(response.exitCode ?? EXIT_CODES.error);
     if (reusable && !this.closed) {
       // Reused first: it is booted; a spare still booting beyond the target is the one let go.
       setIdle(sandbox.child, true);

@@ -5,7 +5,7 @@
  * workspace rules and the disk quota. The process ends with its parent (IPC disconnect).
  */
 import type { ExecuteResponse } from 'deepagents';
-import { compileEngine, runScript, type ScriptFiles } from './quickjs-runner.ts';
+import { compileEngine, DEFAULT_SANDBOX_LIMITS, runScript, type ScriptFiles } from './quickjs-runner.ts';
 import type { FileReply, ParentMessage, SandboxMessage } from './sandbox-pool.ts';
 
 const send = (message: SandboxMessage, then?: () => void) => process.send?.(message, undefined, {}, then);
@@ -38,5 +38,16 @@ process.on('message', (message: ParentMessage) => {
     send({ type: 'done', response }),
   );
 });
+// Compile, then run one script: V8 compiles WASM functions on first call, so the user's first script would pay
+// for that otherwise.
 await compileEngine();
+const noFiles = () => Promise.reject(new Error('no files while warming up'));
+await runScript(
+  {
+    code: 'console.log(JSON.stringify({ warm: [1, 2].map((n) => n * 2) }), Math.max(1, 2), new Date(0).toISOString())',
+    filename: '/warm-up.js',
+  },
+  { readFile: noFiles, writeFile: noFiles, listDir: noFiles },
+  { ...DEFAULT_SANDBOX_LIMITS, timeoutMs: 5_000 },
+);
 send({ type: 'ready' });
