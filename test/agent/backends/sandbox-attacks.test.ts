@@ -26,6 +26,25 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** The sandbox processes of this test process: pid, niceness and environment, from /proc (Linux). */
+function sandboxProcesses(): Array<{ pid: number; nice: number; env: string[] }> {
+  const found = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) !== process.pid || !cmdline.includes('sandbox-process')) continue;
+      const env = fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').filter(Boolean);
+      found.push({ pid: Number(entry), nice: Number(fields[16]), env });
+    } catch {
+      // the process ended while being read
+    }
+  }
+  return found;
+}
+
 /** Largest lag of the host's event loop while `work` runs (a blocked loop shows as one long lag). */
 async function hostLagDuring<T>(
   work: () => Promise<T>,
@@ -72,6 +91,11 @@ describe('sandbox escapes', () => {
       const run = await sandbox.execute(command);
       expect(run.output, command).toMatch(expected);
     }
+    // The processes scripts run in do not inherit the host's environment (tokens, database URLs).
+    const processes = sandboxProcesses();
+    expect(processes.length).toBeGreaterThan(0);
+    const allowed = ['PATH', 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']; // the last two: Node's own IPC
+    for (const p of processes) expect(allowed).toEqual(expect.arrayContaining(p.env.map((e) => e.split('=')[0])));
   });
 
   it('cannot leave the workspace with .., absolute paths, ~ or NUL bytes', async () => {
@@ -156,7 +180,12 @@ describe('sandbox exhaustion', () => {
 
   it('stops an endless loop with a clear error while the host keeps serving', async () => {
     const sandbox = workspaces.sandbox('mallory', 'loop');
+    const niceness: number[] = [];
+    const watch = setInterval(() => niceness.push(...sandboxProcesses().map((p) => p.nice)), 500);
     const { result, maxLagMs } = await hostLagDuring(() => sandbox.execute('js: for(;;){}'));
+    clearInterval(watch);
+    // After a moment the looping process runs at the lowest CPU priority, below the host.
+    expect(niceness).toContain(19);
     expect(result.exitCode).toBe(EXIT_CODES.timeout);
     expect(result.output).toMatch(/timed out|CPU time limit exceeded/);
     // The loop ran for seconds; the host's event loop was never held for anywhere near that long.
