@@ -173,11 +173,6 @@ export class SandboxPool {
     }
   }
 
-  /** Number of executions running now. */
-  get active(): number {
-    return this.running.size;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     const all = [...this.spares.map((s) => s.child), ...this.running];
