@@ -15,6 +15,14 @@ const settingsSchema = z.object({
   chartMcpUrl: z.url({ protocol: /^https?$/ }).optional(),
   erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000),
   apiPort: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Sandbox limits; unset means the built-in defaults (see the README, "Sandbox"). */
+  sandboxMemoryMb: z.coerce.number().int().min(1).max(4096).optional(),
+  sandboxTimeoutMs: z.coerce.number().int().min(100).optional(),
+  sandboxCpuMs: z.coerce.number().int().min(100).optional(),
+  sandboxOutputChars: z.coerce.number().int().min(100).optional(),
+  sandboxDiskQuotaMb: z.coerce.number().int().min(1).optional(),
+  sandboxSpares: z.coerce.number().int().min(0).max(64).optional(),
+  sandboxMaxConcurrent: z.coerce.number().int().min(1).max(256).optional(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -31,6 +39,13 @@ const envNames: Record<keyof Settings, string> = {
   chartMcpUrl: 'CHART_MCP_URL',
   erpMcpPort: 'ERP_MCP_PORT',
   apiPort: 'API_PORT',
+  sandboxMemoryMb: 'SANDBOX_MEMORY_MB',
+  sandboxTimeoutMs: 'SANDBOX_TIMEOUT_MS',
+  sandboxCpuMs: 'SANDBOX_CPU_MS',
+  sandboxOutputChars: 'SANDBOX_OUTPUT_CHARS',
+  sandboxDiskQuotaMb: 'SANDBOX_DISK_QUOTA_MB',
+  sandboxSpares: 'SANDBOX_SPARES',
+  sandboxMaxConcurrent: 'SANDBOX_MAX_CONCURRENT',
 };
 
 /** Settings from the environment, overridden by explicit values (CLI flags). Invalid values fail fast, naming the setting. */

@@ -1,10 +1,11 @@
 import { getConfig } from '@langchain/langgraph';
 import type { BaseStore } from '@langchain/langgraph-checkpoint';
 import { type BackendRuntime, CompositeBackend, StoreBackend } from 'deepagents';
+import { loadSettings, type Settings } from '../../shared/index.ts';
 import { createAgentStore } from './agent-store.ts';
 import { safeLabel } from './labels.ts';
 import type { SandboxLimits } from './quickjs-runner.ts';
-import { Workspaces } from './quickjs-sandbox.ts';
+import { Workspaces, type WorkspacesOptions } from './quickjs-sandbox.ts';
 
 /** Who the files belong to: the user (memories, persisted skills) and the session (sandbox workspace). */
 export interface AgentIdentity {
@@ -82,7 +83,27 @@ export interface AgentStorageOptions {
   databaseUrl?: string;
   /** PostgreSQL schema for the store tables. */
   schema?: string;
-  limits?: Partial<SandboxLimits>;
+  /** Sandbox limits, quota and pool; by default from the settings (`SANDBOX_*`). */
+  sandbox?: Omit<WorkspacesOptions, 'dataDir'>;
+}
+
+const MIB = 1024 * 1024;
+
+/** The sandbox part of the settings; unset ones keep the built-in defaults. */
+export function sandboxOptionsFrom(settings: Settings): Omit<WorkspacesOptions, 'dataDir'> {
+  const limits: Partial<SandboxLimits> = {};
+  if (settings.sandboxMemoryMb) limits.memoryBytes = settings.sandboxMemoryMb * MIB;
+  if (settings.sandboxTimeoutMs) limits.timeoutMs = settings.sandboxTimeoutMs;
+  if (settings.sandboxCpuMs) limits.cpuMs = settings.sandboxCpuMs;
+  if (settings.sandboxOutputChars) limits.outputChars = settings.sandboxOutputChars;
+  return {
+    limits,
+    diskQuotaBytes: settings.sandboxDiskQuotaMb ? settings.sandboxDiskQuotaMb * MIB : undefined,
+    pool: {
+      ...(settings.sandboxSpares !== undefined ? { spares: settings.sandboxSpares } : {}),
+      ...(settings.sandboxMaxConcurrent ? { maxConcurrent: settings.sandboxMaxConcurrent } : {}),
+    },
+  };
 }
 
 export interface AgentStorage {
@@ -92,16 +113,23 @@ export interface AgentStorage {
   close(): Promise<void>;
 }
 
-/** Store, workspaces and the per-run backend over them, from the data directory (and `DATABASE_URL`). */
+/**
+ * Store, workspaces and the per-run backend over them, from the data directory (and `DATABASE_URL`); the sandbox
+ * processes are booted now so the first execution does not wait for one.
+ */
 export async function createAgentStorage(options: AgentStorageOptions): Promise<AgentStorage> {
   const store = await createAgentStore(options);
-  const workspaces = new Workspaces({ dataDir: options.dataDir, limits: options.limits });
+  const workspaces = new Workspaces({
+    dataDir: options.dataDir,
+    ...(options.sandbox ?? sandboxOptionsFrom(loadSettings())),
+  });
+  void workspaces.pool.prepare();
   return {
     store,
     workspaces,
     backend: createAgentBackend({ store, workspaces }),
     close: async () => {
-      await store.stop();
+      await Promise.all([store.stop(), workspaces.close()]);
     },
   };
 }

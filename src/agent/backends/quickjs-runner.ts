@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { inspect } from 'node:util';
 import quickjsNgExport from '@jitl/quickjs-ng-wasmfile-release-sync';
 import type { ExecuteResponse } from 'deepagents';
-import { transform } from 'esbuild';
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,
@@ -16,31 +15,39 @@ import {
 // The variant package's typings are CommonJS-shaped; at run time its ESM default export is the variant itself.
 const quickjsNg = quickjsNgExport as unknown as QuickJSSyncVariant;
 
-let compiledVariant: Promise<QuickJSSyncVariant> | undefined;
+let compiledEngine: Promise<WebAssembly.Module> | undefined;
 
-// Node's global WebAssembly object; @types/node declares only its types, not the value.
-const wasmCompiler = (
-  globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<WebAssembly.Module> } }
+type QuickJSWasmMemory = NonNullable<Parameters<typeof newVariant>[1]>['wasmMemory'] & { buffer: ArrayBuffer };
+
+// Node's WebAssembly object; @types/node declares only its types, not the value.
+const wasm = (
+  globalThis as unknown as {
+    WebAssembly: {
+      compile(bytes: Uint8Array): Promise<WebAssembly.Module>;
+      Memory: new (descriptor: { initial: number; maximum: number }) => QuickJSWasmMemory;
+    };
+  }
 ).WebAssembly;
 
 /** The engine compiled once per process; each run then only instantiates it (a few ms instead of tens). */
-function quickjsVariant(): Promise<QuickJSSyncVariant> {
-  compiledVariant ??= (async () => {
+export function compileEngine(): Promise<WebAssembly.Module> {
+  compiledEngine ??= (async () => {
     const wasmFile = createRequire(import.meta.url).resolve('@jitl/quickjs-ng-wasmfile-release-sync/wasm');
-    const wasmModule = await wasmCompiler.compile(await readFile(wasmFile));
-    return newVariant(quickjsNg, { wasmModule });
+    return wasm.compile(await readFile(wasmFile));
   })().catch((error) => {
-    compiledVariant = undefined;
+    compiledEngine = undefined;
     throw error;
   });
-  return compiledVariant;
+  return compiledEngine;
 }
 
 export interface SandboxLimits {
-  /** Script heap limit: QuickJS's allocation limit, and the WASM memory may not grow more than this past its start. */
+  /** Script heap: the WASM memory is created with this much room past its start and can never grow further. */
   memoryBytes: number;
   /** Wall-clock limit for one execution, file I/O included. */
   timeoutMs: number;
+  /** CPU time of the process that runs the script. */
+  cpuMs: number;
   /** Interpreter stack; above ~512 KiB deep recursion overflows the host's own stack first. */
   stackBytes: number;
   /** Captured console output kept; the rest is cut and the response marked truncated. */
@@ -50,6 +57,7 @@ export interface SandboxLimits {
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   memoryBytes: 64 * 1024 * 1024,
   timeoutMs: 30_000,
+  cpuMs: 20_000,
   stackBytes: 512 * 1024,
   outputChars: 50_000,
 };
@@ -70,43 +78,30 @@ export interface ScriptFiles {
   listDir(path: string): Promise<DirectoryEntry[]>;
 }
 
+/** JavaScript ready to evaluate (TypeScript already stripped). */
 export interface Script {
-  source: string;
+  code: string;
   /** Shown in stack traces and syntax errors, e.g. `/analysis/analyze.ts`. */
   filename: string;
-  typescript: boolean;
 }
 
 /** Initial WASM heap of a fresh QuickJS-ng instance, before any script allocates. */
 const INITIAL_WASM_BYTES = 16 * 1024 * 1024;
 
-type StopReason = 'timeout' | 'memory';
+const WASM_PAGE = 64 * 1024;
+
+type StopReason = 'timeout' | 'cpu' | 'memory';
 
 /**
  * Runs one script as an ES module (top-level `await` allowed) in a fresh QuickJS-ng WASM instance with no host
  * access except `fs.readFile / fs.writeFile / fs.listDir` (workspace text files, async) and `console.*` (captured).
  * Every outcome — syntax error, exception, timeout, memory — comes back as an `ExecuteResponse`; nothing throws.
- * Each run gets its own instance that is dropped afterwards: an interrupted run cannot leak into the next one,
- * and freeing a runtime interrupted mid-module trips a quickjs-ng assertion, so the instance goes to the GC whole.
+ * Each run gets its own instance and its own WASM memory, capped at creation, that are dropped afterwards.
  */
 export async function runScript(script: Script, files: ScriptFiles, limits: SandboxLimits): Promise<ExecuteResponse> {
   const output = new OutputBuffer(limits.outputChars);
-  let code = script.source;
-  if (script.typescript) {
-    try {
-      code = (await transform(code, { loader: 'ts', target: 'es2022', sourcefile: script.filename })).code;
-    } catch (error) {
-      const messages = (error as { errors?: Array<{ text: string; location?: { line: number; column: number } }> })
-        .errors ?? [{ text: (error as Error).message }];
-      for (const m of messages) {
-        const at = m.location ? `${script.filename}:${m.location.line}:${m.location.column + 1}` : script.filename;
-        output.write(`SyntaxError: ${m.text} (${at})`);
-      }
-      return output.response(EXIT_CODES.error);
-    }
-  }
   try {
-    return await evaluate(code, script.filename, files, limits, output);
+    return await evaluate(script.code, script.filename, files, limits, output);
   } catch (error) {
     // A failure of the engine itself (e.g. the host stack overflowing inside WASM) still ends as a response.
     const message = error instanceof RangeError ? '栈溢出 / stack overflow (recursion too deep)' : String(error);
@@ -122,12 +117,23 @@ async function evaluate(
   limits: SandboxLimits,
   output: OutputBuffer,
 ): Promise<ExecuteResponse> {
-  const wasm = await newQuickJSWASMModuleFromVariant(await quickjsVariant());
-  const runtime = wasm.newRuntime();
-  const deadline = Date.now() + limits.timeoutMs;
   // quickjs-ng in WASM cannot measure small allocations (no malloc_usable_size), so its own limit only stops
-  // large ones; the growth of the WASM memory is the dependable measure.
-  const heapCeiling = INITIAL_WASM_BYTES + limits.memoryBytes;
+  // large ones; a WASM memory that cannot grow past its maximum is the hard limit (malloc fails → out of memory).
+  const memoryCeiling = INITIAL_WASM_BYTES + limits.memoryBytes;
+  const wasmMemory = new wasm.Memory({
+    initial: INITIAL_WASM_BYTES / WASM_PAGE,
+    maximum: Math.ceil(memoryCeiling / WASM_PAGE),
+  });
+  const engine = await newQuickJSWASMModuleFromVariant(
+    newVariant(quickjsNg, { wasmModule: await compileEngine(), wasmMemory }),
+  );
+  const runtime = engine.newRuntime();
+  const deadline = Date.now() + limits.timeoutMs;
+  const cpuAtStart = process.cpuUsage();
+  const cpuMs = () => {
+    const used = process.cpuUsage(cpuAtStart);
+    return (used.user + used.system) / 1000;
+  };
   let stop: StopReason | undefined;
   let finished = false;
   runtime.setMemoryLimit(limits.memoryBytes);
@@ -135,7 +141,7 @@ async function evaluate(
   runtime.setInterruptHandler(() => {
     if (finished) return true;
     if (Date.now() > deadline) stop ??= 'timeout';
-    else if (wasm.getWasmMemory().buffer.byteLength > heapCeiling) stop ??= 'memory';
+    else if (cpuMs() > limits.cpuMs) stop ??= 'cpu';
     return stop !== undefined;
   });
   const context = runtime.newContext();
@@ -145,17 +151,24 @@ async function evaluate(
   const stopped = (reason: StopReason) => {
     finished = true;
     if (reason === 'timeout') {
-      output.write(`执行超时 / timed out: the script ran longer than ${limits.timeoutMs / 1000} s`);
+      output.write(timeoutMessage(limits));
       return output.response(EXIT_CODES.timeout);
     }
-    output.write(`内存超出限制 / memory limit exceeded (${Math.round(limits.memoryBytes / 1024 / 1024)} MiB)`);
+    if (reason === 'cpu') {
+      output.write(cpuMessage(limits));
+      return output.response(EXIT_CODES.timeout);
+    }
+    output.write(memoryMessage(limits));
     return output.response(EXIT_CODES.memory);
   };
   const failed = (errorHandle: QuickJSHandle) => {
     const error = context.dump(errorHandle);
     errorHandle.dispose();
     if (stop) return stopped(stop);
-    if (isOutOfMemory(error)) return stopped('memory');
+    // Out of memory can leave QuickJS unable to allocate even the error object: it then throws null.
+    if (isOutOfMemory(error) || (error == null && wasmMemory.buffer.byteLength >= memoryCeiling * 0.9)) {
+      return stopped('memory');
+    }
     finished = true;
     output.write(describeError(error));
     return output.response(EXIT_CODES.error);
@@ -204,7 +217,7 @@ function installFiles(context: QuickJSContext, runtime: QuickJSRuntime, files: S
   const fs = context.newObject();
   const bridge = (name: keyof ScriptFiles, call: (args: unknown[]) => Promise<unknown>) => {
     const fn = context.newFunction(name, (...argHandles) => {
-      const args = argHandles.map((h) => context.dump(h));
+      const args = argHandles.map((h) => (context.typeof(h) === 'string' ? exactString(context, h) : context.dump(h)));
       const deferred = context.newPromise();
       call(args).then(
         (value) => {
@@ -242,14 +255,35 @@ function installFiles(context: QuickJSContext, runtime: QuickJSRuntime, files: S
   return pump;
 }
 
+export const timeoutMessage = (limits: SandboxLimits) =>
+  `执行超时 / timed out: the script ran longer than ${limits.timeoutMs / 1000} s`;
+export const cpuMessage = (limits: SandboxLimits) =>
+  `CPU 时间超出限制 / CPU time limit exceeded (${limits.cpuMs / 1000} s)`;
+export const memoryMessage = (limits: SandboxLimits) =>
+  `内存超出限制 / memory limit exceeded (${Math.round(limits.memoryBytes / 1024 / 1024)} MiB)`;
+
 function pathArgument(path: unknown): string {
   if (typeof path !== 'string' || path.length === 0) throw new Error('路径必须是字符串 / a path must be a string');
   return path;
 }
 
+/**
+ * A guest string with every character: reading it directly stops at the first NUL, which would turn the path
+ * `/a\0b` into `/a` and cut file contents short. Through the guest's JSON.stringify the NUL survives as `\u0000`.
+ */
+function exactString(context: QuickJSContext, handle: QuickJSHandle): string {
+  const jsonObject = context.getProp(context.global, 'JSON');
+  const stringify = context.getProp(jsonObject, 'stringify');
+  const json = context.unwrapResult(context.callFunction(stringify, jsonObject, handle));
+  const text = JSON.parse(context.getString(json)) as string;
+  for (const h of [json, jsonObject, stringify]) h.dispose();
+  return text;
+}
+
 /** Plain data (JSON-compatible) into the guest, via the guest's own JSON.parse. */
 function toGuest(context: QuickJSContext, value: unknown): QuickJSHandle {
-  if (typeof value === 'string') return context.newString(value);
+  // newString would stop at a NUL; JSON carries it as \u0000.
+  if (typeof value === 'string' && !value.includes('\0')) return context.newString(value);
   const json = context.newString(JSON.stringify(value));
   const jsonObject = context.getProp(context.global, 'JSON');
   const parse = context.getProp(jsonObject, 'parse');
@@ -306,7 +340,7 @@ function describeError(error: unknown): string {
 }
 
 /** Console output, capped: once the cap is hit the rest is dropped and the response says so. */
-class OutputBuffer {
+export class OutputBuffer {
   private readonly lines: string[] = [];
   private size = 0;
   private truncated = false;

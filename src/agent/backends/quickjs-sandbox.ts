@@ -1,23 +1,32 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
+  type EditResult,
   type ExecuteResponse,
   type FileInfo,
   FilesystemBackend,
+  type FileUploadResponse,
+  type GlobResult,
+  type GrepResult,
+  type LsResult,
   type ReadRawResult,
   type SandboxBackendProtocolV2,
+  type WriteResult,
 } from 'deepagents';
+import { transform } from 'esbuild';
 import { badRequest, notFound } from '../../shared/index.ts';
+import { DiskQuota, DiskQuotaError } from './disk-quota.ts';
 import { safeLabel } from './labels.ts';
 import {
   DEFAULT_SANDBOX_LIMITS,
   type DirectoryEntry,
   EXIT_CODES,
-  runScript,
+  OutputBuffer,
   type SandboxLimits,
   type Script,
   type ScriptFiles,
 } from './quickjs-runner.ts';
+import { SandboxPool, type SandboxPoolOptions } from './sandbox-pool.ts';
 
 /** How the model runs code; goes into the prompts of agents that have `execute`. */
 export const SANDBOX_EXECUTE_GUIDE = `沙箱执行 JavaScript/TypeScript（QuickJS），不是 shell / the sandbox runs JavaScript or TypeScript (QuickJS), not a shell.
@@ -25,11 +34,12 @@ export const SANDBOX_EXECUTE_GUIDE = `沙箱执行 JavaScript/TypeScript（Quick
   node /analysis/analyze.js      运行工作区中的脚本 / run a workspace script (.js/.mjs)
   tsx /analysis/analyze.ts       TypeScript 脚本（类型被去除）/ TypeScript, types stripped
   js: <code>  或 / or  ts: <code>  直接运行代码 / run inline code (may span lines)
-脚本是 ES 模块，可用顶层 await / scripts are ES modules with top-level await. Available:
+脚本在独立进程中运行 / scripts run in a separate process. 脚本是 ES 模块，可用顶层 await / scripts are ES modules with top-level await. Available:
   await fs.readFile(path) → string, await fs.writeFile(path, text), await fs.listDir(path) → [{path, isDir, size}]
   console.log(...) 作为输出 / is the output; JSON, Math, Date 可用 / are available.
 没有 require/import、网络、process / no require/import, network or process. 路径是工作区内的绝对路径，如 /data/x.json
-/ paths are workspace paths such as /data/x.json. Limits: time and memory; exit code 124 = timeout, 137 = memory.`;
+/ paths are workspace paths such as /data/x.json. Limits: time, CPU, memory, output size and a per-user disk quota;
+exit code 124 = time or CPU limit, 137 = memory.`;
 
 const UNKNOWN_COMMAND = `不支持的命令 / unsupported command. ${SANDBOX_EXECUTE_GUIDE}`;
 
@@ -38,6 +48,10 @@ export interface QuickJsSandboxOptions {
   rootDir: string;
   id: string;
   limits?: Partial<SandboxLimits>;
+  /** Where scripts run (separate processes). */
+  pool: SandboxPool;
+  /** The disk quota and the directory it counts (the user's, across sessions); no quota when absent. */
+  quota?: { guard: DiskQuota; dir: string };
 }
 
 const FILE_ERRORS: Record<string, string> = {
@@ -49,40 +63,122 @@ const FILE_ERRORS: Record<string, string> = {
 
 /**
  * A deepagents sandbox whose files are a workspace directory on disk (deepagents' `FilesystemBackend` in virtual
- * mode: `..`, `~`, absolute escapes and symlinks out are refused) and whose `execute` runs JavaScript/TypeScript in
- * QuickJS bridged only to those files (see {@link SANDBOX_EXECUTE_GUIDE}).
+ * mode: `..`, `~`, absolute escapes and symlinks out are refused; symlinks are never listed) and whose `execute`
+ * runs JavaScript/TypeScript in QuickJS, in a separate process, bridged only to those files (see
+ * {@link SANDBOX_EXECUTE_GUIDE}). Writes count against the user's disk quota.
  */
 export class QuickJsSandbox extends FilesystemBackend implements SandboxBackendProtocolV2 {
   readonly id: string;
   readonly rootDir: string;
   private readonly limits: SandboxLimits;
+  private readonly pool: SandboxPool;
+  private readonly quota?: { guard: DiskQuota; dir: string };
 
   constructor(options: QuickJsSandboxOptions) {
     super({ rootDir: options.rootDir, virtualMode: true });
     this.id = options.id;
     this.rootDir = path.resolve(options.rootDir);
     this.limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+    this.pool = options.pool;
+    this.quota = options.quota;
     fs.mkdirSync(this.rootDir, { recursive: true });
   }
 
   async execute(command: string): Promise<ExecuteResponse> {
     const parsed = parseCommand(command);
     if ('error' in parsed) return { output: parsed.error, exitCode: parsed.exitCode, truncated: false };
-    let script: Script;
+    let source: string;
+    let filename: string;
     if ('inline' in parsed) {
-      script = {
-        source: parsed.inline,
-        filename: `/inline.${parsed.typescript ? 'ts' : 'js'}`,
-        typescript: parsed.typescript,
-      };
+      source = parsed.inline;
+      filename = `/inline.${parsed.typescript ? 'ts' : 'js'}`;
     } else {
       try {
-        script = { source: await this.readText(parsed.file), filename: parsed.file, typescript: parsed.typescript };
+        source = await this.readText(parsed.file);
+        filename = parsed.file;
       } catch (error) {
         return { output: (error as Error).message, exitCode: EXIT_CODES.usage, truncated: false };
       }
     }
-    return runScript(script, this.scriptFiles(), this.limits);
+    const script = parsed.typescript ? await this.stripTypes(source, filename) : { code: source, filename };
+    if ('exitCode' in script) return script;
+    return this.pool.run(script, this.scriptFiles(), this.limits);
+  }
+
+  /** TypeScript → JavaScript here, in the host's long-lived esbuild service, so the sandbox process stays small. */
+  private async stripTypes(source: string, filename: string): Promise<Script | ExecuteResponse> {
+    try {
+      return {
+        code: (await transform(source, { loader: 'ts', target: 'es2022', sourcefile: filename })).code,
+        filename,
+      };
+    } catch (error) {
+      const output = new OutputBuffer(this.limits.outputChars);
+      const messages = (error as { errors?: Array<{ text: string; location?: { line: number; column: number } }> })
+        .errors ?? [{ text: (error as Error).message }];
+      for (const m of messages) {
+        const at = m.location ? `${filename}:${m.location.line}:${m.location.column + 1}` : filename;
+        output.write(`SyntaxError: ${m.text} (${at})`);
+      }
+      return output.response(EXIT_CODES.error);
+    }
+  }
+
+  override async write(filePath: string, content: string): Promise<WriteResult> {
+    try {
+      return await this.withinQuota([[filePath, Buffer.byteLength(content)]], () => super.write(filePath, content));
+    } catch (error) {
+      return { error: `Error writing file '${filePath}': ${(error as Error).message}` };
+    }
+  }
+
+  override async edit(filePath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
+    const growth = async () => {
+      const current = await super.readRaw(filePath).catch(() => undefined);
+      const content = current?.data?.content;
+      if (typeof content !== 'string' || !oldString) return 0; // deepagents reports the problem itself
+      const occurrences = replaceAll ? content.split(oldString).length - 1 : 1;
+      return occurrences * (Buffer.byteLength(newString) - Buffer.byteLength(oldString));
+    };
+    try {
+      return await this.guardQuota(growth, () => super.edit(filePath, oldString, newString, replaceAll));
+    } catch (error) {
+      return { error: `Error editing file '${filePath}': ${(error as Error).message}` };
+    }
+  }
+
+  /** All or nothing: when the files together do not fit the quota, none is written. */
+  override async uploadFiles(files: Array<[string, Uint8Array]>): Promise<FileUploadResponse[]> {
+    try {
+      return await this.withinQuota(
+        files.map(([filePath, content]) => [filePath, content.byteLength]),
+        () => super.uploadFiles(files),
+      );
+    } catch (error) {
+      if (!(error instanceof DiskQuotaError)) throw error;
+      return files.map(([filePath]) => ({ path: filePath, error: 'permission_denied' }));
+    }
+  }
+
+  /** Symlinks are never listed (nor what lies behind a linked directory). */
+  override async ls(dirPath: string): Promise<LsResult> {
+    const listing = await super.ls(dirPath);
+    return listing.files ? { ...listing, files: await this.withoutLinks(listing.files) } : listing;
+  }
+
+  override async glob(pattern: string, searchPath = '/'): Promise<GlobResult> {
+    const found = await super.glob(pattern, searchPath);
+    return found.files ? { ...found, files: await this.withoutLinks(found.files) } : found;
+  }
+
+  override async grep(
+    pattern: string,
+    dirPath = '/',
+    glob: string | null = null,
+    maxCount: number | null = null,
+  ): Promise<GrepResult> {
+    const found = await super.grep(pattern, dirPath, glob, maxCount);
+    return found.matches ? { ...found, matches: await this.withoutLinks(found.matches) } : found;
   }
 
   /** deepagents' `readRaw` throws on a refused path; the protocol wants the error as data. */
@@ -116,11 +212,53 @@ export class QuickJsSandbox extends FilesystemBackend implements SandboxBackendP
     return new TextDecoder().decode(result.content);
   }
 
+  /** Entries whose path has no symlink in it, from the workspace root down. */
+  private async withoutLinks<T extends { path: string }>(entries: T[]): Promise<T[]> {
+    const kept: T[] = [];
+    for (const entry of entries) if (!(await this.passesLink(entry.path))) kept.push(entry);
+    return kept;
+  }
+
+  private async passesLink(virtualPath: string): Promise<boolean> {
+    let current = this.rootDir;
+    for (const segment of virtualPath.split('/').filter(Boolean)) {
+      current = path.join(current, segment);
+      const stat = await fs.promises.lstat(current).catch(() => undefined);
+      if (!stat) return false;
+      if (stat.isSymbolicLink()) return true;
+    }
+    return false;
+  }
+
+  /** Runs a write of files with these new sizes if the user's workspaces stay within the quota. */
+  private withinQuota<T>(sizes: Array<[string, number]>, write: () => Promise<T>): Promise<T> {
+    return this.guardQuota(async () => {
+      let growth = 0;
+      for (const [filePath, size] of sizes) growth += size - (await this.existingBytes(filePath));
+      return growth;
+    }, write);
+  }
+
+  private guardQuota<T>(growth: () => Promise<number>, write: () => Promise<T>): Promise<T> {
+    return this.quota ? this.quota.guard.guard(this.quota.dir, growth, write) : write();
+  }
+
+  /** Size of the regular file a write would replace (0 for none; a refused path is refused by the write itself). */
+  private async existingBytes(filePath: string): Promise<number> {
+    if (filePath.includes('..') || filePath.includes('\0')) return 0;
+    const full = path.join(this.rootDir, path.posix.normalize(`/${filePath}`));
+    const stat = await fs.promises.lstat(full).catch(() => undefined);
+    return stat?.isFile() ? stat.size : 0;
+  }
+
   private scriptFiles(): ScriptFiles {
     return {
       readFile: (filePath) => this.readText(filePath),
       writeFile: async (filePath, text) => {
-        const [result] = await this.uploadFiles([[filePath, new TextEncoder().encode(text)]]);
+        const content = new TextEncoder().encode(text);
+        const [result] = await this.withinQuota([[filePath, content.byteLength]], () =>
+          super.uploadFiles([[filePath, content]]),
+        );
         if (result?.error) throw new Error(`${FILE_ERRORS[result.error]}: ${filePath}`);
       },
       listDir: async (dirPath): Promise<DirectoryEntry[]> => {
@@ -159,14 +297,26 @@ function parseCommand(command: string): ParsedCommand {
 export interface WorkspacesOptions {
   dataDir: string;
   limits?: Partial<SandboxLimits>;
+  /** Bytes each user may keep in their workspaces, all sessions together. */
+  diskQuotaBytes?: number;
+  pool?: Partial<SandboxPoolOptions>;
 }
 
-/** Per-user, per-session sandbox workspaces under `<dataDir>/workspaces/<user>/<session>/`. */
+export const DEFAULT_DISK_QUOTA_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Per-user, per-session sandbox workspaces under `<dataDir>/workspaces/<user>/<session>/`, with one pool of
+ * sandbox processes and one disk quota per user.
+ */
 export class Workspaces {
   readonly root: string;
+  readonly pool: SandboxPool;
+  private readonly quota: DiskQuota;
 
   constructor(private readonly options: WorkspacesOptions) {
     this.root = path.resolve(options.dataDir, 'workspaces');
+    this.pool = new SandboxPool(options.pool);
+    this.quota = new DiskQuota(options.diskQuotaBytes ?? DEFAULT_DISK_QUOTA_BYTES);
   }
 
   /** The sandbox of one session of one user (its directory is created on first use). */
@@ -177,6 +327,13 @@ export class Workspaces {
       rootDir: path.join(this.root, user, session),
       id: `quickjs:${user}/${session}`,
       limits: this.options.limits,
+      pool: this.pool,
+      quota: { guard: this.quota, dir: path.join(this.root, user) },
     });
+  }
+
+  /** Stops the sandbox processes (running scripts included). */
+  close(): Promise<void> {
+    return this.pool.close();
   }
 }
