@@ -15,6 +15,7 @@ import {
 } from '../shared/index.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
 import { MAX_SEQ, type RunEventLog } from './events.ts';
+import { EXPORT_FORMATS, type ReportExports } from './exports.ts';
 import type { History } from './history.ts';
 import { redact } from './redact.ts';
 import type { RunManager, RunRef } from './runs.ts';
@@ -51,6 +52,7 @@ const CancelBody = z.strictObject({ session_id: SessionId });
 const RenameBody = z.strictObject({
   title: z.string().trim().min(1).max(200).regex(NoControl, 'control characters are not allowed'),
 });
+const FileQuery = z.object({ format: z.enum(EXPORT_FORMATS).optional() });
 const PageQuery = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   size: z.coerce.number().int().min(1).max(100).default(20),
@@ -61,6 +63,7 @@ export interface ApiAppDeps {
   runs: RunManager;
   events: RunEventLog;
   history: History;
+  exports: ReportExports;
   /** Readiness checks by name; each resolves when its dependency answers. */
   readiness: Record<string, () => Promise<unknown>>;
   /** Built browser UI (`web/dist`), served at `/` when it exists. */
@@ -159,9 +162,12 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     const sessionId = parse(SessionId, c.req.param('session_id'), 'session_id');
     const prefix = `/api/v1/files/${sessionId}/`;
     const filePath = decodeURIComponent(c.req.path.slice(prefix.length));
-    const file = await history.download(c.var.user, sessionId, filePath);
+    const { format } = parse(FileQuery, c.req.query(), 'query');
+    const file = format
+      ? await deps.exports.export(c.var.user, sessionId, filePath, format)
+      : { ...(await history.download(c.var.user, sessionId, filePath)), contentType: undefined };
     return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, {
-      'content-type': contentType(file.name),
+      'content-type': file.contentType ?? contentType(file.name),
       'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       'x-content-type-options': 'nosniff',
     });

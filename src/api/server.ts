@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { AgentRuntime } from '../agent/index.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
+import { loadWebSettings } from '../tools/web/index.ts';
 import type { DemoUser } from './app.ts';
 import { createApiApp } from './app.ts';
 import { ErpUsers } from './auth.ts';
 import { openApiDatabase } from './db.ts';
 import { RunEventLog } from './events.ts';
+import { chartImageLoader, ReportExports } from './exports.ts';
 import { History } from './history.ts';
 import { type RunLimits, RunManager } from './runs.ts';
 import { Sessions } from './sessions.ts';
@@ -28,6 +30,8 @@ export interface ApiOptions {
   demoUsers?: DemoUser[];
   /** Extra readiness checks (e.g. the chart MCP server). */
   readiness?: Record<string, () => Promise<unknown>>;
+  /** The chart renderer's origins: the only place a report's images are loaded from when it is exported as PDF. */
+  chartImageOrigins?: string[];
 }
 
 export interface Api {
@@ -61,11 +65,16 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   if (recovered) log.warn({ recovered }, 'runs interrupted by a restart marked as failed');
   const history = new History({ db: database.db, sessions, runtime: options.runtime });
   const erpBase = options.erpUrl.replace(/\/$/, '');
+  const exports = new ReportExports(history, {
+    chromiumPath: loadWebSettings().chromiumPath,
+    loadImage: chartImageLoader(options.chartImageOrigins ?? []),
+  });
   const app = createApiApp({
     users: new ErpUsers(erpBase),
     runs,
     events,
     history,
+    exports,
     webDir: options.webDir ?? WEB_DIST,
     demoUsers: options.demoUsers ?? [],
     log,
@@ -91,6 +100,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     runs,
     close: async () => {
       await runs.close();
+      await exports.close();
       await events.close();
       await database.close();
     },

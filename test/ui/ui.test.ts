@@ -108,6 +108,15 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       expect(downloads.some((d) => d.includes('.md'))).toBe(true);
       expect(downloads.some((d) => d.includes('.json'))).toBe(true);
       await shot('06-report');
+      // The report converts on the server to a PDF and a workbook people can send on.
+      for (const [button, extension, magic] of [
+        ['export-pdf', 'pdf', '%PDF'],
+        ['export-xlsx', 'xlsx', 'PK'],
+      ]) {
+        const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId(button).click()]);
+        expect(file.suggestedFilename()).toMatch(new RegExp(`^report_\\d{8}\\.${extension}$`));
+        expect(fs.readFileSync(await file.path()).subarray(0, magic.length).toString('latin1')).toBe(magic);
+      }
       // Click to enlarge.
       await page.locator('.messages .chart-thumb').first().click();
       await page.locator('.lightbox img').waitFor();

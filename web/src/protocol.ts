@@ -169,9 +169,10 @@ export class ChatClient {
   }
 
   /** Address of a workspace file of the session (`/analysis/report.md` → `/api/v1/files/{id}/analysis/report.md`). */
-  fileUrl(sessionId: string, path: string): string {
+  /** A session file; with a format, the Markdown report converted on the server (`pdf` or `xlsx`). */
+  fileUrl(sessionId: string, path: string, format?: 'pdf' | 'xlsx'): string {
     const clean = path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
-    return this.url(`/api/v1/files/${encodeURIComponent(sessionId)}/${clean}`);
+    return this.url(`/api/v1/files/${encodeURIComponent(sessionId)}/${clean}${format ? `?format=${format}` : ''}`);
   }
 
   async fileText(sessionId: string, path: string): Promise<string> {
@@ -180,8 +181,8 @@ export class ChatClient {
     return response.text();
   }
 
-  async fileBlob(sessionId: string, path: string): Promise<Blob> {
-    const response = await fetch(this.fileUrl(sessionId, path), { headers: this.headers() });
+  async fileBlob(sessionId: string, path: string, format?: 'pdf' | 'xlsx'): Promise<Blob> {
+    const response = await fetch(this.fileUrl(sessionId, path, format), { headers: this.headers() });
     if (!response.ok) throw await apiError(response);
     return response.blob();
   }

@@ -12,6 +12,8 @@ export interface ApiAddresses {
   erpUrl: string;
   suppliersUrl: string;
   chartMcpUrl: string;
+  /** The chart renderer, whose images a report exported as PDF may embed. */
+  chartsUrl: string;
   /** Embedded mode (`procura start`): the demo users shown on the sign-in page. */
   demoUsers?: DemoUser[];
 }
@@ -28,6 +30,7 @@ export function apiAddresses(settings: Settings, flags: Record<string, string | 
       `http://${hostOf(settings)}:${settings.suppliersPort}`
     ).replace(/\/$/, ''),
     chartMcpUrl: flags.chartMcpUrl ?? settings.chartMcpUrl ?? `http://${hostOf(settings)}:${settings.chartMcpPort}/mcp`,
+    chartsUrl: `http://${hostOf(settings)}:${settings.chartsPort}`,
   };
 }
 
@@ -58,6 +61,7 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
     host: settings.host,
     port: settings.apiPort,
     demoUsers: addresses.demoUsers,
+    chartImageOrigins: [addresses.chartsUrl],
   });
   return {
     ...api,
