@@ -115,7 +115,12 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       ]) {
         const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId(button).click()]);
         expect(file.suggestedFilename()).toMatch(new RegExp(`^report_\\d{8}\\.${extension}$`));
-        expect(fs.readFileSync(await file.path()).subarray(0, magic.length).toString('latin1')).toBe(magic);
+        expect(
+          fs
+            .readFileSync(await file.path())
+            .subarray(0, magic.length)
+            .toString('latin1'),
+        ).toBe(magic);
       }
       // Click to enlarge.
       await page.locator('.messages .chart-thumb').first().click();

@@ -48,7 +48,20 @@ export type InterruptData = {
       /** What the ids in `args` stand for: supplier and part names, list prices. */
       details?: {
         supplier?: string;
-        lines?: Array<{ partId: number; code: string; name: string; unit: string; listPrice: number }>;
+        lines?: Array<{
+          partId: number;
+          code: string;
+          name: string;
+          unit: string;
+          listPrice: number;
+          /** The price the order would pay against the project's 12-month history. */
+          priceCheck?: {
+            unitPrice: number;
+            severity: 'ok' | 'info' | 'warn' | 'critical' | 'unknown';
+            deviationPct: number | null;
+            median12m: number | null;
+          };
+        }>;
         order?: { orderNo: string; status: string; totalAmount: number };
       };
     }

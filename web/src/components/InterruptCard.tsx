@@ -4,6 +4,9 @@ import type { ChoiceOption, Decision, InterruptData } from '../protocol.ts';
 
 type Args = Record<string, unknown>;
 type Line = Record<string, unknown>;
+type PriceCheckOf = NonNullable<
+  NonNullable<NonNullable<Extract<InterruptData, { kind: 'approval' }>['details']>['lines']>[number]['priceCheck']
+>;
 
 const money = (n: unknown) =>
   typeof n === 'number' ? `¥${n.toLocaleString('zh-CN', { minimumFractionDigits: 2 })}` : '—';
@@ -114,7 +117,10 @@ function ApprovalCard({
                       }
                     />
                   ) : (
-                    money(priceOf(line))
+                    <>
+                      {money(priceOf(line))}
+                      <PriceCheckBadge line={line} check={partOf(line)?.priceCheck} />
+                    </>
                   )}
                 </td>
                 <td className="num">
@@ -367,5 +373,29 @@ function OrderInfoCard({
         </button>
       </footer>
     </form>
+  );
+}
+
+/**
+ * How the line's price compares with the project's 12-month median, when the check was made for this price (an
+ * edited price is not the one that was checked, so its badge goes away).
+ */
+function PriceCheckBadge({ line, check }: { line: Line; check?: PriceCheckOf }) {
+  const t = useT();
+  if (!check) return null;
+  const price = typeof line.unitPrice === 'number' ? line.unitPrice : check.unitPrice;
+  if (price !== check.unitPrice) return null;
+  const deviation =
+    check.deviationPct === null ? '' : ` ${check.deviationPct > 0 ? '+' : ''}${check.deviationPct.toFixed(1)}%`;
+  return (
+    <span
+      className={`price-check price-${check.severity}`}
+      data-testid="price-check"
+      data-severity={check.severity}
+      title={check.median12m === null ? t('priceUnknown') : `${t('priceMedian')} ${money(check.median12m)}`}
+    >
+      {t(`price_${check.severity}`)}
+      {deviation}
+    </span>
   );
 }
