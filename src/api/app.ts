@@ -13,6 +13,7 @@ import {
   problemResponse,
   traceIdMiddleware,
 } from '../shared/index.ts';
+import type { OrderApprovals } from './approvals.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
 import { MAX_SEQ, type RunEventLog } from './events.ts';
 import { EXPORT_FORMATS, type ReportExports } from './exports.ts';
@@ -52,6 +53,12 @@ const CancelBody = z.strictObject({ session_id: SessionId });
 const RenameBody = z.strictObject({
   title: z.string().trim().min(1).max(200).regex(NoControl, 'control characters are not allowed'),
 });
+const OrderIdParam = z.coerce.number().int().positive().max(2_147_483_647);
+const ApprovalBody = z.strictObject({
+  decision: z.enum(['approve', 'reject']),
+  version: z.number().int().positive(),
+  comment: z.string().trim().max(500).regex(NoControl, 'control characters are not allowed').optional(),
+});
 const FileQuery = z.object({ format: z.enum(EXPORT_FORMATS).optional() });
 const PageQuery = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
@@ -64,6 +71,7 @@ export interface ApiAppDeps {
   events: RunEventLog;
   history: History;
   exports: ReportExports;
+  approvals: OrderApprovals;
   /** Readiness checks by name; each resolves when its dependency answers. */
   readiness: Record<string, () => Promise<unknown>>;
   /** Built browser UI (`web/dist`), served at `/` when it exists. */
@@ -140,6 +148,18 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   app.post('/api/v1/agent/chat/cancel', async (c) => {
     const body = await parseJson(c, CancelBody);
     return c.json(await runs.cancel(c.var.user, body.session_id), 202);
+  });
+
+  app.get('/api/v1/me', (c) => {
+    const { username, displayName, role, projectId } = c.var.user;
+    return c.json({ username, displayName, role, projectId });
+  });
+  app.get('/api/v1/approvals', async (c) => c.json(await deps.approvals.pending(c.var.user)));
+  app.post('/api/v1/approvals/:order_id', async (c) => {
+    const body = await parseJson(c, ApprovalBody);
+    return c.json(
+      await deps.approvals.decide(c.var.user, parse(OrderIdParam, c.req.param('order_id'), 'order_id'), body),
+    );
   });
 
   app.get('/api/v1/history/sessions', async (c) => {

@@ -4,6 +4,7 @@ import { listen, logger, type RunningServer } from '../shared/index.ts';
 import { loadWebSettings } from '../tools/web/index.ts';
 import type { DemoUser } from './app.ts';
 import { createApiApp } from './app.ts';
+import { OrderApprovals } from './approvals.ts';
 import { ErpUsers } from './auth.ts';
 import { openApiDatabase } from './db.ts';
 import { RunEventLog } from './events.ts';
@@ -75,6 +76,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     events,
     history,
     exports,
+    approvals: new OrderApprovals(erpBase),
     webDir: options.webDir ?? WEB_DIST,
     demoUsers: options.demoUsers ?? [],
     log,

@@ -1,15 +1,13 @@
 import { useState } from 'react';
 import { useT } from '../i18n.ts';
 import type { ChoiceOption, Decision, InterruptData } from '../protocol.ts';
+import { money, PriceCheckBadge } from './PriceCheck.tsx';
 
 type Args = Record<string, unknown>;
 type Line = Record<string, unknown>;
 type PriceCheckOf = NonNullable<
   NonNullable<NonNullable<Extract<InterruptData, { kind: 'approval' }>['details']>['lines']>[number]['priceCheck']
 >;
-
-const money = (n: unknown) =>
-  typeof n === 'number' ? `¥${n.toLocaleString('zh-CN', { minimumFractionDigits: 2 })}` : '—';
 
 /** The human decision a paused run waits for: approval of a write, a choice, or missing order fields. */
 export function InterruptCard({
@@ -119,7 +117,7 @@ function ApprovalCard({
                   ) : (
                     <>
                       {money(priceOf(line))}
-                      <PriceCheckBadge line={line} check={partOf(line)?.priceCheck} />
+                      <LinePriceCheck line={line} check={partOf(line)?.priceCheck} />
                     </>
                   )}
                 </td>
@@ -376,26 +374,9 @@ function OrderInfoCard({
   );
 }
 
-/**
- * How the line's price compares with the project's 12-month median, when the check was made for this price (an
- * edited price is not the one that was checked, so its badge goes away).
- */
-function PriceCheckBadge({ line, check }: { line: Line; check?: PriceCheckOf }) {
-  const t = useT();
+/** The line's price check, while the price shown is the one that was checked (an edited price was not). */
+function LinePriceCheck({ line, check }: { line: Line; check?: PriceCheckOf }) {
   if (!check) return null;
   const price = typeof line.unitPrice === 'number' ? line.unitPrice : check.unitPrice;
-  if (price !== check.unitPrice) return null;
-  const deviation =
-    check.deviationPct === null ? '' : ` ${check.deviationPct > 0 ? '+' : ''}${check.deviationPct.toFixed(1)}%`;
-  return (
-    <span
-      className={`price-check price-${check.severity}`}
-      data-testid="price-check"
-      data-severity={check.severity}
-      title={check.median12m === null ? t('priceUnknown') : `${t('priceMedian')} ${money(check.median12m)}`}
-    >
-      {t(`price_${check.severity}`)}
-      {deviation}
-    </span>
-  );
+  return price === check.unitPrice ? <PriceCheckBadge check={check} /> : null;
 }
