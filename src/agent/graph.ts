@@ -1,6 +1,7 @@
 import type { BaseStore } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { type BackendFactory, createDeepAgent, createSummarizationMiddleware, type SubAgent } from 'deepagents';
+import type { PriceSeverity } from '../erp/index.ts';
 import type { ToolContext, ToolRegistry } from '../tools/index.ts';
 import { type ContextResolver, toLangChainTools } from '../tools/langchain.ts';
 import type { ToolScheduler } from '../tools/scheduler.ts';
@@ -180,11 +181,38 @@ async function approvalDetails(
       supplier: { name: string };
     }>;
   };
-  const wanted = new Set((Array.isArray(args.lines) ? args.lines : []).map((l: { partId?: number }) => l.partId));
+  const asked = (Array.isArray(args.lines) ? args.lines : []) as Array<{ partId?: number; unitPrice?: number }>;
   details.supplier = parts.items?.[0]?.supplier.name;
-  details.lines = (parts.items ?? [])
-    .filter((p) => wanted.has(p.id))
-    .map((p) => ({ partId: p.id, code: p.code, name: p.name, unit: p.unit, listPrice: p.unitPrice }));
+  details.lines = await Promise.all(
+    (parts.items ?? [])
+      .filter((p) => asked.some((l) => l.partId === p.id))
+      .map(async (p) => {
+        // The price the order would pay, checked against what the project paid over 12 months.
+        const unitPrice = asked.find((l) => l.partId === p.id)?.unitPrice ?? p.unitPrice;
+        const check = (await registry.execute('price_check', { partId: p.id, unitPrice, supplierId }, ctx)) as {
+          severity?: PriceSeverity;
+          deviationPct?: number | null;
+          median12m?: number | null;
+        };
+        return {
+          partId: p.id,
+          code: p.code,
+          name: p.name,
+          unit: p.unit,
+          listPrice: p.unitPrice,
+          ...(check.severity
+            ? {
+                priceCheck: {
+                  unitPrice,
+                  severity: check.severity,
+                  deviationPct: check.deviationPct ?? null,
+                  median12m: check.median12m ?? null,
+                },
+              }
+            : {}),
+        };
+      }),
+  );
   return tool.startsWith('order_') ? details : undefined;
 }
 

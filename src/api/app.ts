@@ -13,9 +13,11 @@ import {
   problemResponse,
   traceIdMiddleware,
 } from '../shared/index.ts';
+import type { OrderApprovals } from './approvals.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
 import type { DemoSignIn } from './demo.ts';
 import { MAX_SEQ, type RunEventLog } from './events.ts';
+import { EXPORT_FORMATS, type ReportExports } from './exports.ts';
 import type { History } from './history.ts';
 import { redact } from './redact.ts';
 import type { RunManager, RunRef } from './runs.ts';
@@ -55,6 +57,13 @@ const DemoSignInBody = z.strictObject({ username: z.string().min(1).max(64) });
 const RenameBody = z.strictObject({
   title: z.string().trim().min(1).max(200).regex(NoControl, 'control characters are not allowed'),
 });
+const OrderIdParam = z.coerce.number().int().positive().max(2_147_483_647);
+const ApprovalBody = z.strictObject({
+  decision: z.enum(['approve', 'reject']),
+  version: z.number().int().positive(),
+  comment: z.string().trim().max(500).regex(NoControl, 'control characters are not allowed').optional(),
+});
+const FileQuery = z.object({ format: z.enum(EXPORT_FORMATS).optional() });
 const PageQuery = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   size: z.coerce.number().int().min(1).max(100).default(20),
@@ -65,6 +74,8 @@ export interface ApiAppDeps {
   runs: RunManager;
   events: RunEventLog;
   history: History;
+  exports: ReportExports;
+  approvals: OrderApprovals;
   /** Readiness checks by name; each resolves when its dependency answers. */
   readiness: Record<string, () => Promise<unknown>>;
   /** Built browser UI (`web/dist`), served at `/` when it exists. */
@@ -141,6 +152,18 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     return c.json(await runs.cancel(c.var.user, body.session_id), 202);
   });
 
+  app.get('/api/v1/me', (c) => {
+    const { username, displayName, role, projectId } = c.var.user;
+    return c.json({ username, displayName, role, projectId });
+  });
+  app.get('/api/v1/approvals', async (c) => c.json(await deps.approvals.pending(c.var.user)));
+  app.post('/api/v1/approvals/:order_id', async (c) => {
+    const body = await parseJson(c, ApprovalBody);
+    return c.json(
+      await deps.approvals.decide(c.var.user, parse(OrderIdParam, c.req.param('order_id'), 'order_id'), body),
+    );
+  });
+
   app.get('/api/v1/history/sessions', async (c) => {
     const q = parse(PageQuery, c.req.query(), 'query');
     return c.json(await history.list(c.var.user, q.page, q.size));
@@ -161,9 +184,12 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     const sessionId = parse(SessionId, c.req.param('session_id'), 'session_id');
     const prefix = `/api/v1/files/${sessionId}/`;
     const filePath = decodePathPart(c.req.path.slice(prefix.length));
-    const file = await history.download(c.var.user, sessionId, filePath);
+    const { format } = parse(FileQuery, c.req.query(), 'query');
+    const file = format
+      ? await deps.exports.export(c.var.user, sessionId, filePath, format)
+      : { ...(await history.download(c.var.user, sessionId, filePath)), contentType: undefined };
     return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, {
-      'content-type': contentType(file.name),
+      'content-type': file.contentType ?? contentType(file.name),
       'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
       'x-content-type-options': 'nosniff',
     });

@@ -1,11 +1,14 @@
 import path from 'node:path';
 import type { AgentRuntime } from '../agent/index.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
+import { loadWebSettings } from '../tools/web/index.ts';
 import { createApiApp } from './app.ts';
+import { OrderApprovals } from './approvals.ts';
 import { ErpUsers } from './auth.ts';
 import { openApiDatabase } from './db.ts';
 import { DemoSignIn, type DemoSignInMode, type DemoUser } from './demo.ts';
 import { RunEventLog } from './events.ts';
+import { chartImageLoader, ReportExports } from './exports.ts';
 import { History } from './history.ts';
 import { type RunLimits, RunManager } from './runs.ts';
 import { Sessions } from './sessions.ts';
@@ -30,6 +33,8 @@ export interface ApiOptions {
   demoSignIn?: DemoSignInMode;
   /** Extra readiness checks (e.g. the chart MCP server). */
   readiness?: Record<string, () => Promise<unknown>>;
+  /** The chart renderer's origins: the only place a report's images are loaded from when it is exported as PDF. */
+  chartImageOrigins?: string[];
 }
 
 export interface Api {
@@ -65,11 +70,17 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   if (recovered) log.warn({ recovered }, 'runs interrupted by a restart marked as failed');
   const history = new History({ db: database.db, sessions, runtime: options.runtime });
   const erpBase = options.erpUrl.replace(/\/$/, '');
+  const exports = new ReportExports(history, {
+    chromiumPath: loadWebSettings().chromiumPath,
+    loadImage: chartImageLoader(options.chartImageOrigins ?? []),
+  });
   const app = createApiApp({
     users: new ErpUsers(erpBase),
     runs,
     events,
     history,
+    exports,
+    approvals: new OrderApprovals(erpBase),
     webDir: options.webDir ?? WEB_DIST,
     demo: new DemoSignIn(options.demoUsers ?? [], options.demoSignIn ?? 'loopback'),
     log,
@@ -96,6 +107,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     runs,
     close: async () => {
       await runs.close();
+      await exports.close();
       await events.close();
       await database.close();
     },

@@ -159,6 +159,12 @@ async function seedOrderHistory(trx: Kysely<ErpTables>, parts: SeededPart[], now
   const buyerOf = (projectId: string) =>
     Number(users.find((u) => u.username === (projectId === 'P001' ? 'laoxiao' : 'zhangwei'))!.id);
   const categoryOf = new Map(PRODUCT_LINES.map((l) => [l.model, l.category]));
+  const leadTimeOf = new Map(
+    (await trx.selectFrom('suppliers').select(['id', 'lead_time_days']).execute()).map((s) => [
+      Number(s.id),
+      s.lead_time_days,
+    ]),
+  );
   let seq = 0;
   for (let monthsAgo = 11; monthsAgo >= 0; monthsAgo--) {
     for (const projectId of ['P001', 'P002']) {
@@ -200,6 +206,18 @@ async function seedOrderHistory(trx: Kysely<ErpTables>, parts: SeededPart[], now
             created_by: buyerOf(projectId),
             created_at: at,
             updated_at: at,
+            // Deliveries follow the supplier's lead time with a few days either way (not drawn from `random`, so
+            // the rest of the seed stays as it was).
+            received_at:
+              status === 'received'
+                ? new Date(
+                    Math.min(
+                      now.getTime(),
+                      created.getTime() +
+                        ((leadTimeOf.get(first.supplierId) ?? 14) + ((seq * 7919) % 9) - 3) * 86_400_000,
+                    ),
+                  ).toISOString()
+                : null,
           })
           .returning('id')
           .executeTakeFirstOrThrow();

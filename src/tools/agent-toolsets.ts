@@ -20,7 +20,15 @@ export const AGENT_TOOLSETS = {
   /** Orders: read, validate, write after approval, ask for missing data. */
   order: {
     groups: ['order'],
-    names: ['supplier_query', 'part_search', 'request_order_info', 'ask_user', 'open_order', 'web_search'],
+    names: [
+      'supplier_query',
+      'part_search',
+      'price_check',
+      'request_order_info',
+      'ask_user',
+      'open_order',
+      'web_search',
+    ],
   },
 } as const satisfies Record<string, ToolFilter>;
 

@@ -37,6 +37,20 @@ describe('order flow on the offline model', () => {
       tool: 'order_create',
       args: { lines: [{ quantity: 200 }] },
     });
+    // The card shows the line's price against the ERP's 12-month history, as the ERP itself checks it.
+    const [line] = (first.interrupts[0].value as { details: { lines: Array<Record<string, never>> } }).details.lines;
+    const checked = await h.erp.fetch(
+      new Request(`http://erp.test/api/parts/${line.partId}/price-check?unitPrice=${line.listPrice}`, {
+        headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+      }),
+    );
+    const erpCheck = (await checked.json()) as Record<string, unknown>;
+    expect(line.priceCheck).toEqual({
+      unitPrice: line.listPrice,
+      severity: erpCheck.severity,
+      deviationPct: erpCheck.deviationPct,
+      median12m: erpCheck.median12m,
+    });
     const done = await h.send(ctx, resume(first.interrupts[0].id, { type: 'approve' }));
     expect(done.interrupts).toHaveLength(0);
     expect(done.answer).toMatch(/PO-\d{6}-\d{6}/);

@@ -55,7 +55,15 @@ export async function startApiHarness(
   const env = { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', ...agentEnv };
   const agent = await startAgentHarness(storage, { env });
   const erpUrl = agent.runtime.options.erpUrl;
-  let api = await createApi({ runtime: agent.runtime, erpUrl, dataDir: agent.dataDir, ...options });
+  // The harness's own chart renderer is the one whose images exported reports may embed.
+  const apiOptions = {
+    runtime: agent.runtime,
+    erpUrl,
+    dataDir: agent.dataDir,
+    chartImageOrigins: [agent.chartsUrl],
+    ...options,
+  };
+  let api = await createApi(apiOptions);
   let server: RunningServer = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
   const base = () => server.url;
   const harness: ApiHarness = {
@@ -95,7 +103,7 @@ export async function startApiHarness(
     async restartApi() {
       await server.close();
       await api.close();
-      api = await createApi({ runtime: agent.runtime, erpUrl, dataDir: agent.dataDir, ...options });
+      api = await createApi(apiOptions);
       server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
     },
     async close() {

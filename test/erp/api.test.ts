@@ -369,9 +369,11 @@ for (const backend of BACKENDS) {
           .executeTakeFirstOrThrow();
         expect(stockAfter.on_hand - stockBefore.on_hand).toBe(500);
         const audit = await h.call('GET', `/api/audit?entity=order&entityId=${created.id}`, { token: h.tokens.admin });
+        // The submission over the buyer's limit is recorded with the policy's decision.
         expect(audit.body.items.map((e: { action: string }) => e.action)).toEqual([
           'create',
           'update',
+          'submit',
           'update',
           'update',
           'update',

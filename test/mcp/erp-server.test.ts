@@ -20,8 +20,10 @@ const ERP_TOOLS = [
   'part_by_supplier',
   'part_query',
   'part_search',
+  'price_check',
   'supplier_get',
   'supplier_query',
+  'supplier_scorecard',
 ];
 
 /** Valid arguments for every ERP tool, so that only the missing token can be refused. */
@@ -35,8 +37,10 @@ const VALID_ARGS: Record<string, Record<string, unknown>> = {
   part_by_supplier: { supplierId: 1 },
   part_query: {},
   part_search: { name: '火花塞' },
+  price_check: { partId: 1, unitPrice: 10 },
   supplier_get: { supplierId: 1 },
   supplier_query: {},
+  supplier_scorecard: { supplierId: 1 },
 };
 
 let env: Awaited<ReturnType<typeof startTestErp>>;
@@ -90,9 +94,13 @@ async function exerciseEveryTool(client: Client, callId: string) {
   };
   const supplier = (await ok('supplier_query', { name: '博世' })).items[0];
   await ok('supplier_get', { supplierId: supplier.id });
+  const scorecard = await ok('supplier_scorecard', { supplierId: supplier.id });
+  expect(scorecard.supplier.id).toBe(supplier.id);
   await ok('part_query', { supplierId: supplier.id, size: 3 });
   const part = (await ok('part_search', { name: 'F7TC' })).items[0];
   await ok('part_by_supplier', { supplierId: part.supplier.id });
+  const check = await ok('price_check', { partId: part.id, unitPrice: part.unitPrice });
+  expect(check.severity).toMatch(/^(ok|info|warn|critical|unknown)$/);
   await ok('inventory_warning', {});
   const order = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq }] };
   const created = (await ok('order_create', order, callId)).order;

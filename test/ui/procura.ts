@@ -104,7 +104,15 @@ export async function erpOrders(
   erpUrl: string,
   token: string,
   keyword: string,
-): Promise<Array<{ orderNo: string; status: string; lines: Array<{ quantity: number }> }>> {
+): Promise<
+  Array<{
+    orderNo: string;
+    status: string;
+    note: string;
+    approval: { rule: string; reason: string } | null;
+    lines: Array<{ quantity: number; priceCheck: { severity: string } }>;
+  }>
+> {
   const response = await fetch(`${erpUrl}/orders/search?keyword=${encodeURIComponent(keyword)}&size=50`, {
     headers: { authorization: `Bearer ${token}` },
   });

@@ -108,6 +108,20 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       expect(downloads.some((d) => d.includes('.md'))).toBe(true);
       expect(downloads.some((d) => d.includes('.json'))).toBe(true);
       await shot('06-report');
+      // The report converts on the server to a PDF and a workbook people can send on.
+      for (const [button, extension, magic] of [
+        ['export-pdf', 'pdf', '%PDF'],
+        ['export-xlsx', 'xlsx', 'PK'],
+      ]) {
+        const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId(button).click()]);
+        expect(file.suggestedFilename()).toMatch(new RegExp(`^report_\\d{8}\\.${extension}$`));
+        expect(
+          fs
+            .readFileSync(await file.path())
+            .subarray(0, magic.length)
+            .toString('latin1'),
+        ).toBe(magic);
+      }
       // Click to enlarge.
       await page.locator('.messages .chart-thumb').first().click();
       await page.locator('.lightbox img').waitFor();
@@ -136,6 +150,69 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       expect(orders[0].lines[0].quantity).toBe(200);
       expect(await page.getByTestId('approval-card').count()).toBe(0);
       await shot('09-order-confirmed');
+    },
+    RUN_MS + 60_000,
+  );
+
+  it(
+    'a buyer’s small order at a fair price is approved by the ERP at once; the card shows the price check',
+    async () => {
+      await newChat();
+      await send('给火炬下 200 个 F7TC 火花塞的采购单');
+      const card = page.getByTestId('approval-card');
+      await card.waitFor({ timeout: RUN_MS });
+      const badge = card.getByTestId('price-check');
+      expect(await badge.getAttribute('data-severity')).toMatch(/^(ok|info)$/);
+      await card.getByRole('button', { name: '批准' }).click();
+      await idle();
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/auto-approved/);
+      const orderNo = /PO-\d{6}-[A-Z]?\d+/.exec((await lastAnswer().textContent()) ?? '')?.[0] ?? '';
+      const [order] = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, orderNo);
+      expect(order).toMatchObject({ status: 'approved', approval: { rule: 'auto-approved' } });
+      await shot('09b-auto-approved');
+    },
+    RUN_MS + 60_000,
+  );
+
+  it(
+    'an order flagged critical waits for an admin, who approves it with a comment in the approval queue',
+    async () => {
+      await newChat();
+      await send('给博世下 200 个 F7TC 火花塞的采购单');
+      const card = page.getByTestId('approval-card');
+      await card.waitFor({ timeout: RUN_MS });
+      // The buyer raises the price far above what the project pays: the badge goes, the ERP flags it critical.
+      await card.getByRole('button', { name: '修改' }).click();
+      await card.getByLabel('单价').fill('25');
+      await card.getByRole('button', { name: '按修改后的内容批准' }).click();
+      await idle();
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/critical/);
+      const orderNo = /PO-\d{6}-[A-Z]?\d+/.exec((await lastAnswer().textContent()) ?? '')?.[0] ?? '';
+      const [pending] = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, orderNo);
+      expect(pending).toMatchObject({ status: 'pending_approval', approval: { rule: 'needs-admin' } });
+      expect(pending.lines[0].priceCheck.severity).toBe('critical');
+
+      const admin = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
+      try {
+        await admin.goto(procura.apiUrl);
+        await admin.locator('input[name=token]').fill(procura.tokens.admin);
+        await admin.getByRole('button', { name: '登录' }).click();
+        await admin.getByTestId('approvals-tab').click();
+        const row = admin.locator(`[data-testid=pending-order][data-order-no="${orderNo}"]`);
+        await row.waitFor({ timeout: 30_000 });
+        expect(await row.getByTestId('price-check').getAttribute('data-severity')).toBe('critical');
+        expect(await row.locator('.queue-reason').textContent()).toMatch(/12-month median/);
+        await row.getByLabel('审批意见（可选）').fill('紧急补货，同意');
+        await admin.evaluate('document.fonts.ready');
+        await admin.screenshot({ path: path.join(SHOTS, '09c-approval-queue.png') });
+        await row.getByRole('button', { name: '批准' }).click();
+        await row.waitFor({ state: 'detached', timeout: 30_000 });
+      } finally {
+        await admin.close();
+      }
+      const [approved] = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, orderNo);
+      expect(approved).toMatchObject({ status: 'approved', approval: { rule: 'admin-approved' } });
+      expect(approved.note).toContain('紧急补货，同意');
     },
     RUN_MS + 60_000,
   );

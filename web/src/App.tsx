@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ApprovalQueue } from './components/ApprovalQueue.tsx';
 import { Conversation } from './components/Conversation.tsx';
 import { ReportPanel } from './components/ReportPanel.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
@@ -89,7 +90,7 @@ function Workspace({
   const t = useT();
   const chat = useChat(client);
   const [offline, setOffline] = useState(false);
-  const [tab, setTab] = useState<'steps' | 'report'>('steps');
+  const [tab, setTab] = useState<'steps' | 'report' | 'approvals'>('steps');
   const [wide, setWide] = useState(false);
   const { view, refreshSessions, open } = chat;
 
@@ -199,6 +200,18 @@ function Workspace({
             {t('report')}
             {hasReport && <span className="dot" />}
           </button>
+          {me?.role === 'admin' && (
+            <button
+              type="button"
+              role="tab"
+              data-testid="approvals-tab"
+              aria-selected={tab === 'approvals'}
+              className={tab === 'approvals' ? 'active' : ''}
+              onClick={() => setTab('approvals')}
+            >
+              {t('approvals')}
+            </button>
+          )}
           <button
             type="button"
             className="tab-tool"
@@ -210,11 +223,9 @@ function Workspace({
           </button>
         </div>
         <div className="inspector-body">
-          {tab === 'steps' ? (
-            <Steps steps={view.steps} paused={!view.running && view.pending.length > 0} />
-          ) : (
-            <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />
-          )}
+          {tab === 'steps' && <Steps steps={view.steps} paused={!view.running && view.pending.length > 0} />}
+          {tab === 'report' && <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />}
+          {tab === 'approvals' && <ApprovalQueue client={client} />}
         </div>
       </aside>
     </div>

@@ -48,7 +48,20 @@ export type InterruptData = {
       /** What the ids in `args` stand for: supplier and part names, list prices. */
       details?: {
         supplier?: string;
-        lines?: Array<{ partId: number; code: string; name: string; unit: string; listPrice: number }>;
+        lines?: Array<{
+          partId: number;
+          code: string;
+          name: string;
+          unit: string;
+          listPrice: number;
+          /** The price the order would pay against the project's 12-month history. */
+          priceCheck?: {
+            unitPrice: number;
+            severity: 'ok' | 'info' | 'warn' | 'critical' | 'unknown';
+            deviationPct: number | null;
+            median12m: number | null;
+          };
+        }>;
         order?: { orderNo: string; status: string; totalAmount: number };
       };
     }
@@ -169,9 +182,10 @@ export class ChatClient {
   }
 
   /** Address of a workspace file of the session (`/analysis/report.md` → `/api/v1/files/{id}/analysis/report.md`). */
-  fileUrl(sessionId: string, path: string): string {
+  /** A session file; with a format, the Markdown report converted on the server (`pdf` or `xlsx`). */
+  fileUrl(sessionId: string, path: string, format?: 'pdf' | 'xlsx'): string {
     const clean = path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
-    return this.url(`/api/v1/files/${encodeURIComponent(sessionId)}/${clean}`);
+    return this.url(`/api/v1/files/${encodeURIComponent(sessionId)}/${clean}${format ? `?format=${format}` : ''}`);
   }
 
   async fileText(sessionId: string, path: string): Promise<string> {
@@ -180,8 +194,8 @@ export class ChatClient {
     return response.text();
   }
 
-  async fileBlob(sessionId: string, path: string): Promise<Blob> {
-    const response = await fetch(this.fileUrl(sessionId, path), { headers: this.headers() });
+  async fileBlob(sessionId: string, path: string, format?: 'pdf' | 'xlsx'): Promise<Blob> {
+    const response = await fetch(this.fileUrl(sessionId, path, format), { headers: this.headers() });
     if (!response.ok) throw await apiError(response);
     return response.blob();
   }

@@ -18,6 +18,8 @@ export interface AgentHarness {
   /** Closes the agent runtime and starts a new one on the same data (a process restart). */
   restart(): Promise<void>;
   dataDir: string;
+  /** The chart renderer (its images are what reports embed). */
+  chartsUrl: string;
   erp: Awaited<ReturnType<typeof createErp>>;
   tokens: Record<string, string>;
   contextFor(username: 'laoxiao' | 'viewer' | 'admin', sessionId: string): ProcuraRunContext;
@@ -71,6 +73,7 @@ export async function startAgentHarness(
       runtime = new AgentRuntime(runtimeOptions);
     },
     dataDir,
+    chartsUrl: renderer.server.url,
     erp,
     tokens,
     contextFor(username, sessionId) {

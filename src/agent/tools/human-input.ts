@@ -1,5 +1,6 @@
 import { interrupt } from '@langchain/langgraph';
 import { z } from 'zod';
+import type { PriceSeverity } from '../../erp/index.ts';
 import { Tool, ToolError } from '../../tools/index.ts';
 
 const Option = z.object({
@@ -25,7 +26,15 @@ export type HumanRequest =
 
 export interface ApprovalDetails {
   supplier?: string;
-  lines?: Array<{ partId: number; code: string; name: string; unit: string; listPrice: number }>;
+  lines?: Array<{
+    partId: number;
+    code: string;
+    name: string;
+    unit: string;
+    listPrice: number;
+    /** The price the order would pay against the project's 12-month history (absent when the check failed). */
+    priceCheck?: { unitPrice: number; severity: PriceSeverity; deviationPct: number | null; median12m: number | null };
+  }>;
   order?: { orderNo: string; status: string; totalAmount: number };
 }
 

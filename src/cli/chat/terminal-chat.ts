@@ -1,6 +1,6 @@
 import { checkbox, input, select } from '@inquirer/prompts';
 import type { ChatClient, ChatEvent, Decision, InterruptData, StreamResult } from '../../../web/src/protocol.ts';
-import { bold, dim, TerminalRenderer, yellow } from './render.ts';
+import { bold, dim, red, TerminalRenderer, yellow } from './render.ts';
 
 export interface TerminalChatOptions {
   /** Print every event as one JSON line instead of rendering it. */
@@ -155,7 +155,7 @@ export class TerminalChat {
     this.renderer.line(
       bold(yellow(`需要审批 / approval needed: ${interrupt.label ?? interrupt.tool} (${interrupt.tool})`)),
     );
-    this.renderer.line(describeArgs(interrupt.args));
+    this.renderer.line(describeApproval(interrupt));
     const allowed = new Set(interrupt.allowed ?? ['approve', 'edit', 'reject']);
     const choice = await select<Choice>({
       message: '如何处理？/ Decide',
@@ -180,16 +180,46 @@ export class TerminalChat {
   }
 }
 
-function describeArgs(args: Record<string, unknown>): string {
+/** The approval as a person reads it: each line's part, quantity and price with its check, then the other fields. */
+function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): string {
+  const args = interrupt.args ?? {};
   const lines = Array.isArray(args.lines) ? (args.lines as Array<Record<string, unknown>>) : [];
   const rest = Object.entries(args).filter(([k]) => k !== 'lines');
+  const details = interrupt.details;
   return [
-    ...lines.map(
-      (l, i) =>
-        `  ${i + 1}. part ${String(l.partId ?? l.code ?? '?')} × ${String(l.quantity ?? '?')}${l.unitPrice !== undefined ? ` @ ¥${String(l.unitPrice)}` : ''}`,
-    ),
+    ...(details?.supplier ? [`  供应商 / supplier: ${details.supplier}`] : []),
+    ...lines.map((l, i) => {
+      const part = details?.lines?.find((d) => d.partId === l.partId);
+      const price = typeof l.unitPrice === 'number' ? l.unitPrice : part?.listPrice;
+      const check = part?.priceCheck && part.priceCheck.unitPrice === price ? part.priceCheck : undefined;
+      return [
+        `  ${i + 1}. ${part ? `${part.code} ${part.name}` : `part ${String(l.partId ?? l.code ?? '?')}`}`,
+        ` × ${String(l.quantity ?? '?')}`,
+        price !== undefined ? ` @ ¥${price}` : '',
+        check ? `  [${priceCheckText(check)}]` : '',
+      ].join('');
+    }),
     ...rest.map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`),
   ].join('\n');
+}
+
+type PriceCheckOf = NonNullable<
+  NonNullable<NonNullable<Extract<InterruptData, { kind: 'approval' }>['details']>['lines']>[number]['priceCheck']
+>;
+const SEVERITY_TEXT: Record<PriceCheckOf['severity'], string> = {
+  ok: '价格正常 / ok',
+  info: '略高 / info',
+  warn: '偏高 / warn',
+  critical: '严重偏高 / critical',
+  unknown: '历史不足 / unknown',
+};
+
+function priceCheckText(check: PriceCheckOf): string {
+  const text = SEVERITY_TEXT[check.severity];
+  if (check.deviationPct === null || check.median12m === null) return text;
+  const sign = check.deviationPct > 0 ? '+' : '';
+  const line = `${text} ${sign}${check.deviationPct}% vs 12 个月中位价 / 12-month median ¥${check.median12m}`;
+  return check.severity === 'warn' || check.severity === 'critical' ? red(line) : line;
 }
 
 /** Edits an order's quantities, prices and date field by field; other tools' arguments as JSON. */

@@ -11,6 +11,8 @@ export interface ApiAddresses {
   erpUrl: string;
   suppliersUrl: string;
   chartMcpUrl: string;
+  /** The chart renderer, whose images a report exported as PDF may embed. */
+  chartsUrl: string;
   /** Embedded mode (`procura start`): the demo users offered by the one-click sign-in. */
   demoUsers?: DemoUser[];
   demoSignIn?: DemoSignInMode;
@@ -28,6 +30,7 @@ export function apiAddresses(settings: Settings, flags: Record<string, string | 
       `http://${hostOf(settings)}:${settings.suppliersPort}`
     ).replace(/\/$/, ''),
     chartMcpUrl: flags.chartMcpUrl ?? settings.chartMcpUrl ?? `http://${hostOf(settings)}:${settings.chartMcpPort}/mcp`,
+    chartsUrl: `http://${hostOf(settings)}:${settings.chartsPort}`,
   };
 }
 
@@ -59,6 +62,7 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
     port: settings.apiPort,
     demoUsers: addresses.demoUsers,
     demoSignIn: addresses.demoSignIn ?? 'off',
+    chartImageOrigins: [addresses.chartsUrl],
   });
   return {
     ...api,

@@ -72,6 +72,7 @@ const parts: Array<
       erpUrl: started.get('ERP')!.url,
       suppliersUrl: started.get('Supplier sites')!.url.replace(/\/$/, ''),
       chartMcpUrl: started.get('Chart MCP')!.url,
+      chartsUrl: started.get('Chart renderer')!.url.replace(/\/api\/gpt-vis$/, ''),
       demoUsers: demoUsersOf(started.get('ERP')),
       demoSignIn: demoSignInMode(settings.host).mode,
     });

@@ -143,6 +143,27 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('audit_log_entity').on('audit_log').columns(['entity', 'entity_id']).execute();
       },
     },
+    '003_price_checks_and_approval_policy': {
+      async up(db: Db) {
+        await db.schema.alterTable('orders').addColumn('received_at', 'text').execute();
+        await db.schema.alterTable('orders').addColumn('approval_rule', 'text').execute();
+        await db.schema.alterTable('orders').addColumn('approval_reason', 'text').execute();
+        await db.schema.alterTable('order_lines').addColumn('price_check', 'text').execute();
+        await db.schema
+          .createTable('approval_policies')
+          .addColumn('project_id', 'text', (c) => c.primaryKey().references('projects.id'))
+          .addColumn('buyer_limit_e4', 'bigint', (c) => c.notNull())
+          .addColumn('admin_suppliers', 'text', (c) => c.notNull())
+          .addColumn('admin_categories', 'text', (c) => c.notNull())
+          .addColumn('info_pct', 'real', (c) => c.notNull())
+          .addColumn('warn_pct', 'real', (c) => c.notNull())
+          .addColumn('critical_pct', 'real', (c) => c.notNull())
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .addColumn('updated_by', 'integer')
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -63,6 +63,11 @@ export interface ErpTables {
     created_by: number;
     created_at: string;
     updated_at: string;
+    /** When the goods arrived (status `received`): on-time delivery is this against `expected_date`. */
+    received_at: string | null;
+    /** The approval policy's decision on submission: `auto` or `admin`, and why. */
+    approval_rule: string | null;
+    approval_reason: string | null;
   };
   order_lines: {
     id: Generated<number>;
@@ -71,6 +76,8 @@ export interface ErpTables {
     part_id: number;
     quantity: number;
     unit_price_e4: number;
+    /** The line's price check (JSON) as computed when the line was written. */
+    price_check: string | null;
   };
   inventory: {
     part_id: number;
@@ -79,6 +86,19 @@ export interface ErpTables {
     safety_stock: number;
     reorder_point: number;
     location: string;
+    updated_at: string;
+  };
+  /** Per project: a buyer's approval limit, what always needs an admin, and the price-check thresholds (percent). */
+  approval_policies: {
+    project_id: string;
+    buyer_limit_e4: number;
+    admin_suppliers: string; // JSON array of supplier ids
+    admin_categories: string; // JSON array of category codes
+    info_pct: number;
+    warn_pct: number;
+    critical_pct: number;
+    version: number;
+    updated_by: number | null;
     updated_at: string;
   };
   idempotency_keys: {

@@ -134,6 +134,18 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     }),
     async (c) => c.json(await services.suppliers.get(c.var.ctx, c.req.valid('param').id), 200),
   );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/suppliers/{id}/scorecard',
+      summary: '供应商评分卡：准时交付、价格竞争力、采购量、取消 / supplier scorecard',
+      tags: ['suppliers'],
+      request: { params: s.IdParam, query: s.ScorecardQuery },
+      ...standard(s.ScorecardSchema),
+    }),
+    async (c) =>
+      c.json(await services.scorecards.scorecard(c.var.ctx, c.req.valid('param').id, c.req.valid('query').months), 200),
+  );
 
   // Parts
   app.openapi(
@@ -197,6 +209,51 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     }),
     async (c) => c.json(await services.parts.get(c.var.ctx, c.req.valid('param').id), 200),
   );
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/parts/{id}/price-check',
+      summary: '价格检查：单价对比近 12 个月成交中位价 / price check against 12-month history',
+      tags: ['parts'],
+      request: { params: s.IdParam, query: s.PriceCheckQuery },
+      ...standard(s.PriceCheckSchema),
+    }),
+    async (c) => {
+      const ctx = c.var.ctx;
+      const { priceThresholds } = await services.policies.get(ctx);
+      return c.json(
+        await services.priceChecks.check(
+          ctx,
+          { partId: c.req.valid('param').id, ...c.req.valid('query') },
+          priceThresholds,
+        ),
+        200,
+      );
+    },
+  );
+
+  // Approval policy
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/approval-policy',
+      summary: '本项目的审批策略 / the project’s approval policy',
+      tags: ['approval'],
+      ...standard(s.ApprovalPolicySchema),
+    }),
+    async (c) => c.json(await services.policies.get(c.var.ctx), 200),
+  );
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/approval-policy',
+      summary: '修改审批策略（管理员）/ change the approval policy (admin)',
+      tags: ['approval'],
+      request: { body: json(s.UpdatePolicyBody) },
+      ...standard(s.ApprovalPolicySchema),
+    }),
+    async (c) => c.json(await services.policies.update(c.var.ctx, c.req.valid('json')), 200),
+  );
 
   // Orders
   app.openapi(
@@ -239,6 +296,28 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) =>
       c.json(await services.orders.cancel(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
   );
+  for (const [action, approve] of [
+    ['approve', true],
+    ['reject', false],
+  ] as const) {
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/orders/{orderId}/${action}`,
+        summary: approve
+          ? '批准待审批订单（管理员，可附意见）/ approve a pending order (admin)'
+          : '退回待审批订单为草稿（管理员，附意见）/ return a pending order to draft (admin)',
+        tags: ['approval'],
+        request: { params: s.OrderIdParam, body: json(s.OrderDecisionBody) },
+        ...standard(s.OrderSchema),
+      }),
+      async (c) =>
+        c.json(
+          await services.orders.decide(c.var.ctx, c.req.valid('param').orderId, { ...c.req.valid('json'), approve }),
+          200,
+        ),
+    );
+  }
   app.openapi(
     createRoute({
       method: 'get',

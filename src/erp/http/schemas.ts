@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { PART_CATEGORIES } from '../catalog.ts';
 import { ORDER_STATUSES } from '../db/schema.ts';
+import { PRICE_SEVERITIES } from '../services/price-checks.ts';
 
 /** The ERP's wire contract. Handlers validate with these and `/openapi.json` is generated from them. */
 
@@ -74,6 +75,29 @@ export const CancelOrderBody = z
   .strictObject({ version: z.number().int().positive(), reason: Text(500).optional() })
   .openapi('CancelOrder');
 
+export const PriceCheckQuery = z.object({
+  unitPrice: z.coerce.number().positive().max(10_000_000).openapi({ example: 16.5 }),
+  supplierId: Id.optional(),
+});
+export const ScorecardQuery = z.object({ months: z.coerce.number().int().min(1).max(36).default(12) });
+const Thresholds = z.strictObject({
+  infoPct: z.number().min(0).max(1000),
+  warnPct: z.number().min(0).max(1000),
+  criticalPct: z.number().min(0).max(1000),
+});
+export const UpdatePolicyBody = z
+  .strictObject({
+    version: z.number().int().min(0),
+    buyerLimit: z.number().min(0).max(1_000_000_000).optional(),
+    adminSuppliers: z.array(Id).max(500).optional(),
+    adminCategories: z.array(Text(40).min(1)).max(100).optional(),
+    priceThresholds: Thresholds.optional(),
+  })
+  .openapi('UpdateApprovalPolicy');
+export const OrderDecisionBody = z
+  .strictObject({ version: z.number().int().positive(), comment: Text(500).optional() })
+  .openapi('OrderDecision');
+
 export const IdempotencyHeader = z.object({
   'idempotency-key': z
     .string()
@@ -122,6 +146,56 @@ export const CategorySchema = z
   .object({ code: z.string(), nameZh: z.string(), nameEn: z.string(), parts: z.number() })
   .openapi('Category');
 
+export const PriceCheckSchema = z
+  .object({
+    partId: z.number(),
+    unitPrice: z.number(),
+    supplierId: z.number().nullable(),
+    median12m: z.number().nullable(),
+    minPrice12m: z.number().nullable(),
+    deviationPct: z.number().nullable(),
+    severity: z.enum(PRICE_SEVERITIES),
+    reason: z.string(),
+    basis: z.object({ orders: z.number(), lines: z.number(), from: z.string(), to: z.string() }),
+  })
+  .openapi('PriceCheck');
+
+export const ApprovalSchema = z
+  .object({ rule: z.enum(['auto-approved', 'needs-admin', 'admin-approved', 'admin-rejected']), reason: z.string() })
+  .openapi('Approval');
+
+export const ApprovalPolicySchema = z
+  .object({
+    projectId: z.string(),
+    buyerLimit: z.number(),
+    adminSuppliers: z.array(z.number()),
+    adminCategories: z.array(z.string()),
+    priceThresholds: Thresholds,
+    version: z.number(),
+    updatedAt: z.string().nullable(),
+  })
+  .openapi('ApprovalPolicy');
+
+export const ScorecardSchema = z
+  .object({
+    supplier: SupplierRef,
+    period: z.object({ from: z.string(), to: z.string(), months: z.number() }),
+    delivery: z.object({
+      received: z.number(),
+      onTime: z.number(),
+      onTimePct: z.number().nullable(),
+      avgDaysLate: z.number().nullable(),
+    }),
+    price: z.object({
+      partsCompared: z.number(),
+      vsMarketMedianPct: z.number().nullable(),
+      atOrBelowMedianPct: z.number().nullable(),
+    }),
+    volume: z.object({ orders: z.number(), lines: z.number(), amount: z.number() }),
+    cancellations: z.object({ count: z.number(), pct: z.number().nullable() }),
+  })
+  .openapi('SupplierScorecard');
+
 export const OrderSchema = z
   .object({
     id: z.number(),
@@ -137,6 +211,8 @@ export const OrderSchema = z
     updatedAt: z.string(),
     currency: z.literal('CNY'),
     totalAmount: z.number(),
+    approval: ApprovalSchema.nullable(),
+    receivedAt: z.string().nullable(),
     lines: z.array(
       z.object({
         lineNo: z.number(),
@@ -152,6 +228,7 @@ export const OrderSchema = z
         quantity: z.number(),
         unitPrice: z.number(),
         amount: z.number(),
+        priceCheck: PriceCheckSchema.nullable(),
       }),
     ),
   })

@@ -1,8 +1,11 @@
 import type { ErpDatabase } from '../db/database.ts';
+import { ApprovalPolicies } from './approval-policy.ts';
 import { AuditLog } from './audit.ts';
 import { InventoryService } from './inventory.ts';
 import { OrderBook } from './orders.ts';
 import { PartCatalog } from './parts.ts';
+import { PriceChecks } from './price-checks.ts';
+import { SupplierScorecards } from './scorecards.ts';
 import { SupplierDirectory } from './suppliers.ts';
 import { UserDirectory } from './users.ts';
 
@@ -11,12 +14,17 @@ export type ErpServices = ReturnType<typeof createErpServices>;
 /** One instance of each ERP service over one database. */
 export function createErpServices(database: ErpDatabase) {
   const { db } = database;
+  const priceChecks = new PriceChecks(db);
+  const policies = new ApprovalPolicies(db);
   return {
     dialect: database.dialect,
     users: new UserDirectory(db),
     suppliers: new SupplierDirectory(db),
     parts: new PartCatalog(db),
-    orders: new OrderBook(db),
+    orders: new OrderBook(db, { priceChecks, policies }),
+    priceChecks,
+    policies,
+    scorecards: new SupplierScorecards(db),
     inventory: new InventoryService(db),
     audit: new AuditLog(db),
   };

@@ -3,9 +3,11 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { conflict, type FieldError, forbidden, notFound, unprocessable } from '../../shared/index.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type ErpTables, ORDER_STATUSES, type OrderRow, type OrderStatus } from '../db/schema.ts';
+import type { ApprovalDecision, ApprovalPolicies } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';
 import type { Page } from './parts.ts';
+import type { PriceCheck, PriceChecks } from './price-checks.ts';
 
 export interface OrderLineInput {
   partId: number;
@@ -47,6 +49,8 @@ export interface OrderLine {
   quantity: number;
   unitPrice: number;
   amount: number;
+  /** The line's price against the 12-month history, computed when the line was written (null for older lines). */
+  priceCheck: PriceCheck | null;
 }
 
 export interface Order {
@@ -63,6 +67,9 @@ export interface Order {
   updatedAt: string;
   currency: 'CNY';
   totalAmount: number;
+  /** The approval policy's decision when the order was submitted, then the admin's; null for drafts. */
+  approval: ApprovalDecision | null;
+  receivedAt: string | null;
   lines: OrderLine[];
 }
 
@@ -79,7 +86,10 @@ const EDITABLE: readonly OrderStatus[] = ['draft', 'pending_approval'];
 
 /** Purchase orders: creation (idempotent per key), optimistic-locked updates, search with full details. */
 export class OrderBook {
-  constructor(private readonly db: Kysely<ErpTables>) {}
+  constructor(
+    private readonly db: Kysely<ErpTables>,
+    private readonly pricing: { priceChecks: PriceChecks; policies: ApprovalPolicies },
+  ) {}
 
   /**
    * Creates an order in one transaction. With an idempotency key, the first request wins and every retry
@@ -177,7 +187,68 @@ export class OrderBook {
       .values(lines.map((l) => ({ ...l, order_id: id })))
       .execute();
     await recordAudit(trx, ctx, { entity: 'order', entityId: id, action: 'create', after: { ...input } });
+    if (input.status === 'pending_approval') await this.submit(trx, ctx, id);
     return id;
+  }
+
+  /**
+   * A submitted order meets the project's approval policy: within the buyer's limit with no flag it is approved at
+   * once; otherwise it waits for an admin. Either way the decision and its reason are stored and audited.
+   */
+  private async submit(trx: Transaction<ErpTables>, ctx: ErpContext, id: number): Promise<void> {
+    const [order] = await this.hydrate([await this.row(trx, ctx, id)], trx);
+    const policy = await this.pricing.policies.get(ctx, trx);
+    const decision = this.pricing.policies.decide(policy, {
+      total: order.totalAmount,
+      supplierId: order.supplier.id,
+      supplierName: order.supplier.nameZh,
+      lines: order.lines.map((l) => ({
+        code: l.part.code,
+        category: l.part.category,
+        priceCheck: l.priceCheck ?? { severity: 'unknown', deviationPct: null },
+      })),
+    });
+    await trx
+      .updateTable('orders')
+      .set({
+        approval_rule: decision.rule,
+        approval_reason: decision.reason,
+        ...(decision.rule === 'auto-approved' ? { status: 'approved' as const } : {}),
+      })
+      .where('id', '=', id)
+      .execute();
+    await recordAudit(trx, ctx, {
+      entity: 'order',
+      entityId: id,
+      action: decision.rule === 'auto-approved' ? 'auto_approve' : 'submit',
+      after: { ...decision, policyVersion: policy.version },
+    });
+  }
+
+  /** An admin's decision on a submitted order, with a comment: approved, or returned to the buyer as a draft. */
+  async decide(
+    ctx: ErpContext,
+    id: number,
+    input: { version: number; approve: boolean; comment?: string },
+  ): Promise<Order> {
+    if (ctx.role !== 'admin') throw forbidden('只有管理员可以审批订单 / only an admin may approve orders');
+    const comment = input.comment?.trim();
+    const current = await this.get(ctx, id);
+    if (current.status !== 'pending_approval')
+      throw conflict(`订单状态 ${current.status} 不在待审批 / order is ${current.status}, not pending approval`);
+    return this.update(
+      ctx,
+      id,
+      {
+        version: input.version,
+        status: input.approve ? 'approved' : 'draft',
+        ...(comment ? { note: [current.note, `审批意见 / review: ${comment}`].filter(Boolean).join('\n') } : {}),
+      },
+      {
+        rule: input.approve ? 'admin-approved' : 'admin-rejected',
+        reason: `${input.approve ? '管理员已批准 / approved by' : '管理员已退回 / returned by'} ${ctx.username}${comment ? `: ${comment}` : ''}`,
+      },
+    );
   }
 
   /** Checks each line against the supplier's catalogue and MOQ, and fixes its price (list price unless given). */
@@ -213,11 +284,25 @@ export class OrderBook {
       };
     });
     if (errors.length) throw unprocessable('订单行无效 / invalid order lines', errors);
-    return priced;
+    const { priceThresholds } = await this.pricing.policies.get(ctx, trx);
+    return Promise.all(
+      priced.map(async (line) => ({
+        ...line,
+        price_check: JSON.stringify(
+          await this.pricing.priceChecks.check(
+            ctx,
+            { partId: line.part_id, unitPrice: fromE4(line.unit_price_e4), supplierId },
+            priceThresholds,
+            undefined,
+            trx,
+          ),
+        ),
+      })),
+    );
   }
 
   /** Applies changes if `version` is still current (else 409), moving status only along allowed transitions. */
-  async update(ctx: ErpContext, id: number, input: UpdateOrderInput): Promise<Order> {
+  async update(ctx: ErpContext, id: number, input: UpdateOrderInput, approval?: ApprovalDecision): Promise<Order> {
     requireWriter(ctx);
     await this.db.transaction().execute(async (trx) => {
       const before = await this.row(trx, ctx, id);
@@ -227,6 +312,7 @@ export class OrderBook {
         });
       }
       const changes: Partial<OrderRow> = {};
+      let decided: ApprovalDecision | undefined;
       if (input.status && input.status !== before.status) {
         if (!TRANSITIONS[before.status].includes(input.status)) {
           throw conflict(
@@ -240,6 +326,12 @@ export class OrderBook {
           throw forbidden('只有管理员可以审批订单 / only an admin may approve orders');
         }
         changes.status = input.status;
+        decided =
+          approval ??
+          (input.status === 'approved'
+            ? { rule: 'admin-approved' as const, reason: `管理员已批准 / approved by ${ctx.username}` }
+            : undefined);
+        if (decided) Object.assign(changes, { approval_rule: decided.rule, approval_reason: decided.reason });
       }
       const editsContent = input.lines !== undefined || input.expectedDate !== undefined;
       if (editsContent && !EDITABLE.includes(before.status)) {
@@ -275,7 +367,14 @@ export class OrderBook {
         );
       }
       if (changes.status === 'received') await this.receive(trx, ctx, id);
-      await recordAudit(trx, ctx, { entity: 'order', entityId: id, action: 'update', before, after: input });
+      await recordAudit(trx, ctx, {
+        entity: 'order',
+        entityId: id,
+        action: 'update',
+        before,
+        after: decided ? { ...input, approval: decided } : input,
+      });
+      if (changes.status === 'pending_approval') await this.submit(trx, ctx, id);
     });
     return this.get(ctx, id);
   }
@@ -291,6 +390,7 @@ export class OrderBook {
 
   /** Goods received: the ordered quantities go on hand. */
   private async receive(trx: Transaction<ErpTables>, ctx: ErpContext, orderId: number) {
+    await trx.updateTable('orders').set({ received_at: nowIso() }).where('id', '=', orderId).execute();
     const lines = await trx
       .selectFrom('order_lines')
       .select(['part_id', 'quantity'])
@@ -378,11 +478,11 @@ export class OrderBook {
   }
 
   /** Loads lines, parts, suppliers and creators for a batch of orders in three queries. */
-  private async hydrate(rows: OrderRow[]): Promise<Order[]> {
+  private async hydrate(rows: OrderRow[], db: Kysely<ErpTables> = this.db): Promise<Order[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const [lines, suppliers, users] = await Promise.all([
-      this.db
+      db
         .selectFrom('order_lines')
         .innerJoin('parts', 'parts.id', 'order_lines.part_id')
         .select([
@@ -391,6 +491,7 @@ export class OrderBook {
           'order_lines.part_id',
           'order_lines.quantity',
           'order_lines.unit_price_e4',
+          'order_lines.price_check',
           'parts.code',
           'parts.model',
           'parts.name_zh',
@@ -402,12 +503,12 @@ export class OrderBook {
         .orderBy('order_lines.order_id')
         .orderBy('order_lines.line_no')
         .execute(),
-      this.db
+      db
         .selectFrom('suppliers')
         .select(['id', 'name_zh', 'name_en'])
         .where('id', 'in', [...new Set(rows.map((r) => r.supplier_id))])
         .execute(),
-      this.db
+      db
         .selectFrom('users')
         .select(['id', 'username'])
         .where('id', 'in', [...new Set(rows.map((r) => r.created_by))])
@@ -432,6 +533,7 @@ export class OrderBook {
           quantity: l.quantity,
           unitPrice: fromE4(l.unit_price_e4),
           amount: fromE4(l.unit_price_e4 * l.quantity),
+          priceCheck: l.price_check ? (JSON.parse(l.price_check) as PriceCheck) : null,
         }));
       return {
         id: Number(row.id),
@@ -447,6 +549,10 @@ export class OrderBook {
         updatedAt: row.updated_at,
         currency: 'CNY' as const,
         totalAmount: Math.round(orderLines.reduce((sum, l) => sum + l.amount, 0) * 100) / 100,
+        approval: row.approval_rule
+          ? { rule: row.approval_rule as ApprovalDecision['rule'], reason: row.approval_reason ?? '' }
+          : null,
+        receivedAt: row.received_at,
         lines: orderLines,
       };
     });

@@ -1,6 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { type Page as ErpPage, ORDER_STATUSES, type Order, type Part, type Supplier } from '../../erp/index.ts';
+import {
+  type Page as ErpPage,
+  ORDER_STATUSES,
+  type Order,
+  type Part,
+  type Supplier,
+  type SupplierScorecard,
+} from '../../erp/index.ts';
 import { Tool, type ToolControl } from '../registry.ts';
 import { type ErpConnection, type ErpRequest, erpRequest } from './http.ts';
 
@@ -30,6 +37,7 @@ interface Ref {
 }
 type PartWire = Part;
 type OrderWire = Order;
+type ScorecardWire = SupplierScorecard;
 type PageWire<T> = ErpPage<T>;
 
 // Wire shapes are the ERP's own response types. Compact shapes for a model: the facts it reasons with, no nested blobs.
@@ -75,7 +83,17 @@ const orderView = (o: OrderWire) => ({
     unit: l.part.unit,
     unitPrice: l.unitPrice,
     amount: l.amount,
+    priceCheck: l.priceCheck ? priceCheckView(l.priceCheck) : undefined,
   })),
+  approval: o.approval ?? undefined,
+});
+type PriceCheckWire = NonNullable<OrderWire['lines'][number]['priceCheck']>;
+const priceCheckView = (c: PriceCheckWire) => ({
+  severity: c.severity,
+  deviationPct: c.deviationPct,
+  median12m: c.median12m,
+  minPrice12m: c.minPrice12m,
+  reason: c.reason,
 });
 
 /** A page with a hint telling the model how to get the rest. */
@@ -148,6 +166,22 @@ export class ErpClient {
   }
 
   @Tool({
+    name: 'supplier_scorecard',
+    label: '供应商评分卡',
+    description:
+      '供应商评分卡（来自 ERP 历史）：准时交付率与平均延迟天数、目录价相对同型号市场中位价的偏差、采购量与金额、取消率。比较供应商时使用。/ Supplier scorecard from ERP history: on-time delivery, price vs market median, volume, cancellations.',
+    schema: z.object({
+      supplierId: Id,
+      months: z.number().int().min(1).max(36).default(12).describe('统计月数 / months of history'),
+    }),
+    safety: 'read-only',
+    group: 'supplier',
+  })
+  async supplierScorecard(input: { supplierId: number; months: number }, control: ToolControl) {
+    return this.get<ScorecardWire>(`/suppliers/${input.supplierId}/scorecard`, { months: input.months }, control);
+  }
+
+  @Tool({
     name: 'part_query',
     label: '查询零部件',
     description:
@@ -184,6 +218,25 @@ export class ErpClient {
   async partSearch(input: { name: string; limit: number }, control: ToolControl) {
     const { items } = await this.get<{ items: PartWire[] }>('/parts/search', input, control);
     return { items: items.map(partView), total: items.length };
+  }
+
+  @Tool({
+    name: 'price_check',
+    label: '价格检查',
+    description:
+      '价格检查：把一个单价（报价、官网价或订单价）与本项目近 12 个月同型号已下单/已收货的成交中位价、最低价比较，给出偏差百分比和严重程度 ok/info/warn/critical（阈值按项目策略），历史不足时为 unknown。/ Check a unit price against the 12-month median and minimum paid for the same product.',
+    schema: z.object({
+      partId: Id.describe('零部件 id / part id'),
+      unitPrice: z.number().positive().max(10_000_000).describe('要检查的单价（元）/ unit price in yuan'),
+      supplierId: Id.optional().describe('报价的供应商 id（可选）/ quoting supplier id'),
+    }),
+    safety: 'read-only',
+    group: 'part',
+  })
+  async priceCheck(input: { partId: number; unitPrice: number; supplierId?: number }, control: ToolControl) {
+    const { partId, ...query } = input;
+    const check = await this.get<PriceCheckWire>(`/parts/${partId}/price-check`, query, control);
+    return { partId, unitPrice: check.unitPrice, ...priceCheckView(check), basis: check.basis };
   }
 
   @Tool({

@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { useT } from '../i18n.ts';
 import type { ChoiceOption, Decision, InterruptData } from '../protocol.ts';
+import { money, PriceCheckBadge } from './PriceCheck.tsx';
 
 type Args = Record<string, unknown>;
 type Line = Record<string, unknown>;
-
-const money = (n: unknown) =>
-  typeof n === 'number' ? `¥${n.toLocaleString('zh-CN', { minimumFractionDigits: 2 })}` : '—';
+type PriceCheckOf = NonNullable<
+  NonNullable<NonNullable<Extract<InterruptData, { kind: 'approval' }>['details']>['lines']>[number]['priceCheck']
+>;
 
 /** The human decision a paused run waits for: approval of a write, a choice, or missing order fields. */
 export function InterruptCard({
@@ -114,7 +115,10 @@ function ApprovalCard({
                       }
                     />
                   ) : (
-                    money(priceOf(line))
+                    <>
+                      {money(priceOf(line))}
+                      <LinePriceCheck line={line} check={partOf(line)?.priceCheck} />
+                    </>
                   )}
                 </td>
                 <td className="num">
@@ -368,4 +372,11 @@ function OrderInfoCard({
       </footer>
     </form>
   );
+}
+
+/** The line's price check, while the price shown is the one that was checked (an edited price was not). */
+function LinePriceCheck({ line, check }: { line: Line; check?: PriceCheckOf }) {
+  if (!check) return null;
+  const price = typeof line.unitPrice === 'number' ? line.unitPrice : check.unitPrice;
+  return price === check.unitPrice ? <PriceCheckBadge check={check} /> : null;
 }

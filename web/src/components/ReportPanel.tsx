@@ -6,6 +6,11 @@ import { ChartGallery } from './Charts.tsx';
 import { Markdown } from './Markdown.tsx';
 
 const basename = (path: string) => path.split('/').pop() ?? path;
+/** Server-side conversions of the Markdown report. */
+const EXPORTS = [
+  { format: 'pdf', label: 'reportPdf' },
+  { format: 'xlsx', label: 'reportXlsx' },
+] as const;
 
 /** The session's report (the newest `.md` file the agent wrote), its charts, and downloads of every output file. */
 export function ReportPanel({
@@ -38,15 +43,21 @@ export function ReportPanel({
     };
   }, [client, sessionId, reportPath]);
 
-  const download = async (path: string) => {
+  const [exportError, setExportError] = useState<string>();
+  const download = async (path: string, format?: 'pdf' | 'xlsx') => {
     if (!sessionId) return;
-    const blob = await client.fileBlob(sessionId, path);
-    const url = URL.createObjectURL(blob);
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = basename(path);
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    setExportError(undefined);
+    try {
+      const blob = await client.fileBlob(sessionId, path, format);
+      const url = URL.createObjectURL(blob);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = format ? basename(path).replace(/\.md$/i, `.${format}`) : basename(path);
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (error) {
+      setExportError((error as Error).message);
+    }
   };
 
   if (!reportPath && !charts.length) return <p className="empty-small">{t('noReport')}</p>;
@@ -61,8 +72,21 @@ export function ReportPanel({
               ⬇ {basename(f)}
             </button>
           ))}
+          {reportPath &&
+            EXPORTS.map(({ format, label }) => (
+              <button
+                key={format}
+                type="button"
+                className="chip"
+                data-testid={`export-${format}`}
+                onClick={() => download(reportPath, format)}
+              >
+                ⬇ {t(label)}
+              </button>
+            ))}
         </div>
       )}
+      {exportError && <p className="banner banner-error">{exportError}</p>}
       {report?.text && <Markdown className="report-body" text={report.text} />}
       {report?.error && <p className="banner banner-error">{report.error}</p>}
       {reportPath && !report?.text && !report?.error && <p className="muted">{t('loading')}</p>}

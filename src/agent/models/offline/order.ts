@@ -19,7 +19,16 @@ interface OrderItem {
   version: number;
   supplier: { name: string };
   totalAmount: number;
-  lines: Array<{ code: string; name: string; quantity: number; unit: string; unitPrice: number }>;
+  /** The ERP approval policy's decision on submission. */
+  approval?: { rule: string; reason: string };
+  lines: Array<{
+    code: string;
+    name: string;
+    quantity: number;
+    unit: string;
+    unitPrice: number;
+    priceCheck?: { severity: string; reason: string };
+  }>;
 }
 
 /** What the user asked for, as far as the words say. */
@@ -236,6 +245,10 @@ function describeOrder(o: OrderItem): string {
   };
   return [
     `订单 ${o.orderNo}（${statusZh[o.status] ?? o.status} / ${o.status}），供应商 ${o.supplier.name}，金额 ¥${o.totalAmount.toFixed(2)}，版本 ${o.version}。`,
-    ...o.lines.map((l) => `- ${l.code} ${l.name} × ${l.quantity}${l.unit ?? ''} @ ¥${l.unitPrice}`),
+    ...o.lines.map(
+      (l) =>
+        `- ${l.code} ${l.name} × ${l.quantity}${l.unit ?? ''} @ ¥${l.unitPrice}${l.priceCheck && l.priceCheck.severity !== 'ok' ? `（价格检查 / price check: ${l.priceCheck.reason}）` : ''}`,
+    ),
+    ...(o.approval ? [`审批 / approval: ${o.approval.reason}`] : []),
   ].join('\n');
 }

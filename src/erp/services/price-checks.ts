@@ -1,0 +1,129 @@
+import type { Kysely } from 'kysely';
+import { notFound } from '../../shared/index.ts';
+import type { ErpTables } from '../db/schema.ts';
+import type { PriceThresholds } from './approval-policy.ts';
+import { type ErpContext, fromE4 } from './context.ts';
+
+export const PRICE_SEVERITIES = ['ok', 'info', 'warn', 'critical', 'unknown'] as const;
+export type PriceSeverity = (typeof PRICE_SEVERITIES)[number];
+
+/** A price against what the project actually paid for the same product over the last 12 months. */
+export interface PriceCheck {
+  partId: number;
+  unitPrice: number;
+  supplierId: number | null;
+  median12m: number | null;
+  minPrice12m: number | null;
+  /** Percent above (+) or below (−) the 12-month median. */
+  deviationPct: number | null;
+  severity: PriceSeverity;
+  /** Why the severity is what it is, Chinese first. */
+  reason: string;
+  basis: { orders: number; lines: number; from: string; to: string };
+}
+
+/** Fewer paid lines than this and a median says little: the check answers `unknown`. */
+export const MIN_HISTORY_LINES = 3;
+/** Only orders that were actually placed count as what the project pays. */
+const PAID_STATUSES = ['ordered', 'received'] as const;
+const YEAR_MS = 365 * 86_400_000;
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+function median(sorted: number[]): number {
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The severity of a deviation under the project's thresholds; prices at or below the median are `ok`. */
+export function severityOf(deviationPct: number, t: PriceThresholds): Exclude<PriceSeverity, 'unknown'> {
+  if (deviationPct >= t.criticalPct) return 'critical';
+  if (deviationPct >= t.warnPct) return 'warn';
+  if (deviationPct >= t.infoPct) return 'info';
+  return 'ok';
+}
+
+/**
+ * Price checks: a unit price compared with the 12-month median and minimum of the project's ordered and received
+ * lines for the same product (same model and category, from any supplier), so an overpriced quote or order line is
+ * flagged before it is paid.
+ */
+export class PriceChecks {
+  constructor(private readonly db: Kysely<ErpTables>) {}
+
+  async check(
+    ctx: ErpContext,
+    input: { partId: number; unitPrice: number; supplierId?: number },
+    thresholds: PriceThresholds,
+    now = new Date(),
+    db: Kysely<ErpTables> = this.db,
+  ): Promise<PriceCheck> {
+    const part = await db
+      .selectFrom('parts')
+      .select(['id', 'model', 'category', 'supplier_id'])
+      .where('id', '=', input.partId)
+      .where('project_id', '=', ctx.projectId)
+      .executeTakeFirst();
+    if (!part) throw notFound(`零部件 ${input.partId} 不存在 / part ${input.partId} not found`);
+    if (input.supplierId !== undefined) {
+      const supplier = await db
+        .selectFrom('suppliers')
+        .select('id')
+        .where('id', '=', input.supplierId)
+        .where('project_id', '=', ctx.projectId)
+        .executeTakeFirst();
+      if (!supplier) throw notFound(`供应商 ${input.supplierId} 不存在 / supplier ${input.supplierId} not found`);
+    }
+    const from = new Date(now.getTime() - YEAR_MS).toISOString();
+    const to = now.toISOString();
+    const paid = await db
+      .selectFrom('order_lines')
+      .innerJoin('orders', 'orders.id', 'order_lines.order_id')
+      .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+      .select(['order_lines.unit_price_e4 as price', 'order_lines.order_id as orderId'])
+      .where('orders.project_id', '=', ctx.projectId)
+      .where('orders.status', 'in', PAID_STATUSES)
+      .where('orders.created_at', '>=', from)
+      .where('orders.created_at', '<=', to)
+      .where('parts.model', '=', part.model)
+      .where('parts.category', '=', part.category)
+      .execute();
+    const basis = {
+      orders: new Set(paid.map((l) => Number(l.orderId))).size,
+      lines: paid.length,
+      from: from.slice(0, 10),
+      to: to.slice(0, 10),
+    };
+    const base = {
+      partId: input.partId,
+      unitPrice: input.unitPrice,
+      supplierId: input.supplierId ?? Number(part.supplier_id),
+      basis,
+    };
+    if (paid.length < MIN_HISTORY_LINES) {
+      return {
+        ...base,
+        median12m: null,
+        minPrice12m: null,
+        deviationPct: null,
+        severity: 'unknown',
+        reason: `近 12 个月只有 ${paid.length} 条成交记录（至少需要 ${MIN_HISTORY_LINES} 条），无法判断 / only ${paid.length} paid lines in 12 months (need ${MIN_HISTORY_LINES}): too little history to judge`,
+      };
+    }
+    const prices = paid.map((l) => fromE4(Number(l.price))).sort((a, b) => a - b);
+    const med = median(prices);
+    const deviationPct = round1(((input.unitPrice - med) / med) * 100);
+    const severity = severityOf(deviationPct, thresholds);
+    const [zh, en] = deviationPct >= 0 ? ['高', 'above'] : ['低', 'below'];
+    const m = round1(med);
+    const d = Math.abs(deviationPct);
+    return {
+      ...base,
+      median12m: Math.round(med * 10_000) / 10_000,
+      minPrice12m: prices[0],
+      deviationPct,
+      severity,
+      reason: `单价 ¥${input.unitPrice} 比近 12 个月中位价 ¥${m} ${zh} ${d}%（${basis.orders} 张订单）/ ¥${input.unitPrice} is ${d}% ${en} the 12-month median ¥${m} (${basis.orders} orders)`,
+    };
+  }
+}

@@ -1,0 +1,118 @@
+import { useCallback, useEffect, useState } from 'react';
+import { useT } from '../i18n.ts';
+import type { ChatClient } from '../protocol.ts';
+import { money, PriceCheckBadge, type PriceCheckView } from './PriceCheck.tsx';
+
+/** A pending order as the ERP answers it: who asked, what, and why the policy wants an admin. */
+interface PendingOrder {
+  id: number;
+  orderNo: string;
+  version: number;
+  supplier: { nameZh: string };
+  totalAmount: number;
+  createdBy: { username: string };
+  createdAt: string;
+  approval: { rule: string; reason: string } | null;
+  lines: Array<{
+    lineNo: number;
+    part: { code: string; nameZh: string };
+    quantity: number;
+    unitPrice: number;
+    priceCheck: PriceCheckView | null;
+  }>;
+}
+
+/** The admin's queue of orders waiting for approval: reasons, price checks, and a decision with a comment. */
+export function ApprovalQueue({ client }: { client: ChatClient }) {
+  const t = useT();
+  const [orders, setOrders] = useState<PendingOrder[]>();
+  const [error, setError] = useState<string>();
+  const [comments, setComments] = useState<Record<number, string>>({});
+  const [busy, setBusy] = useState<number>();
+
+  const load = useCallback(async () => {
+    try {
+      setOrders((await client.json<{ items: PendingOrder[] }>('GET', '/api/v1/approvals')).items);
+      setError(undefined);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }, [client]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const decide = async (order: PendingOrder, decision: 'approve' | 'reject') => {
+    setBusy(order.id);
+    try {
+      const comment = comments[order.id]?.trim();
+      await client.json('POST', `/api/v1/approvals/${order.id}`, {
+        decision,
+        version: order.version,
+        ...(comment ? { comment } : {}),
+      });
+      await load();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  return (
+    <div className="approval-queue" data-testid="approval-queue">
+      <div className="queue-head">
+        <strong>{t('pendingOrders')}</strong>
+        <button type="button" className="link" onClick={() => void load()}>
+          {t('refresh')}
+        </button>
+      </div>
+      {error && <p className="banner banner-error">{error}</p>}
+      {orders && !orders.length && <p className="empty-small">{t('noPendingOrders')}</p>}
+      {orders?.map((order) => (
+        <section key={order.id} className="queue-order" data-testid="pending-order" data-order-no={order.orderNo}>
+          <header>
+            <strong>{order.orderNo}</strong> · {order.supplier.nameZh} · {money(order.totalAmount)}
+            <div className="muted">
+              {order.createdBy.username} · {order.createdAt.slice(0, 16).replace('T', ' ')}
+            </div>
+          </header>
+          {order.approval && <p className="queue-reason">{order.approval.reason}</p>}
+          <ul className="queue-lines">
+            {order.lines.map((line) => (
+              <li key={line.lineNo}>
+                {line.part.code} {line.part.nameZh} × {line.quantity} @ {money(line.unitPrice)}
+                {line.priceCheck && <PriceCheckBadge check={line.priceCheck} />}
+              </li>
+            ))}
+          </ul>
+          <input
+            type="text"
+            placeholder={t('reviewComment')}
+            aria-label={t('reviewComment')}
+            value={comments[order.id] ?? ''}
+            onChange={(e) => setComments((c) => ({ ...c, [order.id]: e.target.value }))}
+          />
+          <div className="queue-actions">
+            <button
+              type="button"
+              className="btn btn-primary"
+              disabled={busy === order.id}
+              onClick={() => void decide(order, 'approve')}
+            >
+              {t('approve')}
+            </button>
+            <button
+              type="button"
+              className="btn"
+              disabled={busy === order.id}
+              onClick={() => void decide(order, 'reject')}
+            >
+              {t('returnOrder')}
+            </button>
+          </div>
+        </section>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,28 @@
+import { useT } from '../i18n.ts';
+
+export const money = (n: unknown) =>
+  typeof n === 'number' ? `¥${n.toLocaleString('zh-CN', { minimumFractionDigits: 2 })}` : '—';
+
+export interface PriceCheckView {
+  severity: 'ok' | 'info' | 'warn' | 'critical' | 'unknown';
+  deviationPct: number | null;
+  median12m: number | null;
+}
+
+/** A price against the project's 12-month median: severity and deviation, the median on hover. */
+export function PriceCheckBadge({ check }: { check: PriceCheckView }) {
+  const t = useT();
+  const deviation =
+    check.deviationPct === null ? '' : ` ${check.deviationPct > 0 ? '+' : ''}${check.deviationPct.toFixed(1)}%`;
+  return (
+    <span
+      className={`price-check price-${check.severity}`}
+      data-testid="price-check"
+      data-severity={check.severity}
+      title={check.median12m === null ? t('priceUnknown') : `${t('priceMedian')} ${money(check.median12m)}`}
+    >
+      {t(`price_${check.severity}`)}
+      {deviation}
+    </span>
+  );
+}
