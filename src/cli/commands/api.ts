@@ -5,7 +5,7 @@ import type { DemoUser } from '../../api/index.ts';
 import { startApiServer } from '../../api/index.ts';
 import { logger, type Settings } from '../../shared/index.ts';
 import { registerChartTools } from '../../tools/charts/index.ts';
-import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
+import { closeOnSignal, settingsFrom, urlHost, withCommonOptions } from '../options.ts';
 import { erpUrlFrom } from './mcp.ts';
 
 export interface ApiAddresses {
@@ -16,8 +16,6 @@ export interface ApiAddresses {
   demoUsers?: DemoUser[];
 }
 
-const hostOf = (settings: Settings) => (settings.host.includes(':') ? `[${settings.host}]` : settings.host);
-
 /** Where the API finds the other parts: flags, then environment, then the local defaults of the settings. */
 export function apiAddresses(settings: Settings, flags: Record<string, string | undefined> = {}): ApiAddresses {
   return {
@@ -25,9 +23,10 @@ export function apiAddresses(settings: Settings, flags: Record<string, string | 
     suppliersUrl: (
       flags.suppliersUrl ??
       process.env.SUPPLIERS_URL ??
-      `http://${hostOf(settings)}:${settings.suppliersPort}`
+      `http://${urlHost(settings.host)}:${settings.suppliersPort}`
     ).replace(/\/$/, ''),
-    chartMcpUrl: flags.chartMcpUrl ?? settings.chartMcpUrl ?? `http://${hostOf(settings)}:${settings.chartMcpPort}/mcp`,
+    chartMcpUrl:
+      flags.chartMcpUrl ?? settings.chartMcpUrl ?? `http://${urlHost(settings.host)}:${settings.chartMcpPort}/mcp`,
   };
 }
 

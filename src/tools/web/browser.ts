@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { ToolError } from '../index.ts';
 import type { UrlGuard } from './guard.ts';
 import { BROWSER_HEADERS } from './http.ts';
@@ -75,8 +75,11 @@ export class BrowserRenderer {
   }
 
   private launch(): Promise<Browser> {
-    this.browser ??= chromium
-      .launch({ executablePath: this.executablePath, args: CHROMIUM_ARGS, headless: true })
+    // Playwright is loaded on the first page that needs it: it takes longer to load than the rest of the tools.
+    this.browser ??= import('playwright-core')
+      .then(({ chromium }) =>
+        chromium.launch({ executablePath: this.executablePath, args: CHROMIUM_ARGS, headless: true }),
+      )
       .catch((error) => {
         this.browser = undefined;
         throw new ToolError(
