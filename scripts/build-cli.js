@@ -24,7 +24,6 @@ const EXTERNAL = [
   '@antv/mcp-server-chart',
   'echarts',
   'echarts-v4-maps',
-  'subset-font',
   '@jitl/quickjs-ng-wasmfile-release-sync',
   'quickjs-emscripten-core',
   '@expo-google-fonts/noto-sans-sc',
