@@ -7,7 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
-export const DIST = path.join(ROOT, 'dist');
+/** Where builds go: dist/ of the checkout, or PROCURA_DIST_DIR (the tests build into a temp dir). */
+export const DIST = process.env.PROCURA_DIST_DIR ? path.resolve(process.env.PROCURA_DIST_DIR) : path.join(ROOT, 'dist');
 const MANIFEST = path.join(DIST, 'manifest.json');
 const LOCK = path.join(DIST, '.build.lock');
 const KEPT_BUILDS = 3;
@@ -62,18 +63,18 @@ export function freshEntry() {
 }
 
 /**
- * The compiled code lives in dist/<build>/, two levels below the checkout. Our own sources find their assets
- * (skills/, web/dist, YAML configs, fonts) relative to their own file, so `import.meta.url`, `dirname` and
- * `filename` are rewritten to the source file's place in the checkout, computed from the chunk at run time.
+ * Our own sources find their assets (skills/, web/dist, YAML configs, fonts) relative to their own file, so in
+ * the chunks of `outdir` their `import.meta.url`, `dirname` and `filename` are rewritten to the source file's
+ * place in the checkout, computed from the chunk's own location at run time.
  */
-const sourceLocations = {
+const sourceLocations = (outdir) => ({
   name: 'procura-source-locations',
   setup(build) {
     build.onLoad({ filter: /\.tsx?$/ }, async (args) => {
       if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
       let code = await fs.promises.readFile(args.path, 'utf8');
       if (/import\.meta\.(url|dirname|filename)\b/.test(code)) {
-        const relative = JSON.stringify(`../../${path.relative(ROOT, args.path).split(path.sep).join('/')}`);
+        const relative = JSON.stringify(path.relative(outdir, args.path).split(path.sep).join('/'));
         const url = `new URL(${relative}, import.meta.url)`;
         code = code
           .replace(/import\.meta\.url\b/g, `${url}.href`)
@@ -84,11 +85,23 @@ const sourceLocations = {
       return { contents: code, loader: args.path.endsWith('x') ? 'tsx' : 'ts' };
     });
   },
-};
+});
+
+/**
+ * The chunks are ES modules and import the external packages from the checkout's node_modules; a dist directory
+ * outside the checkout gets a link to them.
+ */
+function prepareDist() {
+  fs.mkdirSync(DIST, { recursive: true });
+  fs.writeFileSync(path.join(DIST, 'package.json'), '{ "type": "module", "private": true }\n');
+  const modules = path.join(DIST, 'node_modules');
+  if (path.relative(ROOT, DIST).startsWith('..') && !fs.existsSync(modules))
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), modules, 'junction');
+}
 
 /** Runs `work` holding dist/.build.lock; a lock older than two minutes is a crashed build and is taken over. */
 async function withLock(work) {
-  fs.mkdirSync(DIST, { recursive: true });
+  prepareDist();
   for (;;) {
     try {
       fs.closeSync(fs.openSync(LOCK, 'wx'));
@@ -118,9 +131,10 @@ export async function buildCli({ quiet = false } = {}) {
     const { build } = await import('esbuild');
     const dir = `build-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
     const started = performance.now();
+    const outdir = path.join(DIST, dir);
     const result = await build({
       entryPoints: { main: path.join(ROOT, 'src/cli/main.ts') },
-      outdir: path.join(DIST, dir),
+      outdir,
       bundle: true,
       splitting: true,
       format: 'esm',
@@ -129,7 +143,7 @@ export async function buildCli({ quiet = false } = {}) {
       external: EXTERNAL,
       // bundled CommonJS packages call require() for Node's own modules and may name their own file
       banner: { js: BANNER },
-      plugins: [sourceLocations],
+      plugins: [sourceLocations(outdir)],
       metafile: true,
       logLevel: 'error',
       absWorkingDir: ROOT,
@@ -146,7 +160,7 @@ export async function buildCli({ quiet = false } = {}) {
     for (const old of builds.slice(KEPT_BUILDS)) fs.rmSync(path.join(DIST, old), { recursive: true, force: true });
     if (!quiet)
       process.stderr.write(
-        `procura: 已编译 / compiled ${sources.length} source files → dist/${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+        `procura: 已编译 / compiled ${sources.length} source files → ${path.relative(process.cwd(), outdir)} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
       );
     return path.join(DIST, dir, 'main.js');
   });
