@@ -73,6 +73,12 @@ describe('the compiled CLI', () => {
     expect(listed.tools.length).toBeGreaterThan(5);
   }, 300_000);
 
+  it('runs the sources with tsx, saying so, when it cannot build', async () => {
+    const fallback = await procura(['chat', '--help'], { PROCURA_DIST_DIR: '/dev/null/dist' });
+    expect(fallback.stderr).toMatch(/running the sources with tsx/);
+    expect(fallback.stdout).toBe((await procura(['chat', '--help'])).stdout);
+  }, 300_000);
+
   it('rebuilds when a source it was built from changed', async () => {
     const before = manifest();
     const source = 'src/cli/main.ts';

@@ -37,7 +37,7 @@ interface PartSpec {
  */
 type Plan = Settings & { rendererHost: string; rendererToken: string };
 
-async function planOf(settings: Settings): Promise<Plan> {
+export async function planOf(settings: Settings): Promise<Plan> {
   const { freePort } = await import('../../tools/charts/mcp-server.ts');
   const rendererHost = /^(127\.|::1$|localhost$)/.test(settings.host) ? settings.host : '127.0.0.1';
   return {
