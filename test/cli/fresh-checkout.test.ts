@@ -1,9 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/tools/charts/index.ts';
+import { type RunningProcura, startProcura } from '../ui/procura.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -24,13 +24,9 @@ function freshCheckout(): string {
 
 describe('npx procura start on a fresh checkout', () => {
   let checkout: string;
-  let child: ChildProcess | undefined;
+  let procura: RunningProcura | undefined;
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child!.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await procura?.close();
     if (checkout) fs.rmSync(checkout, { recursive: true, force: true });
   });
 
@@ -38,37 +34,13 @@ describe('npx procura start on a fresh checkout', () => {
     checkout = freshCheckout();
     expect(fs.existsSync(path.join(checkout, 'web/dist'))).toBe(false);
     expect(fs.existsSync(path.join(checkout, 'dist'))).toBe(false);
-    const ports: Record<string, string> = {};
-    for (const name of ['ERP_PORT', 'SUPPLIERS_PORT', 'CHARTS_PORT', 'CHART_MCP_PORT', 'ERP_MCP_PORT', 'API_PORT'])
-      ports[name] = String(await freePort());
-    const dataDir = path.join(checkout, 'data');
-    child = spawn(process.execPath, ['bin/procura.js', 'start', '--data-dir', dataDir], {
-      cwd: checkout,
-      env: {
-        ...process.env,
-        ...ports,
-        DATABASE_URL: '',
-        REDIS_URL: '',
-        DEEPSEEK_API_KEY: '',
-        OPENAI_API_KEY: '',
-        OPENAI_BASE_URL: '',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout?.on('data', (d) => {
-      output += d;
-    });
-    child.stderr?.on('data', (d) => {
-      output += d;
-    });
-    const deadline = Date.now() + 400_000;
-    while (!output.includes('Ctrl-C to stop')) {
-      if (child.exitCode !== null) throw new Error(`procura start exited (${child.exitCode}):\n${output.slice(-3000)}`);
-      if (Date.now() > deadline) throw new Error(`procura start did not get ready:\n${output.slice(-3000)}`);
+    procura = await startProcura(400_000, {}, checkout);
+    const deadline = Date.now() + 120_000;
+    while (!procura.output().includes('Ctrl-C to stop')) {
+      if (Date.now() > deadline) throw new Error(`no start-up report:\n${procura.output().slice(-3000)}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    const output = procura.output();
     // it compiled itself into the checkout's dist/ and built the UI, saying so
     expect(output).toMatch(/compiling the CLI/);
     expect(fs.existsSync(path.join(checkout, 'dist/manifest.json'))).toBe(true);
@@ -79,12 +51,13 @@ describe('npx procura start on a fresh checkout', () => {
       expect(output).toMatch(new RegExp(`\\n  ${part.replace(/[+]/g, '\\+')} +\\d+\\.\\d\\d · +\\d+\\.\\d\\d\\n`));
     expect(output).toMatch(/demo tokens:\n {2}laoxiao +pk_/);
 
-    const page = await fetch(`http://127.0.0.1:${ports.API_PORT}/`);
+    const page = await fetch(`${procura.apiUrl}/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.text()).toContain('<div id="root">');
     // the chart renderer draws only with its token, which the start-up report does not show
-    expect((await fetch(`http://127.0.0.1:${ports.CHARTS_PORT}/api/gpt-vis`, { method: 'POST' })).status).toBe(404);
-    expect(output).toContain('/<token>/api/gpt-vis');
-  }, 480_000);
+    const renderer = output.match(/Chart renderer +(http:\/\/127\.0\.0\.1:\d+)\/<token>\/api\/gpt-vis/)?.[1];
+    expect(renderer).toBeDefined();
+    expect((await fetch(`${renderer}/api/gpt-vis`, { method: 'POST' })).status).toBe(404);
+  }, 600_000);
 });
