@@ -35,7 +35,7 @@ const erp = await createErp({ dataDir: path.join(dataDir, 'erp') });
 const erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
 const sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
 const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(dataDir, 'charts') });
-const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url });
+const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
 const erpUrl = `${erpServer.url}/api`;
 const runtime = new AgentRuntime({
   dataDir,

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { type Logger, ProblemError } from '../shared/index.ts';
@@ -12,13 +13,25 @@ const visRequest = z.union([
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** Constant-time comparison, so the answer time does not reveal how much of a guessed token was right. */
+function sameToken(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
 /**
- * The renderer's HTTP face. `POST /api/gpt-vis` answers in the GPT-Vis shape `{success, errorMessage, resultObj}`;
+ * The renderer's HTTP face. Drawing (which costs CPU and disk) is only served under `/<token>/…`: the token
+ * is a path segment because the unmodified AntV server can carry nothing but a URL (`VIS_REQUEST_SERVER`).
+ * A missing or wrong token is a plain 404. Images stay readable at `/charts/<id>`: browsers load them from
+ * reports, and an id is the hash of the whole chart input, so only whoever drew a chart knows its address.
+ *
+ * `POST /<token>/api/gpt-vis` answers in the GPT-Vis shape `{success, errorMessage, resultObj}`;
  * its failures are HTTP 200 with `success: false`, because that is where the protocol carries them (the AntV
  * server reads the body of 2xx answers only, so a 4xx would reach the model as a bare status code).
  * `POST /api/charts/:type` is the plain REST form with ordinary 4xx problems.
  */
-export function createChartsApp(service: ChartService, log: Logger, publicUrl?: string): Hono {
+export function createChartsApp(service: ChartService, log: Logger, token: string, publicUrl?: string): Hono {
   const app = new Hono();
   const imageUrl = (origin: string, chart: RenderedChart) => `${publicUrl ?? origin}/charts/${chart.id}.png`;
 
@@ -37,7 +50,13 @@ export function createChartsApp(service: ChartService, log: Logger, publicUrl?: 
 
   app.get('/api/health', (c) => c.json({ ok: true, types: service.types }));
 
-  app.post('/api/gpt-vis', async (c) => {
+  app.use('/:token/api/*', async (c, next) => {
+    if (!sameToken(c.req.param('token'), token))
+      throw new ProblemError(404, 'not_found', '没有这个地址 / no such address');
+    await next();
+  });
+
+  app.post('/:token/api/gpt-vis', async (c) => {
     const origin = new URL(c.req.url).origin;
     const parsed = visRequest.safeParse(await c.req.json().catch(() => undefined));
     if (!parsed.success)
@@ -72,7 +91,7 @@ export function createChartsApp(service: ChartService, log: Logger, publicUrl?: 
     }
   });
 
-  app.post('/api/charts/:type', async (c) => {
+  app.post('/:token/api/charts/:type', async (c) => {
     const body = await c.req.json().catch(() => {
       throw new ProblemError(400, 'bad_request', '请求体须为 JSON / body must be JSON');
     });

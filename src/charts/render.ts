@@ -1,11 +1,8 @@
-import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
-import { Resvg } from '@resvg/resvg-js';
+import { renderAsync } from '@resvg/resvg-js';
 import type { EChartsOption } from 'echarts/types/dist/echarts';
-import subsetFont from 'subset-font';
-import { FONT_FAMILY, FONT_FILES } from './theme.ts';
+import { fontSubsets } from './fonts.ts';
+import { FONT_FAMILY } from './theme.ts';
 
 /**
  * ECharts' own type declarations do not resolve under NodeNext (extensionless re-exports), so the runtime is
@@ -24,34 +21,24 @@ export function renderSvg(option: EChartsOption, width: number, height: number):
   }
 }
 
-let fullFonts: Promise<Buffer[]> | undefined;
-
 /**
- * Rasterises an SVG at its own size with the bundled CJK font (system fonts are never consulted). The 10 MB
- * font is first cut down to the characters this SVG contains: resvg parses every font file it is given on
- * each call, and a few-KB subset makes that several times faster than the full file.
+ * Rasterises an SVG at its own size with the bundled CJK font (system fonts are never consulted), given as a
+ * subset holding just this SVG's characters. resvg runs on a worker thread, off the event loop.
  */
 export async function svgToPng(svg: string): Promise<Buffer> {
-  fullFonts ??= Promise.all(FONT_FILES.map((file) => fs.readFile(file)));
-  const characters = [...new Set(svg)].join('');
-  const subsets = await Promise.all(
-    (await fullFonts).map((font) => subsetFont(font, characters, { targetFormat: 'truetype' })),
-  );
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'procura-font-'));
+  const fonts = fontSubsets().filesFor(svg);
   try {
-    const fontFiles = await Promise.all(
-      subsets.map(async (subset, i) => {
-        const file = path.join(dir, `${i}.ttf`);
-        await fs.writeFile(file, subset);
-        return file;
-      }),
-    );
-    const resvg = new Resvg(svg, {
+    const image = await renderAsync(svg, {
       fitTo: { mode: 'original' },
-      font: { fontFiles, loadSystemFonts: false, defaultFontFamily: FONT_FAMILY, sansSerifFamily: FONT_FAMILY },
+      font: {
+        fontFiles: fonts.files,
+        loadSystemFonts: false,
+        defaultFontFamily: FONT_FAMILY,
+        sansSerifFamily: FONT_FAMILY,
+      },
     });
-    return resvg.render().asPng();
+    return image.asPng();
   } finally {
-    await fs.rm(dir, { recursive: true, force: true });
+    fonts.release();
   }
 }

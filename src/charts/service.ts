@@ -29,16 +29,22 @@ export interface DrawnChart {
 
 /** Validates chart arguments against the AntV tool's schema, draws them, and keeps the images by content hash. */
 export class ChartService {
-  private readonly schemas = new Map<string, Record<string, unknown>>();
+  private schemaMap?: Map<string, Record<string, unknown>>;
 
+  /** `tools` defaults to the AntV package's own declarations, read on the first request rather than at start. */
   constructor(
     readonly store: ChartStore,
-    tools: ListedTool[] = packagedChartTools(),
-  ) {
-    for (const tool of tools) {
-      const type = chartTypeOfTool(tool.name);
-      if (type) this.schemas.set(type, tool.inputSchema);
-    }
+    private readonly tools: () => ListedTool[] = packagedChartTools,
+  ) {}
+
+  private get schemas(): Map<string, Record<string, unknown>> {
+    this.schemaMap ??= new Map(
+      this.tools().flatMap((tool) => {
+        const type = chartTypeOfTool(tool.name);
+        return type ? [[type, tool.inputSchema] as const] : [];
+      }),
+    );
+    return this.schemaMap;
   }
 
   get types(): string[] {

@@ -16,6 +16,9 @@ export function settingsFrom(
   return loadSettings({ dataDir: opts.dataDir, host: opts.host, ...extra });
 }
 
+/** A host as it appears in a URL (IPv6 in brackets). */
+export const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
 /** Stops the given closers on Ctrl-C / SIGTERM, then exits. */
 export function closeOnSignal(...closers: Array<() => Promise<void>>): void {
   let closing = false;

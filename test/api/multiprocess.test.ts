@@ -103,7 +103,7 @@ describe.skipIf(!enabled)('chat API on two processes sharing PostgreSQL and Redi
     erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
     sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
     renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(root, 'charts') });
-    chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url });
+    chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
     token = erp.demoTokens.laoxiao;
     const urls = { erp: `${erpServer.url}/api`, suppliers: sites.server.url, chartMcp: chartMcp.url };
     [a, b] = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(root, name), urls)));

@@ -17,8 +17,8 @@ describe('chart renderer service', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const post = (pathname: string, body: unknown) =>
-    fetch(`${renderer.server.url}${pathname}`, {
+  const post = (pathname: string, body: unknown, base = renderer.renderUrl) =>
+    fetch(`${base}${pathname}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -47,6 +47,64 @@ describe('chart renderer service', () => {
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ success: false, errorMessage: expect.stringContaining('data') });
     expect(await (await post('/api/gpt-vis', { nothing: true })).json()).toMatchObject({ success: false });
+  });
+
+  it('draws only for a caller that knows the token: without it, or with a wrong one, 404 and nothing stored', async () => {
+    const pie = { type: 'pie', data: [{ category: '博世', value: 3 }] };
+    const token = renderer.renderUrl.slice(renderer.server.url.length + 1);
+    const wrong = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    const stored = () => fs.readdirSync(path.join(dataDir, 'charts'), { withFileTypes: true }).length;
+    fs.mkdirSync(path.join(dataDir, 'charts'), { recursive: true });
+    const before = stored();
+    for (const base of [renderer.server.url, `${renderer.server.url}/${wrong}`, `${renderer.server.url}/x`]) {
+      expect((await post('/api/gpt-vis', pie, base)).status).toBe(404);
+      expect((await post('/api/charts/pie', { data: pie.data }, base)).status).toBe(404);
+    }
+    expect((await post('/api/gpt-vis', pie, `${renderer.server.url}/${token}/..`)).status).toBe(404);
+    expect(stored()).toBe(before);
+    const drawn = (await (await post('/api/gpt-vis', pie)).json()) as { success: boolean; resultObj: string };
+    expect(drawn.success).toBe(true);
+    // the image itself is read without the token, by its content address
+    expect((await fetch(drawn.resultObj)).status).toBe(200);
+    expect(drawn.resultObj).not.toContain(token);
+  });
+
+  it('keeps the image cache within its bounds, evicting the least recently used charts', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-renderer-cache-'));
+    const small = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: dir, cache: { maxCharts: 3 } });
+    try {
+      const urls: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const answer = await post(
+          '/api/charts/column',
+          { data: [{ category: `第${i}批`, value: i + 1 }] },
+          small.renderUrl,
+        );
+        urls.push(((await answer.json()) as { png: string }).png);
+        // the first chart is used again each round, so it stays while the others come and go
+        await post('/api/charts/column', { data: [{ category: '第0批', value: 1 }] }, small.renderUrl);
+      }
+      const files = fs.readdirSync(path.join(dir, 'charts'));
+      expect(files.length).toBeLessThanOrEqual(9);
+      expect(await small.service.store.usage()).toMatchObject({ charts: 3 });
+      expect((await fetch(urls[0])).status).toBe(200);
+      expect((await fetch(urls[7])).status).toBe(200);
+      expect((await fetch(urls[1])).status).toBe(404);
+
+      // a byte bound holds too, also for a store opened on a directory that is already over it
+      const bytes = (await small.service.store.usage()).bytes;
+      const reopened = new ChartStore(dir, { maxBytes: Math.floor(bytes / 2) });
+      const service = new ChartService(reopened);
+      await service.render('pie', { data: [{ category: '新', value: 1 }] });
+      expect((await reopened.usage()).bytes).toBeLessThanOrEqual(Math.floor(bytes / 2));
+      const onDisk = fs
+        .readdirSync(path.join(dir, 'charts'))
+        .reduce((sum, name) => sum + fs.statSync(path.join(dir, 'charts', name)).size, 0);
+      expect(onDisk).toBeLessThanOrEqual(Math.floor(bytes / 2));
+    } finally {
+      await small.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('draws the same SVG for the same input, force layouts included', () => {

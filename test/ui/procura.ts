@@ -26,8 +26,15 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** `node bin/procura.js start` on a fresh data dir and free ports, offline model; resolves once the chat API answers. */
-export async function startProcura(timeoutMs = 120_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningProcura> {
+/**
+ * `node bin/procura.js start` on a fresh data dir and free ports, offline model; resolves once the chat API answers.
+ * `cwd` is the checkout to run (another copy of the tree, for a fresh-checkout test).
+ */
+export async function startProcura(
+  timeoutMs = 120_000,
+  extraEnv: NodeJS.ProcessEnv = {},
+  cwd = ROOT,
+): Promise<RunningProcura> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-ui-'));
   const names = ['ERP_PORT', 'SUPPLIERS_PORT', 'CHARTS_PORT', 'CHART_MCP_PORT', 'ERP_MCP_PORT', 'API_PORT'];
   const ports: Record<string, string> = {};
@@ -45,7 +52,7 @@ export async function startProcura(timeoutMs = 120_000, extraEnv: NodeJS.Process
     ...extraEnv,
   };
   const child: ChildProcess = spawn(process.execPath, ['bin/procura.js', 'start', '--data-dir', dataDir], {
-    cwd: ROOT,
+    cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

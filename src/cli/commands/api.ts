@@ -4,7 +4,7 @@ import { AgentRuntime } from '../../agent/index.ts';
 import { type DemoSignInMode, type DemoUser, startApiServer } from '../../api/index.ts';
 import { logger, type Settings } from '../../shared/index.ts';
 import { registerChartTools } from '../../tools/charts/index.ts';
-import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
+import { closeOnSignal, settingsFrom, urlHost, withCommonOptions } from '../options.ts';
 import { erpUrlFrom } from './mcp.ts';
 
 export interface ApiAddresses {
@@ -18,8 +18,6 @@ export interface ApiAddresses {
   demoSignIn?: DemoSignInMode;
 }
 
-const hostOf = (settings: Settings) => (settings.host.includes(':') ? `[${settings.host}]` : settings.host);
-
 /** Where the API finds the other parts: flags, then environment, then the local defaults of the settings. */
 export function apiAddresses(settings: Settings, flags: Record<string, string | undefined> = {}): ApiAddresses {
   return {
@@ -27,10 +25,11 @@ export function apiAddresses(settings: Settings, flags: Record<string, string | 
     suppliersUrl: (
       flags.suppliersUrl ??
       process.env.SUPPLIERS_URL ??
-      `http://${hostOf(settings)}:${settings.suppliersPort}`
+      `http://${urlHost(settings.host)}:${settings.suppliersPort}`
     ).replace(/\/$/, ''),
-    chartMcpUrl: flags.chartMcpUrl ?? settings.chartMcpUrl ?? `http://${hostOf(settings)}:${settings.chartMcpPort}/mcp`,
-    chartsUrl: `http://${hostOf(settings)}:${settings.chartsPort}`,
+    chartMcpUrl:
+      flags.chartMcpUrl ?? settings.chartMcpUrl ?? `http://${urlHost(settings.host)}:${settings.chartMcpPort}/mcp`,
+    chartsUrl: `http://${urlHost(settings.host)}:${settings.chartsPort}`,
   };
 }
 

@@ -1,99 +1,211 @@
+import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { demoSignInMode } from '../../api/index.ts';
-import { startChartsServer } from '../../charts/index.ts';
-import { DEMO_USERS, startErpServer } from '../../erp/index.ts';
-import { startErpMcpServer } from '../../mcp/index.ts';
+import type { AgentRuntime } from '../../agent/index.ts';
 import type { Settings } from '../../shared/index.ts';
-import { startSupplierSites } from '../../suppliers/index.ts';
-import { startChartMcpServer } from '../../tools/charts/index.ts';
-import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
-import { startApi } from './api.ts';
+import { closeOnSignal, settingsFrom, urlHost, withCommonOptions } from '../options.ts';
+import { ensureWebUi } from '../web-ui.ts';
 
 /** One running part of Procura, as `start` reports it. */
 interface StartedPart {
   name: string;
   url: string;
+  /** What the start-up report shows instead of `url` when that holds a secret. */
+  shownUrl?: string;
   detail?: string;
+  /** Seconds from `procura start` until this part was ready, and how much of that was its own start. */
+  readyAt?: number;
+  took?: number;
+  demoTokens?: Record<string, string>;
+  runtime?: AgentRuntime;
   close(): Promise<void>;
 }
 
-/** The parts `procura start` runs, in dependency order. Each starts from the shared settings. */
-const parts: Array<
-  (
-    settings: Settings,
-    started: Map<string, StartedPart>,
-  ) => Promise<StartedPart & { demoTokens?: Record<string, string> }>
-> = [
-  async (settings) => {
-    const erp = await startErpServer({ ...settings, port: settings.erpPort });
-    return {
-      name: 'ERP',
-      url: `${erp.server.url}/api`,
-      detail: `docs ${erp.server.url}/api/docs · ${erp.database.dialect} ${erp.database.location}`,
-      demoTokens: erp.demoTokens,
-      close: erp.close,
-    };
+/**
+ * A part of `procura start`: it starts as soon as the parts it needs are ready, so independent parts start
+ * side by side. Each loads its own modules when it starts, so `procura start --help` loads none of them.
+ */
+interface PartSpec {
+  name: string;
+  needs: string[];
+  start(plan: Plan, started: Map<string, StartedPart>): Promise<Omit<StartedPart, 'name'>>;
+}
+
+/**
+ * The settings with every address fixed before anything starts (free ports picked for port 0), so parts that
+ * only need another part's address start beside it. The chart renderer listens on loopback whatever `--host`
+ * says (only the chart MCP server beside it draws) and requires a fresh secret path segment.
+ */
+type Plan = Settings & { rendererHost: string; rendererToken: string };
+
+export async function planOf(settings: Settings): Promise<Plan> {
+  const { freePort } = await import('../../tools/charts/mcp-server.ts');
+  const rendererHost = /^(127\.|::1$|localhost$)/.test(settings.host) ? settings.host : '127.0.0.1';
+  return {
+    ...settings,
+    rendererHost,
+    rendererToken: randomBytes(24).toString('base64url'),
+    chartsPort: settings.chartsPort || (await freePort(rendererHost)),
+    chartMcpPort: settings.chartMcpUrl || settings.chartMcpPort ? settings.chartMcpPort : await freePort(settings.host),
+  };
+}
+
+const parts: PartSpec[] = [
+  {
+    name: 'ERP',
+    needs: [],
+    async start(settings) {
+      const { startErpServer } = await import('../../erp/index.ts');
+      const erp = await startErpServer({ ...settings, port: settings.erpPort });
+      return {
+        url: `${erp.server.url}/api`,
+        detail: `docs ${erp.server.url}/api/docs · ${erp.database.dialect} ${erp.database.location}`,
+        demoTokens: erp.demoTokens,
+        close: erp.close,
+      };
+    },
   },
-  async (settings, started) => {
-    const mcp = await startErpMcpServer({
-      erp: { baseUrl: started.get('ERP')!.url },
-      host: settings.host,
-      port: settings.erpMcpPort,
-    });
-    return { name: 'ERP MCP', url: mcp.mcpUrl, detail: 'streamable HTTP, Bearer token', close: mcp.close };
+  {
+    name: 'ERP MCP',
+    needs: ['ERP'],
+    async start(settings, started) {
+      const { startErpMcpServer } = await import('../../mcp/index.ts');
+      const mcp = await startErpMcpServer({
+        erp: { baseUrl: started.get('ERP')!.url },
+        host: settings.host,
+        port: settings.erpMcpPort,
+      });
+      return { url: mcp.mcpUrl, detail: 'streamable HTTP, Bearer token', close: mcp.close };
+    },
   },
-  async (settings) => {
-    const sites = await startSupplierSites({ host: settings.host, port: settings.suppliersPort });
-    return {
-      name: 'Supplier sites',
-      url: `${sites.server.url}/`,
-      detail: `${sites.shops.length} shops, news ${sites.server.url}/news/`,
-      close: sites.server.close,
-    };
+  {
+    name: 'Supplier sites',
+    needs: [],
+    async start(settings) {
+      const { startSupplierSites } = await import('../../suppliers/index.ts');
+      const sites = await startSupplierSites({ host: settings.host, port: settings.suppliersPort });
+      return {
+        url: `${sites.server.url}/`,
+        detail: `${sites.shops.length} shops, news ${sites.server.url}/news/`,
+        close: sites.server.close,
+      };
+    },
   },
-  async (settings) => {
-    const charts = await startChartsServer({ ...settings, port: settings.chartsPort });
-    return {
-      name: 'Chart renderer',
-      url: `${charts.server.url}/api/gpt-vis`,
-      detail: `images ${charts.server.url}/charts/`,
-      close: charts.close,
-    };
+  {
+    name: 'Chart renderer',
+    needs: [],
+    async start(plan) {
+      const { startChartsServer } = await import('../../charts/index.ts');
+      const charts = await startChartsServer({
+        ...plan,
+        host: plan.rendererHost,
+        port: plan.chartsPort,
+        token: plan.rendererToken,
+      });
+      return {
+        url: charts.renderUrl,
+        shownUrl: `${charts.server.url}/<token>/api/gpt-vis`,
+        detail: `images ${charts.server.url}/charts/`,
+        close: charts.close,
+      };
+    },
   },
-  async (settings, started) => {
-    if (settings.chartMcpUrl)
-      return { name: 'Chart MCP', url: settings.chartMcpUrl, detail: 'external', close: async () => undefined };
-    const rendererUrl = started.get('Chart renderer')!.url.replace(/\/api\/gpt-vis$/, '');
-    const mcp = await startChartMcpServer({ host: settings.host, port: settings.chartMcpPort, rendererUrl });
-    return { name: 'Chart MCP', url: mcp.url, detail: `@antv/mcp-server-chart, pid ${mcp.pid}`, close: mcp.close };
+  {
+    name: 'Chart MCP',
+    // It calls the renderer only to draw, so it starts beside it, from the renderer's planned address.
+    needs: [],
+    async start(plan) {
+      if (plan.chartMcpUrl) return { url: plan.chartMcpUrl, detail: 'external', close: async () => undefined };
+      const { startChartMcpServer } = await import('../../tools/charts/index.ts');
+      const mcp = await startChartMcpServer({
+        host: plan.host,
+        port: plan.chartMcpPort,
+        rendererUrl: `http://${urlHost(plan.rendererHost)}:${plan.chartsPort}/${plan.rendererToken}`,
+      });
+      return { url: mcp.url, detail: `@antv/mcp-server-chart, pid ${mcp.pid}`, close: mcp.close };
+    },
   },
-  async (settings, started) => {
-    const api = await startApi(settings, {
-      erpUrl: started.get('ERP')!.url,
-      suppliersUrl: started.get('Supplier sites')!.url.replace(/\/$/, ''),
-      chartMcpUrl: started.get('Chart MCP')!.url,
-      chartsUrl: started.get('Chart renderer')!.url.replace(/\/api\/gpt-vis$/, ''),
-      demoUsers: demoUsersOf(started.get('ERP')),
-      demoSignIn: demoSignInMode(settings.host).mode,
-    });
-    const models = await api.runtime.models();
-    return {
-      name: 'Chat API + UI',
-      url: `${api.server.url}/`,
-      detail: `SSE ${api.server.url}/api/v1/agent/chat/stream · model ${models.mainName}${models.provider === 'offline' ? ' (offline / 离线模型)' : ''}`,
-      close: api.close,
-    };
+  {
+    name: 'Chat API + UI',
+    needs: ['ERP', 'Supplier sites', 'Browser UI'],
+    async start(settings, started) {
+      const [{ apiAddresses, startApi }, { DEMO_USERS }, { demoSignInMode }] = await Promise.all([
+        import('./api.ts'),
+        import('../../erp/index.ts'),
+        import('../../api/index.ts'),
+      ]);
+      const demoTokens = started.get('ERP')!.demoTokens ?? {};
+      const api = await startApi(settings, {
+        erpUrl: started.get('ERP')!.url,
+        suppliersUrl: started.get('Supplier sites')!.url.replace(/\/$/, ''),
+        // fixed in the plan, so the API need not wait for the chart MCP server
+        chartMcpUrl: apiAddresses(settings).chartMcpUrl,
+        // Reports exported as PDF embed the renderer's images (readable without its drawing token).
+        chartsUrl: `http://${urlHost(settings.rendererHost)}:${settings.chartsPort}`,
+        demoSignIn: demoSignInMode(settings.host).mode,
+        demoUsers: DEMO_USERS.filter((u) => demoTokens[u.username]).map((u) => ({
+          username: u.username,
+          displayName: u.displayName,
+          role: u.role,
+          token: demoTokens[u.username],
+        })),
+      });
+      return {
+        url: `${api.server.url}/`,
+        detail: `SSE ${api.server.url}/api/v1/agent/chat/stream`,
+        runtime: api.runtime,
+        close: api.close,
+      };
+    },
+  },
+  {
+    name: 'Agent',
+    needs: ['Chat API + UI', 'Chart MCP'],
+    // Built now rather than on the first chat, so the first answer does not wait for it; it lists the chart
+    // tools of the chart MCP server, hence after that.
+    async start(_settings, started) {
+      const models = await started.get('Chat API + UI')!.runtime!.models();
+      return {
+        url: 'in-process',
+        detail: `model ${models.mainName}${models.provider === 'offline' ? ' (offline / 离线模型)' : ''}`,
+        close: async () => undefined,
+      };
+    },
   },
 ];
 
-/** The seeded demo users with their tokens, when the ERP part seeded them (embedded mode). */
-function demoUsersOf(erp: (StartedPart & { demoTokens?: Record<string, string> }) | undefined) {
-  return DEMO_USERS.filter((u) => erp?.demoTokens?.[u.username]).map((u) => ({
-    username: u.username,
-    displayName: u.displayName,
-    role: u.role,
-    token: erp!.demoTokens![u.username],
-  }));
+/** The browser UI the chat API serves, built here on a fresh checkout (as `npm start` does). */
+const browserUi: PartSpec = {
+  name: 'Browser UI',
+  needs: [],
+  async start() {
+    const built = await ensureWebUi();
+    return { url: 'web/dist', detail: built ? 'built now' : 'already built', close: async () => undefined };
+  },
+};
+
+/** Starts every part as soon as what it needs is ready; on a failure, stops what did start and names the part. */
+async function startAll(settings: Settings): Promise<Map<string, StartedPart>> {
+  const begun = performance.now();
+  const plan = await planOf(settings);
+  const started = new Map<string, StartedPart>();
+  const pending = new Map<string, Promise<void>>();
+  const startPart = async (spec: PartSpec) => {
+    await Promise.all(spec.needs.map((name) => pending.get(name)));
+    const from = performance.now();
+    const part = await spec.start(plan, started).catch((error: Error) => {
+      throw new Error(`${spec.name} 启动失败 / failed to start: ${error.message}`, { cause: error });
+    });
+    const now = performance.now();
+    started.set(spec.name, { ...part, name: spec.name, took: (now - from) / 1000, readyAt: (now - begun) / 1000 });
+  };
+  for (const spec of [browserUi, ...parts]) pending.set(spec.name, startPart(spec));
+  const results = await Promise.allSettled(pending.values());
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    for (const part of [...started.values()].reverse()) await part.close().catch(() => undefined);
+    throw failed.reason;
+  }
+  return started;
 }
 
 export function registerStartCommand(program: Command): void {
@@ -101,27 +213,24 @@ export function registerStartCommand(program: Command): void {
     program.command('start').description('run every part of Procura on this machine / 启动全部服务'),
   ).action(async (opts) => {
     const settings = settingsFrom(opts);
-    const started = new Map<string, StartedPart>();
-    let demoTokens: Record<string, string> = {};
-    try {
-      for (const startPart of parts) {
-        const part = await startPart(settings, started);
-        started.set(part.name, part);
-        if (part.demoTokens) demoTokens = part.demoTokens;
-      }
-    } catch (error) {
-      for (const part of [...started.values()].reverse()) await part.close().catch(() => undefined);
-      throw error;
-    }
+    const started = await startAll(settings);
+    const ordered = parts.map((spec) => started.get(spec.name)!);
     console.log('\nProcura 已启动 / Procura is running:');
-    for (const part of started.values())
-      console.log(`  ${part.name.padEnd(16)} ${part.url}${part.detail ? `   (${part.detail})` : ''}`);
+    for (const part of ordered)
+      console.log(`  ${part.name.padEnd(16)} ${part.shownUrl ?? part.url}${part.detail ? `   (${part.detail})` : ''}`);
+    console.log('\n启动耗时 / start-up times (s): part own · ready at');
+    for (const part of [started.get(browserUi.name)!, ...ordered])
+      console.log(
+        `  ${part.name.padEnd(16)} ${part.took!.toFixed(2).padStart(6)} · ${part.readyAt!.toFixed(2).padStart(6)}`,
+      );
+    const demoTokens = started.get('ERP')!.demoTokens ?? {};
     if (Object.keys(demoTokens).length) {
       console.log('\n演示用户令牌 / demo tokens:');
       for (const [user, token] of Object.entries(demoTokens)) console.log(`  ${user.padEnd(9)} ${token}`);
+      const { demoSignInMode } = await import('../../api/index.ts');
       console.log(`  ${demoSignInMode(settings.host).notice}`);
     }
     console.log(`\n数据目录 / data dir: ${settings.dataDir}   按 Ctrl-C 停止 / Ctrl-C to stop`);
-    closeOnSignal(...[...started.values()].map((p) => p.close));
+    closeOnSignal(...ordered.map((p) => p.close));
   });
 }

@@ -14,7 +14,7 @@ export async function withLocalChartServer<T>(
 ): Promise<T> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-charts-'));
   const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir });
-  const mcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url }).catch(
+  const mcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl }).catch(
     async (error) => {
       await renderer.close();
       throw error;
@@ -23,7 +23,7 @@ export async function withLocalChartServer<T>(
   try {
     const client = await ChartMcpClient.connect(mcp.url);
     try {
-      return await use({ client, tools: await client.listTools(), rendererUrl: renderer.server.url });
+      return await use({ client, tools: await client.listTools(), rendererUrl: renderer.renderUrl });
     } finally {
       await client.close();
     }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { ToolError } from '../index.ts';
 import { BlockedUrlError, type UrlGuard } from './guard.ts';
 import { BROWSER_HEADERS } from './http.ts';
@@ -106,6 +106,8 @@ export class BrowserRenderer {
       const proxy = new GuardedProxy(this.guard, this.connect);
       const proxyUrl = await proxy.listen();
       try {
+        // Playwright is loaded on the first page that needs it: it takes longer to load than the rest of the tools.
+        const { chromium } = await import('playwright-core');
         const browser = await chromium.launch({
           executablePath: this.executablePath,
           args: [...CHROMIUM_ARGS, ...proxyArgs(proxyUrl)],
