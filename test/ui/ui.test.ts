@@ -218,6 +218,37 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
   );
 
   it(
+    'always allow in this session: later orders go through without a card until the permission is revoked',
+    async () => {
+      await newChat();
+      await send('给火炬下 201 个 F7TC 火花塞的采购单');
+      const card = page.getByTestId('approval-card');
+      await card.waitFor({ timeout: RUN_MS });
+      await card.getByTestId('always-allow').click();
+      await idle();
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/PO-\d{6}-/);
+      expect(await page.getByTestId('standing-permissions').textContent()).toContain('创建采购订单');
+      // The next order of the session is approved without asking; the ERP still applies its policy.
+      await send('给火炬下 202 个 F7TC 火花塞的采购单');
+      await idle();
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/× 202/);
+      expect(await page.getByTestId('approval-card').count()).toBe(0);
+      const secondNo = /PO-\d{6}-[A-Z]?\d+/.exec((await lastAnswer().textContent()) ?? '')?.[0] ?? '';
+      const [second] = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, secondNo);
+      expect(second.lines[0].quantity).toBe(202);
+      await shot('09d-standing-permission');
+      // Revoked, the card is back.
+      await page.getByTestId('revoke-permission').click();
+      expect(await page.getByTestId('standing-permissions').count()).toBe(0);
+      await send('给火炬下 203 个 F7TC 火花塞的采购单');
+      await card.waitFor({ timeout: RUN_MS });
+      await card.getByRole('button', { name: '批准' }).click();
+      await idle();
+    },
+    RUN_MS * 2,
+  );
+
+  it(
     'rejects an order with a reason: nothing is written',
     async () => {
       await newChat();

@@ -8,6 +8,7 @@ import { Steps } from './components/Steps.tsx';
 import { type Lang, LangContext, texts, useT } from './i18n.ts';
 import { ApiError, ChatClient } from './protocol.ts';
 import { useChat } from './useChat.ts';
+import { useStandingPermissions } from './useStanding.ts';
 
 const TOKEN_KEY = 'procura.token';
 const LANG_KEY = 'procura.lang';
@@ -89,6 +90,7 @@ function Workspace({
 }) {
   const t = useT();
   const chat = useChat(client);
+  const standing = useStandingPermissions(chat.view, chat.busy, chat.decide);
   const [offline, setOffline] = useState(false);
   const [tab, setTab] = useState<'steps' | 'report' | 'approvals'>('steps');
   const [wide, setWide] = useState(false);
@@ -175,6 +177,7 @@ function Workspace({
           onSend={chat.send}
           onStop={chat.stop}
           onDecide={chat.decide}
+          standing={standing}
         />
       </main>
       <aside className="inspector">

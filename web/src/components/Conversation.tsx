@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useT } from '../i18n.ts';
 import type { Decision } from '../protocol.ts';
 import type { SessionView, TableItem } from '../session.ts';
+import type { useStandingPermissions } from '../useStanding.ts';
 import { ChartGallery } from './Charts.tsx';
 import { InterruptCard } from './InterruptCard.tsx';
 import { Markdown } from './Markdown.tsx';
@@ -48,6 +49,7 @@ export function Conversation({
   onSend,
   onStop,
   onDecide,
+  standing,
 }: {
   view: SessionView;
   busy: boolean;
@@ -55,6 +57,8 @@ export function Conversation({
   onSend: (message: string) => void;
   onStop: () => void;
   onDecide: (interruptId: string, decision: Decision) => void;
+  /** The session's standing permissions: granted from an approval card, listed and revocable here. */
+  standing: ReturnType<typeof useStandingPermissions>;
 }) {
   const t = useT();
   const [draft, setDraft] = useState('');
@@ -114,10 +118,30 @@ export function Conversation({
             interrupt={interrupt}
             busy={busy}
             onDecide={(decision) => onDecide(interrupt.interrupt_id, decision)}
+            onAlwaysAllow={interrupt.kind === 'approval' ? () => standing.allowAlways(interrupt) : undefined}
           />
         ))}
         <div ref={bottom} />
       </div>
+      {standing.permissions.length > 0 && (
+        <div className="standing" data-testid="standing-permissions">
+          <span className="muted">{t('standingPermissions')}</span>
+          {standing.permissions.map((p) => (
+            <span key={p.tool} className="chip standing-chip" data-tool={p.tool}>
+              {p.label}
+              <button
+                type="button"
+                className="link"
+                aria-label={`${t('revoke')} ${p.label}`}
+                data-testid="revoke-permission"
+                onClick={() => standing.revoke(p.tool)}
+              >
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      )}
       <form
         className="composer"
         onSubmit={(e) => {

@@ -14,12 +14,16 @@ export function InterruptCard({
   interrupt,
   busy,
   onDecide,
+  onAlwaysAllow,
 }: {
   interrupt: InterruptData;
   busy: boolean;
   onDecide: (decision: Decision) => void;
+  /** Approves this call and every later call of the same tool in the session. */
+  onAlwaysAllow?: () => void;
 }) {
-  if (interrupt.kind === 'approval') return <ApprovalCard interrupt={interrupt} busy={busy} onDecide={onDecide} />;
+  if (interrupt.kind === 'approval')
+    return <ApprovalCard interrupt={interrupt} busy={busy} onDecide={onDecide} onAlwaysAllow={onAlwaysAllow} />;
   if (interrupt.kind === 'ask_user') return <AskUserCard interrupt={interrupt} busy={busy} onDecide={onDecide} />;
   if (interrupt.kind === 'order_info') return <OrderInfoCard interrupt={interrupt} busy={busy} onDecide={onDecide} />;
   return null;
@@ -29,10 +33,12 @@ function ApprovalCard({
   interrupt,
   busy,
   onDecide,
+  onAlwaysAllow,
 }: {
   interrupt: Extract<InterruptData, { kind: 'approval' }>;
   busy: boolean;
   onDecide: (decision: Decision) => void;
+  onAlwaysAllow?: () => void;
 }) {
   const t = useT();
   const [mode, setMode] = useState<'view' | 'edit' | 'reject'>('view');
@@ -181,6 +187,11 @@ function ApprovalCard({
                 onClick={() => onDecide({ type: 'approve' })}
               >
                 {t('approve')}
+              </button>
+            )}
+            {allowed.has('approve') && onAlwaysAllow && (
+              <button type="button" className="btn" disabled={busy} data-testid="always-allow" onClick={onAlwaysAllow}>
+                {t('alwaysAllow')}
               </button>
             )}
             {allowed.has('edit') && (
