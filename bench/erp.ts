@@ -59,7 +59,7 @@ async function main() {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-bench-erp-'));
     const erp = await createErp({ dataDir, databaseUrl: backend.databaseUrl });
     const started = Date.now();
-    await seedBulkParts(erp.database.db, 'P001', partCount, (done, total) => {
+    await seedBulkParts(erp.database, 'P001', partCount, (done, total) => {
       process.stdout.write(
         `\r[${backend.name}] seeding catalogue ${done.toLocaleString()}/${total.toLocaleString()} parts`,
       );

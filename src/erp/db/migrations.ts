@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Dialect } from './database.ts';
+import { PartSearchIndex } from './part-search.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations work below the typed schema
 type Db = Kysely<any>;
@@ -141,6 +142,24 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('trace_id', 'text')
           .execute();
         await db.schema.createIndex('audit_log_entity').on('audit_log').columns(['entity', 'entity_id']).execute();
+      },
+    },
+    '002_ranked_part_search': {
+      // Exact code/model lookups for the first relevance tier, and the search index of part-search.ts:
+      // SQLite moves to FTS5 (the token table goes), PostgreSQL re-tokenises its token table with whole-word
+      // postings. Existing parts are indexed here, so an upgraded data dir searches like a new one.
+      async up(db: Db) {
+        await sql`create index parts_code_lower on parts (project_id, lower(code))`.execute(db);
+        await sql`create index parts_model_lower on parts (project_id, lower(model))`.execute(db);
+        if (dialect === 'sqlite') {
+          await db.schema.dropTable('part_tokens').execute();
+          // Contentless: the text lives in `parts`; `detail=column` keeps the column a token was found in
+          // (whole word or prefix) and drops positions no tier needs.
+          await sql`create virtual table part_search using fts5(words, prefixes, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 0')`.execute(
+            db,
+          );
+        }
+        await new PartSearchIndex(dialect).rebuild(db);
       },
     },
   };

@@ -1,4 +1,5 @@
 import type { ErpDatabase } from '../db/database.ts';
+import { PartSearchIndex } from '../db/part-search.ts';
 import { AuditLog } from './audit.ts';
 import { InventoryService } from './inventory.ts';
 import { OrderBook } from './orders.ts';
@@ -15,7 +16,7 @@ export function createErpServices(database: ErpDatabase) {
     dialect: database.dialect,
     users: new UserDirectory(db),
     suppliers: new SupplierDirectory(db),
-    parts: new PartCatalog(db),
+    parts: new PartCatalog(db, new PartSearchIndex(database.dialect)),
     orders: new OrderBook(db),
     inventory: new InventoryService(db),
     audit: new AuditLog(db),
