@@ -145,10 +145,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '002_ranked_part_search': {
-      // Exact code/model lookups for the first relevance tier, and the search index of part-search.ts:
+      // Part-order and exact code/model lookups for the relevance tiers, and the search index of part-search.ts:
       // SQLite moves to FTS5 (the token table goes), PostgreSQL re-tokenises its token table with whole-word
       // postings. Existing parts are indexed here, so an upgraded data dir searches like a new one.
       async up(db: Db) {
+        // (project, id): a project's parts in part order, so an unfiltered page stops after its rows.
+        await db.schema.createIndex('parts_project').on('parts').columns(['project_id', 'id']).execute();
         await sql`create index parts_code_lower on parts (project_id, lower(code))`.execute(db);
         await sql`create index parts_model_lower on parts (project_id, lower(model))`.execute(db);
         if (dialect === 'sqlite') {

@@ -1,7 +1,7 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { PART_CATEGORIES } from '../catalog.ts';
 import { isLatinToken, type SearchQuery, searchDocument } from '../search-tokens.ts';
-import type { Dialect } from './database.ts';
+import type { Dialect, ReadQuery } from './database.ts';
 import type { ErpTables } from './schema.ts';
 
 /*
@@ -31,8 +31,8 @@ export interface SearchablePart {
   name_en: string;
 }
 
-/** Tiers of a ranked search, best first; each excludes the ones before it. */
-export type Tier = 'exact' | 'whole' | 'partial' | 'any';
+/** Tiers the index answers: whole words, partial words (excluding whole), and any match (for counting). */
+export type IndexedTier = 'whole' | 'partial' | 'any';
 
 /** The narrowing a list applies besides the text. */
 export interface PartFilter {
@@ -134,73 +134,95 @@ export class PartSearchIndex {
 
   /** Ids of the parts in one tier, ascending, after skipping `offset`. */
   async ids(
-    db: Kysely<ErpTables>,
-    tier: Exclude<Tier, 'exact'>,
+    read: ReadQuery,
+    tier: IndexedTier,
     query: SearchQuery,
     filter: PartFilter,
     limit: number,
     offset = 0,
   ): Promise<number[]> {
-    const rows = await sql<{ id: number }>`${this.select(tier, query, filter)} limit ${limit} offset ${offset}`.execute(
-      db,
-    );
-    return rows.rows.map((r) => Number(r.id));
+    const select = this.select(tier, query, filter);
+    const rows = await read<{ id: number }>(`${select.text} limit ? offset ?`, [...select.params, limit, offset]);
+    return rows.map((r) => Number(r.id));
   }
 
   /** How many parts a tier holds, counting no further than `cap`. */
   async count(
-    db: Kysely<ErpTables>,
-    tier: Exclude<Tier, 'exact'>,
+    read: ReadQuery,
+    tier: IndexedTier,
     query: SearchQuery,
     filter: PartFilter,
     cap: number,
   ): Promise<number> {
-    const row = await sql<{
-      n: number | string;
-    }>`select count(*) as n from (${this.select(tier, query, filter)} limit ${cap}) capped`.execute(db);
-    return Number(row.rows[0].n);
+    const select = this.select(tier, query, filter);
+    const rows = await read<{ n: number | string }>(`select count(*) as n from (${select.text} limit ?) capped`, [
+      ...select.params,
+      cap,
+    ]);
+    return Number(rows[0].n);
   }
 
-  private select(tier: Exclude<Tier, 'exact'>, query: SearchQuery, filter: PartFilter): RawBuilder<unknown> {
+  private select(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
     return this.dialect === 'sqlite'
       ? this.selectSqlite(tier, query, filter)
       : this.selectPostgres(tier, query, filter);
   }
 
-  private selectSqlite(tier: Exclude<Tier, 'exact'>, query: SearchQuery, filter: PartFilter) {
+  private selectSqlite(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
     const whole = `words : (${ftsAll(query.whole)})`;
     const match =
       tier === 'whole' ? whole : tier === 'partial' ? `(${ftsAll(query.any)}) NOT (${whole})` : ftsAll(query.any);
-    // CROSS JOIN keeps FTS5 as the outer loop, so rows come in rowid order and the LIMIT stops the walk.
-    return sql`select parts.id as id from part_search cross join parts on parts.id = part_search.rowid
-      where part_search match ${match} and ${partFilter(filter, sql.ref('parts.id'), true)}
-      order by part_search.rowid`;
+    const where = partFilter(filter, 'parts.id', true);
+    // CROSS JOIN keeps FTS5 as the outer loop, so rows come in rowid order and the LIMIT stops the walk;
+    // NOT INDEXED makes each part a primary-key lookup, never a scan of a project-wide index.
+    return {
+      text: `select parts.id as id from part_search cross join parts not indexed on parts.id = part_search.rowid
+        where part_search match ? and ${where.text} order by part_search.rowid`,
+      params: [match, ...where.params],
+    };
   }
 
-  private selectPostgres(tier: Exclude<Tier, 'exact'>, query: SearchQuery, filter: PartFilter) {
+  private selectPostgres(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
     const required = tier === 'whole' ? query.whole.map(wholePosting) : query.any;
     // The longest token is usually the rarest: it drives the walk, the others are probed per part.
     const [driver, ...others] = [...required].sort((a, b) => b.length - a.length);
-    const has = (token: string) =>
-      sql`exists (select 1 from part_tokens tx where tx.token = ${token} and tx.project_id = ${filter.projectId} and tx.part_id = t0.part_id)`;
-    const conditions = others.map(has);
-    if (tier === 'partial') conditions.push(sql`not (${sql.join(query.whole.map(wholePosting).map(has), sql` and `)})`);
-    const narrowed = filter.category !== undefined || filter.supplierId !== undefined;
-    return sql`select t0.part_id as id from part_tokens t0
-      ${narrowed ? sql`join parts on parts.id = t0.part_id` : sql``}
-      where t0.token = ${driver} and t0.project_id = ${filter.projectId}
-      ${conditions.length ? sql`and ${sql.join(conditions, sql` and `)}` : sql``}
-      and ${partFilter(filter, sql.ref('t0.part_id'), narrowed)}
-      order by t0.part_id`;
+    const has =
+      'exists (select 1 from part_tokens tx where tx.token = ? and tx.project_id = ? and tx.part_id = t0.part_id)';
+    const conditions = others.map(() => has);
+    const params: unknown[] = others.flatMap((token) => [token, filter.projectId]);
+    if (tier === 'partial') {
+      const whole = query.whole.map(wholePosting);
+      conditions.push(`not (${whole.map(() => has).join(' and ')})`);
+      params.push(...whole.flatMap((token) => [token, filter.projectId]));
+    }
+    const joined = filter.category !== undefined || filter.supplierId !== undefined;
+    const where = partFilter(filter, 't0.part_id', joined);
+    return {
+      text: `select t0.part_id as id from part_tokens t0 ${joined ? 'join parts on parts.id = t0.part_id' : ''}
+        where t0.token = ? and t0.project_id = ? ${conditions.map((c) => `and ${c}`).join(' ')} and ${where.text}
+        order by t0.part_id`,
+      params: [driver, filter.projectId, ...params, ...where.params],
+    };
   }
 }
 
+/** Query text with `?` placeholders and its parameters, in order. */
+export interface Sql {
+  text: string;
+  params: unknown[];
+}
+
 /** The project, category, supplier and exclusion conditions, on `parts` when it is joined. */
-function partFilter(filter: PartFilter, id: RawBuilder<unknown>, joined: boolean) {
-  const conditions = [];
-  if (joined) conditions.push(sql`parts.project_id = ${filter.projectId}`);
-  if (filter.category !== undefined) conditions.push(sql`parts.category = ${filter.category}`);
-  if (filter.supplierId !== undefined) conditions.push(sql`parts.supplier_id = ${filter.supplierId}`);
-  if (filter.exclude?.length) conditions.push(sql`${id} not in (${sql.join(filter.exclude)})`);
-  return conditions.length ? sql.join(conditions, sql` and `) : sql`1 = 1`;
+export function partFilter(filter: PartFilter, id: string, joined: boolean): Sql {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const add = (condition: string, ...values: unknown[]) => {
+    conditions.push(condition);
+    params.push(...values);
+  };
+  if (joined) add('parts.project_id = ?', filter.projectId);
+  if (filter.category !== undefined) add('parts.category = ?', filter.category);
+  if (filter.supplierId !== undefined) add('parts.supplier_id = ?', filter.supplierId);
+  if (filter.exclude?.length) add(`${id} not in (${filter.exclude.map(() => '?').join(', ')})`, ...filter.exclude);
+  return { text: conditions.length ? conditions.join(' and ') : '1 = 1', params };
 }

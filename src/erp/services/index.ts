@@ -16,7 +16,7 @@ export function createErpServices(database: ErpDatabase) {
     dialect: database.dialect,
     users: new UserDirectory(db),
     suppliers: new SupplierDirectory(db),
-    parts: new PartCatalog(db, new PartSearchIndex(database.dialect)),
+    parts: new PartCatalog(db, database.read, new PartSearchIndex(database.dialect)),
     orders: new OrderBook(db),
     inventory: new InventoryService(db),
     audit: new AuditLog(db),

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import { conflict, forbidden, notFound, unprocessable } from '../../shared/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
+import type { ReadQuery } from '../db/database.ts';
 import { containsText, countAll } from '../db/database.ts';
-import type { PartFilter, PartSearchIndex, SearchablePart } from '../db/part-search.ts';
+import { type PartFilter, type PartSearchIndex, partFilter, type SearchablePart } from '../db/part-search.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { isLatinToken, searchQuery } from '../search-tokens.ts';
 import { type ErpContext, fromE4, toE4 } from './context.ts';
@@ -71,6 +72,7 @@ interface TierSource {
 export class PartCatalog {
   constructor(
     private readonly db: Kysely<ErpTables>,
+    private readonly read: ReadQuery,
     private readonly index: PartSearchIndex,
   ) {}
 
@@ -111,13 +113,13 @@ export class PartCatalog {
    */
   private async tiers(name: string, filter: PartFilter): Promise<TierSource[]> {
     const text = name.trim().toLowerCase();
+    const where = partFilter(filter, 'parts.id', true);
     const exact = (
-      await this.filtered(filter)
-        .where((eb) =>
-          eb.or([eb(eb.fn('lower', ['parts.code']), '=', text), eb(eb.fn('lower', ['parts.model']), '=', text)]),
-        )
-        .limit(MAX_EXACT)
-        .execute()
+      await this.read<{ id: number }>(
+        `select parts.id as id from parts where (lower(parts.code) = ? or lower(parts.model) = ?) and ${where.text}
+         order by parts.id limit ${MAX_EXACT}`,
+        [text, text, ...where.params],
+      )
     ).map((r) => Number(r.id));
     const exactTier: TierSource = {
       ids: async (limit, offset) => exact.slice(offset, offset + limit),
@@ -132,8 +134,8 @@ export class PartCatalog {
       return [exactTier, this.source(scan)];
     }
     const indexed = (tier: 'whole' | 'partial'): TierSource => ({
-      ids: (limit, offset) => this.index.ids(this.db, tier, query, rest, limit, offset),
-      count: (cap) => this.index.count(this.db, tier, query, rest, cap),
+      ids: (limit, offset) => this.index.ids(this.read, tier, query, rest, limit, offset),
+      count: (cap) => this.index.count(this.read, tier, query, rest, cap),
     });
     // Without Latin words every token is whole, so there is no partial tier to walk.
     return query.any.some(isLatinToken)
@@ -162,12 +164,16 @@ export class PartCatalog {
       const tiers = await this.tiers(name, filter);
       return Math.min(cap, (await tiers[0].count(cap)) + (await tiers[1].count(cap)));
     }
-    return this.index.count(this.db, 'any', query, filter, cap);
+    return this.index.count(this.read, 'any', query, filter, cap);
   }
 
   private async rows(ctx: ErpContext, ids: number[]): Promise<Part[]> {
     if (!ids.length) return [];
-    const rows = await this.base(ctx).where('parts.id', 'in', ids).select(partColumns).execute();
+    const rows = await this.read<PartJoinRow>(
+      `select ${PART_SELECT} from parts join suppliers on suppliers.id = parts.supplier_id
+       where parts.project_id = ? and parts.id in (${ids.map(() => '?').join(', ')})`,
+      [ctx.projectId, ...ids],
+    );
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
@@ -319,6 +325,9 @@ const partColumns = [
   'suppliers.name_zh as supplier_name_zh',
   'suppliers.name_en as supplier_name_en',
 ] as const;
+
+/** `partColumns` as SQL text, for the hand-written queries of the search path. */
+const PART_SELECT = partColumns.join(', ');
 
 interface PartJoinRow {
   id: number;
