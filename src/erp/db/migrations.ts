@@ -167,8 +167,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
   };
 }
 
-/** Brings the schema to the latest migration; fails loudly with the migration's name. */
-export async function migrateToLatest(db: Db, dialect: Dialect, schema?: string): Promise<void> {
+/** Brings the schema to the latest migration (or to `target`, for upgrade tests); fails loudly with the
+ *  migration's name. */
+export async function migrateToLatest(db: Db, dialect: Dialect, schema?: string, target?: string): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   const migrator = new Migrator({
     db,
@@ -178,7 +179,7 @@ export async function migrateToLatest(db: Db, dialect: Dialect, schema?: string)
     migrationTableSchema: dialect === 'postgres' ? (schema ?? 'public') : undefined,
     migrationLockTableName: 'erp_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
   const failed = results?.find((r) => r.status === 'Error');
   if (error)
     throw new Error(`ERP migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);
