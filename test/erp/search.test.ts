@@ -87,6 +87,10 @@ for (const backend of BACKENDS) {
       expect([...page1.items, ...page2.items].map((p) => p.id)).toEqual(found.map((p) => p.id));
       expect(page2.total).toBe(3);
       expect(page2.totalCapped).toBe(false);
+      // Another project's buyer finds none of them.
+      const other = await h.call('GET', '/api/parts/search?name=zorblat', { token: h.tokens.zhangwei });
+      expect(other.body.items).toEqual([]);
+      expect((await h.call('GET', '/api/parts?name=zorblat', { token: h.tokens.zhangwei })).body.total).toBe(0);
     });
 
     it('finds Chinese names by 2-character words, longer words, single characters and with English', async () => {

@@ -82,6 +82,9 @@ export async function openErpDatabase(options: DatabaseOptions): Promise<ErpData
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // 64 MiB of page cache (the default is 2 MiB): a page of search results reads rows scattered over a large
+  // catalogue, and each cache miss is a system call.
+  sqlite.pragma('cache_size = -65536');
   const db = new Kysely<ErpTables>({ dialect: new SqliteDialect({ database: sqlite }) });
   await migrateToLatest(db, 'sqlite');
   const statements = new Map<string, Sqlite.Statement>();

@@ -156,8 +156,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         if (dialect === 'sqlite') {
           await db.schema.dropTable('part_tokens').execute();
           // Contentless: the text lives in `parts`; `detail=column` keeps the column a token was found in
-          // (whole word or prefix) and drops positions no tier needs.
-          await sql`create virtual table part_search using fts5(words, prefixes, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 0')`.execute(
+          // (whole word, prefix or project) and drops positions no tier needs.
+          await sql`create virtual table part_search using fts5(words, prefixes, project, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 0')`.execute(
             db,
           );
         }

@@ -61,6 +61,9 @@ function documentOf(part: SearchablePart) {
 const WHOLE = '=';
 const wholePosting = (token: string) => (isLatinToken(token) ? WHOLE + token : token);
 
+/** A project id as one FTS5 token, whatever characters the id holds. */
+const projectToken = (projectId: string) => `p${Buffer.from(projectId).toString('hex')}`;
+
 /** FTS5 query text: every token quoted (tokens are [a-z0-9] or CJK, so no quote can occur inside). */
 const ftsAll = (tokens: string[]) => tokens.map((t) => `"${t}"`).join(' AND ');
 
@@ -78,9 +81,9 @@ export class PartSearchIndex {
       for (let i = 0; i < parts.length; i += ROWS_PER_INSERT) {
         const rows = parts.slice(i, i + ROWS_PER_INSERT).map((p) => {
           const doc = documentOf(p);
-          return sql`(${p.id}, ${doc.words.join(' ')}, ${doc.prefixes.join(' ')})`;
+          return sql`(${p.id}, ${doc.words.join(' ')}, ${doc.prefixes.join(' ')}, ${projectToken(p.project_id)})`;
         });
-        await sql`insert into part_search (rowid, words, prefixes) values ${sql.join(rows)}`.execute(db);
+        await sql`insert into part_search (rowid, words, prefixes, project) values ${sql.join(rows)}`.execute(db);
       }
       return;
     }
@@ -170,13 +173,17 @@ export class PartSearchIndex {
 
   private selectSqlite(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
     const whole = `words : (${ftsAll(query.whole)})`;
-    const match =
+    const text =
       tier === 'whole' ? whole : tier === 'partial' ? `(${ftsAll(query.any)}) NOT (${whole})` : ftsAll(query.any);
-    const where = partFilter(filter, 'parts.id', true);
+    // The project is a token too, so the common case never leaves the FTS5 index.
+    const match = `project : "${projectToken(filter.projectId)}" AND (${text})`;
+    const joined = filter.category !== undefined || filter.supplierId !== undefined;
+    const where = partFilter(filter, 'part_search.rowid', false);
     // CROSS JOIN keeps FTS5 as the outer loop, so rows come in rowid order and the LIMIT stops the walk;
-    // NOT INDEXED makes each part a primary-key lookup, never a scan of a project-wide index.
+    // NOT INDEXED makes each part a primary-key lookup, never a scan of a category-wide index.
     return {
-      text: `select parts.id as id from part_search cross join parts not indexed on parts.id = part_search.rowid
+      text: `select part_search.rowid as id from part_search
+        ${joined ? 'cross join parts not indexed on parts.id = part_search.rowid' : ''}
         where part_search match ? and ${where.text} order by part_search.rowid`,
       params: [match, ...where.params],
     };
