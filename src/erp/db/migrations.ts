@@ -153,7 +153,10 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('parts_project').on('parts').columns(['project_id', 'id']).execute();
         await sql`create index parts_code_lower on parts (project_id, lower(code))`.execute(db);
         await sql`create index parts_model_lower on parts (project_id, lower(model))`.execute(db);
-        if (dialect === 'sqlite') {
+        if (dialect === 'postgres') {
+          // A part's postings are rewritten when it changes: find them without walking every token.
+          await db.schema.createIndex('part_tokens_part').on('part_tokens').column('part_id').execute();
+        } else {
           await db.schema.dropTable('part_tokens').execute();
           // Contentless: the text lives in `parts`; `detail=column` keeps the column a token was found in
           // (whole word, prefix or project) and drops positions no tier needs.

@@ -88,17 +88,24 @@ export class PartSearchIndex {
       return;
     }
     await db.deleteFrom('part_tokens').where('part_id', 'in', ids).execute();
-    const postings = parts.flatMap((p) => {
+    const tokens: string[] = [];
+    const projects: string[] = [];
+    const partIds: number[] = [];
+    for (const p of parts) {
       const doc = documentOf(p);
-      const tokens = new Set([...doc.words, ...doc.prefixes, ...doc.words.filter(isLatinToken).map(wholePosting)]);
-      return [...tokens].map((token) => ({ token, project_id: p.project_id, part_id: p.id }));
-    });
-    for (let i = 0; i < postings.length; i += ROWS_PER_INSERT * 10) {
-      await db
-        .insertInto('part_tokens')
-        .values(postings.slice(i, i + ROWS_PER_INSERT * 10))
-        .execute();
+      for (const token of new Set([
+        ...doc.words,
+        ...doc.prefixes,
+        ...doc.words.filter(isLatinToken).map(wholePosting),
+      ])) {
+        tokens.push(token);
+        projects.push(p.project_id);
+        partIds.push(p.id);
+      }
     }
+    // Three array parameters instead of three per row: a bulk load's statements stay small and quick to parse.
+    await sql`insert into part_tokens (token, project_id, part_id)
+      select * from unnest(${tokens}::text[], ${projects}::text[], ${partIds}::int[])`.execute(db);
   }
 
   /** Rewrites the entries of every part (migrations), in batches. */
