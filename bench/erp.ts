@@ -276,6 +276,8 @@ if (args.floor) {
   const erp = await startErpServer({ dataDir, databaseUrl, host: '127.0.0.1', port: 0 });
   process.send?.({ url: erp.server.url });
   process.on('message', async () => {
+    // The load generator stops at its deadline with requests still in flight: let them finish first.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     await erp.close();
     process.exit(0);
   });
