@@ -109,7 +109,7 @@ export class PartCatalog {
    * The relevance tiers of `name`, best first, each excluding the ones before: the part whose code or model
    * is `name`; parts having every query word as a whole word (CJK text has no word boundaries, so its
    * bigrams count as whole); parts matching some word only by a prefix. A lone character is no token and
-   * falls back to a substring scan of names, code and model. The last source also counts every match.
+   * falls back to a substring scan of names, code and model.
    */
   private async tiers(name: string, filter: PartFilter): Promise<TierSource[]> {
     const text = name.trim().toLowerCase();
