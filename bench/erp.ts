@@ -1,10 +1,14 @@
 /**
- * ERP throughput and latency: part search and order create against a 100k-part catalogue, on SQLite and
- * (when DATABASE_URL is set) PostgreSQL. The server runs in a child process so the load generator does not
- * share its event loop. Usage: npm run bench:erp [-- --parts 100000 --seconds 10 --connections 16]
+ * ERP throughput and latency: part search, paged part list and order create against a 100k-part catalogue,
+ * on SQLite and (when DATABASE_URL is set) PostgreSQL, next to a floor measured in the same run: a bare
+ * `node:http` server answering 20 part rows as JSON with no database. Servers run in child processes so the
+ * load generator does not share their event loop. Usage:
+ *   npm run bench:erp [-- --parts 100000 --seconds 10 --connections 16]
  */
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,22 +22,9 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '16' },
     server: { type: 'string' },
+    floor: { type: 'boolean', default: false },
   },
 });
-
-/** Child mode: serve an already seeded ERP and report the URL to the parent. */
-if (args.server) {
-  const { startErpServer } = await import('../src/erp/index.ts');
-  const { dataDir, databaseUrl } = JSON.parse(args.server);
-  const erp = await startErpServer({ dataDir, databaseUrl, host: '127.0.0.1', port: 0 });
-  process.send?.({ url: erp.server.url });
-  process.on('message', async () => {
-    await erp.close();
-    process.exit(0);
-  });
-} else {
-  await main();
-}
 
 interface Row {
   backend: string;
@@ -43,6 +34,42 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+}
+
+const SEARCH = 'part search';
+const LIST = 'paged list with total';
+const QUERIES = [
+  '火花塞',
+  'spark plug',
+  'F7TC',
+  '刹车片',
+  '链条',
+  'tyre',
+  '机油滤清器',
+  'BK00123',
+  '加强型',
+  'oil filter',
+  '轮胎 90',
+  'battery',
+];
+
+/** Starts this script in a child mode and waits for the URL it serves. */
+async function child(mode: string[], message?: unknown): Promise<{ url: string; process: ChildProcess }> {
+  const proc = fork(new URL(import.meta.url).pathname, mode, {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+  });
+  if (message !== undefined) proc.send(message as object);
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.once('message', (m: { url: string }) => resolve(m.url));
+    proc.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  return { url, process: proc };
+}
+
+async function stop(proc: ChildProcess) {
+  proc.send('stop');
+  await new Promise((resolve) => proc.once('exit', resolve));
 }
 
 async function main() {
@@ -55,58 +82,42 @@ async function main() {
     backends.push({ name: 'postgres', databaseUrl: await freshDatabase(process.env.DATABASE_URL) });
   else console.log('DATABASE_URL not set: PostgreSQL is skipped');
 
+  let floor: Row | undefined;
   for (const backend of backends) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-bench-erp-'));
     const erp = await createErp({ dataDir, databaseUrl: backend.databaseUrl });
     const started = Date.now();
-    await seedBulkParts(erp.database.db, 'P001', partCount, (done, total) => {
+    await seedBulkParts(erp.database, 'P001', partCount, (done, total) => {
+      if (done % Math.max(500, Math.round(total / 50 / 500) * 500) && done !== total) return;
       process.stdout.write(
         `\r[${backend.name}] seeding catalogue ${done.toLocaleString()}/${total.toLocaleString()} parts`,
       );
     });
     console.log(` — ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const token = erp.demoTokens.laoxiao;
-    const supplier = (
-      await erp.services.suppliers.list({ userId: 1, username: 'laoxiao', role: 'buyer', projectId: 'P001' })
-    )[0];
-    const part = (
-      await erp.services.parts.bySupplier(
-        { userId: 1, username: 'laoxiao', role: 'buyer', projectId: 'P001' },
-        supplier.id,
-      )
-    )[0];
+    const ctx = { userId: 1, username: 'laoxiao', role: 'buyer' as const, projectId: 'P001' };
+    const supplier = (await erp.services.suppliers.list(ctx))[0];
+    const part = (await erp.services.parts.bySupplier(ctx, supplier.id))[0];
+    const sample = await erp.services.parts.search(ctx, QUERIES[0], 20);
     await erp.close();
 
-    const child = fork(
-      new URL(import.meta.url).pathname,
-      ['--server', JSON.stringify({ dataDir, databaseUrl: backend.databaseUrl })],
-      {
-        execArgv: ['--import', 'tsx'],
-        env: { ...process.env, LOG_LEVEL: 'warn' },
-      },
-    );
-    const url = await new Promise<string>((resolve, reject) => {
-      child.once('message', (m: { url: string }) => resolve(m.url));
-      child.once('exit', (code) => reject(new Error(`ERP server exited with ${code}`)));
-    });
+    if (!floor) {
+      const bare = await child(['--floor'], sample);
+      floor = await run('none', 'floor: bare node:http, 20 part rows', {
+        url: bare.url,
+        connections,
+        duration: seconds,
+      });
+      rows.push(floor);
+      await stop(bare.process);
+    }
+
+    const server = await child(['--server', JSON.stringify({ dataDir, databaseUrl: backend.databaseUrl })]);
+    const url = server.url;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const queries = [
-      '火花塞',
-      'spark plug',
-      'F7TC',
-      '刹车片',
-      '链条',
-      'tyre',
-      '机油滤清器',
-      'BK00123',
-      '加强型',
-      'oil filter',
-      '轮胎 90',
-      'battery',
-    ];
     let q = 0;
     rows.push(
-      await run(backend.name, 'part search (/parts/search, limit 20)', {
+      await run(backend.name, SEARCH, {
         url,
         connections,
         duration: seconds,
@@ -116,14 +127,14 @@ async function main() {
             method: 'GET',
             setupRequest: (req) => ({
               ...req,
-              path: `/api/parts/search?limit=20&name=${encodeURIComponent(queries[q++ % queries.length])}`,
+              path: `/api/parts/search?limit=20&name=${encodeURIComponent(QUERIES[q++ % QUERIES.length])}`,
             }),
           },
         ],
       }),
     );
     rows.push(
-      await run(backend.name, 'part list (/parts?name=&page=, paged)', {
+      await run(backend.name, LIST, {
         url,
         connections,
         duration: seconds,
@@ -133,7 +144,7 @@ async function main() {
             method: 'GET',
             setupRequest: (req) => ({
               ...req,
-              path: `/api/parts?size=20&page=${1 + (q % 5)}&name=${encodeURIComponent(queries[q++ % queries.length])}`,
+              path: `/api/parts?size=20&page=${1 + (q % 5)}&name=${encodeURIComponent(QUERIES[q++ % QUERIES.length])}`,
             }),
           },
         ],
@@ -160,15 +171,27 @@ async function main() {
         ],
       }),
     );
-    child.send('stop');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stop(server.process);
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+  if (!floor) return;
 
+  const load = os.loadavg().map((l) => l.toFixed(1));
   console.log(
-    `\nERP benchmark — ${partCount.toLocaleString()} parts, ${connections} connections, ${seconds} s each, ${os.cpus().length} cores\n`,
+    `\nERP benchmark — ${partCount.toLocaleString()} parts, ${connections} connections, ${seconds} s each, ${os.cpus().length} cores, load average ${load.join(' ')}\n`,
   );
-  const header = ['backend', 'scenario', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'errors'];
+  const base = floor;
+  const header = [
+    'backend',
+    'scenario',
+    'requests',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'req/s ÷ floor',
+    'p99 ÷ floor',
+  ];
   const table = rows.map((r) => [
     r.backend,
     r.scenario,
@@ -177,12 +200,34 @@ async function main() {
     r.p50.toFixed(2),
     r.p99.toFixed(2),
     String(r.errors),
+    `${((100 * r.rps) / base.rps).toFixed(1)} %`,
+    `${(r.p99 / Math.max(base.p99, 1)).toFixed(1)}×`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const t of table) console.log(line(t));
+
+  // The targets of the search work, checked against the floor of this same run.
+  const find = (backend: string, scenario: string) =>
+    rows.find((r) => r.backend === backend && r.scenario === scenario);
+  const checks: Array<[string, boolean | undefined]> = [];
+  const sqliteSearch = find('sqlite', SEARCH);
+  const sqliteList = find('sqlite', LIST);
+  const pgSearch = find('postgres', SEARCH);
+  if (sqliteSearch) {
+    checks.push(['SQLite part search ≥ 30 % of floor req/s', sqliteSearch.rps >= 0.3 * base.rps]);
+    checks.push(['SQLite part search p99 ≤ 3× floor p99', sqliteSearch.p99 <= 3 * Math.max(base.p99, 1)]);
+  }
+  if (sqliteList) checks.push(['SQLite paged list ≥ 20 % of floor req/s', sqliteList.rps >= 0.2 * base.rps]);
+  if (pgSearch && sqliteSearch)
+    checks.push([
+      `PostgreSQL part search ≥ 1/3 of SQLite's (${((100 * pgSearch.rps) / sqliteSearch.rps).toFixed(0)} %)`,
+      pgSearch.rps >= sqliteSearch.rps / 3,
+    ]);
+  console.log('');
+  for (const [label, ok] of checks) console.log(`${ok ? 'met    ' : 'NOT met'}  ${label}`);
 }
 
 async function run(backend: string, scenario: string, options: autocannon.Options): Promise<Row> {
@@ -211,4 +256,31 @@ async function freshDatabase(databaseUrl: string): Promise<string> {
   const url = new URL(databaseUrl);
   url.pathname = '/procura_bench';
   return url.toString();
+}
+
+/** Child mode: the floor, a bare server answering the 20 part rows the parent sends. */
+if (args.floor) {
+  process.once('message', (rows: unknown) => {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: rows }));
+    });
+    server.listen(0, '127.0.0.1', () =>
+      process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    );
+    process.on('message', () => process.exit(0));
+  });
+} else if (args.server) {
+  const { startErpServer } = await import('../src/erp/index.ts');
+  const { dataDir, databaseUrl } = JSON.parse(args.server);
+  const erp = await startErpServer({ dataDir, databaseUrl, host: '127.0.0.1', port: 0 });
+  process.send?.({ url: erp.server.url });
+  process.on('message', async () => {
+    // The load generator stops at its deadline with requests still in flight: let them finish first.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await erp.close();
+    process.exit(0);
+  });
+} else {
+  await main();
 }

@@ -1,30 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { indexTokens, queryTokens } from './search-tokens.ts';
+import { searchDocument, searchQuery } from './search-tokens.ts';
 
 describe('search tokens', () => {
-  it('indexes CJK bigrams and Latin prefixes', () => {
-    const tokens = indexTokens('摩托车火花塞 F7TC', 'Spark plug');
-    expect(tokens).toEqual(
-      expect.arrayContaining(['摩托', '火花', '花塞', 'f7', 'f7t', 'f7tc', 'sp', 'spark', 'pl', 'plug']),
-    );
-    expect(tokens).not.toContain('火花塞');
+  it('keeps whole words (and CJK bigrams) apart from Latin prefixes', () => {
+    const doc = searchDocument('摩托车火花塞 F7TC', 'Spark plug');
+    expect(doc.words).toEqual(expect.arrayContaining(['摩托', '火花', '花塞', 'f7tc', 'spark', 'plug']));
+    expect(doc.prefixes).toEqual(expect.arrayContaining(['f7', 'f7t', 'sp', 'spar', 'pl', 'plu']));
+    expect(doc.prefixes).not.toContain('spark');
+    expect(doc.words).not.toContain('火花塞');
   });
 
-  it('turns a query into tokens every match must have', () => {
-    expect(queryTokens('火花塞')).toEqual({ tokens: ['火花', '花塞'], needsScan: false });
-    expect(queryTokens('Spark PLUG')).toEqual({ tokens: ['spark', 'plug'], needsScan: false });
-    expect(queryTokens('链')).toEqual({ tokens: [], needsScan: true });
-    expect(queryTokens("' OR 1=1 --").tokens).toEqual(['or']);
-    expect(queryTokens('%_').tokens).toEqual([]);
+  it('turns a query into whole-word tokens and any-word tokens', () => {
+    expect(searchQuery('火花塞')).toEqual({ whole: ['火花', '花塞'], any: ['火花', '花塞'], needsScan: false });
+    expect(searchQuery('Spark PLUG')).toEqual({ whole: ['spark', 'plug'], any: ['spark', 'plug'], needsScan: false });
+    expect(searchQuery('链').needsScan).toBe(true);
+    expect(searchQuery("' OR 1=1 --").any).toEqual(['or']);
+    expect(searchQuery('%_').any).toEqual([]);
+    expect(searchQuery('transmissionbelt').any).toEqual(['transmission']);
   });
 
   it('finds what it indexed', () => {
-    const indexed = new Set(indexTokens('油封链条 520-120L', 'O-ring chain 520-120L'));
-    for (const q of ['链条', '油封', 'chain', 'o-ring', '520', 'ring ch']) {
+    const doc = searchDocument('油封链条 520-120L', 'O-ring chain 520-120L');
+    const indexed = new Set([...doc.words, ...doc.prefixes]);
+    const words = new Set(doc.words);
+    for (const q of ['链条', '油封', 'chain', 'o-ring', '520', 'ring ch', 'transmissionbelts']) {
+      const query = searchQuery(q);
+      const expected = q !== 'transmissionbelts';
       expect(
-        queryTokens(q).tokens.every((t) => indexed.has(t)),
+        query.any.every((t) => indexed.has(t)),
         q,
-      ).toBe(true);
+      ).toBe(expected);
     }
+    expect(searchQuery('ring ch').whole.every((t) => words.has(t))).toBe(false);
+    expect(searchQuery('chain ring').whole.every((t) => words.has(t))).toBe(true);
   });
 });

@@ -1,52 +1,84 @@
 /**
- * Search tokens for parts: CJK text becomes overlapping bigrams (single characters stand alone),
- * Latin words become their prefixes from two characters on. The same tokens work as an index in
- * SQLite and PostgreSQL, so "火花塞", "花塞", "spark pl" and "F7T" all find a part by plain equality.
+ * Search tokens for parts. CJK text has no word boundaries, so it becomes overlapping bigrams (a lone
+ * character stands alone); Latin text becomes lower-case words, each also findable by its prefixes from two
+ * characters on. A part's document keeps whole words and prefixes apart, so a query can tell a whole-word
+ * match ("plug") from a partial one ("pl"). SQLite and PostgreSQL index the same tokens.
  */
 const MAX_PREFIX = 12;
+/** Longer words are cut here: no catalogue word is that long, and it bounds index keys. */
+const MAX_WORD = 40;
 const CJK = /[\u3400-\u9fff\uf900-\ufaff]/;
+const SEGMENT = /[\u3400-\u9fff\uf900-\ufaff]+|[a-z0-9]+/g;
 
 function segments(text: string): Array<{ cjk: boolean; text: string }> {
   const out: Array<{ cjk: boolean; text: string }> = [];
-  for (const match of text.toLowerCase().matchAll(/[\u3400-\u9fff\uf900-\ufaff]+|[a-z0-9]+/g)) {
-    out.push({ cjk: CJK.test(match[0]), text: match[0] });
-  }
+  for (const match of text.toLowerCase().matchAll(SEGMENT)) out.push({ cjk: CJK.test(match[0]), text: match[0] });
   return out;
 }
 
-/** Every token a stored text should be findable by. */
-export function indexTokens(...texts: string[]): string[] {
-  const tokens = new Set<string>();
+function bigrams(text: string): string[] {
+  const chars = [...text];
+  if (chars.length === 1) return chars;
+  return chars.slice(1).map((char, i) => chars[i] + char);
+}
+
+/** What a stored part can be found by: whole words (and CJK bigrams), and proper prefixes of Latin words. */
+export interface SearchDocument {
+  words: string[];
+  prefixes: string[];
+}
+
+export function searchDocument(...texts: string[]): SearchDocument {
+  const words = new Set<string>();
+  const prefixes = new Set<string>();
   for (const text of texts) {
     for (const seg of segments(text)) {
       if (seg.cjk) {
-        const chars = [...seg.text];
-        if (chars.length === 1) tokens.add(chars[0]);
-        for (let i = 0; i + 1 < chars.length; i++) tokens.add(chars[i] + chars[i + 1]);
-      } else {
-        const word = seg.text.slice(0, MAX_PREFIX);
-        for (let n = Math.min(2, word.length); n <= word.length; n++) tokens.add(word.slice(0, n));
+        for (const gram of bigrams(seg.text)) words.add(gram);
+        continue;
       }
+      const word = seg.text.slice(0, MAX_WORD);
+      words.add(word);
+      const longest = Math.min(MAX_PREFIX, word.length - 1);
+      for (let n = 2; n <= longest; n++) prefixes.add(word.slice(0, n));
     }
   }
-  return [...tokens];
+  for (const word of words) prefixes.delete(word);
+  return { words: [...words], prefixes: [...prefixes] };
 }
 
-/** The tokens a query must all match. A lone CJK character matches only single-character words, so the
- *  caller falls back to a substring scan when `needsScan` is set. */
-export function queryTokens(query: string): { tokens: string[]; needsScan: boolean } {
-  const tokens = new Set<string>();
+/**
+ * What a query asks for. `whole`: tokens that must all be whole words (CJK bigrams always are); `any`: the
+ * same tokens as whole words or prefixes. A lone character (CJK or Latin) is no token, so `needsScan` tells
+ * the caller to fall back to a substring scan.
+ */
+export interface SearchQuery {
+  whole: string[];
+  any: string[];
+  needsScan: boolean;
+}
+
+export function searchQuery(query: string): SearchQuery {
+  const whole = new Set<string>();
+  const any = new Set<string>();
   let needsScan = false;
   for (const seg of segments(query)) {
     if (seg.cjk) {
-      const chars = [...seg.text];
-      if (chars.length === 1) needsScan = true;
-      for (let i = 0; i + 1 < chars.length; i++) tokens.add(chars[i] + chars[i + 1]);
+      if ([...seg.text].length === 1) needsScan = true;
+      else
+        for (const gram of bigrams(seg.text)) {
+          whole.add(gram);
+          any.add(gram);
+        }
     } else if (seg.text.length === 1) {
       needsScan = true;
     } else {
-      tokens.add(seg.text.slice(0, MAX_PREFIX));
+      whole.add(seg.text.slice(0, MAX_WORD));
+      any.add(seg.text.slice(0, MAX_PREFIX));
     }
   }
-  return { tokens: [...tokens], needsScan };
+  return { whole: [...whole], any: [...any], needsScan };
 }
+
+/** Whether a token is Latin (a word or prefix) rather than a CJK bigram. */
+export const isLatinToken = (token: string) => !CJK.test(token);

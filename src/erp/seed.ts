@@ -1,8 +1,9 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { seededRandom } from '../shared/index.ts';
-import { DEMO_PROJECTS, DEMO_SUPPLIERS, demoParts, PART_CATEGORIES, PRODUCT_LINES } from './catalog.ts';
+import { DEMO_PROJECTS, DEMO_SUPPLIERS, demoParts, PRODUCT_LINES } from './catalog.ts';
+import type { ErpDatabase } from './db/database.ts';
+import { PartSearchIndex } from './db/part-search.ts';
 import type { ErpTables, OrderStatus, Role } from './db/schema.ts';
-import { indexTokens } from './search-tokens.ts';
 import { nowIso, toE4 } from './services/context.ts';
 import { UserDirectory } from './services/users.ts';
 
@@ -23,8 +24,6 @@ const LOW_STOCK_CODES = new Set([
   'VT-YTX7L-BS',
   'MH-OF-W712',
 ]);
-
-const BATCH = 400;
 
 /** A demo part as the order history needs it. */
 interface SeededPart {
@@ -47,7 +46,9 @@ export async function isSeeded(db: Kysely<ErpTables>): Promise<boolean> {
  * Seeds projects, demo users (returning a fresh token for each), suppliers, parts, inventory and
  * 12 months of order history ending today. Deterministic apart from dates and tokens.
  */
-export async function seedDemoData(db: Kysely<ErpTables>, now = new Date()): Promise<Record<string, string>> {
+export async function seedDemoData(database: ErpDatabase, now = new Date()): Promise<Record<string, string>> {
+  const { db } = database;
+  const index = new PartSearchIndex(database.dialect);
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('projects')
@@ -121,7 +122,17 @@ export async function seedDemoData(db: Kysely<ErpTables>, now = new Date()): Pro
         code: p.code,
         model: p.model,
       });
-      await insertTokens(trx, id, p.projectId, tokensFor(p));
+      await index.write(trx, [
+        {
+          id,
+          project_id: p.projectId,
+          code: p.code,
+          model: p.model,
+          category: p.category,
+          name_zh: p.nameZh,
+          name_en: p.nameEn,
+        },
+      ]);
       const safety = p.moq * 2;
       const low = LOW_STOCK_CODES.has(p.code);
       await trx
@@ -242,20 +253,6 @@ async function seedOrderHistory(trx: Kysely<ErpTables>, parts: SeededPart[], now
   }
 }
 
-function tokensFor(p: { code: string; model: string; nameZh: string; nameEn: string; category: string }): string[] {
-  const category = PART_CATEGORIES.find((c) => c.code === p.category);
-  return indexTokens(p.code, p.model, p.nameZh, p.nameEn, category?.nameZh ?? '', category?.nameEn ?? '');
-}
-
-async function insertTokens(trx: Kysely<ErpTables>, partId: number, projectId: string, tokens: string[]) {
-  for (let i = 0; i < tokens.length; i += BATCH) {
-    await trx
-      .insertInto('part_tokens')
-      .values(tokens.slice(i, i + BATCH).map((token) => ({ token, project_id: projectId, part_id: partId })))
-      .execute();
-  }
-}
-
 const BULK_WORDS_ZH = ['加强型', '经济型', '原厂', '高性能', '长寿命', '静音', '耐高温', '改装'];
 const BULK_WORDS_EN = ['Heavy-duty', 'Economy', 'OEM', 'Performance', 'Long-life', 'Silent', 'High-temp', 'Custom'];
 
@@ -264,11 +261,13 @@ const BULK_WORDS_EN = ['Heavy-duty', 'Economy', 'OEM', 'Performance', 'Long-life
  * for benchmarks at realistic catalogue sizes. Reports progress as it goes.
  */
 export async function seedBulkParts(
-  db: Kysely<ErpTables>,
+  database: ErpDatabase,
   projectId: string,
   count: number,
   onProgress?: (done: number, total: number) => void,
 ): Promise<void> {
+  const { db } = database;
+  const index = new PartSearchIndex(database.dialect);
   const suppliers = await db.selectFrom('suppliers').select(['id']).where('project_id', '=', projectId).execute();
   const random = seededRandom(count);
   const chunk = 500;
@@ -307,21 +306,15 @@ export async function seedBulkParts(
             moq: p.line.moq,
           })),
         )
-        .returning(['id', 'code'])
+        .returning(['id', 'code', 'project_id', 'model', 'category', 'name_zh', 'name_en'])
         .execute();
-      const idByCode = new Map(rows.map((r) => [r.code, Number(r.id)]));
-      const tokens = batch.flatMap((p) =>
-        tokensFor(p).map((token) => ({ token, project_id: projectId, part_id: idByCode.get(p.code)! })),
+      await index.write(
+        trx,
+        rows.map((r) => ({ ...r, id: Number(r.id) })),
       );
-      for (let i = 0; i < tokens.length; i += 5000) {
-        await trx
-          .insertInto('part_tokens')
-          .values(tokens.slice(i, i + 5000))
-          .execute();
-      }
     });
     onProgress?.(Math.min(count, start + chunk), count);
   }
   // Fresh statistics after a bulk load, or the query planner keeps the plans of an empty catalogue.
-  await sql`analyze`.execute(db);
+  await index.compact(db);
 }

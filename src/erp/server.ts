@@ -39,7 +39,7 @@ export async function createErp(options: ErpOptions): Promise<Erp> {
   let demoTokens: Record<string, string> = {};
   if (!(await isSeeded(database.db))) {
     log.info('seeding demo data');
-    demoTokens = await seedDemoData(database.db);
+    demoTokens = await seedDemoData(database);
     fs.mkdirSync(options.dataDir, { recursive: true });
     fs.writeFileSync(tokensPath, `${JSON.stringify(demoTokens, null, 2)}\n`, { mode: 0o600 });
   } else if (fs.existsSync(tokensPath)) {

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest } from './migrations.ts';
 import type { ErpTables } from './schema.ts';
@@ -13,8 +14,18 @@ export interface ErpDatabase {
   dialect: Dialect;
   /** Where the data lives, for start-up messages (file path or URL without password). */
   location: string;
+  /** Runs a hand-written read query (`?` placeholders) straight on the driver, statements prepared once. */
+  read: ReadQuery;
   close(): Promise<void>;
 }
+
+/**
+ * The part search runs a few small queries per request; through the query builder each cost ~70 µs of CPU
+ * before SQLite did any work (~3 µs for a cached better-sqlite3 statement), so the hot path skips it.
+ */
+export type ReadQuery = <T>(text: string, params: readonly unknown[]) => Promise<T[]>;
+
+const MAX_STATEMENTS = 500;
 
 export interface DatabaseOptions {
   /** SQLite file directory, used when no `databaseUrl` is given. */
@@ -47,9 +58,25 @@ export async function openErpDatabase(options: DatabaseOptions): Promise<ErpData
     await migrateToLatest(db, 'postgres', schema);
     const url = new URL(options.databaseUrl);
     url.password = '';
+    // Named statements: a connection parses and plans each query text once. Planning a search walk took
+    // ~0.7 ms against ~0.15 ms to run it; named, a query takes about half the time.
+    const named = new Map<string, { name: string; text: string }>();
+    const read: ReadQuery = async <T>(text: string, params: readonly unknown[]) => {
+      let statement = named.get(text);
+      if (!statement) {
+        let n = 0;
+        const numbered = text.replace(/\?/g, () => `$${++n}`);
+        if (named.size >= MAX_STATEMENTS) named.clear();
+        // Named by content, so a name always means the same text on every connection.
+        statement = { name: `erp_${createHash('sha1').update(numbered).digest('hex').slice(0, 24)}`, text: numbered };
+        named.set(text, statement);
+      }
+      return (await pool.query({ ...statement, values: params as unknown[] })).rows as T[];
+    };
     return {
       db,
       dialect: 'postgres',
+      read,
       location: `${url.toString()}${schema ? ` (schema ${schema})` : ''}`,
       close: () => db.destroy(),
     };
@@ -66,9 +93,25 @@ export async function openErpDatabase(options: DatabaseOptions): Promise<ErpData
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // 64 MiB of page cache (the default is 2 MiB): a page of search results reads rows scattered over a large
+  // catalogue, and each cache miss is a system call.
+  sqlite.pragma('cache_size = -65536');
   const db = new Kysely<ErpTables>({ dialect: new SqliteDialect({ database: sqlite }) });
   await migrateToLatest(db, 'sqlite');
-  return { db, dialect: 'sqlite', location, close: () => db.destroy() };
+  const statements = new Map<string, Sqlite.Statement>();
+  const read: ReadQuery = async <T>(text: string, params: readonly unknown[]) => {
+    // Inside another request's open transaction the connection would show its uncommitted rows: queue
+    // behind it through the query builder instead.
+    if (sqlite.inTransaction) return (await db.executeQuery<T>(CompiledQuery.raw(text, [...params]))).rows as T[];
+    let statement = statements.get(text);
+    if (!statement) {
+      if (statements.size >= MAX_STATEMENTS) statements.clear();
+      statement = sqlite.prepare(text);
+      statements.set(text, statement);
+    }
+    return statement.all(...params) as T[];
+  };
+  return { db, dialect: 'sqlite', location, read, close: () => db.destroy() };
 }
 
 /** Drops a PostgreSQL schema created for a test run. */

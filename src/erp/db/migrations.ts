@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Dialect } from './database.ts';
+import { PartSearchIndex } from './part-search.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations work below the typed schema
 type Db = Kysely<any>;
@@ -143,6 +144,32 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('audit_log_entity').on('audit_log').columns(['entity', 'entity_id']).execute();
       },
     },
+    '002_ranked_part_search': {
+      // Part-order and exact code/model lookups for the relevance tiers, and the search index of part-search.ts:
+      // SQLite moves to FTS5 (the token table goes), PostgreSQL re-tokenises its token table with whole-word
+      // postings. Existing parts are indexed here, so an upgraded data dir searches like a new one.
+      async up(db: Db) {
+        // (project, id): a project's parts in part order, so an unfiltered page stops after its rows.
+        await db.schema.createIndex('parts_project').on('parts').columns(['project_id', 'id']).execute();
+        await sql`create index parts_code_lower on parts (project_id, lower(code))`.execute(db);
+        await sql`create index parts_model_lower on parts (project_id, lower(model))`.execute(db);
+        if (dialect === 'postgres') {
+          // A part's postings are rewritten when it changes: find them without walking every token.
+          await db.schema.createIndex('part_tokens_part').on('part_tokens').column('part_id').execute();
+          // Postings are derived rows written in their part's own transaction; the per-row foreign-key
+          // check was most of a bulk load's time.
+          await sql`alter table part_tokens drop constraint if exists part_tokens_part_id_fkey`.execute(db);
+        } else {
+          await db.schema.dropTable('part_tokens').execute();
+          // Contentless: the text lives in `parts`; `detail=column` keeps the column a token was found in
+          // (whole word, prefix or project) and drops positions no tier needs.
+          await sql`create virtual table part_search using fts5(words, prefixes, project, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 0')`.execute(
+            db,
+          );
+        }
+        await new PartSearchIndex(dialect).rebuild(db);
+      },
+    },
     '003_price_checks_and_approval_policy': {
       async up(db: Db) {
         await db.schema.alterTable('orders').addColumn('received_at', 'text').execute();
@@ -167,8 +194,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
   };
 }
 
-/** Brings the schema to the latest migration; fails loudly with the migration's name. */
-export async function migrateToLatest(db: Db, dialect: Dialect, schema?: string): Promise<void> {
+/** Brings the schema to the latest migration (or to `target`, for upgrade tests); fails loudly with the
+ *  migration's name. */
+export async function migrateToLatest(db: Db, dialect: Dialect, schema?: string, target?: string): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrations(dialect) };
   const migrator = new Migrator({
     db,
@@ -178,7 +206,7 @@ export async function migrateToLatest(db: Db, dialect: Dialect, schema?: string)
     migrationTableSchema: dialect === 'postgres' ? (schema ?? 'public') : undefined,
     migrationLockTableName: 'erp_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (target ? migrator.migrateTo(target) : migrator.migrateToLatest());
   const failed = results?.find((r) => r.status === 'Error');
   if (error)
     throw new Error(`ERP migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`);

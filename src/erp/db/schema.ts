@@ -49,7 +49,7 @@ export interface ErpTables {
     unit_price_e4: number;
     moq: number;
   };
-  /** Search tokens of a part (CJK bigrams, word prefixes): one portable index for SQLite and PostgreSQL. */
+  /** PostgreSQL's part search postings (see db/part-search.ts); SQLite keeps an FTS5 table instead. */
   part_tokens: { part_id: number; project_id: string; token: string };
   orders: {
     id: Generated<number>;

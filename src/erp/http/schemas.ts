@@ -294,4 +294,10 @@ export const ProblemSchema = z
 
 export const itemsOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 export const pageOf = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), total: z.number(), page: z.number(), size: z.number() });
+  z.object({
+    items: z.array(item),
+    total: z.number().openapi({ description: 'exact up to a cap (1,000 for parts); more when totalCapped' }),
+    totalCapped: z.boolean().openapi({ description: 'true when there are more matches than total' }),
+    page: z.number(),
+    size: z.number(),
+  });

@@ -1,4 +1,5 @@
 import type { ErpDatabase } from '../db/database.ts';
+import { PartSearchIndex } from '../db/part-search.ts';
 import { ApprovalPolicies } from './approval-policy.ts';
 import { AuditLog } from './audit.ts';
 import { InventoryService } from './inventory.ts';
@@ -20,7 +21,7 @@ export function createErpServices(database: ErpDatabase) {
     dialect: database.dialect,
     users: new UserDirectory(db),
     suppliers: new SupplierDirectory(db),
-    parts: new PartCatalog(db),
+    parts: new PartCatalog(db, database.read, new PartSearchIndex(database.dialect)),
     orders: new OrderBook(db, { priceChecks, policies }),
     priceChecks,
     policies,

@@ -474,7 +474,7 @@ export class OrderBook {
         .execute(),
       query.select(countAll.as('n')).executeTakeFirstOrThrow(),
     ]);
-    return { items: await this.hydrate(rows), total: Number(total.n), page: q.page, size: q.size };
+    return { items: await this.hydrate(rows), total: Number(total.n), totalCapped: false, page: q.page, size: q.size };
   }
 
   /** Loads lines, parts, suppliers and creators for a batch of orders in three queries. */

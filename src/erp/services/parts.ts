@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
-import { notFound } from '../../shared/index.ts';
+import { conflict, forbidden, notFound, unprocessable } from '../../shared/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
+import type { ReadQuery } from '../db/database.ts';
 import { containsText, countAll } from '../db/database.ts';
+import { type PartFilter, type PartSearchIndex, partFilter, type SearchablePart } from '../db/part-search.ts';
 import type { ErpTables } from '../db/schema.ts';
-import { queryTokens } from '../search-tokens.ts';
-import { type ErpContext, fromE4 } from './context.ts';
+import { isLatinToken, searchQuery } from '../search-tokens.ts';
+import { type ErpContext, fromE4, toE4 } from './context.ts';
 
 export interface Part {
   id: number;
@@ -22,6 +24,20 @@ export interface Part {
   supplier: { id: number; nameZh: string; nameEn: string };
 }
 
+/** A catalogue entry as an administrator writes it. */
+export interface PartInput {
+  supplierId: number;
+  code: string;
+  model: string;
+  category: string;
+  nameZh: string;
+  nameEn: string;
+  spec: string;
+  unit: string;
+  unitPrice: number;
+  moq: number;
+}
+
 export interface PartQuery {
   page: number;
   size: number;
@@ -32,83 +48,230 @@ export interface PartQuery {
 
 export interface Page<T> {
   items: T[];
+  /** Exact up to the list's cap; when `totalCapped` is set there are more than `total`. */
   total: number;
+  totalCapped: boolean;
   page: number;
   size: number;
 }
 
+/** A paged list counts its matches up to here: enough to page through, cheap for a broad word. */
+export const TOTAL_CAP = 1000;
+/** Exact code matches listed first; a code or model shared by more parts than this is no exact hit. */
+const MAX_EXACT = 100;
+
 const categoryNames = new Map(PART_CATEGORIES.map((c) => [c.code, c.nameZh]));
+
+/** One relevance tier of a name search: its ids in part order, and how many it holds (up to a cap). */
+interface TierSource {
+  ids(limit: number, offset: number): Promise<number[]>;
+  count(cap: number): Promise<number>;
+}
 
 /** The project's purchasable parts, each offered by one supplier at its list price. */
 export class PartCatalog {
-  constructor(private readonly db: Kysely<ErpTables>) {}
+  constructor(
+    private readonly db: Kysely<ErpTables>,
+    private readonly read: ReadQuery,
+    private readonly index: PartSearchIndex,
+  ) {}
 
-  private base(ctx: ErpContext) {
-    return this.db
+  private base(ctx: ErpContext, db = this.db) {
+    return db
       .selectFrom('parts')
       .innerJoin('suppliers', 'suppliers.id', 'parts.supplier_id')
       .where('parts.project_id', '=', ctx.projectId);
   }
 
+  /** Parts of the project narrowed by category and supplier, in part order. */
+  private filtered(filter: PartFilter) {
+    let query = this.db.selectFrom('parts').select('parts.id').where('parts.project_id', '=', filter.projectId);
+    if (filter.category !== undefined) query = query.where('parts.category', '=', filter.category);
+    if (filter.supplierId !== undefined) query = query.where('parts.supplier_id', '=', filter.supplierId);
+    if (filter.exclude?.length) query = query.where('parts.id', 'not in', filter.exclude);
+    return query.orderBy('parts.id');
+  }
+
+  private source(query: ReturnType<PartCatalog['filtered']>): TierSource {
+    return {
+      ids: async (limit, offset) => (await query.limit(limit).offset(offset).execute()).map((r) => Number(r.id)),
+      count: async (cap) => {
+        const row = await this.db
+          .selectFrom(query.limit(cap).as('capped'))
+          .select(countAll.as('n'))
+          .executeTakeFirstOrThrow();
+        return Number(row.n);
+      },
+    };
+  }
+
   /**
-   * Narrows to parts matching `name`. Token matches are driven from the token index (the longest token
-   * first, the others checked per row), in part-id order, so a LIMIT stops early instead of sorting every
-   * match. Single characters fall back to a substring scan.
+   * The relevance tiers of `name`, best first, each excluding the ones before: the part whose code or model
+   * is `name`; parts having every query word as a whole word (CJK text has no word boundaries, so its
+   * bigrams count as whole); parts matching some word only by a prefix. A lone character is no token and
+   * falls back to a substring scan of names, code and model.
    */
-  private matching(ctx: ErpContext, name: string) {
-    const { tokens, needsScan } = queryTokens(name);
-    const query = this.base(ctx);
-    if (!tokens.length || needsScan) {
-      const scan = query.where((eb) =>
-        eb.or([
-          containsText('parts.name_zh', name),
-          containsText('parts.name_en', name),
-          containsText('parts.code', name),
-        ]),
+  private async tiers(name: string, filter: PartFilter): Promise<TierSource[]> {
+    const text = name.trim().toLowerCase();
+    const where = partFilter(filter, 'parts.id', true);
+    const exact = (
+      await this.read<{ id: number }>(
+        `select parts.id as id from parts where (lower(parts.code) = ? or lower(parts.model) = ?) and ${where.text}
+         order by parts.id limit ${MAX_EXACT}`,
+        [text, text, ...where.params],
+      )
+    ).map((r) => Number(r.id));
+    const exactTier: TierSource = {
+      ids: async (limit, offset) => exact.slice(offset, offset + limit),
+      count: async (cap) => Math.min(exact.length, cap),
+    };
+    const rest: PartFilter = { ...filter, exclude: exact };
+    const query = searchQuery(name);
+    if (query.needsScan || !query.any.length) {
+      const scan = this.filtered(rest).where((eb) =>
+        eb.or(['parts.name_zh', 'parts.name_en', 'parts.code', 'parts.model'].map((c) => containsText(c, name))),
       );
-      return { query: scan, order: 'parts.id' as const };
+      return [exactTier, this.source(scan)];
     }
-    const [driver, ...others] = [...tokens].sort((a, b) => b.length - a.length);
-    let indexed = query
-      .innerJoin('part_tokens as t0', 't0.part_id', 'parts.id')
-      .where('t0.token', '=', driver)
-      .where('t0.project_id', '=', ctx.projectId);
-    for (const token of others) {
-      indexed = indexed.where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('part_tokens as tx')
-            .select('tx.part_id')
-            .where('tx.token', '=', token)
-            .where('tx.project_id', '=', ctx.projectId)
-            .whereRef('tx.part_id', '=', 't0.part_id'),
-        ),
-      );
-    }
-    return { query: indexed as unknown as typeof query, order: 't0.part_id' as 'parts.id' };
+    const indexed = (tier: 'whole' | 'partial'): TierSource => ({
+      ids: (limit, offset) => this.index.ids(this.read, tier, query, rest, limit, offset),
+      count: (cap) => this.index.count(this.read, tier, query, rest, cap),
+    });
+    // Without Latin words every token is whole, so there is no partial tier to walk.
+    return query.any.some(isLatinToken)
+      ? [exactTier, indexed('whole'), indexed('partial')]
+      : [exactTier, indexed('whole')];
   }
 
-  /** Paged list, filtered by name (fuzzy, zh/en/code), category and supplier. */
+  /** Ids of `limit` ranked matches from `offset` on, walking the tiers and counting only the ones skipped whole. */
+  private async rankedIds(name: string, filter: PartFilter, offset: number, limit: number): Promise<number[]> {
+    const ids: number[] = [];
+    let skip = offset;
+    for (const tier of await this.tiers(name, filter)) {
+      if (ids.length === limit) break;
+      const found = await tier.ids(limit - ids.length, skip);
+      if (found.length) skip = 0;
+      else if (skip) skip -= await tier.count(skip);
+      ids.push(...found);
+    }
+    return ids;
+  }
+
+  /** Capped count of every match of `name` (all tiers: the whole-word and exact tiers lie inside `any`). */
+  private async countMatches(name: string, filter: PartFilter, cap: number): Promise<number> {
+    const query = searchQuery(name);
+    if (query.needsScan || !query.any.length) {
+      const tiers = await this.tiers(name, filter);
+      return Math.min(cap, (await tiers[0].count(cap)) + (await tiers[1].count(cap)));
+    }
+    return this.index.count(this.read, 'any', query, filter, cap);
+  }
+
+  private async rows(ctx: ErpContext, ids: number[]): Promise<Part[]> {
+    if (!ids.length) return [];
+    const rows = await this.read<PartJoinRow>(
+      `select ${PART_SELECT} from parts join suppliers on suppliers.id = parts.supplier_id
+       where parts.project_id = ? and parts.id in (${ids.map(() => '?').join(', ')})`,
+      [ctx.projectId, ...ids],
+    );
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row ? [toPart(row)] : [];
+    });
+  }
+
+  /** Paged list, filtered by name (ranked: exact code, whole words, partial words), category and supplier. */
   async list(ctx: ErpContext, q: PartQuery): Promise<Page<Part>> {
-    let { query, order } = q.name ? this.matching(ctx, q.name) : { query: this.base(ctx), order: 'parts.id' as const };
-    if (q.category) query = query.where('parts.category', '=', q.category);
-    if (q.supplierId !== undefined) query = query.where('parts.supplier_id', '=', q.supplierId);
-    const [rows, total] = await Promise.all([
-      query
-        .select(partColumns)
-        .orderBy(order)
-        .limit(q.size)
-        .offset((q.page - 1) * q.size)
-        .execute(),
-      query.select(countAll.as('n')).executeTakeFirstOrThrow(),
+    const filter: PartFilter = { projectId: ctx.projectId, category: q.category, supplierId: q.supplierId };
+    const offset = (q.page - 1) * q.size;
+    const [ids, counted] = await Promise.all([
+      q.name ? this.rankedIds(q.name, filter, offset, q.size) : this.source(this.filtered(filter)).ids(q.size, offset),
+      q.name
+        ? this.countMatches(q.name, filter, TOTAL_CAP + 1)
+        : this.source(this.filtered(filter)).count(TOTAL_CAP + 1),
     ]);
-    return { items: rows.map(toPart), total: Number(total.n), page: q.page, size: q.size };
+    return {
+      items: await this.rows(ctx, ids),
+      total: Math.min(counted, TOTAL_CAP),
+      totalCapped: counted > TOTAL_CAP,
+      page: q.page,
+      size: q.size,
+    };
   }
 
-  /** Parts whose name or code matches, in catalogue order, at most `limit`. */
+  /** Parts whose name or code matches, most relevant first, at most `limit`. */
   async search(ctx: ErpContext, name: string, limit = 50): Promise<Part[]> {
-    const { query, order } = this.matching(ctx, name);
-    const rows = await query.select(partColumns).orderBy(order).limit(limit).execute();
-    return rows.map(toPart);
+    return this.rows(ctx, await this.rankedIds(name, { projectId: ctx.projectId }, 0, limit));
+  }
+
+  /** Adds a part to the catalogue (administrators), searchable as soon as the transaction commits. */
+  async create(ctx: ErpContext, input: PartInput): Promise<Part> {
+    requireAdmin(ctx);
+    const id = await this.db.transaction().execute(async (trx) => {
+      await this.checkInput(trx, ctx, input);
+      const row = await trx
+        .insertInto('parts')
+        .values({ project_id: ctx.projectId, ...partColumnsOf(input) })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const id = Number(row.id);
+      await this.index.write(trx, [{ id, project_id: ctx.projectId, ...searchColumnsOf(input) }]);
+      return id;
+    });
+    return this.get(ctx, id);
+  }
+
+  /** Changes a part (administrators); its search entries change in the same transaction. */
+  async update(ctx: ErpContext, id: number, changes: Partial<PartInput>): Promise<Part> {
+    requireAdmin(ctx);
+    await this.db.transaction().execute(async (trx) => {
+      const current = await this.get(ctx, id, trx);
+      const input: PartInput = {
+        supplierId: current.supplier.id,
+        code: current.code,
+        model: current.model,
+        category: current.category,
+        nameZh: current.nameZh,
+        nameEn: current.nameEn,
+        spec: current.spec,
+        unit: current.unit,
+        unitPrice: current.unitPrice,
+        moq: current.moq,
+        ...changes,
+      };
+      await this.checkInput(trx, ctx, input, id);
+      await trx.updateTable('parts').set(partColumnsOf(input)).where('id', '=', id).execute();
+      await this.index.write(trx, [{ id, project_id: ctx.projectId, ...searchColumnsOf(input) }]);
+    });
+    return this.get(ctx, id);
+  }
+
+  private async checkInput(db: Kysely<ErpTables>, ctx: ErpContext, input: PartInput, id?: number) {
+    const errors = [];
+    if (!categoryNames.has(input.category))
+      errors.push({ field: 'category', message: `unknown category ${input.category}` });
+    if (!Number.isFinite(input.unitPrice) || input.unitPrice < 0)
+      errors.push({ field: 'unitPrice', message: 'must be ≥ 0' });
+    if (!Number.isInteger(input.moq) || input.moq < 1)
+      errors.push({ field: 'moq', message: 'must be a whole number ≥ 1' });
+    if (!input.code.trim()) errors.push({ field: 'code', message: 'must not be empty' });
+    if (errors.length) throw unprocessable('字段校验失败 / invalid fields', errors);
+    const supplier = await db
+      .selectFrom('suppliers')
+      .select('id')
+      .where('id', '=', input.supplierId)
+      .where('project_id', '=', ctx.projectId)
+      .executeTakeFirst();
+    if (!supplier) throw notFound(`供应商 ${input.supplierId} 不存在 / supplier ${input.supplierId} not found`);
+    const clash = await db
+      .selectFrom('parts')
+      .select('id')
+      .where('project_id', '=', ctx.projectId)
+      .where('code', '=', input.code)
+      .executeTakeFirst();
+    if (clash && Number(clash.id) !== id)
+      throw conflict(`零部件编码 ${input.code} 已存在 / part code ${input.code} exists`);
   }
 
   async bySupplier(ctx: ErpContext, supplierId: number): Promise<Part[]> {
@@ -120,8 +283,8 @@ export class PartCatalog {
     return rows.map(toPart);
   }
 
-  async get(ctx: ErpContext, id: number): Promise<Part> {
-    const row = await this.base(ctx).where('parts.id', '=', id).select(partColumns).executeTakeFirst();
+  async get(ctx: ErpContext, id: number, db = this.db): Promise<Part> {
+    const row = await this.base(ctx, db).where('parts.id', '=', id).select(partColumns).executeTakeFirst();
     if (!row) throw notFound(`零部件 ${id} 不存在 / part ${id} not found`);
     return toPart(row);
   }
@@ -163,6 +326,9 @@ const partColumns = [
   'suppliers.name_en as supplier_name_en',
 ] as const;
 
+/** `partColumns` as SQL text, for the hand-written queries of the search path. */
+const PART_SELECT = partColumns.join(', ');
+
 interface PartJoinRow {
   id: number;
   code: string;
@@ -194,5 +360,35 @@ export function toPart(row: PartJoinRow): Part {
     currency: 'CNY',
     moq: row.moq,
     supplier: { id: Number(row.supplier_id), nameZh: row.supplier_name_zh, nameEn: row.supplier_name_en },
+  };
+}
+
+function requireAdmin(ctx: ErpContext) {
+  if (ctx.role !== 'admin')
+    throw forbidden('只有管理员可以维护零部件目录 / only administrators maintain the catalogue');
+}
+
+function partColumnsOf(input: PartInput) {
+  return {
+    supplier_id: input.supplierId,
+    code: input.code,
+    model: input.model,
+    category: input.category,
+    name_zh: input.nameZh,
+    name_en: input.nameEn,
+    spec: input.spec,
+    unit: input.unit,
+    unit_price_e4: toE4(input.unitPrice),
+    moq: input.moq,
+  };
+}
+
+function searchColumnsOf(input: PartInput): Omit<SearchablePart, 'id' | 'project_id'> {
+  return {
+    code: input.code,
+    model: input.model,
+    category: input.category,
+    name_zh: input.nameZh,
+    name_en: input.nameEn,
   };
 }

@@ -96,17 +96,19 @@ const priceCheckView = (c: PriceCheckWire) => ({
   reason: c.reason,
 });
 
-/** A page with a hint telling the model how to get the rest. */
+/** A page with a hint telling the model how to get the rest (`total` stops counting at the ERP's cap). */
 function paged<T, V>(page: PageWire<T>, view: (item: T) => V) {
   const shown = (page.page - 1) * page.size + page.items.length;
+  const more = page.totalCapped ? `${page.total - shown}+` : String(page.total - shown);
   return {
     items: page.items.map(view),
     total: page.total,
+    totalCapped: page.totalCapped || undefined,
     page: page.page,
     size: page.size,
     hint:
       shown < page.total
-        ? `还有 ${page.total - shown} 条，用 page=${page.page + 1} 查看 / ${page.total - shown} more: page=${page.page + 1}`
+        ? `还有 ${more} 条，用 page=${page.page + 1} 查看，或加条件缩小范围 / ${more} more: page=${page.page + 1}, or narrow the query`
         : undefined,
   };
 }
@@ -185,7 +187,7 @@ export class ErpClient {
     name: 'part_query',
     label: '查询零部件',
     description:
-      '分页查询采购零部件，可按名称、分类、供应商 id 筛选；结果含目录单价与供应商。/ Paged parts, filtered by name, category and supplier.',
+      '分页查询采购零部件，可按名称、分类、供应商 id 筛选，按相关度排序（编码完全匹配、整词、部分匹配）；结果含目录单价与供应商；total 最多数到 1000，totalCapped 表示更多。/ Paged parts, filtered by name, category and supplier, most relevant first; total counts up to 1,000 (totalCapped: more).',
     schema: z.object({
       name: SearchText.optional().describe('名称或型号关键词 / name or model keyword'),
       category: z.string().trim().min(1).max(40).optional().describe('分类代码 / category code'),
