@@ -1,6 +1,7 @@
 import type { BaseStore } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { type BackendFactory, createDeepAgent, createSummarizationMiddleware, type SubAgent } from 'deepagents';
+import type { ApprovalDetails } from '../protocol/index.ts';
 import type { ToolContext, ToolRegistry } from '../tools/index.ts';
 import { type ContextResolver, toLangChainTools } from '../tools/langchain.ts';
 import type { ToolScheduler } from '../tools/scheduler.ts';
@@ -16,7 +17,6 @@ import type { AgentModels } from './models/index.ts';
 import { ORCHESTRATOR_PROMPT } from './prompts.ts';
 import type { SkillsSync } from './skills/sync.ts';
 import { loadSubagentConfigs, type SubagentConfig } from './subagents/loader.ts';
-import type { ApprovalDetails } from './tools/human-input.ts';
 
 /** Tools deepagents provides itself (file system, sandbox execution, delegation). */
 export const BUILTIN_AGENT_TOOLS = [

@@ -16,4 +16,4 @@ export {
 } from './models/index.ts';
 export { AgentRuntime, type AgentRuntimeOptions, type AgentStorage, SKILLS_DIR } from './runtime.ts';
 export { loadSubagentConfigs, SUBAGENT_CONFIG_DIR, type SubagentConfig } from './subagents/loader.ts';
-export { type HumanDecision, HumanInput, type HumanRequest } from './tools/human-input.ts';
+export { HumanInput } from './tools/human-input.ts';

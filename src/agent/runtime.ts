@@ -5,6 +5,7 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import type { BackendFactory } from 'deepagents';
+import { isReadOnly } from '../protocol/index.ts';
 import { logger } from '../shared/index.ts';
 import type { ToolContext, ToolRegistry } from '../tools/index.ts';
 import { ToolScheduler } from '../tools/scheduler.ts';
@@ -141,7 +142,7 @@ export class AgentRuntime {
   /** The compiled graph a run of this context uses (built once per process and visibility). */
   async graph(ctx: Pick<ToolContext, 'role' | 'readOnly'>): Promise<ProcuraGraph> {
     const built = await this.build();
-    const readOnly = ctx.readOnly === true || ctx.role === 'viewer';
+    const readOnly = isReadOnly(ctx);
     let graph = built.graphs.get(readOnly);
     if (!graph) {
       graph = buildAgentGraph(built.deps, { readOnly });

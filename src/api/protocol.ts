@@ -1,28 +1,4 @@
-import type { HumanRequest } from '../agent/index.ts';
-
-/** The agents a step can belong to, as the client shows them. */
-export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
-
-export type ProgressStatus = 'running' | 'completed' | 'error';
-
-/** The SSE events of the chat stream (DESIGN.md "Streaming protocol"). Every event carries `session_id`. */
-export type ApiEvent =
-  | {
-      event: 'progress';
-      data: {
-        id: string;
-        phase: 'run' | 'subagent' | 'tool';
-        status: ProgressStatus;
-        title: string;
-        detail: string;
-        agent: AgentName;
-      };
-    }
-  | { event: 'token'; data: { content: string; agent: AgentName } }
-  | { event: 'tool_call'; data: { tool: string; params: unknown } }
-  | { event: 'interrupt'; data: { interrupt_id: string; agent: AgentName } & HumanRequest }
-  | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled' } }
-  | { event: 'error'; data: { message: string; detail: string } };
+import type { AgentName, ApiEvent, StepStatus as ProgressStatus } from '../protocol/index.ts';
 
 const SUBAGENT_TITLES: Record<string, string> = {
   'procurement-analyst': '采购分析 / procurement analysis',
@@ -142,7 +118,7 @@ export class StreamMapper {
 function fromCustom(data: unknown): ApiEvent[] {
   const chunk = data as { type?: string; tool?: unknown; params?: unknown };
   if (chunk?.type !== 'tool_call' || typeof chunk.tool !== 'string') return [];
-  return [{ event: 'tool_call', data: { tool: chunk.tool, params: chunk.params ?? {} } }];
+  return [{ event: 'tool_call', data: { tool: chunk.tool, params: (chunk.params ?? {}) as Record<string, unknown> } }];
 }
 
 function agentName(raw: string | undefined): AgentName {

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { isReadOnly, type Role } from '../protocol/index.ts';
 
 /** Who a tool runs for. Everything a tool needs to act as the user travels here, never in the model's arguments. */
 export interface ToolContext {
   userId: string;
-  role: 'admin' | 'buyer' | 'viewer';
+  role: Role;
   /** The user's ERP bearer token (forwarded on every ERP call). */
   token?: string;
   projectId?: string;
@@ -197,10 +198,9 @@ export class ToolRegistry {
     ctx?: Pick<ToolContext, 'role' | 'readOnly'>,
     filter?: { groups?: readonly string[]; names?: readonly string[] },
   ): ToolDefinition[] {
-    const readOnly = ctx ? ctx.readOnly === true || ctx.role === 'viewer' : false;
     return [...this.entries.values()]
       .map((e) => e.definition)
-      .filter((d) => !(readOnly && d.safety === 'write'))
+      .filter((d) => !(isReadOnly(ctx) && d.safety === 'write'))
       .filter((d) => !filter || filter.groups?.includes(d.group) || filter.names?.includes(d.name));
   }
 
@@ -244,7 +244,7 @@ export class ToolRegistry {
         `未知工具 ${name} / unknown tool ${name}`,
         `可用工具 / available: ${[...this.entries.keys()].join(', ')}`,
       );
-    if (entry.definition.safety === 'write' && (ctx.readOnly || ctx.role === 'viewer')) {
+    if (entry.definition.safety === 'write' && isReadOnly(ctx)) {
       return failure(
         `只读会话不能调用写工具 ${name} / read-only context cannot call ${name}`,
         '只能查询，不能修改数据 / only read operations are allowed',

@@ -1,3 +1,4 @@
+import { isReadOnly } from '../protocol/index.ts';
 import { BackgroundTasks, registerBackgroundTasks } from './background.ts';
 import { DynamicHttpCall } from './dynamic-http.ts';
 import { type ErpEndpoint, erpClientFor, registerErpTools } from './erp/index.ts';
@@ -29,10 +30,7 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
   const tasks = options.tasks ?? new BackgroundTasks();
   const registry = new ToolRegistry();
   if (options.erpTools !== false) registerErpTools(registry, options.erp);
-  registry.register(
-    DynamicHttpCall,
-    (ctx) => new DynamicHttpCall(erpClientFor(options.erp, ctx), !(ctx.readOnly || ctx.role === 'viewer')),
-  );
+  registry.register(DynamicHttpCall, (ctx) => new DynamicHttpCall(erpClientFor(options.erp, ctx), !isReadOnly(ctx)));
   const frontend = new FrontendTools();
   registry.register(FrontendTools, () => frontend);
   registerBackgroundTasks(registry, tasks);

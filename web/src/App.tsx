@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ApiError, ChatClient } from '../../src/protocol/index.ts';
 import { Conversation } from './components/Conversation.tsx';
 import { ReportPanel } from './components/ReportPanel.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
 import { SignIn } from './components/SignIn.tsx';
 import { Steps } from './components/Steps.tsx';
 import { type Lang, LangContext, texts, useT } from './i18n.ts';
-import { ApiError, ChatClient } from './protocol.ts';
 import { useChat } from './useChat.ts';
 
 const TOKEN_KEY = 'procura.token';

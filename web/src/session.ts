@@ -1,5 +1,5 @@
 /** What the chat screen shows for one session, built by folding the run's events (and the saved history) into it. */
-import type { ChatEvent, InterruptData, ProgressData, ShowChartParams, StepStatus } from './protocol.ts';
+import type { ChatEvent, InterruptData, ProgressData, ShowChartParams, StepStatus } from '../../src/protocol/index.ts';
 
 export interface Step {
   id: string;

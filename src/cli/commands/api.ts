@@ -3,32 +3,13 @@ import { createAgentStorage } from '../../agent/backends/index.ts';
 import { AgentRuntime } from '../../agent/index.ts';
 import type { DemoUser } from '../../api/index.ts';
 import { startApiServer } from '../../api/index.ts';
-import { logger, type Settings } from '../../shared/index.ts';
+import { logger, type PartAddresses, partAddresses, type Settings } from '../../shared/index.ts';
 import { registerChartTools } from '../../tools/charts/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
-import { erpUrlFrom } from './mcp.ts';
 
-export interface ApiAddresses {
-  erpUrl: string;
-  suppliersUrl: string;
-  chartMcpUrl: string;
+export interface ApiAddresses extends PartAddresses {
   /** Embedded mode (`procura start`): the demo users shown on the sign-in page. */
   demoUsers?: DemoUser[];
-}
-
-const hostOf = (settings: Settings) => (settings.host.includes(':') ? `[${settings.host}]` : settings.host);
-
-/** Where the API finds the other parts: flags, then environment, then the local defaults of the settings. */
-export function apiAddresses(settings: Settings, flags: Record<string, string | undefined> = {}): ApiAddresses {
-  return {
-    erpUrl: erpUrlFrom(settings, flags.erpUrl),
-    suppliersUrl: (
-      flags.suppliersUrl ??
-      process.env.SUPPLIERS_URL ??
-      `http://${hostOf(settings)}:${settings.suppliersPort}`
-    ).replace(/\/$/, ''),
-    chartMcpUrl: flags.chartMcpUrl ?? settings.chartMcpUrl ?? `http://${hostOf(settings)}:${settings.chartMcpPort}/mcp`,
-  };
 }
 
 /** Starts the chat API with its agent runtime (built on first use; charts are optional when their server is down). */
@@ -77,9 +58,16 @@ export function registerApiCommand(program: Command): void {
     .option('--erp-url <url>', 'ERP API base / ERP 接口地址 (ERP_URL)')
     .option('--suppliers-url <url>', 'supplier sites / 供应商网站 (SUPPLIERS_URL)')
     .option('--chart-mcp-url <url>', 'chart MCP server / 图表 MCP 服务 (CHART_MCP_URL)')
+    .option('--erp-mcp-url <url>', 'ERP MCP server the agent uses / 智能体使用的 ERP MCP 服务 (ERP_MCP_URL)')
     .action(async (opts) => {
-      const settings = settingsFrom(opts, { apiPort: opts.port });
-      const api = await startApi(settings, apiAddresses(settings, opts));
+      const settings = settingsFrom(opts, {
+        apiPort: opts.port,
+        erpUrl: opts.erpUrl,
+        suppliersUrl: opts.suppliersUrl,
+        chartMcpUrl: opts.chartMcpUrl,
+        erpMcpUrl: opts.erpMcpUrl,
+      });
+      const api = await startApi(settings, partAddresses(settings));
       // The first line names the address (scripts and tests read it).
       console.log(`Chat API  ${api.server.url}/api/v1   (UI ${api.server.url}/)`);
       closeOnSignal(api.close);

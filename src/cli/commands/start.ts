@@ -71,6 +71,7 @@ const parts: Array<
       erpUrl: started.get('ERP')!.url,
       suppliersUrl: started.get('Supplier sites')!.url.replace(/\/$/, ''),
       chartMcpUrl: started.get('Chart MCP')!.url,
+      erpMcpUrl: settings.erpMcpUrl ?? started.get('ERP MCP')!.url,
       demoUsers: demoUsersOf(started.get('ERP')),
     });
     const models = await api.runtime.models();

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { createErp, type Erp } from '../../erp/index.ts';
-import { logger, type Settings } from '../../shared/index.ts';
+import { logger, partAddresses, type Settings } from '../../shared/index.ts';
 import { AGENT_TOOLSETS, isAgentName } from '../../tools/agent-toolsets.ts';
 import { isToolFailure, type ToolContext } from '../../tools/index.ts';
 import type { Toolbox } from '../../tools/toolbox.ts';
 import { settingsFrom } from '../options.ts';
-import { erpUrlFrom } from './mcp.ts';
 
 interface Session {
   toolbox: Toolbox;
@@ -22,8 +21,9 @@ interface Session {
 async function openSession(opts: Record<string, string | undefined>, requireUser: boolean): Promise<Session> {
   // stdout is the tool output (JSON for scripts): only warnings from the parts opened here.
   logger.level = process.env.LOG_LEVEL ?? 'warn';
-  const settings: Settings = settingsFrom(opts);
-  const web = { suppliersUrl: `http://${settings.host}:${settings.suppliersPort}` };
+  const settings: Settings = settingsFrom(opts, { erpUrl: opts.erpUrl });
+  const addresses = partAddresses(settings);
+  const web = { suppliersUrl: addresses.suppliersUrl };
   const traceId = `cli-${randomUUID()}`;
   // Loaded on use: the tools pull in the web stack, which other commands do not need.
   const { createToolbox } = await import('../../tools/toolbox.ts');
@@ -54,7 +54,7 @@ async function openSession(opts: Record<string, string | undefined>, requireUser
   }
   if (requireUser && !token)
     throw new Error('需要 --user <用户名> 或 --token <令牌> / give --user <username> or --token <token>');
-  const toolbox = createToolbox({ erp: { baseUrl: erpUrlFrom(settings, opts.erpUrl) }, web });
+  const toolbox = createToolbox({ erp: { baseUrl: addresses.erpUrl }, web });
   // With a bare token the ERP decides what the user may do; the listing assumes a buyer.
   const ctx: ToolContext = { userId: 'cli', role: 'buyer', token, projectId: opts.project, traceId };
   return { toolbox, ctx, close: () => toolbox.close() };

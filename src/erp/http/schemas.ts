@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { ROLES } from '../../protocol/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
 import { ORDER_STATUSES } from '../db/schema.ts';
 
@@ -197,7 +198,7 @@ export const MeSchema = z
     id: z.number(),
     username: z.string(),
     displayName: z.string(),
-    role: z.enum(['admin', 'buyer', 'viewer']),
+    role: z.enum(ROLES),
     projectIds: z.array(z.string()),
     projectId: z.string().openapi({ description: 'the project this request works in (x-project-id or the first)' }),
   })

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { isReadOnly } from '../../protocol/index.ts';
 import { conflict, type FieldError, forbidden, notFound, unprocessable } from '../../shared/index.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type ErpTables, ORDER_STATUSES, type OrderRow, type OrderStatus } from '../db/schema.ts';
@@ -456,7 +457,7 @@ export class OrderBook {
 export { ORDER_STATUSES };
 
 function requireWriter(ctx: ErpContext) {
-  if (ctx.role === 'viewer') throw forbidden('只读用户不能修改订单 / viewers cannot change orders');
+  if (isReadOnly(ctx)) throw forbidden('只读用户不能修改订单 / viewers cannot change orders');
 }
 
 function checkExpectedDate(date: string | undefined) {

@@ -1,6 +1,6 @@
 import { useState } from 'react';
+import type { ChoiceOption, HumanDecision, InterruptData } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { ChoiceOption, Decision, InterruptData } from '../protocol.ts';
 
 type Args = Record<string, unknown>;
 type Line = Record<string, unknown>;
@@ -16,7 +16,7 @@ export function InterruptCard({
 }: {
   interrupt: InterruptData;
   busy: boolean;
-  onDecide: (decision: Decision) => void;
+  onDecide: (decision: HumanDecision) => void;
 }) {
   if (interrupt.kind === 'approval') return <ApprovalCard interrupt={interrupt} busy={busy} onDecide={onDecide} />;
   if (interrupt.kind === 'ask_user') return <AskUserCard interrupt={interrupt} busy={busy} onDecide={onDecide} />;
@@ -31,7 +31,7 @@ function ApprovalCard({
 }: {
   interrupt: Extract<InterruptData, { kind: 'approval' }>;
   busy: boolean;
-  onDecide: (decision: Decision) => void;
+  onDecide: (decision: HumanDecision) => void;
 }) {
   const t = useT();
   const [mode, setMode] = useState<'view' | 'edit' | 'reject'>('view');
@@ -262,7 +262,7 @@ function AskUserCard({
 }: {
   interrupt: Extract<InterruptData, { kind: 'ask_user' }>;
   busy: boolean;
-  onDecide: (decision: Decision) => void;
+  onDecide: (decision: HumanDecision) => void;
 }) {
   const t = useT();
   const [chosen, setChosen] = useState<string[]>([]);
@@ -324,7 +324,7 @@ function OrderInfoCard({
 }: {
   interrupt: Extract<InterruptData, { kind: 'order_info' }>;
   busy: boolean;
-  onDecide: (decision: Decision) => void;
+  onDecide: (decision: HumanDecision) => void;
 }) {
   const t = useT();
   const [values, setValues] = useState<Record<string, string>>({});
