@@ -1,11 +1,5 @@
 export { type ProcuraRunContext, preferencesPath, runContext } from './context.ts';
-export {
-  BUILTIN_AGENT_TOOLS,
-  buildAgentGraph,
-  ORCHESTRATOR_TOOLS,
-  type ProcuraGraph,
-  subagentConfigs,
-} from './graph.ts';
+export { buildAgentGraph, type ProcuraGraph } from './graph.ts';
 export { ApprovalLedger } from './middleware/approval.ts';
 export {
   type AgentModels,
@@ -15,5 +9,14 @@ export {
   OfflineChatModel,
 } from './models/index.ts';
 export { AgentRuntime, type AgentRuntimeOptions, type AgentStorage, SKILLS_DIR } from './runtime.ts';
-export { loadSubagentConfigs, SUBAGENT_CONFIG_DIR, type SubagentConfig } from './subagents/loader.ts';
+export { AGENT_CONFIG_DIR, type AgentConfig, loadAgentConfigs, ORCHESTRATOR } from './subagents/loader.ts';
 export { HumanInput } from './tools/human-input.ts';
+export {
+  AGENT_ALIASES,
+  type AgentToolPlan,
+  agentConfigs,
+  agentNamed,
+  BUILTIN_AGENT_TOOLS,
+  listAgentTools,
+  planAgentTools,
+} from './toolset.ts';

@@ -1,4 +1,3 @@
-export { AGENT_TOOLSETS, type AgentName, agentTools, isAgentName, type ToolFilter } from './agent-toolsets.ts';
 export {
   type BackgroundTask,
   BackgroundTaskBoard,

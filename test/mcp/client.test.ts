@@ -4,7 +4,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnections, mcpServersFrom, startErpMcpServer } from '../../src/mcp/index.ts';
 import { loadSettings } from '../../src/shared/index.ts';
-import { AGENT_TOOLSETS } from '../../src/tools/agent-toolsets.ts';
 import { ToolRegistry } from '../../src/tools/index.ts';
 import { ToolScheduler } from '../../src/tools/scheduler.ts';
 import { createToolbox } from '../../src/tools/toolbox.ts';
@@ -38,7 +37,9 @@ describe('MCP client', () => {
       expect(registry.get('part_search')).toMatchObject({ group: 'part', safety: 'read-only', execution: 'parallel' });
       expect(registry.get('order_create')).toMatchObject({ group: 'order', safety: 'write', approval: 'required' });
       expect(registry.list({ role: 'viewer' }).some((d) => d.safety === 'write')).toBe(false);
-      const analyst = registry.list({ role: 'buyer' }, AGENT_TOOLSETS.analyst).map((d) => d.name);
+      const analyst = registry
+        .list({ role: 'buyer' }, { groups: ['supplier', 'part', 'inventory'], names: ['order_search_details'] })
+        .map((d) => d.name);
       expect(analyst).toEqual(
         expect.arrayContaining(['supplier_query', 'part_query', 'inventory_warning', 'order_search_details']),
       );
@@ -86,7 +87,7 @@ describe('MCP client', () => {
     const toolbox = createToolbox({ erp: { baseUrl: env.baseUrl }, erpTools: false });
     try {
       const registry = connections.registerInto(toolbox.registry);
-      const order = registry.list({ role: 'buyer' }, AGENT_TOOLSETS.order).map((d) => d.name);
+      const order = registry.list({ role: 'buyer' }, { groups: ['order'], names: ['open_order'] }).map((d) => d.name);
       expect(order).toEqual(
         expect.arrayContaining(['order_create', 'order_update', 'order_search_details', 'open_order']),
       );

@@ -3,6 +3,7 @@ import { createAgentStorage } from '../../agent/backends/index.ts';
 import { AgentRuntime } from '../../agent/index.ts';
 import type { DemoUser } from '../../api/index.ts';
 import { startApiServer } from '../../api/index.ts';
+import { mcpServersFrom } from '../../mcp/index.ts';
 import { logger, type PartAddresses, partAddresses, type Settings } from '../../shared/index.ts';
 import { registerChartTools } from '../../tools/charts/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
@@ -12,15 +13,19 @@ export interface ApiAddresses extends PartAddresses {
   demoUsers?: DemoUser[];
 }
 
-/** Starts the chat API with its agent runtime (built on first use; charts are optional when their server is down). */
-export async function startApi(settings: Settings, addresses: ApiAddresses) {
-  const log = logger.child({ part: 'api' });
-  const runtime = new AgentRuntime({
+/**
+ * The agent runtime of a running Procura: business systems over MCP — the ERP MCP server of `addresses` and every
+ * server of `PROCURA_MCP_SERVERS` — and charts when their server answers.
+ */
+export function agentRuntimeFor(settings: Settings, addresses: PartAddresses): AgentRuntime {
+  const log = logger.child({ part: 'agent' });
+  return new AgentRuntime({
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
     erpUrl: addresses.erpUrl,
     suppliersUrl: addresses.suppliersUrl,
     chartMcpUrl: addresses.chartMcpUrl,
+    mcpServers: mcpServersFrom(settings, addresses.erpMcpUrl),
     storage: createAgentStorage,
     extraTools: [
       (registry) =>
@@ -30,6 +35,17 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
         }),
     ],
   });
+}
+
+/** Starts the chat API with its agent runtime, built first: a required MCP server that is down fails start-up. */
+export async function startApi(settings: Settings, addresses: ApiAddresses) {
+  const runtime = agentRuntimeFor(settings, addresses);
+  try {
+    await runtime.registry();
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
   const api = await startApiServer({
     runtime,
     erpUrl: addresses.erpUrl,
