@@ -41,7 +41,7 @@ export class StreamMapper {
     const [namespace, mode, data] = chunk as [string[], string, unknown];
     if (mode === 'messages') return this.fromMessage(namespace, data as [MessageLike, StreamMetadata]);
     if (mode === 'updates') return this.fromUpdate(namespace, data as Record<string, unknown>);
-    if (mode === 'custom') return fromCustom(data);
+    if (mode === 'custom') return this.fromCustom(data);
     return [];
   }
 
@@ -109,16 +109,30 @@ export class StreamMapper {
     ];
   }
 
+  /** Front-end tool calls become `tool_call`; a running tool's `progress()` updates its step (same id). */
+  private fromCustom(data: unknown): ApiEvent[] {
+    const chunk = data as { type?: string; tool?: unknown; params?: unknown; call_id?: unknown; message?: unknown };
+    if (chunk?.type === 'tool_call' && typeof chunk.tool === 'string')
+      return [
+        { event: 'tool_call', data: { tool: chunk.tool, params: (chunk.params ?? {}) as Record<string, unknown> } },
+      ];
+    if (chunk?.type !== 'tool_progress' || typeof chunk.call_id !== 'string') return [];
+    const id = chunk.call_id;
+    const step = this.steps.get(id);
+    if (!step || this.sent.has(`${id}:completed`) || this.sent.has(`${id}:error`)) return [];
+    const detail = truncate(String(chunk.message ?? ''));
+    return [
+      {
+        event: 'progress',
+        data: { id, phase: step.phase, status: 'running', title: step.title, detail, agent: step.agent },
+      },
+    ];
+  }
+
   /** Progress events closing every still-running step (cancel, error). */
   close(status: 'error' | 'completed', detail: string): ApiEvent[] {
     return this.openSteps().flatMap((id) => this.progress(id, status, detail));
   }
-}
-
-function fromCustom(data: unknown): ApiEvent[] {
-  const chunk = data as { type?: string; tool?: unknown; params?: unknown };
-  if (chunk?.type !== 'tool_call' || typeof chunk.tool !== 'string') return [];
-  return [{ event: 'tool_call', data: { tool: chunk.tool, params: (chunk.params ?? {}) as Record<string, unknown> } }];
 }
 
 function agentName(raw: string | undefined): AgentName {

@@ -4,6 +4,7 @@ import { BrowserRenderer } from './browser.ts';
 import { WebFetcher } from './fetcher.ts';
 import { type Resolver, UrlGuard } from './guard.ts';
 import { GuardedHttp } from './http.ts';
+import { PriceSweep } from './price-sweep.ts';
 import { LocalSearchIndex } from './search/local-index.ts';
 import type { SearchProvider } from './search/provider.ts';
 import { TavilySearch, ZhipuSearch } from './search/remote.ts';
@@ -92,9 +93,16 @@ export function createWebTools(options: WebToolsOptions): WebTools {
   };
 }
 
-/** Registers `fetch_url` and `web_search` (group `web`) on the registry; the caller closes the returned tools. */
+/**
+ * Registers `fetch_url`, `web_search` and the background `price_sweep` (group `web`) on the registry; the caller
+ * closes the returned tools.
+ */
 export function registerWebTools(registry: ToolRegistry, options: WebToolsOptions): WebTools {
   const tools = createWebTools(options);
-  registry.register(WebFetcher, () => tools.fetcher).register(WebSearch, () => tools.search);
+  const suppliersUrl = options.suppliersUrl.replace(/\/$/, '');
+  registry
+    .register(WebFetcher, () => tools.fetcher)
+    .register(WebSearch, () => tools.search)
+    .register(PriceSweep, (ctx) => new PriceSweep(registry, ctx, tools.fetcher, suppliersUrl));
   return tools;
 }
