@@ -106,6 +106,6 @@ describe('tool progress', () => {
     expect(details).toEqual(
       expect.arrayContaining([`数到 1 / counted 1 of ${STEPS}`, `数到 ${STEPS} / counted ${STEPS} of ${STEPS}`]),
     );
-    expect((updates.at(-1)?.data as { status: string }).status).toBe('completed');
+    expect(updates.at(-1)?.data).toMatchObject({ status: 'completed' });
   }, 60_000);
 });
