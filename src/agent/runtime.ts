@@ -19,7 +19,7 @@ import { type AgentModels, createAgentModels } from './models/index.ts';
 import { SkillsSync } from './skills/sync.ts';
 import { HumanInput } from './tools/human-input.ts';
 import { type WorkspaceBackend, WorkspaceTools } from './tools/workspace.ts';
-import { listAgentTools } from './toolset.ts';
+import { agentConfigs, listAgentTools } from './toolset.ts';
 
 const log = logger.child({ part: 'agent' });
 
@@ -27,6 +27,9 @@ const log = logger.child({ part: 'agent' });
 const DOCUMENTED_SUPPLIERS_URL = 'http://127.0.0.1:8090';
 
 export const SKILLS_DIR = path.resolve(import.meta.dirname, '../../skills');
+
+/** The global guidelines every run loads (seed 002: the sandbox's `/AGENTS.md`). */
+export const AGENTS_GUIDELINES = path.join(import.meta.dirname, 'memory/AGENTS.md');
 
 export interface AgentRuntimeOptions {
   dataDir: string;
@@ -125,10 +128,14 @@ export class AgentRuntime {
     let storage: AgentStorage | undefined;
     toolbox.registry.register(WorkspaceTools, (ctx) => {
       const run = ctx as ProcuraRunContext;
-      return new WorkspaceTools(async () => {
-        if (!storage) throw new Error('agent storage is not ready');
-        return (await storage.backend({ context: run, state: {} } as never)) as unknown as WorkspaceBackend;
-      }, run.sessionId ?? '');
+      return new WorkspaceTools(
+        async () => {
+          if (!storage) throw new Error('agent storage is not ready');
+          return (await storage.backend({ context: run, state: {} } as never)) as unknown as WorkspaceBackend;
+        },
+        run.sessionId ?? '',
+        () => skillFolders(toolbox.registry, o.configDir),
+      );
     });
     this.toolbox = toolbox;
     for (const extra of o.extraTools ?? []) {
@@ -150,6 +157,7 @@ export class AgentRuntime {
       skills: new SkillsSync(
         o.skillsDir ?? SKILLS_DIR,
         o.suppliersUrl ? { [DOCUMENTED_SUPPLIERS_URL]: o.suppliersUrl.replace(/\/$/, '') } : {},
+        { '/AGENTS.md': AGENTS_GUIDELINES },
       ),
       schedulerFor: (ctx: ToolContext) => this.schedulerFor(ctx),
       configDir: o.configDir,
@@ -241,6 +249,15 @@ export class AgentRuntime {
 }
 
 const humanInput = new HumanInput();
+
+/** Where each agent's skills live: the first `skills` source of its YAML. */
+function skillFolders(registry: ToolRegistry, configDir?: string): Record<string, string> {
+  return Object.fromEntries(
+    agentConfigs(registry, configDir)
+      .filter((c) => c.skills.length > 0)
+      .map((c) => [c.name, c.skills[0]]),
+  );
+}
 
 /** LangGraph checkpoints: SQLite in the data dir by default, PostgreSQL with DATABASE_URL. */
 async function createCheckpointer(dataDir: string, databaseUrl?: string): Promise<BaseCheckpointSaver> {
