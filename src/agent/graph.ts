@@ -56,12 +56,14 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
     : { role: 'buyer' };
   const configs = agentConfigs(deps.registry, deps.configDir);
   const describe = liveDescriber(deps.registry);
-  const approval = createApprovalMiddleware({
-    needsApproval: (tool, args) => deps.registry.requiresApproval(tool, args),
-    label: (tool) => deps.registry.get(tool)?.label ?? tool,
-    ledger: deps.ledger,
-    details: (tool, args, ctx) => approvalDetails(deps.registry, tool, args, ctx),
-  });
+  // A read-only agent's writes are refused when they run: there is nothing for a human to approve.
+  const approval = (readOnly: boolean) =>
+    createApprovalMiddleware({
+      needsApproval: (tool, args) => !readOnly && deps.registry.requiresApproval(tool, args),
+      label: (tool) => deps.registry.get(tool)?.label ?? tool,
+      ledger: deps.ledger,
+      details: (tool, args, ctx) => approvalDetails(deps.registry, tool, args, ctx),
+    });
   const summarization = () =>
     createSummarizationMiddleware({
       model: deps.models.light,
@@ -84,7 +86,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       createRunGuardsMiddleware(limits, plan.config.name),
       createToolErrorGuardMiddleware(),
       createToolSetMiddleware({ allowed: plan.allowed, describe }),
-      approval,
+      approval(readOnly),
     ];
     const model = plan.config.model === 'light' ? deps.models.light : deps.models.main;
     return { bound, tail, model };

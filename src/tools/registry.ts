@@ -265,6 +265,13 @@ export class ToolRegistry {
         `按 ${name} 的参数说明修正后重试 / fix the arguments per the schema and retry`,
       );
     }
+    // A call that would need approval writes: a read-only context is refused outright, with nothing to approve.
+    if (isReadOnly(ctx) && this.requiresApproval(name, parsed.data)) {
+      return failure(
+        `只读会话只能读取，这次 ${name} 调用会修改数据 / a read-only context cannot make this ${name} call: it writes`,
+        '只查询，不修改数据 / read only, do not change data',
+      );
+    }
     if (!control.approved && this.requiresApproval(name, parsed.data)) {
       return failure(
         `${name} 需要用户审批后才能执行 / ${name} needs the user's approval before it runs`,
