@@ -31,8 +31,10 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
   const registry = new ToolRegistry();
   if (options.erpTools !== false) registerErpTools(registry, options.erp);
   registry.register(DynamicHttpCall, (ctx) => new DynamicHttpCall(erpClientFor(options.erp, ctx), !isReadOnly(ctx)));
-  const frontend = new FrontendTools();
-  registry.register(FrontendTools, () => frontend);
+  registry.register(
+    FrontendTools,
+    (ctx) => new FrontendTools((orderId) => registry.execute('order_get', { orderId }, ctx)),
+  );
   registerBackgroundTasks(registry, tasks);
   const web = options.web ? registerWebTools(registry, options.web) : undefined;
   return { registry, tasks, close: async () => web?.close() };

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { ApiError, ChatClient } from '../../src/protocol/index.ts';
 import { Conversation } from './components/Conversation.tsx';
+import { OrderPanel } from './components/OrderPanel.tsx';
 import { ReportPanel } from './components/ReportPanel.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
 import { SignIn } from './components/SignIn.tsx';
@@ -89,7 +90,7 @@ function Workspace({
   const t = useT();
   const chat = useChat(client);
   const [offline, setOffline] = useState(false);
-  const [tab, setTab] = useState<'steps' | 'report'>('steps');
+  const [tab, setTab] = useState<'steps' | 'report' | 'order'>('steps');
   const [wide, setWide] = useState(false);
   const { view, refreshSessions, open } = chat;
 
@@ -108,10 +109,10 @@ function Workspace({
 
   const charts = view.messages.flatMap((m) => m.charts);
   const hasReport = view.files.some((f) => f.endsWith('.md'));
-  // While a run works the steps are the news; once a report exists it is.
+  // An order the agent opened is the news; else the steps while a run works, then the report once one exists.
   useEffect(() => {
-    setTab(view.running || !hasReport ? 'steps' : 'report');
-  }, [hasReport, view.running]);
+    setTab(view.openOrder ? 'order' : view.running || !hasReport ? 'steps' : 'report');
+  }, [hasReport, view.running, view.openOrder]);
 
   return (
     <div className={`app ${wide ? 'app-wide' : ''}`}>
@@ -199,6 +200,18 @@ function Workspace({
             {t('report')}
             {hasReport && <span className="dot" />}
           </button>
+          {view.openOrder && (
+            <button
+              type="button"
+              role="tab"
+              data-testid="order-tab"
+              aria-selected={tab === 'order'}
+              className={tab === 'order' ? 'active' : ''}
+              onClick={() => setTab('order')}
+            >
+              {t('order')}
+            </button>
+          )}
           <button
             type="button"
             className="tab-tool"
@@ -210,7 +223,9 @@ function Workspace({
           </button>
         </div>
         <div className="inspector-body">
-          {tab === 'steps' ? (
+          {tab === 'order' && view.openOrder ? (
+            <OrderPanel order={view.openOrder} />
+          ) : tab === 'steps' ? (
             <Steps steps={view.steps} paused={!view.running && view.pending.length > 0} />
           ) : (
             <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />
