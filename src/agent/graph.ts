@@ -8,9 +8,13 @@ import {
   type SubAgent,
 } from 'deepagents';
 import type { ApprovalDetails } from '../protocol/index.ts';
-import type { ToolContext, ToolRegistry } from '../tools/index.ts';
-import { type ContextResolver, toLangChainTools } from '../tools/langchain.ts';
-import type { ToolScheduler } from '../tools/scheduler.ts';
+import {
+  type ContextResolver,
+  type ToolContext,
+  type ToolRegistry,
+  type ToolScheduler,
+  toLangChainTools,
+} from '../tools/index.ts';
 import { SANDBOX_EXECUTE_GUIDE } from './backends/index.ts';
 import { runContext, runContextSchema } from './context.ts';
 import { type ApprovalLedger, createApprovalMiddleware } from './middleware/approval.ts';

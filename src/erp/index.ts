@@ -1,12 +1,19 @@
 export * from './catalog.ts';
+export type {
+  CreateOrderInput,
+  InventoryWarning,
+  Order,
+  OrderLine,
+  Page,
+  Part,
+  Supplier,
+  UpdateOrderInput,
+} from './contract.ts';
+export * as contract from './contract.ts';
 export { dropPostgresSchema, type ErpDatabase, openErpDatabase } from './db/database.ts';
 export { ORDER_STATUSES, type OrderStatus, type Role } from './db/schema.ts';
 export { DEMO_USERS, seedBulkParts, seedDemoData } from './seed.ts';
 export { createErp, type Erp, type ErpOptions, startErpServer } from './server.ts';
 export type { ErpContext } from './services/context.ts';
 export { createErpServices, type ErpServices } from './services/index.ts';
-export type { InventoryWarning } from './services/inventory.ts';
-export type { CreateOrderInput, Order, UpdateOrderInput } from './services/orders.ts';
-export type { Page, Part } from './services/parts.ts';
-export type { Supplier } from './services/suppliers.ts';
 export type { ErpUser } from './services/users.ts';

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { Role } from '../../protocol/index.ts';
+import { ORDER_STATUSES, type OrderStatus } from '../contract.ts';
 
 /** Row shapes of the ERP tables. Timestamps are ISO-8601 UTC text and prices are integers in 1/10000 yuan,
  *  so SQLite and PostgreSQL return identical values. */
@@ -103,9 +104,8 @@ export interface ErpTables {
   };
 }
 
-export const ORDER_STATUSES = ['draft', 'pending_approval', 'approved', 'ordered', 'received', 'cancelled'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export type { Role };
+export { ORDER_STATUSES, type OrderStatus };
 
 export type SupplierRow = Selectable<ErpTables['suppliers']>;
 export type PartRow = Selectable<ErpTables['parts']>;

@@ -2,33 +2,11 @@ import { createHash } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { isReadOnly } from '../../protocol/index.ts';
 import { conflict, type FieldError, forbidden, notFound, unprocessable } from '../../shared/index.ts';
+import type { CreateOrderInput, Order, OrderLine, OrderLineInput, Page, UpdateOrderInput } from '../contract.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type ErpTables, ORDER_STATUSES, type OrderRow, type OrderStatus } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';
-import type { Page } from './parts.ts';
-
-export interface OrderLineInput {
-  partId: number;
-  quantity: number;
-  unitPrice?: number;
-}
-
-export interface CreateOrderInput {
-  supplierId: number;
-  lines: OrderLineInput[];
-  expectedDate?: string;
-  note?: string;
-  status?: 'draft' | 'pending_approval';
-}
-
-export interface UpdateOrderInput {
-  version: number;
-  status?: OrderStatus;
-  lines?: OrderLineInput[];
-  expectedDate?: string | null;
-  note?: string;
-}
 
 export interface OrderSearch {
   page: number;
@@ -39,32 +17,6 @@ export interface OrderSearch {
   partId?: number;
   dateFrom?: string;
   dateTo?: string;
-}
-
-export interface OrderLine {
-  lineNo: number;
-  partId: number;
-  part: { code: string; model: string; nameZh: string; nameEn: string; unit: string; category: string };
-  quantity: number;
-  unitPrice: number;
-  amount: number;
-}
-
-export interface Order {
-  id: number;
-  orderNo: string;
-  projectId: string;
-  status: OrderStatus;
-  version: number;
-  supplier: { id: number; nameZh: string; nameEn: string };
-  expectedDate: string | null;
-  note: string;
-  createdBy: { id: number; username: string };
-  createdAt: string;
-  updatedAt: string;
-  currency: 'CNY';
-  totalAmount: number;
-  lines: OrderLine[];
 }
 
 /** Allowed status moves. Approval is a separate duty: only an admin may approve (a buyer cannot approve their own order). */

@@ -1,26 +1,11 @@
 import type { Kysely } from 'kysely';
 import { notFound } from '../../shared/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
+import type { Page, Part } from '../contract.ts';
 import { containsText, countAll } from '../db/database.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { queryTokens } from '../search-tokens.ts';
 import { type ErpContext, fromE4 } from './context.ts';
-
-export interface Part {
-  id: number;
-  code: string;
-  model: string;
-  category: string;
-  categoryName: string;
-  nameZh: string;
-  nameEn: string;
-  spec: string;
-  unit: string;
-  unitPrice: number;
-  currency: 'CNY';
-  moq: number;
-  supplier: { id: number; nameZh: string; nameEn: string };
-}
 
 export interface PartQuery {
   page: number;
@@ -28,13 +13,6 @@ export interface PartQuery {
   name?: string;
   category?: string;
   supplierId?: number;
-}
-
-export interface Page<T> {
-  items: T[];
-  total: number;
-  page: number;
-  size: number;
 }
 
 const categoryNames = new Map(PART_CATEGORIES.map((c) => [c.code, c.nameZh]));

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
-import { ToolError } from '../index.ts';
+import { ToolError } from '../registry.ts';
 import type { UrlGuard } from './guard.ts';
 import { BROWSER_HEADERS } from './http.ts';
 

@@ -1,5 +1,5 @@
 import { createSupplierSites } from '../../suppliers/index.ts';
-import type { ToolRegistry } from '../index.ts';
+import type { ToolRegistry } from '../registry.ts';
 import { BrowserRenderer } from './browser.ts';
 import { WebFetcher } from './fetcher.ts';
 import { type Resolver, UrlGuard } from './guard.ts';
