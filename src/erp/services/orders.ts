@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { isReadOnly } from '../../protocol/index.ts';
 import { conflict, type FieldError, forbidden, notFound, unprocessable } from '../../shared/index.ts';
-import type { CreateOrderInput, Order, OrderLine, OrderLineInput, Page, UpdateOrderInput } from '../contract.ts';
+import type { CreateOrderInput, Order, OrderLineInput, Page, UpdateOrderInput } from '../contract.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type ErpTables, ORDER_STATUSES, type OrderRow, type OrderStatus } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';

@@ -21,12 +21,12 @@ export function OrderPanel({ order }: { order: OpenOrder }) {
           <tbody>
             {order.lines.map((line) => (
               <tr key={line.lineNo}>
-                <td>{line.code}</td>
-                <td>{line.name}</td>
-                <td>
+                <td className="order-cell">{line.code}</td>
+                <td className="order-cell">{line.name}</td>
+                <td className="order-cell">
                   {line.quantity} {line.unit}
                 </td>
-                <td>¥{line.amount.toFixed(2)}</td>
+                <td className="order-cell">¥{line.amount.toFixed(2)}</td>
               </tr>
             ))}
           </tbody>
