@@ -8,7 +8,13 @@ export {
   OFFLINE_NOTICE,
   OfflineChatModel,
 } from './models/index.ts';
-export { AgentRuntime, type AgentRuntimeOptions, type AgentStorage, SKILLS_DIR } from './runtime.ts';
+export {
+  AgentRuntime,
+  type AgentRuntimeOptions,
+  type AgentStorage,
+  agentRuntimeFor,
+  SKILLS_DIR,
+} from './runtime.ts';
 export { AGENT_CONFIG_DIR, type AgentConfig, loadAgentConfigs, ORCHESTRATOR } from './subagents/loader.ts';
 export { HumanInput } from './tools/human-input.ts';
 export {

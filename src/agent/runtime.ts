@@ -5,9 +5,10 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import type { BackendFactory } from 'deepagents';
-import { MCP_RETRY_MS, McpConnections, type McpServerConfig } from '../mcp/index.ts';
+import { MCP_RETRY_MS, McpConnections, type McpServerConfig, mcpServersFrom } from '../mcp/index.ts';
 import { isReadOnly } from '../protocol/index.ts';
-import { logger } from '../shared/index.ts';
+import { logger, type PartAddresses, type Settings } from '../shared/index.ts';
+import { registerChartTools } from '../tools/charts/index.ts';
 import { type ToolContext, type ToolListing, type ToolRegistry, ToolScheduler } from '../tools/index.ts';
 import { createToolbox, type Toolbox } from '../tools/toolbox.ts';
 import { createAgentStorage } from './backends/index.ts';
@@ -267,4 +268,27 @@ async function createCheckpointer(dataDir: string, databaseUrl?: string): Promis
   }
   fs.mkdirSync(dataDir, { recursive: true });
   return SqliteSaver.fromConnString(path.join(dataDir, 'agent-checkpoints.sqlite'));
+}
+
+/**
+ * The agent runtime of a running Procura: business systems over MCP — the ERP MCP server of `addresses` and every
+ * server of `PROCURA_MCP_SERVERS` — and charts when their server answers.
+ */
+export function agentRuntimeFor(settings: Settings, addresses: PartAddresses): AgentRuntime {
+  return new AgentRuntime({
+    dataDir: settings.dataDir,
+    databaseUrl: settings.databaseUrl,
+    erpUrl: addresses.erpUrl,
+    suppliersUrl: addresses.suppliersUrl,
+    chartMcpUrl: addresses.chartMcpUrl,
+    mcpServers: mcpServersFrom(settings, addresses.erpMcpUrl),
+    storage: createAgentStorage,
+    extraTools: [
+      (registry) =>
+        registerChartTools(registry, addresses.chartMcpUrl).catch((error) => {
+          log.warn({ err: error, url: addresses.chartMcpUrl }, 'chart MCP server unreachable: runs go without charts');
+          return undefined;
+        }),
+    ],
+  });
 }

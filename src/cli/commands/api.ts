@@ -1,40 +1,13 @@
 import type { Command } from 'commander';
-import { createAgentStorage } from '../../agent/backends/index.ts';
-import { AgentRuntime } from '../../agent/index.ts';
+import { agentRuntimeFor } from '../../agent/index.ts';
 import type { DemoUser } from '../../api/index.ts';
 import { startApiServer } from '../../api/index.ts';
-import { mcpServersFrom } from '../../mcp/index.ts';
-import { logger, type PartAddresses, partAddresses, type Settings } from '../../shared/index.ts';
-import { registerChartTools } from '../../tools/charts/index.ts';
+import { type PartAddresses, partAddresses, type Settings } from '../../shared/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
 
 export interface ApiAddresses extends PartAddresses {
   /** Embedded mode (`procura start`): the demo users shown on the sign-in page. */
   demoUsers?: DemoUser[];
-}
-
-/**
- * The agent runtime of a running Procura: business systems over MCP — the ERP MCP server of `addresses` and every
- * server of `PROCURA_MCP_SERVERS` — and charts when their server answers.
- */
-export function agentRuntimeFor(settings: Settings, addresses: PartAddresses): AgentRuntime {
-  const log = logger.child({ part: 'agent' });
-  return new AgentRuntime({
-    dataDir: settings.dataDir,
-    databaseUrl: settings.databaseUrl,
-    erpUrl: addresses.erpUrl,
-    suppliersUrl: addresses.suppliersUrl,
-    chartMcpUrl: addresses.chartMcpUrl,
-    mcpServers: mcpServersFrom(settings, addresses.erpMcpUrl),
-    storage: createAgentStorage,
-    extraTools: [
-      (registry) =>
-        registerChartTools(registry, addresses.chartMcpUrl).catch((error) => {
-          log.warn({ err: error, url: addresses.chartMcpUrl }, 'chart MCP server unreachable: runs go without charts');
-          return undefined;
-        }),
-    ],
-  });
 }
 
 /** Starts the chat API with its agent runtime, built first: a required MCP server that is down fails start-up. */

@@ -76,7 +76,7 @@ const userOptions = (command: Command) =>
 async function agentListing(opts: Record<string, string | undefined>, agent: string): Promise<ToolListing[]> {
   const settings = settingsFrom(opts, { erpUrl: opts.erpUrl });
   let addresses = partAddresses(settings);
-  const { agentRuntimeFor } = await import('./api.ts');
+  const { agentRuntimeFor } = await import('../../agent/index.ts');
   const opened: Array<() => Promise<void>> = [];
   try {
     let ctx: ToolContext;
