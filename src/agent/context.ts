@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RoleSchema } from '../protocol/index.ts';
 import type { ToolContext } from '../tools/index.ts';
 
 /** Who a run acts for. Passed as the graph's runtime context on every invocation; never chosen by the model. */
@@ -23,7 +24,7 @@ export const preferencesPath = (userId: string) => `/memories/${userId}/preferen
  */
 export const runContextSchema = z.looseObject({
   userId: z.string().optional(),
-  role: z.enum(['admin', 'buyer', 'viewer']).optional(),
+  role: RoleSchema.optional(),
   traceId: z.string().optional(),
   sessionId: z.string().optional(),
   token: z.string().optional(),

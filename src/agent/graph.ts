@@ -1,10 +1,21 @@
 import type { BaseStore } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import { type BackendFactory, createDeepAgent, createSummarizationMiddleware, type SubAgent } from 'deepagents';
+import {
+  type BackendFactory,
+  createDeepAgent,
+  createMemoryMiddleware,
+  createSummarizationMiddleware,
+  type SubAgent,
+} from 'deepagents';
 import type { PriceSeverity } from '../erp/index.ts';
-import type { ToolContext, ToolRegistry } from '../tools/index.ts';
-import { type ContextResolver, toLangChainTools } from '../tools/langchain.ts';
-import type { ToolScheduler } from '../tools/scheduler.ts';
+import type { ApprovalDetails } from '../protocol/index.ts';
+import {
+  type ContextResolver,
+  type ToolContext,
+  type ToolRegistry,
+  type ToolScheduler,
+  toLangChainTools,
+} from '../tools/index.ts';
 import { SANDBOX_EXECUTE_GUIDE } from './backends/index.ts';
 import { runContext, runContextSchema } from './context.ts';
 import { type ApprovalLedger, createApprovalMiddleware } from './middleware/approval.ts';
@@ -13,31 +24,11 @@ import { createContextInjectionMiddleware } from './middleware/context-injection
 import { createRunGuardsMiddleware, createToolErrorGuardMiddleware } from './middleware/guards.ts';
 import { createMemoryUpdateMiddleware } from './middleware/memory-update.ts';
 import { createSkillsSyncMiddleware, createUserSkillsRestoreMiddleware } from './middleware/skills.ts';
+import { createToolSetMiddleware } from './middleware/toolset.ts';
 import type { AgentModels } from './models/index.ts';
-import { ORCHESTRATOR_PROMPT } from './prompts.ts';
 import type { SkillsSync } from './skills/sync.ts';
-import { loadSubagentConfigs, type SubagentConfig } from './subagents/loader.ts';
-import type { ApprovalDetails } from './tools/human-input.ts';
-
-/** Tools deepagents provides itself (file system, sandbox execution, delegation). */
-export const BUILTIN_AGENT_TOOLS = [
-  'ls',
-  'read_file',
-  'write_file',
-  'edit_file',
-  'delete',
-  'glob',
-  'grep',
-  'execute',
-  'task',
-] as const;
-
-export const ORCHESTRATOR_LIMITS = { modelCalls: 50, toolCalls: 200 };
-
-/** The orchestrator's own tools: coordinator only, no ERP business tools (seed "主 Agent"). */
-export const ORCHESTRATOR_TOOLS = {
-  names: ['web_search', 'assign_skill', 'ask_user', 'compact_conversation', 'check_background_tasks'],
-};
+import { ORCHESTRATOR } from './subagents/loader.ts';
+import { type AgentToolPlan, agentConfigs, liveDescriber, planAgentTools } from './toolset.ts';
 
 export interface AgentGraphDeps {
   registry: ToolRegistry;
@@ -49,7 +40,8 @@ export interface AgentGraphDeps {
   skills: SkillsSync;
   /** One scheduler per run (session), so a model turn's calls are scheduled together. */
   schedulerFor: (ctx: ToolContext) => ToolScheduler;
-  subagentConfigDir?: string;
+  /** Agent configs (YAML); the packaged ones by default. */
+  configDir?: string;
 }
 
 /** Reads the per-run context the chat API passes as the graph's runtime context. */
@@ -59,18 +51,6 @@ const resolveContext: ContextResolver = (runtime) => {
   return ctx;
 };
 
-/** Sub-agent configs (YAML), checked against the tools that exist in this process. */
-export function subagentConfigs(registry: ToolRegistry, dir?: string): SubagentConfig[] {
-  const all = registry.list();
-  return loadSubagentConfigs(
-    {
-      toolNames: new Set([...all.map((d) => d.name), ...BUILTIN_AGENT_TOOLS]),
-      groups: new Set(all.map((d) => d.group)),
-    },
-    dir,
-  );
-}
-
 /**
  * Builds the compiled Procura graph for one visibility: the full graph, or the read-only one (viewers and
  * read-only runs) in which no write tool exists at all. Users share a graph; who acts travels in the runtime context.
@@ -79,20 +59,16 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
   const audience: Pick<ToolContext, 'role' | 'readOnly'> = visibility.readOnly
     ? { role: 'viewer', readOnly: true }
     : { role: 'buyer' };
-  const bind = (filter: { groups?: readonly string[]; names?: readonly string[] }) =>
-    toLangChainTools(deps.registry, {
-      ctx: resolveContext,
-      visibility: audience,
-      filter,
-      scheduler: deps.schedulerFor,
-      isApproved: deps.ledger.isApproved,
+  const configs = agentConfigs(deps.registry, deps.configDir);
+  const describe = liveDescriber(deps.registry);
+  // A read-only agent's writes are refused when they run: there is nothing for a human to approve.
+  const approval = (readOnly: boolean) =>
+    createApprovalMiddleware({
+      needsApproval: (tool, args) => !readOnly && deps.registry.requiresApproval(tool, args),
+      label: (tool) => deps.registry.get(tool)?.label ?? tool,
+      ledger: deps.ledger,
+      details: (tool, args, ctx) => approvalDetails(deps.registry, tool, args, ctx),
     });
-  const approval = createApprovalMiddleware({
-    needsApproval: (tool, args) => deps.registry.requiresApproval(tool, args),
-    label: (tool) => deps.registry.get(tool)?.label ?? tool,
-    ledger: deps.ledger,
-    details: (tool, args, ctx) => approvalDetails(deps.registry, tool, args, ctx),
-  });
   const summarization = () =>
     createSummarizationMiddleware({
       model: deps.models.light,
@@ -100,36 +76,65 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       trigger: { type: 'tokens', value: Math.floor(deps.models.contextWindow * 0.85) },
       keep: { type: 'messages', value: 20 },
     });
+  /** Each agent's own tools, and the middleware every agent ends with (its tool set, limits, guards, approval). */
+  const agentParts = async (plan: AgentToolPlan) => {
+    const readOnly = plan.config.read_only;
+    const bound = await toLangChainTools(deps.registry, {
+      ctx: readOnly ? (runtime) => ({ ...resolveContext(runtime), readOnly: true }) : resolveContext,
+      visibility: plan.visibility,
+      filter: { names: plan.tools.map((d) => d.name) },
+      scheduler: deps.schedulerFor,
+      isApproved: deps.ledger.isApproved,
+    });
+    const limits = { modelCalls: plan.config.limits.model_calls, toolCalls: plan.config.limits.tool_calls };
+    const tail = [
+      createRunGuardsMiddleware(limits, plan.config.name),
+      createToolErrorGuardMiddleware(),
+      createToolSetMiddleware({ allowed: plan.allowed, describe }),
+      approval(readOnly),
+    ];
+    const model = plan.config.model === 'light' ? deps.models.light : deps.models.main;
+    return { bound, tail, model };
+  };
 
+  const plans = planAgentTools(deps.registry, configs, audience);
   const subagents: SubAgent[] = [];
-  for (const config of subagentConfigs(deps.registry, deps.subagentConfigDir)) {
-    const limits = { modelCalls: config.limits.model_calls, toolCalls: config.limits.tool_calls };
+  let orchestrator: (AgentToolPlan & Awaited<ReturnType<typeof agentParts>>) | undefined;
+  for (const plan of plans) {
+    const parts = await agentParts(plan);
+    if (plan.config.name === ORCHESTRATOR) {
+      orchestrator = { ...plan, ...parts };
+      continue;
+    }
     subagents.push({
-      name: config.name,
-      description: config.description,
-      systemPrompt: config.tools.names.includes('execute')
-        ? `${config.prompt}\n${SANDBOX_EXECUTE_GUIDE}`
-        : config.prompt,
-      tools: (await bind({ groups: config.tools.groups, names: config.tools.names })) as SubAgent['tools'],
-      model: config.model === 'light' ? deps.models.light : deps.models.main,
-      skills: config.skills,
+      name: plan.config.name,
+      description: plan.config.description,
+      systemPrompt: plan.allowed.has('execute')
+        ? `${plan.config.prompt}\n${SANDBOX_EXECUTE_GUIDE}`
+        : plan.config.prompt,
+      tools: parts.bound as SubAgent['tools'],
+      model: parts.model,
+      skills: plan.config.skills,
       middleware: [
         createContextInjectionMiddleware(),
+        ...(plan.config.memory.length
+          ? [createMemoryMiddleware({ backend: deps.backend, sources: plan.config.memory })]
+          : []),
         summarization(),
         createCompactionMiddleware({ model: deps.models.light, backend: deps.backend }),
-        createRunGuardsMiddleware(limits, config.name),
-        createToolErrorGuardMiddleware(),
-        approval,
+        ...parts.tail,
       ],
     });
   }
-
+  const main = orchestrator!;
   return createDeepAgent({
     name: 'procura',
-    model: deps.models.main,
-    systemPrompt: ORCHESTRATOR_PROMPT,
-    tools: (await bind(ORCHESTRATOR_TOOLS)) as never,
+    model: main.model,
+    systemPrompt: main.config.prompt,
+    tools: main.bound as never,
     subagents,
+    skills: main.config.skills,
+    memory: main.config.memory,
     // deepagents still types factories with its deprecated shape; a factory receiving the runtime is what it calls.
     backend: deps.backend as never,
     store: deps.store,
@@ -142,9 +147,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       summarization(),
       createCompactionMiddleware({ model: deps.models.light, backend: deps.backend }),
       createMemoryUpdateMiddleware({ model: deps.models.light, backend: deps.backend }),
-      createRunGuardsMiddleware(ORCHESTRATOR_LIMITS, 'orchestrator'),
-      createToolErrorGuardMiddleware(),
-      approval,
+      ...main.tail,
     ],
   });
 }

@@ -1,11 +1,5 @@
 export { type ProcuraRunContext, preferencesPath, runContext } from './context.ts';
-export {
-  BUILTIN_AGENT_TOOLS,
-  buildAgentGraph,
-  ORCHESTRATOR_TOOLS,
-  type ProcuraGraph,
-  subagentConfigs,
-} from './graph.ts';
+export { buildAgentGraph, type ProcuraGraph } from './graph.ts';
 export { ApprovalLedger } from './middleware/approval.ts';
 export {
   type AgentModels,
@@ -14,6 +8,21 @@ export {
   OFFLINE_NOTICE,
   OfflineChatModel,
 } from './models/index.ts';
-export { AgentRuntime, type AgentRuntimeOptions, type AgentStorage, SKILLS_DIR } from './runtime.ts';
-export { loadSubagentConfigs, SUBAGENT_CONFIG_DIR, type SubagentConfig } from './subagents/loader.ts';
-export { type HumanDecision, HumanInput, type HumanRequest } from './tools/human-input.ts';
+export {
+  AgentRuntime,
+  type AgentRuntimeOptions,
+  type AgentStorage,
+  agentRuntimeFor,
+  SKILLS_DIR,
+} from './runtime.ts';
+export { AGENT_CONFIG_DIR, type AgentConfig, loadAgentConfigs, ORCHESTRATOR } from './subagents/loader.ts';
+export { HumanInput } from './tools/human-input.ts';
+export {
+  AGENT_ALIASES,
+  type AgentToolPlan,
+  agentConfigs,
+  agentNamed,
+  BUILTIN_AGENT_TOOLS,
+  listAgentTools,
+  planAgentTools,
+} from './toolset.ts';

@@ -5,9 +5,11 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import type { BackendFactory } from 'deepagents';
-import { logger } from '../shared/index.ts';
-import type { ToolContext, ToolRegistry } from '../tools/index.ts';
-import { ToolScheduler } from '../tools/scheduler.ts';
+import { MCP_RETRY_MS, McpConnections, type McpServerConfig, mcpServersFrom } from '../mcp/index.ts';
+import { isReadOnly } from '../protocol/index.ts';
+import { logger, type PartAddresses, type Settings } from '../shared/index.ts';
+import { registerChartTools } from '../tools/charts/index.ts';
+import { type ToolContext, type ToolListing, type ToolRegistry, ToolScheduler } from '../tools/index.ts';
 import { createToolbox, type Toolbox } from '../tools/toolbox.ts';
 import { createAgentStorage } from './backends/index.ts';
 import type { ProcuraRunContext } from './context.ts';
@@ -17,6 +19,7 @@ import { type AgentModels, createAgentModels } from './models/index.ts';
 import { SkillsSync } from './skills/sync.ts';
 import { HumanInput } from './tools/human-input.ts';
 import { type WorkspaceBackend, WorkspaceTools } from './tools/workspace.ts';
+import { agentConfigs, listAgentTools } from './toolset.ts';
 
 const log = logger.child({ part: 'agent' });
 
@@ -25,11 +28,19 @@ const DOCUMENTED_SUPPLIERS_URL = 'http://127.0.0.1:8090';
 
 export const SKILLS_DIR = path.resolve(import.meta.dirname, '../../skills');
 
+/** The global guidelines every run loads (seed 002: the sandbox's `/AGENTS.md`). */
+export const AGENTS_GUIDELINES = path.join(import.meta.dirname, 'memory/AGENTS.md');
+
 export interface AgentRuntimeOptions {
   dataDir: string;
   databaseUrl?: string;
-  /** ERP REST base, e.g. `http://127.0.0.1:8080/api`. */
+  /** ERP REST base, e.g. `http://127.0.0.1:8080/api` (`dynamic_http_call`; the ERP tools too without `mcpServers`). */
   erpUrl: string;
+  /**
+   * MCP servers whose tools the agents use, the ERP MCP server first (see `mcpServersFrom`): business systems are
+   * reached through them. Without it the ERP tools call `erpUrl` in-process (tests, benchmarks).
+   */
+  mcpServers?: McpServerConfig[];
   /** Supplier web shops (allowlisted for `fetch_url`, indexed for `web_search`). */
   suppliersUrl?: string;
   /** Chart MCP server (`generate_visualization`). */
@@ -38,6 +49,12 @@ export interface AgentRuntimeOptions {
   env?: NodeJS.ProcessEnv;
   /** Storage for files and memories: the QuickJS sandbox workspaces + persistent store composite by default. */
   storage?: (options: { dataDir: string; databaseUrl?: string }) => Promise<AgentStorage>;
+  /** The models to use instead of those the environment chooses. */
+  models?: AgentModels;
+  /** How often MCP servers that were down are tried again (ms). */
+  mcpRetryMs?: number;
+  /** Agent configs (YAML); the packaged ones by default. */
+  configDir?: string;
   /** Extra tool sets (charts, skills management, …) registered after the toolbox. */
   extraTools?: Array<(registry: ToolRegistry) => Promise<{ close?: () => Promise<void> } | undefined>>;
 }
@@ -88,24 +105,39 @@ export class AgentRuntime {
       return result;
     };
     const o = this.options;
-    const models = await phase('models', () => createAgentModels(o.env));
+    const models = await phase('models', () => o.models ?? createAgentModels(o.env));
+    // First, so a required server that is down fails the build before anything is opened.
+    const servers = o.mcpServers;
+    const mcp = servers ? await phase('mcp', () => McpConnections.connect(servers)) : undefined;
     const toolbox = await phase('tools', () =>
       createToolbox({
         erp: { baseUrl: o.erpUrl },
+        erpTools: !o.mcpServers,
         web: o.suppliersUrl ? { suppliersUrl: o.suppliersUrl, env: o.env } : undefined,
       }),
     );
+    const closers: Array<() => Promise<void>> = [toolbox.close];
+    if (mcp) {
+      mcp.registerInto(toolbox.registry);
+      closers.push(() => mcp.close());
+      for (const { server, error } of mcp.unavailable)
+        log.warn({ server, error }, 'MCP server unreachable: skipped for now, retried in the background');
+      if (mcp.unavailable.length) closers.push(this.retryMcp(mcp, toolbox.registry));
+    }
     toolbox.registry.register(HumanInput, () => humanInput);
     let storage: AgentStorage | undefined;
     toolbox.registry.register(WorkspaceTools, (ctx) => {
       const run = ctx as ProcuraRunContext;
-      return new WorkspaceTools(async () => {
-        if (!storage) throw new Error('agent storage is not ready');
-        return (await storage.backend({ context: run, state: {} } as never)) as unknown as WorkspaceBackend;
-      }, run.sessionId ?? '');
+      return new WorkspaceTools(
+        async () => {
+          if (!storage) throw new Error('agent storage is not ready');
+          return (await storage.backend({ context: run, state: {} } as never)) as unknown as WorkspaceBackend;
+        },
+        run.sessionId ?? '',
+        () => skillFolders(toolbox.registry, o.configDir),
+      );
     });
     this.toolbox = toolbox;
-    const closers: Array<() => Promise<void>> = [toolbox.close];
     for (const extra of o.extraTools ?? []) {
       const added = await phase('extra tools', () => extra(toolbox.registry));
       if (added?.close) closers.push(added.close);
@@ -125,8 +157,10 @@ export class AgentRuntime {
       skills: new SkillsSync(
         o.skillsDir ?? SKILLS_DIR,
         o.suppliersUrl ? { [DOCUMENTED_SUPPLIERS_URL]: o.suppliersUrl.replace(/\/$/, '') } : {},
+        { '/AGENTS.md': AGENTS_GUIDELINES },
       ),
       schedulerFor: (ctx: ToolContext) => this.schedulerFor(ctx),
+      configDir: o.configDir,
     };
     const graphs = new Map<boolean, Promise<ProcuraGraph>>();
     graphs.set(
@@ -138,10 +172,30 @@ export class AgentRuntime {
     return { toolbox, models, storage, checkpointer, graphs, closers, deps };
   }
 
+  /** Retries the MCP servers that were down; when one answers, its tools join and the graphs are compiled again. */
+  private retryMcp(mcp: McpConnections, registry: ToolRegistry): () => Promise<void> {
+    const timer = setInterval(async () => {
+      const back = await mcp.retryUnavailable(registry);
+      if (back.length === 0) return;
+      log.info({ servers: back }, 'MCP server reachable again: its tools join the agents');
+      const built = await this.building?.catch(() => undefined);
+      built?.graphs.clear();
+      if (mcp.unavailable.length === 0) clearInterval(timer);
+    }, this.options.mcpRetryMs ?? MCP_RETRY_MS);
+    timer.unref();
+    return async () => clearInterval(timer);
+  }
+
+  /** What one agent's model is sent for `ctx`'s user, built as the graph builds it (`procura tools --agent`). */
+  async toolListing(agent: string, ctx: ToolContext): Promise<ToolListing[]> {
+    const built = await this.build();
+    return listAgentTools({ ...built.deps, configDir: this.options.configDir }, agent, ctx);
+  }
+
   /** The compiled graph a run of this context uses (built once per process and visibility). */
   async graph(ctx: Pick<ToolContext, 'role' | 'readOnly'>): Promise<ProcuraGraph> {
     const built = await this.build();
-    const readOnly = ctx.readOnly === true || ctx.role === 'viewer';
+    const readOnly = isReadOnly(ctx);
     let graph = built.graphs.get(readOnly);
     if (!graph) {
       graph = buildAgentGraph(built.deps, { readOnly });
@@ -196,6 +250,15 @@ export class AgentRuntime {
 
 const humanInput = new HumanInput();
 
+/** Where each agent's skills live: the first `skills` source of its YAML. */
+function skillFolders(registry: ToolRegistry, configDir?: string): Record<string, string> {
+  return Object.fromEntries(
+    agentConfigs(registry, configDir)
+      .filter((c) => c.skills.length > 0)
+      .map((c) => [c.name, c.skills[0]]),
+  );
+}
+
 /** LangGraph checkpoints: SQLite in the data dir by default, PostgreSQL with DATABASE_URL. */
 async function createCheckpointer(dataDir: string, databaseUrl?: string): Promise<BaseCheckpointSaver> {
   if (databaseUrl) {
@@ -205,4 +268,27 @@ async function createCheckpointer(dataDir: string, databaseUrl?: string): Promis
   }
   fs.mkdirSync(dataDir, { recursive: true });
   return SqliteSaver.fromConnString(path.join(dataDir, 'agent-checkpoints.sqlite'));
+}
+
+/**
+ * The agent runtime of a running Procura: business systems over MCP — the ERP MCP server of `addresses` and every
+ * server of `PROCURA_MCP_SERVERS` — and charts when their server answers.
+ */
+export function agentRuntimeFor(settings: Settings, addresses: PartAddresses): AgentRuntime {
+  return new AgentRuntime({
+    dataDir: settings.dataDir,
+    databaseUrl: settings.databaseUrl,
+    erpUrl: addresses.erpUrl,
+    suppliersUrl: addresses.suppliersUrl,
+    chartMcpUrl: addresses.chartMcpUrl,
+    mcpServers: mcpServersFrom(settings, addresses.erpMcpUrl),
+    storage: createAgentStorage,
+    extraTools: [
+      (registry) =>
+        registerChartTools(registry, addresses.chartMcpUrl).catch((error) => {
+          log.warn({ err: error, url: addresses.chartMcpUrl }, 'chart MCP server unreachable: runs go without charts');
+          return undefined;
+        }),
+    ],
+  });
 }

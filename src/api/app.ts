@@ -4,6 +4,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
+import { HumanDecisionSchema } from '../protocol/index.ts';
 import {
   bodyLimitProblem,
   type Logger,
@@ -38,19 +39,10 @@ const StartBody = z.strictObject({
   message: z.string().trim().min(1).max(MAX_MESSAGE_CHARS).regex(NoControl, 'control characters are not allowed'),
   session_id: SessionId.optional(),
 });
-const Decision = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('approve') }),
-  z.strictObject({ type: z.literal('edit'), args: z.record(z.string(), z.unknown()) }),
-  z.strictObject({ type: z.literal('reject'), reason: z.string().max(1000).optional() }),
-  z.strictObject({
-    type: z.literal('answer'),
-    answer: z.union([z.string().max(2000), z.array(z.string().max(200)).max(20), z.record(z.string(), z.unknown())]),
-  }),
-]);
 const ResumeBody = z.strictObject({
   session_id: SessionId,
   interrupt_id: z.string().min(1).max(200),
-  decision: Decision,
+  decision: HumanDecisionSchema,
 });
 const CancelBody = z.strictObject({ session_id: SessionId });
 const DemoSignInBody = z.strictObject({ username: z.string().min(1).max(64) });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Role } from '../protocol/index.ts';
 import { forbidden, ProblemError, unauthorized } from '../shared/index.ts';
 
 /** The user a request acts for, as the ERP knows them. */
@@ -6,7 +7,7 @@ export interface ApiUser {
   /** ERP username: owner of sessions and files. */
   username: string;
   displayName: string;
-  role: 'admin' | 'buyer' | 'viewer';
+  role: Role;
   projectId: string;
   token: string;
 }

@@ -8,6 +8,5 @@ export {
   type DemoUser,
   demoSignInMode,
 } from './demo.ts';
-export type { AgentName, ApiEvent, ProgressStatus } from './protocol.ts';
 export type { RunLimits } from './runs.ts';
 export { type Api, type ApiOptions, createApi, DEFAULT_LIMITS, startApiServer, WEB_DIST } from './server.ts';

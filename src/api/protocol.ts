@@ -1,28 +1,4 @@
-import type { HumanRequest } from '../agent/index.ts';
-
-/** The agents a step can belong to, as the client shows them. */
-export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
-
-export type ProgressStatus = 'running' | 'completed' | 'error';
-
-/** The SSE events of the chat stream (DESIGN.md "Streaming protocol"). Every event carries `session_id`. */
-export type ApiEvent =
-  | {
-      event: 'progress';
-      data: {
-        id: string;
-        phase: 'run' | 'subagent' | 'tool';
-        status: ProgressStatus;
-        title: string;
-        detail: string;
-        agent: AgentName;
-      };
-    }
-  | { event: 'token'; data: { content: string; agent: AgentName } }
-  | { event: 'tool_call'; data: { tool: string; params: unknown } }
-  | { event: 'interrupt'; data: { interrupt_id: string; agent: AgentName } & HumanRequest }
-  | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled' } }
-  | { event: 'error'; data: { message: string; detail: string } };
+import type { AgentName, ApiEvent, StepStatus as ProgressStatus } from '../protocol/index.ts';
 
 const SUBAGENT_TITLES: Record<string, string> = {
   'procurement-analyst': '采购分析 / procurement analysis',
@@ -65,7 +41,7 @@ export class StreamMapper {
     const [namespace, mode, data] = chunk as [string[], string, unknown];
     if (mode === 'messages') return this.fromMessage(namespace, data as [MessageLike, StreamMetadata]);
     if (mode === 'updates') return this.fromUpdate(namespace, data as Record<string, unknown>);
-    if (mode === 'custom') return fromCustom(data);
+    if (mode === 'custom') return this.fromCustom(data);
     return [];
   }
 
@@ -133,16 +109,30 @@ export class StreamMapper {
     ];
   }
 
+  /** Front-end tool calls become `tool_call`; a running tool's `progress()` updates its step (same id). */
+  private fromCustom(data: unknown): ApiEvent[] {
+    const chunk = data as { type?: string; tool?: unknown; params?: unknown; call_id?: unknown; message?: unknown };
+    if (chunk?.type === 'tool_call' && typeof chunk.tool === 'string')
+      return [
+        { event: 'tool_call', data: { tool: chunk.tool, params: (chunk.params ?? {}) as Record<string, unknown> } },
+      ];
+    if (chunk?.type !== 'tool_progress' || typeof chunk.call_id !== 'string') return [];
+    const id = chunk.call_id;
+    const step = this.steps.get(id);
+    if (!step || this.sent.has(`${id}:completed`) || this.sent.has(`${id}:error`)) return [];
+    const detail = truncate(String(chunk.message ?? ''));
+    return [
+      {
+        event: 'progress',
+        data: { id, phase: step.phase, status: 'running', title: step.title, detail, agent: step.agent },
+      },
+    ];
+  }
+
   /** Progress events closing every still-running step (cancel, error). */
   close(status: 'error' | 'completed', detail: string): ApiEvent[] {
     return this.openSteps().flatMap((id) => this.progress(id, status, detail));
   }
-}
-
-function fromCustom(data: unknown): ApiEvent[] {
-  const chunk = data as { type?: string; tool?: unknown; params?: unknown };
-  if (chunk?.type !== 'tool_call' || typeof chunk.tool !== 'string') return [];
-  return [{ event: 'tool_call', data: { tool: chunk.tool, params: chunk.params ?? {} } }];
 }
 
 function agentName(raw: string | undefined): AgentName {

@@ -1,11 +1,12 @@
 import { Command } from '@langchain/langgraph';
 import type { Kysely } from 'kysely';
-import type { AgentRuntime, HumanDecision, HumanRequest, ProcuraRunContext } from '../agent/index.ts';
+import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
+import type { ApiEvent, HumanDecision, HumanRequest } from '../protocol/index.ts';
 import { conflict, type Logger, ProblemError, unprocessable } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import { type ApiTables, isUniqueViolation, type RunStatus } from './db.ts';
 import type { RunEventLog } from './events.ts';
-import { type ApiEvent, StreamMapper } from './protocol.ts';
+import { StreamMapper } from './protocol.ts';
 import { redact } from './redact.ts';
 import type { Sessions } from './sessions.ts';
 

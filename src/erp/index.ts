@@ -1,15 +1,27 @@
 export * from './catalog.ts';
+export type {
+  CreateOrderInput,
+  InventoryWarning,
+  Order,
+  OrderLine,
+  Page,
+  Part,
+  Supplier,
+  UpdateOrderInput,
+} from './contract.ts';
+export * as contract from './contract.ts';
+export {
+  type ApprovalDecision,
+  type ApprovalPolicy,
+  PRICE_SEVERITIES,
+  type PriceCheck,
+  type PriceSeverity,
+  type SupplierScorecard,
+} from './contract.ts';
 export { dropPostgresSchema, type ErpDatabase, openErpDatabase } from './db/database.ts';
 export { ORDER_STATUSES, type OrderStatus, type Role } from './db/schema.ts';
 export { DEMO_USERS, seedBulkParts, seedDemoData } from './seed.ts';
 export { createErp, type Erp, type ErpOptions, startErpServer } from './server.ts';
-export type { ApprovalDecision, ApprovalPolicy } from './services/approval-policy.ts';
 export type { ErpContext } from './services/context.ts';
 export { createErpServices, type ErpServices } from './services/index.ts';
-export type { InventoryWarning } from './services/inventory.ts';
-export type { CreateOrderInput, Order, UpdateOrderInput } from './services/orders.ts';
-export type { Page, Part } from './services/parts.ts';
-export { PRICE_SEVERITIES, type PriceCheck, type PriceSeverity } from './services/price-checks.ts';
-export type { SupplierScorecard } from './services/scorecards.ts';
-export type { Supplier } from './services/suppliers.ts';
 export type { ErpUser } from './services/users.ts';

@@ -4,7 +4,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { failure, type ToolContext, type ToolControl, ToolError, type ToolRegistry } from '../tools/index.ts';
+import {
+  describeIssues,
+  failure,
+  type ToolContext,
+  type ToolControl,
+  ToolError,
+  type ToolRegistry,
+} from '../tools/index.ts';
 import { CALL_ID_META } from './server.ts';
 
 /** One MCP server the agent uses, from configuration. */
@@ -32,8 +39,13 @@ export const McpServerConfigSchema = z
     defaultSafety: z.enum(['read-only', 'write']).default('write'),
     timeoutMs: z.number().int().positive().default(60_000),
     connectTimeoutMs: z.number().int().positive().default(10_000),
-    /** Start-up fails when a required server cannot be reached; others are skipped with a warning. */
+    /** Start-up fails when a required server cannot be reached; others are skipped with a warning and retried. */
     required: z.boolean().default(false),
+    /** The agents this server's tools may reach (`orchestrator`, `procurement-analyst`, `procurement-order`, …); all by default. */
+    agents: z
+      .array(z.string().regex(/^[a-z][a-z0-9-]{1,40}$/, 'an agent name, e.g. procurement-analyst'))
+      .min(1)
+      .optional(),
   })
   .refine((c) => Boolean(c.url) !== Boolean(c.command), { message: 'give exactly one of url or command' })
   .refine((c) => !(c.forwardCredentials && c.command), {
@@ -119,6 +131,22 @@ class McpConnection {
     return headers;
   }
 
+  private readonly listings = new Map<string, { until: number; tools: Promise<Map<string, string>> }>();
+
+  /** Tool descriptions as the user of `ctx` is shown them (a server may add the user's live values), cached briefly. */
+  describedFor(ctx: ToolContext): Promise<Map<string, string>> {
+    const key = `${ctx.token ?? ''}\n${ctx.projectId ?? ''}`;
+    const hit = this.listings.get(key);
+    if (hit && hit.until > Date.now()) return hit.tools;
+    const tools = caller
+      .run(ctx, () => this.listTools())
+      .then((list) => new Map(list.map((t) => [t.name, t.description ?? ''])));
+    if (this.listings.size >= 1_000) this.listings.clear();
+    this.listings.set(key, { until: Date.now() + LISTING_CACHE_MS, tools });
+    tools.catch(() => this.listings.delete(key));
+    return tools;
+  }
+
   async listTools(): Promise<McpTool[]> {
     const client = await this.ensureConnected();
     const tools: McpTool[] = [];
@@ -164,6 +192,10 @@ class McpConnection {
   }
 }
 
+const LISTING_CACHE_MS = 10_000;
+/** How often servers that were down at start-up are tried again. */
+export const MCP_RETRY_MS = 30_000;
+
 /** A tool result as data: JSON text is parsed, an `isError` result becomes a failure naming the server. */
 function fromMcpResult(result: { content?: unknown[]; isError?: boolean }, server: string): unknown {
   const texts = (result.content ?? [])
@@ -190,21 +222,26 @@ const toolName = (prefix: string, name: string) => `${prefix}${name}`.replace(/[
 /**
  * Connections to the configured MCP servers. Their tools join the registry like any declared tool — grouped by
  * name prefix, scheduled and approved by their annotations — and each call carries the current user's credentials.
+ * Servers that were down at start-up (and not required) are retried with `retryUnavailable`.
  */
 export class McpConnections {
+  private readonly pending: McpConnection[];
+
   private constructor(
     private readonly connections: McpConnection[],
-    /** Servers that could not be reached at start-up (and were not required), with the reason. */
-    readonly unavailable: ReadonlyArray<{ server: string; error: string }>,
     private readonly tools: Map<McpConnection, McpTool[]>,
-  ) {}
+    /** Why each unreachable server was skipped. */
+    private readonly failures: Map<string, string>,
+  ) {
+    this.pending = connections.filter((c) => !tools.has(c));
+  }
 
   /** Connects to every server at once. A required server that fails aborts start-up, naming it. */
   static async connect(configs: readonly McpServerConfig[]): Promise<McpConnections> {
     const parsed = configs.map((c) => {
       const result = McpServerConfigSchema.safeParse(c);
       if (!result.success)
-        throw new McpServerError(String(c.name), `配置无效 / invalid configuration: ${result.error.issues[0].message}`);
+        throw new McpServerError(String(c.name), `配置无效 / invalid configuration: ${describeIssues(result.error)}`);
       return result.data;
     });
     const names = parsed.map((c) => c.name);
@@ -212,53 +249,46 @@ export class McpConnections {
     if (twice) throw new McpServerError(twice, '重复配置 / configured twice');
     const connections = parsed.map((c) => new McpConnection(c));
     const outcomes = await Promise.allSettled(connections.map((c) => c.listTools()));
-    const unavailable: Array<{ server: string; error: string }> = [];
+    const failures = new Map<string, string>();
     const tools = new Map<McpConnection, McpTool[]>();
     outcomes.forEach((outcome, i) => {
       if (outcome.status === 'fulfilled') tools.set(connections[i], outcome.value);
-      else unavailable.push({ server: connections[i].config.name, error: describeError(outcome.reason) });
+      else failures.set(connections[i].config.name, describeError(outcome.reason));
     });
-    const fatal = unavailable.find((u) => connections.find((c) => c.config.name === u.server)?.config.required);
+    const fatal = connections.find((c) => c.config.required && failures.has(c.config.name));
     if (fatal) {
       await Promise.all(connections.map((c) => c.reset()));
-      throw new McpServerError(fatal.server, fatal.error);
+      throw new McpServerError(fatal.config.name, failures.get(fatal.config.name) ?? 'unavailable');
     }
-    return new McpConnections(connections, unavailable, tools);
+    return new McpConnections(connections, tools, failures);
+  }
+
+  /** Servers that could not be reached (and were not required), with the reason. */
+  get unavailable(): Array<{ server: string; error: string }> {
+    return this.pending.map((c) => ({ server: c.config.name, error: this.failures.get(c.config.name) ?? '' }));
   }
 
   /** Registers every listed tool of the reachable servers on `registry`. */
   registerInto(registry: ToolRegistry): ToolRegistry {
-    for (const [connection, tools] of this.tools) {
-      const { config } = connection;
-      for (const tool of tools) {
-        const prefix = tool.name.split('_')[0];
-        const safety =
-          tool.annotations?.readOnlyHint === true
-            ? 'read-only'
-            : tool.annotations?.readOnlyHint === false
-              ? 'write'
-              : config.defaultSafety;
-        let schema: z.ZodType;
-        try {
-          schema = z.fromJSONSchema(tool.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
-        } catch {
-          schema = z.looseObject({}); // the server validates what zod cannot express
-        }
-        registry.registerRemote(
-          {
-            name: toolName(config.prefix, tool.name),
-            label: tool.annotations?.title ?? tool.title ?? tool.name,
-            description: tool.description ?? tool.name,
-            schema,
-            safety,
-            group: (PREFIX_GROUPS as readonly string[]).includes(prefix) ? prefix : (config.group ?? config.name),
-          },
-          tool.inputSchema as Record<string, unknown>,
-          (input, ctx, control) => connection.call(tool.name, input, ctx, control, safety === 'read-only'),
-        );
+    for (const [connection, tools] of this.tools) registerServerTools(registry, connection, tools);
+    return registry;
+  }
+
+  /** Tries the servers that were down again; those that answer now get their tools registered. Returns their names. */
+  async retryUnavailable(registry: ToolRegistry): Promise<string[]> {
+    const back: string[] = [];
+    for (const connection of [...this.pending]) {
+      try {
+        const tools = await connection.listTools();
+        registerServerTools(registry, connection, tools);
+        this.tools.set(connection, tools);
+        this.pending.splice(this.pending.indexOf(connection), 1);
+        back.push(connection.config.name);
+      } catch (error) {
+        this.failures.set(connection.config.name, describeError(error));
       }
     }
-    return registry;
+    return back;
   }
 
   /** Names of the connected servers and how many tools each lists. */
@@ -268,5 +298,48 @@ export class McpConnections {
 
   async close(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.reset()));
+  }
+}
+
+/** One server's tools as registry entries: grouped by name prefix, safety from annotations, live values per user. */
+function registerServerTools(registry: ToolRegistry, connection: McpConnection, tools: McpTool[]): void {
+  const { config } = connection;
+  for (const tool of tools) {
+    const prefix = tool.name.split('_')[0];
+    const safety =
+      tool.annotations?.readOnlyHint === true
+        ? 'read-only'
+        : tool.annotations?.readOnlyHint === false
+          ? 'write'
+          : config.defaultSafety;
+    let schema: z.ZodType;
+    try {
+      schema = z.fromJSONSchema(tool.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+    } catch {
+      schema = z.looseObject({}); // the server validates what zod cannot express
+    }
+    const declared = tool.description ?? tool.name;
+    registry.registerRemote(
+      {
+        name: toolName(config.prefix, tool.name),
+        label: tool.annotations?.title ?? tool.title ?? tool.name,
+        description: declared,
+        schema,
+        safety,
+        group: (PREFIX_GROUPS as readonly string[]).includes(prefix) ? prefix : (config.group ?? config.name),
+        server: config.name,
+        agents: config.agents,
+        // A server that knows the user may describe a tool with their live values (e.g. their project's categories).
+        liveValues: config.forwardCredentials
+          ? async (ctx) => {
+              const current = (await connection.describedFor(ctx)).get(tool.name);
+              if (!current || current === declared) return undefined;
+              return current.startsWith(declared) ? current.slice(declared.length).trim() : current;
+            }
+          : undefined,
+      },
+      tool.inputSchema as Record<string, unknown>,
+      (input, ctx, control) => connection.call(tool.name, input, ctx, control, safety === 'read-only'),
+    );
   }
 }

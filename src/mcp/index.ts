@@ -1,4 +1,5 @@
 export {
+  MCP_RETRY_MS,
   McpConnections,
   type McpServerConfig,
   McpServerConfigSchema,

@@ -9,4 +9,4 @@ export {
 } from './http-edge.ts';
 export { type Logger, logger } from './logger.ts';
 export { hashSeed, seededRandom } from './random.ts';
-export { loadSettings, type Settings } from './settings.ts';
+export { loadSettings, type PartAddresses, partAddresses, type Settings } from './settings.ts';

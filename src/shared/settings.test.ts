@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSettings } from './settings.ts';
+import { loadSettings, partAddresses } from './settings.ts';
 
 describe('settings', () => {
   it('has embedded defaults', () => {
@@ -19,5 +19,26 @@ describe('settings', () => {
     const load = () => loadSettings({}, { ERP_PORT: 'eighty', DATABASE_URL: 'mysql://x' });
     expect(load).toThrow(/erpPort \(ERP_PORT\)/);
     expect(load).toThrow(/databaseUrl \(DATABASE_URL\)/);
+  });
+
+  it('gives every part an address: the configured URL, else the local part on its port', () => {
+    const local = partAddresses(loadSettings({ erpPort: 9001, erpMcpPort: 9002 }, {}));
+    expect(local).toEqual({
+      erpUrl: 'http://127.0.0.1:9001/api',
+      suppliersUrl: 'http://127.0.0.1:8090',
+      erpMcpUrl: 'http://127.0.0.1:9002/mcp',
+      chartMcpUrl: 'http://127.0.0.1:1122/mcp',
+    });
+    const remote = loadSettings(
+      { suppliersUrl: 'http://shops.example/' },
+      { ERP_URL: 'https://erp.example/api/', ERP_MCP_URL: 'https://erp.example/mcp', PROCURA_MCP_SERVERS: '[]' },
+    );
+    expect(partAddresses(remote)).toMatchObject({
+      erpUrl: 'https://erp.example/api',
+      suppliersUrl: 'http://shops.example',
+      erpMcpUrl: 'https://erp.example/mcp',
+    });
+    expect(remote.mcpServers).toBe('[]');
+    expect(() => loadSettings({}, { ERP_MCP_URL: 'ftp://erp.example/mcp' })).toThrow(/erpMcpUrl \(ERP_MCP_URL\)/);
   });
 });

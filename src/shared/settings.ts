@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+const httpUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ''));
+
 /** Every address and storage location is a setting; defaults are the embedded single-machine layout. */
 const settingsSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
@@ -12,7 +14,7 @@ const settingsSchema = z.object({
   chartsPort: z.coerce.number().int().min(0).max(65535).default(8070),
   chartMcpPort: z.coerce.number().int().min(0).max(65535).default(1122),
   /** A chart MCP server to use instead of spawning the local one (e.g. a hosted AntV server). */
-  chartMcpUrl: z.url({ protocol: /^https?$/ }).optional(),
+  chartMcpUrl: httpUrl.optional(),
   erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000),
   apiPort: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Sandbox limits; unset means the built-in defaults (see the README, "Sandbox"). */
@@ -23,6 +25,14 @@ const settingsSchema = z.object({
   sandboxDiskQuotaMb: z.coerce.number().int().min(1).optional(),
   sandboxSpares: z.coerce.number().int().min(0).max(64).optional(),
   sandboxMaxConcurrent: z.coerce.number().int().min(1).max(256).optional(),
+  /** The ERP REST API (`…/api`) when it is not the local one. */
+  erpUrl: httpUrl.optional(),
+  /** The supplier web shops when they are not the local ones. */
+  suppliersUrl: httpUrl.optional(),
+  /** The ERP MCP server the agent uses; pointing it at another server replaces the demo ERP for the agent. */
+  erpMcpUrl: httpUrl.optional(),
+  /** More MCP servers for the agents: a JSON array, or the path of a JSON file holding one (see `src/mcp/config.ts`). */
+  mcpServers: z.string().trim().min(1).optional(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -46,6 +56,10 @@ const envNames: Record<keyof Settings, string> = {
   sandboxDiskQuotaMb: 'SANDBOX_DISK_QUOTA_MB',
   sandboxSpares: 'SANDBOX_SPARES',
   sandboxMaxConcurrent: 'SANDBOX_MAX_CONCURRENT',
+  erpUrl: 'ERP_URL',
+  suppliersUrl: 'SUPPLIERS_URL',
+  erpMcpUrl: 'ERP_MCP_URL',
+  mcpServers: 'PROCURA_MCP_SERVERS',
 };
 
 /** Settings from the environment, overridden by explicit values (CLI flags). Invalid values fail fast, naming the setting. */
@@ -67,4 +81,27 @@ export function loadSettings(
     throw new Error(`配置无效 / invalid settings:\n  ${problems.join('\n  ')}`);
   }
   return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
+}
+
+/** Where each part is reached. */
+export interface PartAddresses {
+  /** ERP REST API base, e.g. `http://127.0.0.1:8080/api`. */
+  erpUrl: string;
+  suppliersUrl: string;
+  erpMcpUrl: string;
+  chartMcpUrl: string;
+  /** The chart renderer's images (`/charts/<id>.png`), which reports link. */
+  chartsUrl: string;
+}
+
+/** The address of every part: the configured one, else the local part on this host and its port. */
+export function partAddresses(settings: Settings): PartAddresses {
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  return {
+    erpUrl: settings.erpUrl ?? `http://${host}:${settings.erpPort}/api`,
+    suppliersUrl: settings.suppliersUrl ?? `http://${host}:${settings.suppliersPort}`,
+    erpMcpUrl: settings.erpMcpUrl ?? `http://${host}:${settings.erpMcpPort}/mcp`,
+    chartMcpUrl: settings.chartMcpUrl ?? `http://${host}:${settings.chartMcpPort}/mcp`,
+    chartsUrl: `http://${host}:${settings.chartsPort}`,
+  };
 }

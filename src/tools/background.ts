@@ -7,6 +7,8 @@ export interface BackgroundTask {
   tool: string;
   status: 'running' | 'completed' | 'failed';
   startedAt: string;
+  /** The latest progress the tool reported. */
+  progress?: string;
   finishedAt?: string;
   result?: unknown;
 }
@@ -20,13 +22,20 @@ export const taskOwner = (ctx: Pick<ToolContext, 'userId' | 'sessionId'>) => `${
 export class BackgroundTasks {
   private readonly tasks = new Map<string, BackgroundTask & { owner: string }>();
 
-  /** Records `work` under a new task id and returns at once; the result (or failure) is kept for `report`. */
-  start(owner: string, tool: string, work: Promise<unknown>): { task_id: string; status: 'running'; message: string } {
-    const task = {
+  /**
+   * Starts `work` under a new task id and returns at once; what it reports through `progress` and its result (or
+   * failure) are kept for `report`.
+   */
+  start(
+    owner: string,
+    tool: string,
+    run: (progress: (message: string) => void) => Promise<unknown>,
+  ): { task_id: string; status: 'running'; message: string } {
+    const task: BackgroundTask & { owner: string } = {
       task_id: randomUUID(),
       owner,
       tool,
-      status: 'running' as BackgroundTask['status'],
+      status: 'running',
       startedAt: new Date().toISOString(),
     };
     this.tasks.set(task.task_id, task);
@@ -34,6 +43,9 @@ export class BackgroundTasks {
       Object.assign(task, { status, result, finishedAt: new Date().toISOString() });
       this.evictOldFinished();
     };
+    const work = run((message) => {
+      if (task.status === 'running') task.progress = message;
+    });
     work.then(
       (result) => finish(isToolFailure(result) ? 'failed' : 'completed', result),
       (error) => finish('failed', { success: false, error: String(error), stateChanged: false, suggestion: '' }),

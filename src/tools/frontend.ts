@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Tool, type ToolControl, ToolError } from './registry.ts';
+import { isToolFailure, Tool, type ToolControl, ToolError } from './registry.ts';
 
 const Title = z.string().trim().min(1).max(100);
 const Cell = z.union([z.string().max(500), z.number(), z.boolean(), z.null()]);
@@ -41,6 +41,9 @@ const ShowTableInput = z
  * (renders the chart, opens the order); the model gets a short acknowledgement, not the rendering.
  */
 export class FrontendTools {
+  /** `readOrder` reads an order as the calling user (the ERP's `order_get`). */
+  constructor(private readonly readOrder: (orderId: number) => Promise<unknown>) {}
+
   @Tool({
     name: 'show_chart',
     label: '展示图表',
@@ -74,13 +77,21 @@ export class FrontendTools {
   @Tool({
     name: 'open_order',
     label: '打开订单',
-    description: '在用户界面打开一个采购订单的详情面板。/ Open an order’s panel in the user’s browser.',
+    description: '在用户界面的侧边面板打开一个采购订单的详情。/ Open an order in the side panel of the user’s browser.',
     schema: z.object({ orderId: z.number().int().positive() }),
     safety: 'read-only',
     group: 'ui',
   })
   async openOrder(input: { orderId: number }, control: ToolControl) {
-    return emit(control, 'open_order', input, `已在界面打开订单 ${input.orderId} / order opened`);
+    // The panel shows the order as the user may see it: read through the ERP tools, as that user.
+    const order = await this.readOrder(input.orderId);
+    if (isToolFailure(order)) throw new ToolError(order.error, order.suggestion);
+    return emit(
+      control,
+      'open_order',
+      { orderId: input.orderId, order },
+      `已在界面打开订单 ${input.orderId} / order opened`,
+    );
   }
 }
 

@@ -1,4 +1,3 @@
-export { AGENT_TOOLSETS, type AgentName, agentTools, isAgentName, type ToolFilter } from './agent-toolsets.ts';
 export {
   type BackgroundTask,
   BackgroundTaskBoard,
@@ -10,6 +9,7 @@ export {
 // load the ERP's HTTP schemas before zod's OpenAPI augmentation and reject them.
 export {
   approvalRequiredTools,
+  type ContextResolver,
   type LangChainToolOptions,
   toLangChainTools,
 } from './langchain.ts';
@@ -30,5 +30,5 @@ export {
   type ToolStreamEvent,
 } from './registry.ts';
 export { MAX_PARALLEL_TOOLS, type ToolCall, ToolScheduler } from './scheduler.ts';
-// The composition root (`createToolbox`, in ./toolbox.ts) is not re-exported: it imports the web tools, which
-// import this module.
+// The composition root (`createToolbox`, in ./toolbox.ts) is not re-exported: re-exporting it made the type checker
+// load the ERP's HTTP schemas before zod's OpenAPI augmentation and reject them.

@@ -50,6 +50,10 @@ export async function toLangChainTools(
             callId,
             approved: callId !== undefined && options.isApproved?.(callId) === true,
             emit: options.emit ?? (writer ? (event) => writer({ type: 'tool_call', ...event }) : undefined),
+            // A long tool's progress goes to the user's stream as an update of its step.
+            progress: writer
+              ? (message) => writer({ type: 'tool_progress', call_id: callId, tool: definition.name, message })
+              : undefined,
           };
           const ctx = resolve(config as Parameters<ContextResolver>[0]);
           return JSON.stringify(await schedulerFor(ctx).run(definition.name, input, ctx, control));

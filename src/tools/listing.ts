@@ -1,5 +1,4 @@
 import { getEncoding, type Tiktoken } from 'js-tiktoken';
-import type { ToolFilter } from './agent-toolsets.ts';
 import type { ToolContext, ToolRegistry } from './registry.ts';
 
 /** One tool as a model is shown it, with its declaration's policy and its size in tokens. */
@@ -28,7 +27,7 @@ export function countTokens(text: string): number {
 export async function listToolsForModel(
   registry: ToolRegistry,
   ctx: ToolContext,
-  filter?: ToolFilter,
+  filter?: { groups?: readonly string[]; names?: readonly string[] },
 ): Promise<ToolListing[]> {
   return Promise.all(
     registry.list(ctx, filter).map(async (d) => {

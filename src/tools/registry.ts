@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { isReadOnly, type Role } from '../protocol/index.ts';
 
 /** Who a tool runs for. Everything a tool needs to act as the user travels here, never in the model's arguments. */
 export interface ToolContext {
   userId: string;
-  role: 'admin' | 'buyer' | 'viewer';
+  role: Role;
   /** The user's ERP bearer token (forwarded on every ERP call). */
   token?: string;
   projectId?: string;
@@ -49,11 +50,17 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   /** Current facts appended to the description when the tool is bound (valid categories, statuses, …);
    *  `host` is the instance that serves `ctx` (e.g. the ERP client bound to the user's token). */
   liveValues?: (ctx: ToolContext, host: unknown) => Promise<string | undefined>;
+  /** The MCP server the tool comes from; the agents' YAML need not name such a tool for it to reach them. */
+  server?: string;
+  /** Only these agents may be given the tool (an MCP server's `agents` setting); any agent when absent. */
+  agents?: readonly string[];
 }
 
 export interface ToolDefinition
-  extends Readonly<Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen'>>> {
+  extends Readonly<Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'agents' | 'server'>>> {
   readonly background: boolean;
+  readonly server?: string;
+  readonly agents?: readonly string[];
   readonly liveValues?: ToolSpec['liveValues'];
   readonly approvalWhen?: (input: unknown) => boolean;
   /** JSON schema of the input, frozen at declaration. */
@@ -127,6 +134,8 @@ function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefin
     background: spec.background === true,
     group: spec.group,
     liveValues: spec.liveValues,
+    server: spec.server,
+    agents: spec.agents ? Object.freeze([...spec.agents]) : undefined,
     jsonSchema: deepFreeze(schema),
   });
 }
@@ -197,10 +206,9 @@ export class ToolRegistry {
     ctx?: Pick<ToolContext, 'role' | 'readOnly'>,
     filter?: { groups?: readonly string[]; names?: readonly string[] },
   ): ToolDefinition[] {
-    const readOnly = ctx ? ctx.readOnly === true || ctx.role === 'viewer' : false;
     return [...this.entries.values()]
       .map((e) => e.definition)
-      .filter((d) => !(readOnly && d.safety === 'write'))
+      .filter((d) => !(isReadOnly(ctx) && d.safety === 'write'))
       .filter((d) => !filter || filter.groups?.includes(d.group) || filter.names?.includes(d.name));
   }
 
@@ -244,7 +252,7 @@ export class ToolRegistry {
         `未知工具 ${name} / unknown tool ${name}`,
         `可用工具 / available: ${[...this.entries.keys()].join(', ')}`,
       );
-    if (entry.definition.safety === 'write' && (ctx.readOnly || ctx.role === 'viewer')) {
+    if (entry.definition.safety === 'write' && isReadOnly(ctx)) {
       return failure(
         `只读会话不能调用写工具 ${name} / read-only context cannot call ${name}`,
         '只能查询，不能修改数据 / only read operations are allowed',
@@ -255,6 +263,13 @@ export class ToolRegistry {
       return failure(
         `参数无效 / invalid arguments: ${describeIssues(parsed.error)}`,
         `按 ${name} 的参数说明修正后重试 / fix the arguments per the schema and retry`,
+      );
+    }
+    // A call that would need approval writes: a read-only context is refused outright, with nothing to approve.
+    if (isReadOnly(ctx) && this.requiresApproval(name, parsed.data)) {
+      return failure(
+        `只读会话只能读取，这次 ${name} 调用会修改数据 / a read-only context cannot make this ${name} call: it writes`,
+        '只查询，不修改数据 / read only, do not change data',
       );
     }
     if (!control.approved && this.requiresApproval(name, parsed.data)) {

@@ -47,17 +47,20 @@ export class ToolScheduler {
   /** Runs one call (never throws: failures are data, as from `registry.execute`). */
   async run(name: string, input: unknown, ctx: ToolContext, control: ToolControl = {}): Promise<unknown> {
     const definition = this.registry.get(name);
-    const execute = () =>
+    const execute = (withControl: ToolControl) =>
       this.gated(definition?.execution !== 'parallel', () =>
-        this.registry.execute(name, input, ctx, control, (error) =>
+        this.registry.execute(name, input, ctx, withControl, (error) =>
           (this.options.onUnexpected ?? logUnexpected)(error, ctx),
         ),
       );
     // Invalid input is refused now, not reported later as a failed task.
     if (definition?.background && this.options.tasks && definition.schema.safeParse(input).success) {
-      return this.options.tasks.start(taskOwner(ctx), name, execute());
+      // The call returns now: its progress goes to the task board, read with check_background_tasks.
+      return this.options.tasks.start(taskOwner(ctx), name, (progress) =>
+        execute({ ...control, signal: undefined, progress }),
+      );
     }
-    return execute();
+    return execute(control);
   }
 
   /** One model turn: every call is admitted in order; results come back in call order. */

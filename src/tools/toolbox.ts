@@ -1,3 +1,4 @@
+import { isReadOnly } from '../protocol/index.ts';
 import { BackgroundTasks, registerBackgroundTasks } from './background.ts';
 import { DynamicHttpCall } from './dynamic-http.ts';
 import { type ErpEndpoint, erpClientFor, registerErpTools } from './erp/index.ts';
@@ -29,12 +30,11 @@ export function createToolbox(options: ToolboxOptions): Toolbox {
   const tasks = options.tasks ?? new BackgroundTasks();
   const registry = new ToolRegistry();
   if (options.erpTools !== false) registerErpTools(registry, options.erp);
+  registry.register(DynamicHttpCall, (ctx) => new DynamicHttpCall(erpClientFor(options.erp, ctx), !isReadOnly(ctx)));
   registry.register(
-    DynamicHttpCall,
-    (ctx) => new DynamicHttpCall(erpClientFor(options.erp, ctx), !(ctx.readOnly || ctx.role === 'viewer')),
+    FrontendTools,
+    (ctx) => new FrontendTools((orderId) => registry.execute('order_get', { orderId }, ctx)),
   );
-  const frontend = new FrontendTools();
-  registry.register(FrontendTools, () => frontend);
   registerBackgroundTasks(registry, tasks);
   const web = options.web ? registerWebTools(registry, options.web) : undefined;
   return { registry, tasks, close: async () => web?.close() };

@@ -1,8 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpConnections, mcpServersFrom, startErpMcpServer } from '../../src/mcp/index.ts';
 import { loadSettings } from '../../src/shared/index.ts';
-import { AGENT_TOOLSETS } from '../../src/tools/agent-toolsets.ts';
 import { ToolRegistry } from '../../src/tools/index.ts';
 import { ToolScheduler } from '../../src/tools/scheduler.ts';
 import { createToolbox } from '../../src/tools/toolbox.ts';
@@ -36,7 +37,9 @@ describe('MCP client', () => {
       expect(registry.get('part_search')).toMatchObject({ group: 'part', safety: 'read-only', execution: 'parallel' });
       expect(registry.get('order_create')).toMatchObject({ group: 'order', safety: 'write', approval: 'required' });
       expect(registry.list({ role: 'viewer' }).some((d) => d.safety === 'write')).toBe(false);
-      const analyst = registry.list({ role: 'buyer' }, AGENT_TOOLSETS.analyst).map((d) => d.name);
+      const analyst = registry
+        .list({ role: 'buyer' }, { groups: ['supplier', 'part', 'inventory'], names: ['order_search_details'] })
+        .map((d) => d.name);
       expect(analyst).toEqual(
         expect.arrayContaining(['supplier_query', 'part_query', 'inventory_warning', 'order_search_details']),
       );
@@ -84,7 +87,7 @@ describe('MCP client', () => {
     const toolbox = createToolbox({ erp: { baseUrl: env.baseUrl }, erpTools: false });
     try {
       const registry = connections.registerInto(toolbox.registry);
-      const order = registry.list({ role: 'buyer' }, AGENT_TOOLSETS.order).map((d) => d.name);
+      const order = registry.list({ role: 'buyer' }, { groups: ['order'], names: ['open_order'] }).map((d) => d.name);
       expect(order).toEqual(
         expect.arrayContaining(['order_create', 'order_update', 'order_search_details', 'open_order']),
       );
@@ -157,18 +160,24 @@ describe('MCP client', () => {
   }, 90_000);
 
   it('reads its server list from settings and PROCURA_MCP_SERVERS', () => {
-    const settings = loadSettings({ erpMcpPort: 8100, chartMcpPort: 1200 }, {});
-    const configs = mcpServersFrom(settings, {
-      PROCURA_MCP_SERVERS: JSON.stringify([
-        { name: 'chart', url: 'http://charts.example/mcp' },
-        { name: 'kb', url: 'http://kb/mcp' },
-      ]),
-    });
-    expect(configs.map((c) => [c.name, c.url])).toEqual([
+    const servers = JSON.stringify([{ name: 'kb', url: 'http://kb/mcp', agents: ['procurement-analyst'] }]);
+    const settings = loadSettings({ erpMcpPort: 8100 }, { PROCURA_MCP_SERVERS: servers });
+    expect(mcpServersFrom(settings).map((c) => [c.name, c.url])).toEqual([
       ['erp', 'http://127.0.0.1:8100/mcp'],
-      ['chart', 'http://charts.example/mcp'],
       ['kb', 'http://kb/mcp'],
     ]);
-    expect(() => mcpServersFrom(settings, { PROCURA_MCP_SERVERS: '{"name":1}' })).toThrow(/PROCURA_MCP_SERVERS/);
+    // An ERP MCP server of the company's own replaces the demo one for the agent.
+    const own = loadSettings({}, { ERP_MCP_URL: 'https://erp.example/mcp' });
+    expect(mcpServersFrom(own)).toEqual([expect.objectContaining({ name: 'erp', url: 'https://erp.example/mcp' })]);
+    const file = path.join(os.tmpdir(), `procura-mcp-${process.pid}.json`);
+    fs.writeFileSync(file, servers);
+    try {
+      expect(mcpServersFrom(loadSettings({}, { PROCURA_MCP_SERVERS: file })).map((c) => c.name)).toEqual(['erp', 'kb']);
+    } finally {
+      fs.rmSync(file);
+    }
+    expect(() => mcpServersFrom(loadSettings({}, { PROCURA_MCP_SERVERS: '{"name":1}' }))).toThrow(
+      /PROCURA_MCP_SERVERS/,
+    );
   });
 });

@@ -2,9 +2,6 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_TOOLSETS } from '../../src/tools/agent-toolsets.ts';
-import { listToolsForModel } from '../../src/tools/listing.ts';
-import { createToolbox } from '../../src/tools/toolbox.ts';
 import { startTestErp } from './harness.ts';
 
 const run = promisify(execFile);
@@ -24,38 +21,36 @@ async function procura(...args: string[]) {
 }
 
 describe('procura tools', () => {
-  it('--json prints exactly what the registry gives each agent’s model, with token counts', async () => {
-    const toolbox = createToolbox({ erp: { baseUrl: env.baseUrl }, web: { suppliersUrl: 'http://127.0.0.1:8090' } });
-    try {
-      const printedBy: Record<string, { tools: Array<{ name: string; description: string }> }> = {};
-      for (const [agent, user] of [
-        ['analyst', 'laoxiao'],
-        ['order', 'viewer'],
-      ] as const) {
-        const printed = JSON.parse(await procura('tools', '--agent', agent, '--json', '--user', user));
-        printedBy[agent] = printed;
-        const expected = await listToolsForModel(toolbox.registry, env.context(user), AGENT_TOOLSETS[agent]);
-        expect(printed.tools).toEqual(expected);
-        expect(printed.totalTokens).toBe(expected.reduce((sum, t) => sum + t.tokens, 0));
-        expect(printed.tools.every((t: { tokens: number }) => t.tokens > 10)).toBe(true);
-        if (user === 'viewer') expect(printed.tools.some((t: { safety: string }) => t.safety === 'write')).toBe(false);
-      }
-      const analyst = printedBy.analyst.tools;
-      const names = analyst.map((t) => t.name);
-      expect(names).toEqual(
-        expect.arrayContaining([
-          'supplier_query',
-          'part_query',
-          'inventory_warning',
-          'order_search_details',
-          'web_search',
-        ]),
-      );
-      expect(names).not.toContain('order_create');
-      expect(analyst.find((t) => t.name === 'part_query')?.description).toContain('spark_plug(火花塞)');
-    } finally {
-      await toolbox.close();
-    }
+  it('--agent prints what that agent’s model is sent for the user, ERP tools over MCP and built-ins included', async () => {
+    type Listed = {
+      tools: Array<{ name: string; description: string; safety: string; tokens: number }>;
+      totalTokens: number;
+    };
+    const listed = async (agent: string, user: string): Promise<Listed> =>
+      JSON.parse(await procura('tools', '--agent', agent, '--json', '--user', user));
+    const analyst = await listed('analyst', 'laoxiao');
+    const names = analyst.tools.map((t) => t.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['supplier_query', 'part_query', 'inventory_warning', 'ask_user', 'dynamic_http_call']),
+    );
+    expect(names).toEqual(expect.arrayContaining(['execute', 'read_file', 'write_file', 'compact_conversation']));
+    expect(names).not.toContain('order_create');
+    expect(names).not.toContain('task');
+    // Live values for this user, as the ERP MCP server describes the tool with the user's token.
+    expect(analyst.tools.find((t) => t.name === 'part_query')?.description).toContain('spark_plug(火花塞)');
+    expect(analyst.totalTokens).toBe(analyst.tools.reduce((sum, t) => sum + t.tokens, 0));
+    expect(analyst.tools.every((t) => t.tokens > 10)).toBe(true);
+
+    const order = await listed('procurement-order', 'viewer');
+    expect(order.tools.some((t) => t.safety === 'write')).toBe(false);
+    expect(order.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['order_search_details', 'open_order']));
+
+    const main = (await listed('main', 'laoxiao')).tools.map((t) => t.name);
+    expect(main).toEqual(expect.arrayContaining(['task', 'assign_skill', 'web_search', 'check_background_tasks']));
+    expect(main).not.toContain('part_search');
+    await expect(procura('tools', '--agent', 'nobody', '--user', 'laoxiao')).rejects.toMatchObject({
+      stderr: expect.stringContaining('unknown agent nobody'),
+    });
   }, 180_000);
 
   it('tools call runs one tool as the user and prints its result', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatEvent } from '../../web/src/protocol.ts';
+import type { ChatEvent } from '../../src/protocol/index.ts';
 import {
   applyEvent,
   emptyView,

@@ -1,12 +1,13 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ApiError, ChatClient } from '../../src/protocol/index.ts';
 import { ApprovalQueue } from './components/ApprovalQueue.tsx';
 import { Conversation } from './components/Conversation.tsx';
+import { OrderPanel } from './components/OrderPanel.tsx';
 import { ReportPanel } from './components/ReportPanel.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
 import { SignIn } from './components/SignIn.tsx';
 import { Steps } from './components/Steps.tsx';
 import { type Lang, LangContext, texts, useT } from './i18n.ts';
-import { ApiError, ChatClient } from './protocol.ts';
 import { useChat } from './useChat.ts';
 import { useStandingPermissions } from './useStanding.ts';
 
@@ -92,7 +93,7 @@ function Workspace({
   const chat = useChat(client);
   const standing = useStandingPermissions(chat.view, chat.busy, chat.decide);
   const [offline, setOffline] = useState(false);
-  const [tab, setTab] = useState<'steps' | 'report' | 'approvals'>('steps');
+  const [tab, setTab] = useState<'steps' | 'report' | 'order' | 'approvals'>('steps');
   const [wide, setWide] = useState(false);
   const { view, refreshSessions, open } = chat;
 
@@ -111,10 +112,10 @@ function Workspace({
 
   const charts = view.messages.flatMap((m) => m.charts);
   const hasReport = view.files.some((f) => f.endsWith('.md'));
-  // While a run works the steps are the news; once a report exists it is.
+  // An order the agent opened is the news; else the steps while a run works, then the report once one exists.
   useEffect(() => {
-    setTab(view.running || !hasReport ? 'steps' : 'report');
-  }, [hasReport, view.running]);
+    setTab(view.openOrder ? 'order' : view.running || !hasReport ? 'steps' : 'report');
+  }, [hasReport, view.running, view.openOrder]);
 
   return (
     <div className={`app ${wide ? 'app-wide' : ''}`}>
@@ -203,6 +204,18 @@ function Workspace({
             {t('report')}
             {hasReport && <span className="dot" />}
           </button>
+          {view.openOrder && (
+            <button
+              type="button"
+              role="tab"
+              data-testid="order-tab"
+              aria-selected={tab === 'order'}
+              className={tab === 'order' ? 'active' : ''}
+              onClick={() => setTab('order')}
+            >
+              {t('order')}
+            </button>
+          )}
           {me?.role === 'admin' && (
             <button
               type="button"
@@ -226,6 +239,7 @@ function Workspace({
           </button>
         </div>
         <div className="inspector-body">
+          {tab === 'order' && view.openOrder && <OrderPanel order={view.openOrder} />}
           {tab === 'steps' && <Steps steps={view.steps} paused={!view.running && view.pending.length > 0} />}
           {tab === 'report' && <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />}
           {tab === 'approvals' && <ApprovalQueue client={client} />}

@@ -1,5 +1,5 @@
 /** What the chat screen shows for one session, built by folding the run's events (and the saved history) into it. */
-import type { ChatEvent, InterruptData, ProgressData, ShowChartParams, StepStatus } from './protocol.ts';
+import type { ChatEvent, InterruptData, ProgressData, ShowChartParams, StepStatus } from '../../src/protocol/index.ts';
 
 export interface Step {
   id: string;
@@ -44,7 +44,28 @@ export interface SessionView {
   stopped?: boolean;
   error?: string;
   files: string[];
+  /** The order the agent opened (`open_order`), shown in the side panel. */
+  openOrder?: OpenOrder;
   lastEventId?: string;
+}
+
+/** An order as `open_order` sends it (the ERP order tool's view). */
+export interface OpenOrder {
+  id: number;
+  orderNo: string;
+  status: string;
+  totalAmount: number;
+  supplier?: { id: number; name: string };
+  expectedDate?: string | null;
+  lines?: Array<{
+    lineNo: number;
+    code: string;
+    name: string;
+    quantity: number;
+    unit: string;
+    unitPrice: number;
+    amount: number;
+  }>;
 }
 
 export const emptyView = (id?: string): SessionView => ({
@@ -214,6 +235,9 @@ function applyToolCall(
     };
     return withAssistant(view, (m) => ({ ...m, tables: [...m.tables, table] }));
   }
+  const order = params.order as OpenOrder | undefined;
+  if (tool === 'open_order' && order && typeof order === 'object' && typeof order.orderNo === 'string')
+    return { ...view, openOrder: order };
   return view;
 }
 

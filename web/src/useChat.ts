@@ -3,10 +3,10 @@ import {
   ApiError,
   type ChatClient,
   type ChatEvent,
-  type Decision,
+  type HumanDecision,
   type SessionSummary,
   type StreamResult,
-} from './protocol.ts';
+} from '../../src/protocol/index.ts';
 import { applyEvent, emptyView, type SessionView, startTurn, viewFromHistory, withoutLiveAnswer } from './session.ts';
 
 const ANSWERED_KEY = 'procura.answered';
@@ -112,7 +112,7 @@ export function useChat(client: ChatClient) {
   );
 
   const decide = useCallback(
-    (interruptId: string, decision: Decision) => {
+    (interruptId: string, decision: HumanDecision) => {
       const { id } = viewRef.current;
       if (!id) return;
       answered.current.add(interruptId);

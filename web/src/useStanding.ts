@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { Decision, InterruptData } from './protocol.ts';
+import type { HumanDecision, InterruptData } from '../../src/protocol/index.ts';
 import type { SessionView } from './session.ts';
 
 const STANDING_KEY = 'procura.standing';
@@ -28,7 +28,7 @@ function load(): Record<string, StandingPermission[]> {
 export function useStandingPermissions(
   view: SessionView,
   busy: boolean,
-  decide: (interruptId: string, decision: Decision) => void,
+  decide: (interruptId: string, decision: HumanDecision) => void,
 ) {
   const [all, setAll] = useState(load);
   const permissions = (view.id && all[view.id]) || [];

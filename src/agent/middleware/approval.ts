@@ -1,9 +1,9 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { interrupt } from '@langchain/langgraph';
 import { createMiddleware } from 'langchain';
+import type { ApprovalDetails, HumanDecision, HumanRequest } from '../../protocol/index.ts';
 import { failure } from '../../tools/index.ts';
 import { runContext, runContextSchema } from '../context.ts';
-import type { ApprovalDetails, HumanDecision, HumanRequest } from '../tools/human-input.ts';
 import { silently } from './silent.ts';
 
 /**

@@ -1,4 +1,5 @@
 import { createMiddleware } from 'langchain';
+import { isReadOnly } from '../../protocol/index.ts';
 import { preferencesPath, runContext, runContextSchema } from '../context.ts';
 import { silently } from './silent.ts';
 
@@ -10,9 +11,7 @@ export function userContextText(context: unknown): string | undefined {
   return [
     `当前用户 user_id: ${ctx.userId}，姓名: ${name}，角色: ${ctx.role}${ctx.projectId ? `，项目: ${ctx.projectId}` : ''}。`,
     `偏好文件: ${preferencesPath(ctx.userId)}（系统自动维护 recent_suppliers / recent_queries，你无需手动更新；需要时先 read_file 读取）。`,
-    ctx.readOnly || ctx.role === 'viewer'
-      ? '该用户只读：不能创建或修改订单。/ This user is read-only: no order changes.'
-      : '',
+    isReadOnly(ctx) ? '该用户只读：不能创建或修改订单。/ This user is read-only: no order changes.' : '',
   ]
     .filter(Boolean)
     .join('\n');

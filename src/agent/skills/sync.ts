@@ -36,26 +36,35 @@ export class SkillsSync {
    * @param replacements literal text replaced in skill files on the way into the sandbox — deployment values such
    *   as the supplier sites' real address in place of the documented default.
    */
+  /**
+   * @param files single files placed outside `/skills/`, by their sandbox path (e.g. the global `/AGENTS.md`).
+   */
   constructor(
     private readonly root: string,
     private readonly replacements: Record<string, string> = {},
+    private readonly files: Record<string, string> = {},
   ) {}
 
-  /** Local skill files with their hashes. */
+  /** Local skill files (and the single files) with their hashes. */
   private localFiles(): LocalFile[] {
-    if (!fs.existsSync(this.root)) return [];
-    const files: LocalFile[] = [];
-    for (const entry of fs.readdirSync(this.root, { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile()) continue;
-      const full = path.join(entry.parentPath, entry.name);
+    const sources: Array<[string, string]> = Object.entries(this.files)
+      .filter(([, full]) => fs.existsSync(full))
+      .map(([target, full]) => [target, full]);
+    if (fs.existsSync(this.root)) {
+      for (const entry of fs.readdirSync(this.root, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile()) continue;
+        const full = path.join(entry.parentPath, entry.name);
+        sources.push([`/skills/${path.relative(this.root, full).split(path.sep).join('/')}`, full]);
+      }
+    }
+    return sources.map(([target, full]) => {
       const stat = fs.statSync(full);
       const cached = this.localCache.get(full);
       const content = this.deploy(fs.readFileSync(full));
       const hash = cached && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs ? cached.hash : md5(content);
       this.localCache.set(full, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
-      files.push({ target: `/skills/${path.relative(this.root, full).split(path.sep).join('/')}`, hash, content });
-    }
-    return files;
+      return { target, hash, content };
+    });
   }
 
   private deploy(content: Buffer): Buffer {

@@ -4,8 +4,11 @@ import YAML from 'yaml';
 import { z } from 'zod';
 import { describeIssues } from '../../tools/index.ts';
 
-/** One sub-agent as configured in YAML. */
-export const subagentConfigSchema = z.strictObject({
+/** The main agent's name; every other config is a sub-agent it delegates to with `task`. */
+export const ORCHESTRATOR = 'orchestrator';
+
+/** One agent as configured in YAML: the orchestrator or a sub-agent. */
+export const agentConfigSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9-]{1,40}$/, 'lower-case words joined by -'),
   description: z.string().min(10).max(1000),
   prompt: z.string().min(20),
@@ -16,47 +19,57 @@ export const subagentConfigSchema = z.strictObject({
     names: z.array(z.string().min(1)).default([]),
   }),
   skills: z.array(z.string().startsWith('/')).default([]),
+  /** Files loaded into the system prompt at the start of every run (seed 002: the global `/AGENTS.md`). */
+  memory: z.array(z.string().startsWith('/')).default([]),
+  /** The agent acts read-only whoever the user is: its tools run in a read-only context (e.g. HTTP calls GET only). */
+  read_only: z.boolean().default(false),
   limits: z.strictObject({
     model_calls: z.number().int().min(1).max(500),
     tool_calls: z.number().int().min(1).max(2000),
   }),
 });
 
-export type SubagentConfig = z.infer<typeof subagentConfigSchema>;
+export type AgentConfig = z.infer<typeof agentConfigSchema>;
 
-export const SUBAGENT_CONFIG_DIR = path.join(import.meta.dirname, 'configs');
+export const AGENT_CONFIG_DIR = path.join(import.meta.dirname, 'configs');
 
 /**
- * Loads and validates every `*.yaml` in the config directory, and checks each tool name and group against what
- * exists (registry tools + built-in agent tools). Fails with a message naming the file and the bad entry.
+ * Loads and validates every `*.yaml` in the config directory — the only declaration of which agent gets which
+ * tool. An invalid config fails with a message naming the file and the bad entry; exactly one config must be the
+ * orchestrator. Tool names and groups that nothing offers (registry tools + built-in agent tools) go to `onMissing`.
  */
-export function loadSubagentConfigs(
+export function loadAgentConfigs(
   known: { toolNames: ReadonlySet<string>; groups: ReadonlySet<string> },
-  dir = SUBAGENT_CONFIG_DIR,
-): SubagentConfig[] {
+  dir = AGENT_CONFIG_DIR,
+  onMissing?: (agent: string, missing: string[]) => void,
+): AgentConfig[] {
   const files = fs
     .readdirSync(dir)
     .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
     .sort();
-  return files.map((file) => {
+  const configs = files.map((file) => {
     const where = path.join(dir, file);
     let raw: unknown;
     try {
       raw = YAML.parse(fs.readFileSync(where, 'utf8'));
     } catch (error) {
-      throw new Error(`子 Agent 配置 ${where} 不是合法 YAML / invalid YAML: ${(error as Error).message}`);
+      throw new Error(`Agent 配置 ${where} 不是合法 YAML / invalid YAML: ${(error as Error).message}`);
     }
-    const parsed = subagentConfigSchema.safeParse(raw);
+    const parsed = agentConfigSchema.safeParse(raw);
     if (!parsed.success)
-      throw new Error(`子 Agent 配置 ${where} 无效 / invalid sub-agent config: ${describeIssues(parsed.error)}`);
+      throw new Error(`Agent 配置 ${where} 无效 / invalid agent config: ${describeIssues(parsed.error)}`);
     const unknownNames = parsed.data.tools.names.filter((n) => !known.toolNames.has(n));
     const unknownGroups = parsed.data.tools.groups.filter((g) => !known.groups.has(g));
-    if (unknownNames.length || unknownGroups.length) {
-      throw new Error(
-        `子 Agent 配置 ${where} 引用了不存在的工具 / unknown tools: ${[...unknownNames, ...unknownGroups.map((g) => `group ${g}`)].join(', ')}` +
-          `（可用 / available: ${[...known.toolNames].sort().join(', ')}）`,
-      );
-    }
+    // The tools of business systems come from MCP servers, which may offer fewer (another company's ERP, a server
+    // that is down): what is missing is reported, not fatal.
+    if (unknownNames.length || unknownGroups.length)
+      onMissing?.(parsed.data.name, [...unknownNames, ...unknownGroups.map((g) => `group ${g}`)]);
     return parsed.data;
   });
+  const names = configs.map((c) => c.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new Error(`Agent ${twice} 配置了两次 / is configured twice in ${dir}`);
+  if (!names.includes(ORCHESTRATOR))
+    throw new Error(`${dir} 缺少 ${ORCHESTRATOR}.yaml / has no ${ORCHESTRATOR} config`);
+  return configs;
 }

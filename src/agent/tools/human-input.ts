@@ -1,6 +1,6 @@
 import { interrupt } from '@langchain/langgraph';
 import { z } from 'zod';
-import type { PriceSeverity } from '../../erp/index.ts';
+import type { HumanDecision, HumanRequest } from '../../protocol/index.ts';
 import { Tool, ToolError } from '../../tools/index.ts';
 
 const Option = z.object({
@@ -9,41 +9,6 @@ const Option = z.object({
 });
 
 const ORDER_FIELDS = ['supplier', 'part', 'quantity', 'expectedDate', 'unitPrice', 'note'] as const;
-
-/** What the run waits for; the chat API turns it into an `interrupt` event and resumes with the human's answer. */
-export type HumanRequest =
-  | { kind: 'ask_user'; question: string; options: Array<z.infer<typeof Option>>; multiple: boolean }
-  | { kind: 'order_info'; fields: string[]; known: Record<string, unknown>; reason?: string }
-  | {
-      kind: 'approval';
-      tool: string;
-      label: string;
-      args: Record<string, unknown>;
-      allowed: Array<'approve' | 'edit' | 'reject'>;
-      /** What the ids in `args` stand for (supplier and part names, list prices), for a readable card. */
-      details?: ApprovalDetails;
-    };
-
-export interface ApprovalDetails {
-  supplier?: string;
-  lines?: Array<{
-    partId: number;
-    code: string;
-    name: string;
-    unit: string;
-    listPrice: number;
-    /** The price the order would pay against the project's 12-month history (absent when the check failed). */
-    priceCheck?: { unitPrice: number; severity: PriceSeverity; deviationPct: number | null; median12m: number | null };
-  }>;
-  order?: { orderNo: string; status: string; totalAmount: number };
-}
-
-/** A human's reply, as the chat API passes it back. */
-export type HumanDecision =
-  | { type: 'approve' }
-  | { type: 'edit'; args: Record<string, unknown> }
-  | { type: 'reject'; reason?: string }
-  | { type: 'answer'; answer: unknown };
 
 /** Tools that pause the run until the user answers (seed `hitl_tools.py`). */
 export class HumanInput {

@@ -5,13 +5,11 @@ import type { FileUploader } from '../skills/sync.ts';
 /** What the workspace tools need from a user's storage (the agent's composite backend). */
 export type WorkspaceBackend = FileUploader & {
   glob(pattern: string, path?: string): unknown;
+  delete?(path: string): unknown;
 };
 
-const SKILL_SCOPES: Record<string, string> = {
-  'procurement-analyst': 'procurement',
-  'procurement-order': 'order',
-  main: 'main',
-};
+/** Each agent's skills folder (the first `skills` source of its YAML), e.g. `procurement-analyst` → `/skills/procurement/`. */
+export type SkillFolders = () => Record<string, string>;
 const WorkspacePath = z
   .string()
   .min(2)
@@ -29,16 +27,26 @@ export class WorkspaceTools {
   constructor(
     private readonly backend: () => Promise<WorkspaceBackend>,
     private readonly sessionId: string,
+    private readonly skillFolders: SkillFolders,
   ) {}
+
+  /** The agents a skill can go to, as the line the model reads. */
+  assignableAgents(): string {
+    const folders = Object.entries(this.skillFolders());
+    return `可分配的 Agent / agents: ${folders.map(([agent, folder]) => `${agent} (${folder})`).join(', ')}`;
+  }
 
   @Tool({
     name: 'assign_skill',
     label: '分配技能',
     description:
-      '把沙箱里测试好的技能目录（含 SKILL.md）分配给子 Agent：复制到 /skills/<范围>/<名称>/ 并持久化到 /persisted-skills/，以后的会话自动恢复。/ Assign a tested skill folder (with SKILL.md) to a sub-agent; it is copied into its skills and persisted across sessions.',
+      '把沙箱里测试好的技能目录（含 SKILL.md）分配给一个 Agent：复制到它的技能目录并持久化到 /persisted-skills/，以后的会话自动恢复；草稿目录随后删除。/ Assign a tested skill folder (with SKILL.md) to an agent: copied into its skills folder, persisted across sessions; the draft folder is then removed.',
     schema: z.object({
-      source: WorkspacePath.describe('技能目录，如 /skills/main/my-skill/ / skill folder'),
-      agent: z.enum(['procurement-analyst', 'procurement-order', 'main']),
+      source: WorkspacePath.describe('技能草稿目录，如 /drafts/my-skill/ / the draft skill folder'),
+      agent: z
+        .string()
+        .regex(/^[a-z][a-z0-9-]{1,40}$/)
+        .describe('Agent 名，如 procurement-analyst / agent name'),
       name: z
         .string()
         .regex(/^[a-z0-9][a-z0-9-]{1,40}$/, 'lower-case words joined by -')
@@ -48,8 +56,11 @@ export class WorkspaceTools {
     safety: 'read-only',
     execution: 'sequential',
     group: 'skill',
+    liveValues: async (_ctx, host) => (host as WorkspaceTools).assignableAgents(),
   })
   async assignSkill(input: { source: string; agent: string; name?: string }) {
+    const folder = this.skillFolders()[input.agent];
+    if (!folder) throw new ToolError(`没有 Agent ${input.agent} / no agent ${input.agent}`, this.assignableAgents());
     const files = await this.backend();
     const source = input.source.endsWith('/') ? input.source : `${input.source}/`;
     const paths = globPaths(await files.glob('**/*', source));
@@ -61,16 +72,15 @@ export class WorkspaceTools {
       );
     }
     const name = input.name ?? source.split('/').filter(Boolean).at(-1)!;
-    const scope = SKILL_SCOPES[input.agent];
+    const target = `${folder.replace(/\/$/, '')}/${name}/`;
+    // Persisted under the same relative path, so a later session restores it into the same folder.
+    const persisted = target.replace(/^\/skills\//, '/persisted-skills/');
     const downloaded = await files.downloadFiles(absolute);
     const copies: Array<[string, Uint8Array]> = [];
     for (const file of downloaded) {
       if (!file.content) continue;
       const relative = file.path.slice(source.length);
-      copies.push(
-        [`/skills/${scope}/${name}/${relative}`, file.content],
-        [`/persisted-skills/${scope}/${name}/${relative}`, file.content],
-      );
+      copies.push([`${target}${relative}`, file.content], [`${persisted}${relative}`, file.content]);
     }
     const results = await files.uploadFiles(copies);
     const failed = results.filter((r) => r.error);
@@ -79,13 +89,10 @@ export class WorkspaceTools {
         `部分文件未能保存 / some files failed: ${failed.map((f) => f.path).join(', ')}`,
         '稍后重试 / retry later',
       );
-    return {
-      success: true,
-      stateChanged: true,
-      skill: `/skills/${scope}/${name}/`,
-      persisted: `/persisted-skills/${scope}/${name}/`,
-      files: copies.length / 2,
-    };
+    // Cleanup: the draft goes once the skill is in place (unless the draft already was that folder).
+    const cleaned = source !== target && !target.startsWith(source) && files.delete ? source : undefined;
+    if (cleaned) await files.delete?.(cleaned);
+    return { success: true, stateChanged: true, skill: target, persisted, files: copies.length / 2, removed: cleaned };
   }
 
   @Tool({

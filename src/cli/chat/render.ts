@@ -1,4 +1,4 @@
-import type { ChatEvent, ProgressData } from '../../../web/src/protocol.ts';
+import type { ChatEvent, ProgressData } from '../../protocol/index.ts';
 
 const AGENT_SHORT: Record<string, string> = {
   orchestrator: '主',

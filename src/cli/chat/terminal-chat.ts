@@ -1,5 +1,5 @@
 import { checkbox, input, select } from '@inquirer/prompts';
-import type { ChatClient, ChatEvent, Decision, InterruptData, StreamResult } from '../../../web/src/protocol.ts';
+import type { ChatClient, ChatEvent, HumanDecision, InterruptData, StreamResult } from '../../protocol/index.ts';
 import { bold, dim, red, TerminalRenderer, yellow } from './render.ts';
 
 export interface TerminalChatOptions {
@@ -52,7 +52,7 @@ export class TerminalChat {
     };
     if (!this.options.json) this.renderer.line(dim(`会话 / session ${this.sessionId} · ${saved.title ?? ''}`));
     const pending = (saved.pending_interrupts ?? []).map(
-      (p) => ({ ...p.value, interrupt_id: p.interrupt_id, session_id: this.sessionId }) as InterruptData,
+      (p) => ({ ...p.value, interrupt_id: p.interrupt_id, session_id: this.sessionId }) as unknown as InterruptData,
     );
     if (pending.length) return this.answer(pending);
     if (saved.active_run) return this.follow((onEvent, signal) => this.client.attach(this.sessionId!, onEvent, signal));
@@ -111,7 +111,7 @@ export class TerminalChat {
     return outcome;
   }
 
-  private async decide(interrupt: InterruptData): Promise<Decision | undefined> {
+  private async decide(interrupt: InterruptData): Promise<HumanDecision | undefined> {
     if (interrupt.kind === 'approval') {
       if (this.options.yes || this.alwaysAllowed.has(interrupt.tool)) {
         if (!this.options.json)
@@ -151,7 +151,7 @@ export class TerminalChat {
     return undefined;
   }
 
-  private async askApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): Promise<Decision> {
+  private async askApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): Promise<HumanDecision> {
     this.renderer.line(
       bold(yellow(`需要审批 / approval needed: ${interrupt.label ?? interrupt.tool} (${interrupt.tool})`)),
     );

@@ -1,56 +1,24 @@
 import type { Command } from 'commander';
-import { createAgentStorage } from '../../agent/backends/index.ts';
-import { AgentRuntime } from '../../agent/index.ts';
+import { agentRuntimeFor } from '../../agent/index.ts';
 import { type DemoSignInMode, type DemoUser, startApiServer } from '../../api/index.ts';
-import { logger, type Settings } from '../../shared/index.ts';
-import { registerChartTools } from '../../tools/charts/index.ts';
-import { closeOnSignal, settingsFrom, urlHost, withCommonOptions } from '../options.ts';
-import { erpUrlFrom } from './mcp.ts';
+import { type PartAddresses, partAddresses, type Settings } from '../../shared/index.ts';
+import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
 
-export interface ApiAddresses {
-  erpUrl: string;
-  suppliersUrl: string;
-  chartMcpUrl: string;
-  /** The chart renderer, whose images a report exported as PDF may embed. */
-  chartsUrl: string;
+export interface ApiAddresses extends PartAddresses {
   /** Embedded mode (`procura start`): the demo users offered by the one-click sign-in. */
   demoUsers?: DemoUser[];
   demoSignIn?: DemoSignInMode;
 }
 
-/** Where the API finds the other parts: flags, then environment, then the local defaults of the settings. */
-export function apiAddresses(settings: Settings, flags: Record<string, string | undefined> = {}): ApiAddresses {
-  return {
-    erpUrl: erpUrlFrom(settings, flags.erpUrl),
-    suppliersUrl: (
-      flags.suppliersUrl ??
-      process.env.SUPPLIERS_URL ??
-      `http://${urlHost(settings.host)}:${settings.suppliersPort}`
-    ).replace(/\/$/, ''),
-    chartMcpUrl:
-      flags.chartMcpUrl ?? settings.chartMcpUrl ?? `http://${urlHost(settings.host)}:${settings.chartMcpPort}/mcp`,
-    chartsUrl: `http://${urlHost(settings.host)}:${settings.chartsPort}`,
-  };
-}
-
-/** Starts the chat API with its agent runtime (built on first use; charts are optional when their server is down). */
+/** Starts the chat API with its agent runtime, built first: a required MCP server that is down fails start-up. */
 export async function startApi(settings: Settings, addresses: ApiAddresses) {
-  const log = logger.child({ part: 'api' });
-  const runtime = new AgentRuntime({
-    dataDir: settings.dataDir,
-    databaseUrl: settings.databaseUrl,
-    erpUrl: addresses.erpUrl,
-    suppliersUrl: addresses.suppliersUrl,
-    chartMcpUrl: addresses.chartMcpUrl,
-    storage: createAgentStorage,
-    extraTools: [
-      (registry) =>
-        registerChartTools(registry, addresses.chartMcpUrl).catch((error) => {
-          log.warn({ err: error, url: addresses.chartMcpUrl }, 'chart MCP server unreachable: runs go without charts');
-          return undefined;
-        }),
-    ],
-  });
+  const runtime = agentRuntimeFor(settings, addresses);
+  try {
+    await runtime.registry();
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
   const api = await startApiServer({
     runtime,
     erpUrl: addresses.erpUrl,
@@ -61,6 +29,7 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
     port: settings.apiPort,
     demoUsers: addresses.demoUsers,
     demoSignIn: addresses.demoSignIn ?? 'off',
+    // Reports exported as PDF embed the chart renderer's images, and only those.
     chartImageOrigins: [addresses.chartsUrl],
   });
   return {
@@ -81,9 +50,16 @@ export function registerApiCommand(program: Command): void {
     .option('--erp-url <url>', 'ERP API base / ERP 接口地址 (ERP_URL)')
     .option('--suppliers-url <url>', 'supplier sites / 供应商网站 (SUPPLIERS_URL)')
     .option('--chart-mcp-url <url>', 'chart MCP server / 图表 MCP 服务 (CHART_MCP_URL)')
+    .option('--erp-mcp-url <url>', 'ERP MCP server the agent uses / 智能体使用的 ERP MCP 服务 (ERP_MCP_URL)')
     .action(async (opts) => {
-      const settings = settingsFrom(opts, { apiPort: opts.port });
-      const api = await startApi(settings, apiAddresses(settings, opts));
+      const settings = settingsFrom(opts, {
+        apiPort: opts.port,
+        erpUrl: opts.erpUrl,
+        suppliersUrl: opts.suppliersUrl,
+        chartMcpUrl: opts.chartMcpUrl,
+        erpMcpUrl: opts.erpMcpUrl,
+      });
+      const api = await startApi(settings, partAddresses(settings));
       // The first line names the address (scripts and tests read it).
       console.log(`Chat API  ${api.server.url}/api/v1   (UI ${api.server.url}/)`);
       closeOnSignal(api.close);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { input } from '@inquirer/prompts';
 import type { Command } from 'commander';
-import { ChatClient } from '../../../web/src/protocol.ts';
+import { ChatClient } from '../../protocol/index.ts';
 import { dim } from '../chat/render.ts';
 import { TerminalChat, type TurnOutcome } from '../chat/terminal-chat.ts';
 import { settingsFrom } from '../options.ts';

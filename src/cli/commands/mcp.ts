@@ -1,17 +1,7 @@
 import type { Command } from 'commander';
 import { runErpMcpStdio, startErpMcpServer } from '../../mcp/index.ts';
-import { logger, type Settings } from '../../shared/index.ts';
+import { logger, partAddresses } from '../../shared/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
-
-/** The ERP API the tools call: `--erp-url`, else `ERP_URL`, else the local ERP of the settings. */
-export function erpUrlFrom(settings: Settings, flag?: string): string {
-  const url =
-    flag ??
-    process.env.ERP_URL ??
-    `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${settings.erpPort}/api`;
-  if (!/^https?:\/\//.test(url)) throw new Error(`ERP 地址无效 / invalid ERP URL: ${url}`);
-  return url.replace(/\/$/, '');
-}
 
 export function registerMcpCommands(program: Command): void {
   const mcp = program.command('mcp').description('MCP servers / MCP 服务');
@@ -22,8 +12,8 @@ export function registerMcpCommands(program: Command): void {
     .option('--token <token>', 'stdio: the user token (PROCURA_ERP_TOKEN) / 用户令牌')
     .option('--project <id>', 'stdio: project id (PROCURA_PROJECT_ID) / 项目')
     .action(async (opts) => {
-      const settings = settingsFrom(opts, { erpMcpPort: opts.port });
-      const erp = { baseUrl: erpUrlFrom(settings, opts.erpUrl) };
+      const settings = settingsFrom(opts, { erpMcpPort: opts.port, erpUrl: opts.erpUrl });
+      const erp = { baseUrl: partAddresses(settings).erpUrl };
       if (opts.stdio) {
         // stdout carries the protocol: diagnostics go to stderr only.
         await runErpMcpStdio({

@@ -126,19 +126,22 @@ const parts: PartSpec[] = [
   },
   {
     name: 'Chat API + UI',
-    needs: ['ERP', 'Supplier sites', 'Browser UI'],
+    // The agent connects to the ERP MCP server and the chart MCP server before the API answers.
+    needs: ['ERP', 'ERP MCP', 'Supplier sites', 'Chart MCP', 'Browser UI'],
     async start(settings, started) {
-      const [{ apiAddresses, startApi }, { DEMO_USERS }, { demoSignInMode }] = await Promise.all([
+      const [{ startApi }, { DEMO_USERS }, { demoSignInMode }, { partAddresses }] = await Promise.all([
         import('./api.ts'),
         import('../../erp/index.ts'),
         import('../../api/index.ts'),
+        import('../../shared/index.ts'),
       ]);
       const demoTokens = started.get('ERP')!.demoTokens ?? {};
       const api = await startApi(settings, {
+        ...partAddresses(settings),
         erpUrl: started.get('ERP')!.url,
         suppliersUrl: started.get('Supplier sites')!.url.replace(/\/$/, ''),
-        // fixed in the plan, so the API need not wait for the chart MCP server
-        chartMcpUrl: apiAddresses(settings).chartMcpUrl,
+        erpMcpUrl: settings.erpMcpUrl ?? started.get('ERP MCP')!.url,
+        chartMcpUrl: started.get('Chart MCP')!.url,
         // Reports exported as PDF embed the renderer's images (readable without its drawing token).
         chartsUrl: `http://${urlHost(settings.rendererHost)}:${settings.chartsPort}`,
         demoSignIn: demoSignInMode(settings.host).mode,

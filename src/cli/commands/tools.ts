@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { createErp, type Erp } from '../../erp/index.ts';
-import { logger, type Settings } from '../../shared/index.ts';
-import { AGENT_TOOLSETS, isAgentName } from '../../tools/agent-toolsets.ts';
-import { isToolFailure, type ToolContext } from '../../tools/index.ts';
+import { startErpMcpServer } from '../../mcp/index.ts';
+import { listen, logger, partAddresses, type Settings } from '../../shared/index.ts';
+import { isToolFailure, type ToolContext, type ToolListing } from '../../tools/index.ts';
 import type { Toolbox } from '../../tools/toolbox.ts';
 import { settingsFrom } from '../options.ts';
-import { erpUrlFrom } from './mcp.ts';
 
 interface Session {
   toolbox: Toolbox;
@@ -22,8 +21,9 @@ interface Session {
 async function openSession(opts: Record<string, string | undefined>, requireUser: boolean): Promise<Session> {
   // stdout is the tool output (JSON for scripts): only warnings from the parts opened here.
   logger.level = process.env.LOG_LEVEL ?? 'warn';
-  const settings: Settings = settingsFrom(opts);
-  const web = { suppliersUrl: `http://${settings.host}:${settings.suppliersPort}` };
+  const settings: Settings = settingsFrom(opts, { erpUrl: opts.erpUrl });
+  const addresses = partAddresses(settings);
+  const web = { suppliersUrl: addresses.suppliersUrl };
   const traceId = `cli-${randomUUID()}`;
   // Loaded on use: the tools pull in the web stack, which other commands do not need.
   const { createToolbox } = await import('../../tools/toolbox.ts');
@@ -54,7 +54,7 @@ async function openSession(opts: Record<string, string | undefined>, requireUser
   }
   if (requireUser && !token)
     throw new Error('需要 --user <用户名> 或 --token <令牌> / give --user <username> or --token <token>');
-  const toolbox = createToolbox({ erp: { baseUrl: erpUrlFrom(settings, opts.erpUrl) }, web });
+  const toolbox = createToolbox({ erp: { baseUrl: addresses.erpUrl }, web });
   // With a bare token the ERP decides what the user may do; the listing assumes a buyer.
   const ctx: ToolContext = { userId: 'cli', role: 'buyer', token, projectId: opts.project, traceId };
   return { toolbox, ctx, close: () => toolbox.close() };
@@ -68,45 +68,87 @@ const userOptions = (command: Command) =>
     .option('--project <id>', 'project id / 项目')
     .option('--data-dir <dir>', 'data directory / 数据目录');
 
+/**
+ * What one agent's model is sent: the agent runtime of a running Procura is built (MCP servers connected as the
+ * API connects them) and lists the tools its graph binds for that agent. With `--user`, the local ERP is opened
+ * in-process and served over MCP on loopback ports for the duration of the command.
+ */
+async function agentListing(opts: Record<string, string | undefined>, agent: string): Promise<ToolListing[]> {
+  const settings = settingsFrom(opts, { erpUrl: opts.erpUrl });
+  let addresses = partAddresses(settings);
+  const { agentRuntimeFor } = await import('../../agent/index.ts');
+  const opened: Array<() => Promise<void>> = [];
+  try {
+    let ctx: ToolContext;
+    if (opts.user) {
+      const erp: Erp = await createErp({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl });
+      opened.push(erp.close);
+      const user = await erp.services.users.byUsername(opts.user);
+      const token =
+        erp.demoTokens[user.username] ?? (await erp.services.users.issueToken(user.username, 'procura tools'));
+      const erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
+      opened.push(erpServer.close);
+      const mcp = await startErpMcpServer({ erp: { baseUrl: `${erpServer.url}/api` }, host: '127.0.0.1', port: 0 });
+      opened.push(mcp.close);
+      addresses = { ...addresses, erpUrl: `${erpServer.url}/api`, erpMcpUrl: mcp.mcpUrl };
+      ctx = { userId: user.username, role: user.role, token, projectId: opts.project, traceId: `cli-${randomUUID()}` };
+    } else {
+      const token = opts.token ?? process.env.PROCURA_ERP_TOKEN;
+      ctx = { userId: 'cli', role: 'buyer', token, projectId: opts.project, traceId: `cli-${randomUUID()}` };
+    }
+    const runtime = agentRuntimeFor(settings, addresses);
+    opened.push(() => runtime.close());
+    return await runtime.toolListing(agent, ctx);
+  } finally {
+    for (const close of opened.reverse()) await close().catch(() => undefined);
+  }
+}
+
 export function registerToolsCommands(program: Command): void {
   const tools = userOptions(
     program
       .command('tools')
       .description('list the tools a model is shown, with token counts / 列出工具及其 token 数')
-      .option('--agent <agent>', `only one agent's tools: ${Object.keys(AGENT_TOOLSETS).join(' | ')}`)
+      .option(
+        '--agent <agent>',
+        "what one agent's model is sent: orchestrator | procurement-analyst | procurement-order (main | analyst | order)",
+      )
       .option('--json', 'machine-readable output / JSON 输出'),
   ).action(async (opts) => {
-    if (opts.agent && !isAgentName(opts.agent))
-      throw new Error(`未知 agent / unknown agent ${opts.agent}: ${Object.keys(AGENT_TOOLSETS).join(', ')}`);
-    const session = await openSession(opts, false);
-    try {
-      const filter = opts.agent ? AGENT_TOOLSETS[opts.agent as keyof typeof AGENT_TOOLSETS] : undefined;
-      const { listToolsForModel } = await import('../../tools/listing.ts');
-      const listed = await listToolsForModel(session.toolbox.registry, session.ctx, filter);
-      const total = listed.reduce((sum, t) => sum + t.tokens, 0);
-      if (opts.json) {
-        process.stdout.write(
-          `${JSON.stringify({ agent: opts.agent ?? null, tools: listed, totalTokens: total }, null, 2)}\n`,
-        );
-        return;
+    let listed: ToolListing[];
+    if (opts.agent) {
+      logger.level = process.env.LOG_LEVEL ?? 'warn';
+      listed = await agentListing(opts, opts.agent);
+    } else {
+      const session = await openSession(opts, false);
+      try {
+        const { listToolsForModel } = await import('../../tools/listing.ts');
+        listed = await listToolsForModel(session.toolbox.registry, session.ctx);
+      } finally {
+        await session.close();
       }
-      for (const t of listed) {
-        const policy = [
-          t.safety,
-          t.execution,
-          t.approval === 'required' ? 'approval' : '',
-          t.background ? 'background' : '',
-        ]
-          .filter(Boolean)
-          .join(', ');
-        console.log(`\n${t.name}  ${t.label}  [${t.group}; ${policy}]  ${t.tokens} tokens`);
-        console.log(`  ${t.description.replace(/\n/g, '\n  ')}`);
-        console.log(`  ${JSON.stringify(t.parameters)}`);
-      }
-      console.log(`\n${listed.length} 个工具 / tools, ${total} tokens (cl100k_base)`);
-    } finally {
-      await session.close();
     }
+    const total = listed.reduce((sum, t) => sum + t.tokens, 0);
+    if (opts.json) {
+      process.stdout.write(
+        `${JSON.stringify({ agent: opts.agent ?? null, tools: listed, totalTokens: total }, null, 2)}\n`,
+      );
+      return;
+    }
+    for (const t of listed) {
+      const policy = [
+        t.safety,
+        t.execution,
+        t.approval === 'required' ? 'approval' : '',
+        t.background ? 'background' : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      console.log(`\n${t.name}  ${t.label}  [${t.group}; ${policy}]  ${t.tokens} tokens`);
+      console.log(`  ${t.description.replace(/\n/g, '\n  ')}`);
+      console.log(`  ${JSON.stringify(t.parameters)}`);
+    }
+    console.log(`\n${listed.length} 个工具 / tools, ${total} tokens (cl100k_base)`);
   });
 
   userOptions(

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { createErp, type Role } from '../../erp/index.ts';
+import { createErp } from '../../erp/index.ts';
+import { ROLES, type Role } from '../../protocol/index.ts';
 import { settingsFrom } from '../options.ts';
 
 /** Opens the ERP's database directly (no server needed) for one admin operation. */
@@ -35,8 +36,8 @@ export function registerUserCommands(program: Command): void {
     .option('--name <displayName>', 'display name')
     .option('--data-dir <dir>', 'data directory')
     .action(async (username: string, opts) => {
-      if (!['admin', 'buyer', 'viewer'].includes(opts.role))
-        throw new Error(`--role must be admin, buyer or viewer, not ${opts.role}`);
+      if (!(ROLES as readonly string[]).includes(opts.role))
+        throw new Error(`--role must be one of ${ROLES.join(', ')}, not ${opts.role}`);
       const created = await withErp(opts, (erp) =>
         erp.services.users.create({
           username,

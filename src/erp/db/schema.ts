@@ -1,4 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Role } from '../../protocol/index.ts';
+import { ORDER_STATUSES, type OrderStatus } from '../contract.ts';
 
 /** Row shapes of the ERP tables. Timestamps are ISO-8601 UTC text and prices are integers in 1/10000 yuan,
  *  so SQLite and PostgreSQL return identical values. */
@@ -8,7 +10,7 @@ export interface ErpTables {
     id: Generated<number>;
     username: string;
     display_name: string;
-    role: 'admin' | 'buyer' | 'viewer';
+    role: Role;
     project_ids: string; // comma-separated, first is the default project
     created_at: string;
   };
@@ -122,9 +124,8 @@ export interface ErpTables {
   };
 }
 
-export const ORDER_STATUSES = ['draft', 'pending_approval', 'approved', 'ordered', 'received', 'cancelled'] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export type Role = ErpTables['users']['role'];
+export type { Role };
+export { ORDER_STATUSES, type OrderStatus };
 
 export type SupplierRow = Selectable<ErpTables['suppliers']>;
 export type PartRow = Selectable<ErpTables['parts']>;

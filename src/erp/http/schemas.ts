@@ -1,23 +1,22 @@
 import { z } from '@hono/zod-openapi';
+import { ROLES } from '../../protocol/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
-import { ORDER_STATUSES } from '../db/schema.ts';
-import { PRICE_SEVERITIES } from '../services/price-checks.ts';
+import * as contract from '../contract.ts';
 
-/** The ERP's wire contract. Handlers validate with these and `/openapi.json` is generated from them. */
+/** The ERP's HTTP face of its contract (`../contract.ts`): handlers validate with these and `/openapi.json` is generated from them. */
 
-const MAX_INT = 2_147_483_647;
-export const Id = z.coerce.number().int().positive().max(MAX_INT);
+/** Ids in paths and query strings arrive as text. */
+export const Id = z.coerce.number().int().positive().max(2_147_483_647);
 const Page = z.coerce.number().int().min(1).max(100_000).default(1);
 const Size = z.coerce.number().int().min(1).max(100).default(20);
-/** Text fields refuse NUL and other C0 control characters (except tab/newline), which no ERP field needs. */
-const Text = (max: number) =>
-  z
-    .string()
-    .max(max)
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/, 'control characters are not allowed');
-const SearchText = Text(100).trim().min(1);
-const IsoDate = z.iso.date();
+/**
+ * A contract schema that takes OpenAPI metadata: schemas built before the OpenAPI extension loaded lack `.openapi`,
+ * and a copy made now has it.
+ */
+const documented = <T extends z.ZodType>(schema: T): T => schema.clone() as T;
+const { Text } = contract;
+const SearchText = documented(contract.SearchText);
+const IsoDate = documented(contract.IsoDate);
 
 export const IdParam = z.object({ id: Id.openapi({ param: { name: 'id', in: 'path' }, example: 1 }) });
 export const OrderIdParam = z.object({ orderId: Id.openapi({ param: { name: 'orderId', in: 'path' }, example: 1 }) });
@@ -32,7 +31,7 @@ export const PartListQuery = z.object({
   supplierId: Id.optional(),
 });
 
-export const OrderStatusSchema = z.enum(ORDER_STATUSES).openapi('OrderStatus');
+export const OrderStatusSchema = documented(contract.OrderStatusSchema).openapi('OrderStatus');
 
 export const OrderSearchQuery = z.object({
   page: Page,
@@ -45,58 +44,17 @@ export const OrderSearchQuery = z.object({
   dateTo: IsoDate.optional().openapi({ example: '2026-12-31' }),
 });
 
-const OrderLineInput = z.strictObject({
-  partId: Id,
-  quantity: z.number().int().positive().max(10_000_000),
-  unitPrice: z.number().nonnegative().max(100_000).optional(),
-});
-
-export const CreateOrderBody = z
-  .strictObject({
-    supplierId: Id,
-    lines: z.array(OrderLineInput).min(1).max(200),
-    expectedDate: IsoDate.optional(),
-    note: Text(2000).optional(),
-    status: z.enum(['draft', 'pending_approval']).optional(),
-  })
-  .openapi('CreateOrder');
-
-export const UpdateOrderBody = z
-  .strictObject({
-    version: z.number().int().positive(),
-    status: OrderStatusSchema.optional(),
-    lines: z.array(OrderLineInput).min(1).max(200).optional(),
-    expectedDate: IsoDate.nullable().optional(),
-    note: Text(2000).optional(),
-  })
-  .openapi('UpdateOrder');
-
-export const CancelOrderBody = z
-  .strictObject({ version: z.number().int().positive(), reason: Text(500).optional() })
-  .openapi('CancelOrder');
+export const CreateOrderBody = documented(contract.CreateOrderInputSchema).openapi('CreateOrder');
+export const UpdateOrderBody = documented(contract.UpdateOrderInputSchema).openapi('UpdateOrder');
+export const CancelOrderBody = documented(contract.CancelOrderInputSchema).openapi('CancelOrder');
 
 export const PriceCheckQuery = z.object({
   unitPrice: z.coerce.number().positive().max(10_000_000).openapi({ example: 16.5 }),
   supplierId: Id.optional(),
 });
 export const ScorecardQuery = z.object({ months: z.coerce.number().int().min(1).max(36).default(12) });
-const Thresholds = z.strictObject({
-  infoPct: z.number().min(0).max(1000),
-  warnPct: z.number().min(0).max(1000),
-  criticalPct: z.number().min(0).max(1000),
-});
-export const UpdatePolicyBody = z
-  .strictObject({
-    version: z.number().int().min(0),
-    buyerLimit: z.number().min(0).max(1_000_000_000).optional(),
-    adminSuppliers: z.array(Id).max(500).optional(),
-    adminCategories: z.array(Text(40).min(1)).max(100).optional(),
-    priceThresholds: Thresholds.optional(),
-  })
-  .openapi('UpdateApprovalPolicy');
-export const OrderDecisionBody = z
-  .strictObject({ version: z.number().int().positive(), comment: Text(500).optional() })
-  .openapi('OrderDecision');
+export const UpdatePolicyBody = documented(contract.UpdatePolicyInputSchema).openapi('UpdateApprovalPolicy');
+export const OrderDecisionBody = documented(contract.OrderDecisionInputSchema).openapi('OrderDecision');
 
 export const IdempotencyHeader = z.object({
   'idempotency-key': z
@@ -108,150 +66,16 @@ export const IdempotencyHeader = z.object({
     .openapi({ description: 'Idempotency-Key: retries with the same key return the same order' }),
 });
 
-const SupplierRef = z.object({ id: z.number(), nameZh: z.string(), nameEn: z.string() });
-
-export const SupplierSchema = z
-  .object({
-    id: z.number(),
-    key: z.string(),
-    nameZh: z.string(),
-    nameEn: z.string(),
-    contact: z.object({ name: z.string(), phone: z.string(), email: z.string() }),
-    region: z.object({ city: z.string(), province: z.string() }),
-    rating: z.number(),
-    leadTimeDays: z.number(),
-    paymentTerms: z.string(),
-  })
-  .openapi('Supplier');
-
-export const PartSchema = z
-  .object({
-    id: z.number(),
-    code: z.string(),
-    model: z.string(),
-    category: z.string().openapi({ enum: PART_CATEGORIES.map((c) => c.code) }),
-    categoryName: z.string(),
-    nameZh: z.string(),
-    nameEn: z.string(),
-    spec: z.string(),
-    unit: z.string(),
-    unitPrice: z.number(),
-    currency: z.literal('CNY'),
-    moq: z.number(),
-    supplier: SupplierRef,
-  })
-  .openapi('Part');
-
-export const CategorySchema = z
-  .object({ code: z.string(), nameZh: z.string(), nameEn: z.string(), parts: z.number() })
-  .openapi('Category');
-
-export const PriceCheckSchema = z
-  .object({
-    partId: z.number(),
-    unitPrice: z.number(),
-    supplierId: z.number().nullable(),
-    median12m: z.number().nullable(),
-    minPrice12m: z.number().nullable(),
-    deviationPct: z.number().nullable(),
-    severity: z.enum(PRICE_SEVERITIES),
-    reason: z.string(),
-    basis: z.object({ orders: z.number(), lines: z.number(), from: z.string(), to: z.string() }),
-  })
-  .openapi('PriceCheck');
-
-export const ApprovalSchema = z
-  .object({ rule: z.enum(['auto-approved', 'needs-admin', 'admin-approved', 'admin-rejected']), reason: z.string() })
-  .openapi('Approval');
-
-export const ApprovalPolicySchema = z
-  .object({
-    projectId: z.string(),
-    buyerLimit: z.number(),
-    adminSuppliers: z.array(z.number()),
-    adminCategories: z.array(z.string()),
-    priceThresholds: Thresholds,
-    version: z.number(),
-    updatedAt: z.string().nullable(),
-  })
-  .openapi('ApprovalPolicy');
-
-export const ScorecardSchema = z
-  .object({
-    supplier: SupplierRef,
-    period: z.object({ from: z.string(), to: z.string(), months: z.number() }),
-    delivery: z.object({
-      received: z.number(),
-      onTime: z.number(),
-      onTimePct: z.number().nullable(),
-      avgDaysLate: z.number().nullable(),
-    }),
-    price: z.object({
-      partsCompared: z.number(),
-      vsMarketMedianPct: z.number().nullable(),
-      atOrBelowMedianPct: z.number().nullable(),
-    }),
-    volume: z.object({ orders: z.number(), lines: z.number(), amount: z.number() }),
-    cancellations: z.object({ count: z.number(), pct: z.number().nullable() }),
-  })
-  .openapi('SupplierScorecard');
-
-export const OrderSchema = z
-  .object({
-    id: z.number(),
-    orderNo: z.string(),
-    projectId: z.string(),
-    status: OrderStatusSchema,
-    version: z.number(),
-    supplier: SupplierRef,
-    expectedDate: z.string().nullable(),
-    note: z.string(),
-    createdBy: z.object({ id: z.number(), username: z.string() }),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    currency: z.literal('CNY'),
-    totalAmount: z.number(),
-    approval: ApprovalSchema.nullable(),
-    receivedAt: z.string().nullable(),
-    lines: z.array(
-      z.object({
-        lineNo: z.number(),
-        partId: z.number(),
-        part: z.object({
-          code: z.string(),
-          model: z.string(),
-          nameZh: z.string(),
-          nameEn: z.string(),
-          unit: z.string(),
-          category: z.string(),
-        }),
-        quantity: z.number(),
-        unitPrice: z.number(),
-        amount: z.number(),
-        priceCheck: PriceCheckSchema.nullable(),
-      }),
-    ),
-  })
-  .openapi('Order');
-
-export const InventoryWarningSchema = z
-  .object({
-    partId: z.number(),
-    code: z.string(),
-    nameZh: z.string(),
-    nameEn: z.string(),
-    category: z.string(),
-    unit: z.string(),
-    supplier: SupplierRef,
-    onHand: z.number(),
-    safetyStock: z.number(),
-    reorderPoint: z.number(),
-    onOrder: z.number(),
-    moq: z.number(),
-    location: z.string(),
-    suggestedQuantity: z.number(),
-  })
-  .openapi('InventoryWarning');
+export const SupplierSchema = documented(contract.SupplierSchema).openapi('Supplier');
+export const PartSchema = contract.PartSchema.extend({
+  category: documented(contract.PartSchema.shape.category).openapi({ enum: PART_CATEGORIES.map((c) => c.code) }),
+}).openapi('Part');
+export const CategorySchema = documented(contract.CategorySchema).openapi('Category');
+export const OrderSchema = documented(contract.OrderSchema).openapi('Order');
+export const InventoryWarningSchema = documented(contract.InventoryWarningSchema).openapi('InventoryWarning');
+export const PriceCheckSchema = documented(contract.PriceCheckSchema).openapi('PriceCheck');
+export const ApprovalPolicySchema = documented(contract.ApprovalPolicySchema).openapi('ApprovalPolicy');
+export const ScorecardSchema = documented(contract.SupplierScorecardSchema).openapi('SupplierScorecard');
 
 export const AuditQuery = z.object({ entity: Text(40), entityId: Text(40) });
 export const AuditEntrySchema = z
@@ -274,7 +98,7 @@ export const MeSchema = z
     id: z.number(),
     username: z.string(),
     displayName: z.string(),
-    role: z.enum(['admin', 'buyer', 'viewer']),
+    role: z.enum(ROLES),
     projectIds: z.array(z.string()),
     projectId: z.string().openapi({ description: 'the project this request works in (x-project-id or the first)' }),
   })
@@ -293,11 +117,4 @@ export const ProblemSchema = z
   .openapi('Problem');
 
 export const itemsOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
-export const pageOf = <T extends z.ZodType>(item: T) =>
-  z.object({
-    items: z.array(item),
-    total: z.number().openapi({ description: 'exact up to a cap (1,000 for parts); more when totalCapped' }),
-    totalCapped: z.boolean().openapi({ description: 'true when there are more matches than total' }),
-    page: z.number(),
-    size: z.number(),
-  });
+export const { pageOf } = contract;

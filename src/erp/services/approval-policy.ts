@@ -1,44 +1,15 @@
 import type { Kysely } from 'kysely';
 import { conflict, forbidden, unprocessable } from '../../shared/index.ts';
+import type {
+  ApprovalDecision,
+  ApprovalPolicy,
+  PriceSeverity,
+  PriceThresholds,
+  UpdatePolicyInput,
+} from '../contract.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';
-import type { PriceSeverity } from './price-checks.ts';
-
-/** Percent above the 12-month median at which a price check says `info`, `warn` and `critical`. */
-export interface PriceThresholds {
-  infoPct: number;
-  warnPct: number;
-  criticalPct: number;
-}
-
-export interface ApprovalPolicy {
-  projectId: string;
-  /** Orders up to this total (yuan) with no flag are approved at once when a buyer submits them. */
-  buyerLimit: number;
-  /** Suppliers whose orders always need an admin. */
-  adminSuppliers: number[];
-  /** Part categories whose orders always need an admin. */
-  adminCategories: string[];
-  priceThresholds: PriceThresholds;
-  /** 0 while the project runs on the defaults. */
-  version: number;
-  updatedAt: string | null;
-}
-
-export interface UpdatePolicyInput {
-  version: number;
-  buyerLimit?: number;
-  adminSuppliers?: number[];
-  adminCategories?: string[];
-  priceThresholds?: PriceThresholds;
-}
-
-/** What the policy decided for a submitted order: approved at once (`auto-approved`) or an admin's turn (`needs-admin`). */
-export interface ApprovalDecision {
-  rule: 'auto-approved' | 'needs-admin' | 'admin-approved' | 'admin-rejected';
-  reason: string;
-}
 
 export const DEFAULT_POLICY: Omit<ApprovalPolicy, 'projectId'> = {
   buyerLimit: 5_000,

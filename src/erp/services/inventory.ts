@@ -1,24 +1,7 @@
 import { type Kysely, sql } from 'kysely';
+import type { InventoryWarning } from '../contract.ts';
 import type { ErpTables } from '../db/schema.ts';
 import type { ErpContext } from './context.ts';
-
-export interface InventoryWarning {
-  partId: number;
-  code: string;
-  nameZh: string;
-  nameEn: string;
-  category: string;
-  unit: string;
-  supplier: { id: number; nameZh: string; nameEn: string };
-  onHand: number;
-  safetyStock: number;
-  reorderPoint: number;
-  onOrder: number;
-  moq: number;
-  location: string;
-  /** Enough to bring stock back to reorder point + safety stock, counting open orders, in whole MOQ lots. */
-  suggestedQuantity: number;
-}
 
 /** Stock levels and the parts that need reordering. */
 export class InventoryService {

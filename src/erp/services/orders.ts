@@ -1,35 +1,22 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { isReadOnly } from '../../protocol/index.ts';
 import { conflict, type FieldError, forbidden, notFound, unprocessable } from '../../shared/index.ts';
+import type {
+  ApprovalDecision,
+  CreateOrderInput,
+  Order,
+  OrderLineInput,
+  Page,
+  PriceCheck,
+  UpdateOrderInput,
+} from '../contract.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type ErpTables, ORDER_STATUSES, type OrderRow, type OrderStatus } from '../db/schema.ts';
-import type { ApprovalDecision, ApprovalPolicies } from './approval-policy.ts';
+import type { ApprovalPolicies } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';
-import type { Page } from './parts.ts';
-import type { PriceCheck, PriceChecks } from './price-checks.ts';
-
-export interface OrderLineInput {
-  partId: number;
-  quantity: number;
-  unitPrice?: number;
-}
-
-export interface CreateOrderInput {
-  supplierId: number;
-  lines: OrderLineInput[];
-  expectedDate?: string;
-  note?: string;
-  status?: 'draft' | 'pending_approval';
-}
-
-export interface UpdateOrderInput {
-  version: number;
-  status?: OrderStatus;
-  lines?: OrderLineInput[];
-  expectedDate?: string | null;
-  note?: string;
-}
+import type { PriceChecks } from './price-checks.ts';
 
 export interface OrderSearch {
   page: number;
@@ -40,37 +27,6 @@ export interface OrderSearch {
   partId?: number;
   dateFrom?: string;
   dateTo?: string;
-}
-
-export interface OrderLine {
-  lineNo: number;
-  partId: number;
-  part: { code: string; model: string; nameZh: string; nameEn: string; unit: string; category: string };
-  quantity: number;
-  unitPrice: number;
-  amount: number;
-  /** The line's price against the 12-month history, computed when the line was written (null for older lines). */
-  priceCheck: PriceCheck | null;
-}
-
-export interface Order {
-  id: number;
-  orderNo: string;
-  projectId: string;
-  status: OrderStatus;
-  version: number;
-  supplier: { id: number; nameZh: string; nameEn: string };
-  expectedDate: string | null;
-  note: string;
-  createdBy: { id: number; username: string };
-  createdAt: string;
-  updatedAt: string;
-  currency: 'CNY';
-  totalAmount: number;
-  /** The approval policy's decision when the order was submitted, then the admin's; null for drafts. */
-  approval: ApprovalDecision | null;
-  receivedAt: string | null;
-  lines: OrderLine[];
 }
 
 /** Allowed status moves. Approval is a separate duty: only an admin may approve (a buyer cannot approve their own order). */
@@ -562,7 +518,7 @@ export class OrderBook {
 export { ORDER_STATUSES };
 
 function requireWriter(ctx: ErpContext) {
-  if (ctx.role === 'viewer') throw forbidden('只读用户不能修改订单 / viewers cannot change orders');
+  if (isReadOnly(ctx)) throw forbidden('只读用户不能修改订单 / viewers cannot change orders');
 }
 
 function checkExpectedDate(date: string | undefined) {

@@ -1,28 +1,13 @@
 import type { Kysely } from 'kysely';
 import { conflict, forbidden, notFound, unprocessable } from '../../shared/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
+import type { Page, Part } from '../contract.ts';
 import type { ReadQuery } from '../db/database.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type PartFilter, type PartSearchIndex, partFilter, type SearchablePart } from '../db/part-search.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { isLatinToken, searchQuery } from '../search-tokens.ts';
 import { type ErpContext, fromE4, toE4 } from './context.ts';
-
-export interface Part {
-  id: number;
-  code: string;
-  model: string;
-  category: string;
-  categoryName: string;
-  nameZh: string;
-  nameEn: string;
-  spec: string;
-  unit: string;
-  unitPrice: number;
-  currency: 'CNY';
-  moq: number;
-  supplier: { id: number; nameZh: string; nameEn: string };
-}
 
 /** A catalogue entry as an administrator writes it. */
 export interface PartInput {
@@ -44,15 +29,6 @@ export interface PartQuery {
   name?: string;
   category?: string;
   supplierId?: number;
-}
-
-export interface Page<T> {
-  items: T[];
-  /** Exact up to the list's cap; when `totalCapped` is set there are more than `total`. */
-  total: number;
-  totalCapped: boolean;
-  page: number;
-  size: number;
 }
 
 /** A paged list counts its matches up to here: enough to page through, cheap for a broad word. */

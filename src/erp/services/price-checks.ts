@@ -1,26 +1,8 @@
 import type { Kysely } from 'kysely';
 import { notFound } from '../../shared/index.ts';
+import type { PriceCheck, PriceSeverity, PriceThresholds } from '../contract.ts';
 import type { ErpTables } from '../db/schema.ts';
-import type { PriceThresholds } from './approval-policy.ts';
 import { type ErpContext, fromE4 } from './context.ts';
-
-export const PRICE_SEVERITIES = ['ok', 'info', 'warn', 'critical', 'unknown'] as const;
-export type PriceSeverity = (typeof PRICE_SEVERITIES)[number];
-
-/** A price against what the project actually paid for the same product over the last 12 months. */
-export interface PriceCheck {
-  partId: number;
-  unitPrice: number;
-  supplierId: number | null;
-  median12m: number | null;
-  minPrice12m: number | null;
-  /** Percent above (+) or below (−) the 12-month median. */
-  deviationPct: number | null;
-  severity: PriceSeverity;
-  /** Why the severity is what it is, Chinese first. */
-  reason: string;
-  basis: { orders: number; lines: number; from: string; to: string };
-}
 
 /** Fewer paid lines than this and a median says little: the check answers `unknown`. */
 export const MIN_HISTORY_LINES = 3;

@@ -1,32 +1,8 @@
 import type { Kysely } from 'kysely';
 import { notFound } from '../../shared/index.ts';
+import type { SupplierScorecard } from '../contract.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { type ErpContext, fromE4 } from './context.ts';
-
-/** How a supplier has served the project: delivery, price, volume and cancellations over a period. */
-export interface SupplierScorecard {
-  supplier: { id: number; nameZh: string; nameEn: string };
-  period: { from: string; to: string; months: number };
-  delivery: {
-    /** Received orders that had an expected date. */
-    received: number;
-    onTime: number;
-    /** Percent of those received on or before the expected date; null without deliveries. */
-    onTimePct: number | null;
-    /** Mean days late of the late ones. */
-    avgDaysLate: number | null;
-  };
-  price: {
-    /** The supplier's parts whose product (model and category) other suppliers also list. */
-    partsCompared: number;
-    /** Mean percent of its list prices against the median list price of the same product across suppliers (− is cheaper). */
-    vsMarketMedianPct: number | null;
-    /** Percent of compared parts at or below that median. */
-    atOrBelowMedianPct: number | null;
-  };
-  volume: { orders: number; lines: number; amount: number };
-  cancellations: { count: number; pct: number | null };
-}
 
 const DAY_MS = 86_400_000;
 const round1 = (n: number) => Math.round(n * 10) / 10;

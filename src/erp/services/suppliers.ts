@@ -1,20 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
 import { notFound } from '../../shared/index.ts';
+import type { Supplier } from '../contract.ts';
 import { containsText } from '../db/database.ts';
 import type { ErpTables, SupplierRow } from '../db/schema.ts';
 import type { ErpContext } from './context.ts';
-
-export interface Supplier {
-  id: number;
-  key: string;
-  nameZh: string;
-  nameEn: string;
-  contact: { name: string; phone: string; email: string };
-  region: { city: string; province: string };
-  rating: number;
-  leadTimeDays: number;
-  paymentTerms: string;
-}
 
 export const toSupplier = (row: Selectable<ErpTables['suppliers']>): Supplier => ({
   id: Number(row.id),

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
+  contract,
   type Page as ErpPage,
-  ORDER_STATUSES,
+  type InventoryWarning,
   type Order,
   type Part,
   type Supplier,
@@ -11,30 +12,26 @@ import {
 import { Tool, type ToolControl } from '../registry.ts';
 import { type ErpConnection, type ErpRequest, erpRequest } from './http.ts';
 
-const Id = z.number().int().positive().max(2_147_483_647);
-const SearchText = z.string().trim().min(1).max(100);
-const IsoDate = z.iso.date();
+const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus } = contract;
 const Page = z.number().int().min(1).max(100_000).default(1).describe('页码，从 1 开始 / page, from 1');
 const size = (fallback: number) =>
   z.number().int().min(1).max(50).default(fallback).describe('每页条数 / page size (≤50)');
-const OrderLine = z.strictObject({
-  partId: Id.describe('零部件 id（先用 part_search/part_by_supplier 查）/ part id'),
-  quantity: z.number().int().positive().max(10_000_000).describe('数量 / quantity'),
-  unitPrice: z
-    .number()
-    .nonnegative()
-    .max(100_000)
-    .optional()
-    .describe('单价（元），缺省用目录价 / unit price, default list price'),
+// The ERP's own order input, with guidance for the model on the fields it fills.
+const OrderLines = contract.CreateOrderInputSchema.shape.lines.describe(
+  '订单行：partId 先用 part_search/part_by_supplier 查；unitPrice 缺省用目录价 / lines: look partId up first; unitPrice defaults to the list price',
+);
+const OrderCreateInput = contract.CreateOrderInputSchema.omit({ status: true }).extend({
+  lines: OrderLines,
+  expectedDate: IsoDate.optional().describe('期望到货日期 YYYY-MM-DD / expected date'),
+  submit: z.boolean().default(false).describe('true: 提交审批 pending_approval；false: 草稿 draft'),
 });
-const OrderStatus = z.enum(ORDER_STATUSES);
+const OrderUpdateInput = contract.UpdateOrderInputSchema.extend({
+  orderId: Id,
+  version: contract.UpdateOrderInputSchema.shape.version.describe('订单当前版本号 / current version'),
+});
+const OrderCancelInput = contract.CancelOrderInputSchema.extend({ orderId: Id });
 
 type SupplierWire = Supplier;
-interface Ref {
-  id: number;
-  nameZh: string;
-  nameEn: string;
-}
 type PartWire = Part;
 type OrderWire = Order;
 type ScorecardWire = SupplierScorecard;
@@ -259,26 +256,11 @@ export class ErpClient {
     label: '创建采购订单',
     description:
       '创建采购订单（一个供应商、若干行），需要用户审批后才会写入 ERP。submit=true 直接提交审批，否则存为草稿。/ Create a purchase order (one supplier, several lines); runs only after the user approves.',
-    schema: z.object({
-      supplierId: Id,
-      lines: z.array(OrderLine).min(1).max(200),
-      expectedDate: IsoDate.optional().describe('期望到货日期 YYYY-MM-DD / expected date'),
-      note: z.string().max(2000).optional(),
-      submit: z.boolean().default(false).describe('true: 提交审批 pending_approval；false: 草稿 draft'),
-    }),
+    schema: OrderCreateInput,
     safety: 'write',
     group: 'order',
   })
-  async orderCreate(
-    input: {
-      supplierId: number;
-      lines: Array<{ partId: number; quantity: number; unitPrice?: number }>;
-      expectedDate?: string;
-      note?: string;
-      submit: boolean;
-    },
-    control: ToolControl,
-  ) {
+  async orderCreate(input: z.infer<typeof OrderCreateInput>, control: ToolControl) {
     const { submit, ...order } = input;
     // The same model call retried (network, resume after approval) must not order twice.
     const key = control.callId
@@ -297,28 +279,11 @@ export class ErpClient {
     label: '修改采购订单',
     description:
       '修改采购订单（状态、行、到货日期、备注），必须带上当前 version（先用 order_get 读取）；需要用户审批。/ Update an order; needs the current version and the user’s approval.',
-    schema: z.object({
-      orderId: Id,
-      version: z.number().int().positive().describe('订单当前版本号 / current version'),
-      status: OrderStatus.optional(),
-      lines: z.array(OrderLine).min(1).max(200).optional(),
-      expectedDate: IsoDate.nullable().optional(),
-      note: z.string().max(2000).optional(),
-    }),
+    schema: OrderUpdateInput,
     safety: 'write',
     group: 'order',
   })
-  async orderUpdate(
-    input: {
-      orderId: number;
-      version: number;
-      status?: string;
-      lines?: Array<{ partId: number; quantity: number; unitPrice?: number }>;
-      expectedDate?: string | null;
-      note?: string;
-    },
-    control: ToolControl,
-  ) {
+  async orderUpdate(input: z.infer<typeof OrderUpdateInput>, control: ToolControl) {
     const { orderId, ...body } = input;
     const updated = await this.request<OrderWire>('PUT', `/orders/update/${orderId}`, { body, signal: control.signal });
     return { success: true, stateChanged: true, order: orderView(updated) };
@@ -329,11 +294,11 @@ export class ErpClient {
     label: '取消采购订单',
     description:
       '取消采购订单，必须带上当前 version；需要用户审批。/ Cancel an order; needs the current version and approval.',
-    schema: z.object({ orderId: Id, version: z.number().int().positive(), reason: z.string().max(500).optional() }),
+    schema: OrderCancelInput,
     safety: 'write',
     group: 'order',
   })
-  async orderCancel(input: { orderId: number; version: number; reason?: string }, control: ToolControl) {
+  async orderCancel(input: z.infer<typeof OrderCancelInput>, control: ToolControl) {
     const { orderId, ...body } = input;
     const cancelled = await this.request<OrderWire>('POST', `/orders/${orderId}/cancel`, {
       body,
@@ -387,21 +352,7 @@ export class ErpClient {
     group: 'inventory',
   })
   async inventoryWarning(_input: Record<string, never>, control: ToolControl) {
-    const { items } = await this.get<{
-      items: Array<{
-        partId: number;
-        code: string;
-        nameZh: string;
-        unit: string;
-        supplier: Ref;
-        onHand: number;
-        safetyStock: number;
-        reorderPoint: number;
-        onOrder: number;
-        moq: number;
-        suggestedQuantity: number;
-      }>;
-    }>('/inventory/warning', undefined, control);
+    const { items } = await this.get<{ items: InventoryWarning[] }>('/inventory/warning', undefined, control);
     return {
       items: items.map((w) => ({
         partId: w.partId,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { ToolError } from '../index.ts';
+import { ToolError } from '../registry.ts';
 import { BlockedUrlError, type UrlGuard } from './guard.ts';
 import { BROWSER_HEADERS } from './http.ts';
 import { BLOCKED_HEADER, type Connector, directConnector, GuardedProxy } from './proxy.ts';

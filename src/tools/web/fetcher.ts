@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import { Tool, type ToolControl, ToolError } from '../index.ts';
+import { Tool, type ToolControl, ToolError } from '../registry.ts';
 import type { BrowserRenderer } from './browser.ts';
 import { extractHtml, type StructuredOffer } from './extract.ts';
 import { BROWSER_HEADERS, type GuardedHttp, type HttpPage, PLAIN_HEADERS } from './http.ts';

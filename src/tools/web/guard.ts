@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import ipaddr from 'ipaddr.js';
-import { ToolError } from '../index.ts';
+import { ToolError } from '../registry.ts';
 
 /** Resolves a host name to its IP addresses (injectable so tests can pose as any DNS). */
 export type Resolver = (hostname: string) => Promise<string[]>;

@@ -1,5 +1,5 @@
 import { Agent, fetch } from 'undici';
-import { ToolError } from '../index.ts';
+import { ToolError } from '../registry.ts';
 import type { UrlGuard } from './guard.ts';
 
 export interface HttpLimits {

@@ -1,9 +1,10 @@
 import { createSupplierSites } from '../../suppliers/index.ts';
-import type { ToolRegistry } from '../index.ts';
+import type { ToolRegistry } from '../registry.ts';
 import { BrowserRenderer } from './browser.ts';
 import { WebFetcher } from './fetcher.ts';
 import { type Resolver, UrlGuard } from './guard.ts';
 import { GuardedHttp } from './http.ts';
+import { PriceSweep } from './price-sweep.ts';
 import type { Connector } from './proxy.ts';
 import { LocalSearchIndex } from './search/local-index.ts';
 import type { SearchProvider } from './search/provider.ts';
@@ -96,9 +97,16 @@ export function createWebTools(options: WebToolsOptions): WebTools {
   };
 }
 
-/** Registers `fetch_url` and `web_search` (group `web`) on the registry; the caller closes the returned tools. */
+/**
+ * Registers `fetch_url`, `web_search` and the background `price_sweep` (group `web`) on the registry; the caller
+ * closes the returned tools.
+ */
 export function registerWebTools(registry: ToolRegistry, options: WebToolsOptions): WebTools {
   const tools = createWebTools(options);
-  registry.register(WebFetcher, () => tools.fetcher).register(WebSearch, () => tools.search);
+  const suppliersUrl = options.suppliersUrl.replace(/\/$/, '');
+  registry
+    .register(WebFetcher, () => tools.fetcher)
+    .register(WebSearch, () => tools.search)
+    .register(PriceSweep, (ctx) => new PriceSweep(registry, ctx, tools.fetcher, suppliersUrl));
   return tools;
 }

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
+import type { ChatClient } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { ChatClient } from '../protocol.ts';
 import { money, PriceCheckBadge, type PriceCheckView } from './PriceCheck.tsx';
 
 /** A pending order as the ERP answers it: who asked, what, and why the policy wants an admin. */

@@ -3,8 +3,8 @@ import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef, useState } from 'react';
+import type { ShowChartParams } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { ShowChartParams } from '../protocol.ts';
 import type { ChartItem } from '../session.ts';
 
 echarts.use([

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
+import type { HumanDecision } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { Decision } from '../protocol.ts';
 import type { SessionView, TableItem } from '../session.ts';
 import type { useStandingPermissions } from '../useStanding.ts';
 import { ChartGallery } from './Charts.tsx';
@@ -56,7 +56,7 @@ export function Conversation({
   stopping: boolean;
   onSend: (message: string) => void;
   onStop: () => void;
-  onDecide: (interruptId: string, decision: Decision) => void;
+  onDecide: (interruptId: string, decision: HumanDecision) => void;
   /** The session's standing permissions: granted from an approval card, listed and revocable here. */
   standing: ReturnType<typeof useStandingPermissions>;
 }) {

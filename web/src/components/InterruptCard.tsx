@@ -1,6 +1,6 @@
 import { useState } from 'react';
+import type { ChoiceOption, HumanDecision, InterruptData } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { ChoiceOption, Decision, InterruptData } from '../protocol.ts';
 import { money, PriceCheckBadge } from './PriceCheck.tsx';
 
 type Args = Record<string, unknown>;
@@ -18,7 +18,7 @@ export function InterruptCard({
 }: {
   interrupt: InterruptData;
   busy: boolean;
-  onDecide: (decision: Decision) => void;
+  onDecide: (decision: HumanDecision) => void;
   /** Approves this call and every later call of the same tool in the session. */
   onAlwaysAllow?: () => void;
 }) {
@@ -37,7 +37,7 @@ function ApprovalCard({
 }: {
   interrupt: Extract<InterruptData, { kind: 'approval' }>;
   busy: boolean;
-  onDecide: (decision: Decision) => void;
+  onDecide: (decision: HumanDecision) => void;
   onAlwaysAllow?: () => void;
 }) {
   const t = useT();
@@ -277,7 +277,7 @@ function AskUserCard({
 }: {
   interrupt: Extract<InterruptData, { kind: 'ask_user' }>;
   busy: boolean;
-  onDecide: (decision: Decision) => void;
+  onDecide: (decision: HumanDecision) => void;
 }) {
   const t = useT();
   const [chosen, setChosen] = useState<string[]>([]);
@@ -339,7 +339,7 @@ function OrderInfoCard({
 }: {
   interrupt: Extract<InterruptData, { kind: 'order_info' }>;
   busy: boolean;
-  onDecide: (decision: Decision) => void;
+  onDecide: (decision: HumanDecision) => void;
 }) {
   const t = useT();
   const [values, setValues] = useState<Record<string, string>>({});

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
+import type { ChatClient } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { ChatClient } from '../protocol.ts';
 import type { ChartItem } from '../session.ts';
 import { ChartGallery } from './Charts.tsx';
 import { Markdown } from './Markdown.tsx';

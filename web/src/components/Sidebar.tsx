@@ -1,6 +1,6 @@
 import { useState } from 'react';
+import type { SessionSummary } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { SessionSummary } from '../protocol.ts';
 
 function when(iso?: string): string {
   if (!iso) return '';

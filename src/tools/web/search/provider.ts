@@ -1,4 +1,4 @@
-import { ToolError } from '../../index.ts';
+import { ToolError } from '../../registry.ts';
 
 export interface SearchHit {
   title: string;

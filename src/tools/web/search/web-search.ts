@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Tool, type ToolControl, ToolError } from '../../index.ts';
+import { Tool, type ToolControl, ToolError } from '../../registry.ts';
 import type { SearchHit, SearchProvider } from './provider.ts';
 
 export const webSearchInput = z.object({

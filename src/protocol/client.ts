@@ -1,88 +1,11 @@
 /**
- * The chat API's wire protocol and a client for it, with no DOM or Node specifics, so the browser UI and
- * `procura chat` speak it through one implementation. SSE is read over `fetch` (bearer header, POST bodies,
- * `Last-Event-ID` on re-attach), which `EventSource` cannot do.
+ * A client of the chat API with no DOM or Node specifics, so the browser UI and `procura chat` speak it through
+ * one implementation. SSE is read over `fetch` (bearer header, POST bodies, `Last-Event-ID` on re-attach), which
+ * `EventSource` cannot do.
  */
 import { createParser } from 'eventsource-parser';
-
-export type StepStatus = 'running' | 'completed' | 'error';
-
-export interface ProgressData {
-  session_id: string;
-  id: string;
-  phase?: string;
-  status: StepStatus;
-  title: string;
-  detail?: string;
-  agent?: string;
-}
-
-export interface ChartSeries {
-  name: string;
-  data: Array<number | null>;
-}
-
-export interface ShowChartParams {
-  title: string;
-  chart_type?: 'bar' | 'line' | 'pie';
-  x_data: Array<string | number>;
-  series: ChartSeries[];
-  unit?: string;
-}
-
-export interface ChoiceOption {
-  label: string;
-  value: string;
-}
-
-export type InterruptData = {
-  session_id: string;
-  interrupt_id: string;
-} & (
-  | {
-      kind: 'approval';
-      tool: string;
-      label?: string;
-      args: Record<string, unknown>;
-      allowed?: string[];
-      /** What the ids in `args` stand for: supplier and part names, list prices. */
-      details?: {
-        supplier?: string;
-        lines?: Array<{
-          partId: number;
-          code: string;
-          name: string;
-          unit: string;
-          listPrice: number;
-          /** The price the order would pay against the project's 12-month history. */
-          priceCheck?: {
-            unitPrice: number;
-            severity: 'ok' | 'info' | 'warn' | 'critical' | 'unknown';
-            deviationPct: number | null;
-            median12m: number | null;
-          };
-        }>;
-        order?: { orderNo: string; status: string; totalAmount: number };
-      };
-    }
-  | { kind: 'ask_user'; question: string; options: ChoiceOption[]; multiple?: boolean }
-  | { kind: 'order_info'; fields: string[]; known?: Record<string, unknown>; reason?: string }
-);
-
-export type ChatEvent =
-  | { event: 'progress'; id?: string; data: ProgressData }
-  | { event: 'token'; id?: string; data: { session_id: string; content: string; agent?: string } }
-  | { event: 'tool_call'; id?: string; data: { session_id: string; tool: string; params: Record<string, unknown> } }
-  | { event: 'interrupt'; id?: string; data: InterruptData }
-  | { event: 'done'; id?: string; data: { session_id: string; run_id?: string } }
-  | { event: 'error'; id?: string; data: { session_id?: string; message: string; detail?: unknown } }
-  | { event: string; id?: string; data: Record<string, unknown> & { session_id?: string } };
-
-export type Decision =
-  | { type: 'approve' }
-  | { type: 'edit'; args: Record<string, unknown> }
-  | { type: 'reject'; reason?: string }
-  | { type: 'answer'; answer: unknown };
+import type { ChatEvent } from './events.ts';
+import type { HumanDecision } from './human.ts';
 
 export interface SessionSummary {
   id: string;
@@ -242,7 +165,7 @@ export class ChatClient {
   resume(
     sessionId: string,
     interruptId: string,
-    decision: Decision,
+    decision: HumanDecision,
     onEvent: (event: ChatEvent) => void,
     signal?: AbortSignal,
   ): Promise<StreamResult> {

@@ -1,0 +1,251 @@
+/**
+ * The ERP's wire contract, once: zod schemas of what the ERP takes and returns, with the types derived from them.
+ * No I/O. The ERP services return these types, the HTTP layer validates and documents with these schemas, and the
+ * ERP tools (which the ERP MCP server serves) read and send these shapes.
+ */
+import { z } from 'zod';
+
+export const ORDER_STATUSES = ['draft', 'pending_approval', 'approved', 'ordered', 'received', 'cancelled'] as const;
+
+const MAX_INT = 2_147_483_647;
+/** A row id as the ERP numbers them. */
+export const Id = z.number().int().positive().max(MAX_INT);
+
+/** Text fields refuse NUL and other C0 control characters (except tab/newline), which no ERP field needs. */
+export const Text = (max: number) =>
+  z
+    .string()
+    .max(max)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/, 'control characters are not allowed');
+export const SearchText = Text(100).trim().min(1);
+export const IsoDate = z.iso.date();
+
+export const OrderStatusSchema = z.enum(ORDER_STATUSES);
+export type OrderStatus = z.infer<typeof OrderStatusSchema>;
+
+export const SupplierRefSchema = z.object({ id: z.number(), nameZh: z.string(), nameEn: z.string() });
+
+export const SupplierSchema = z.object({
+  id: z.number(),
+  key: z.string(),
+  nameZh: z.string(),
+  nameEn: z.string(),
+  contact: z.object({ name: z.string(), phone: z.string(), email: z.string() }),
+  region: z.object({ city: z.string(), province: z.string() }),
+  rating: z.number(),
+  leadTimeDays: z.number(),
+  paymentTerms: z.string(),
+});
+export type Supplier = z.infer<typeof SupplierSchema>;
+
+export const PartSchema = z.object({
+  id: z.number(),
+  code: z.string(),
+  model: z.string(),
+  category: z.string(),
+  categoryName: z.string(),
+  nameZh: z.string(),
+  nameEn: z.string(),
+  spec: z.string(),
+  unit: z.string(),
+  unitPrice: z.number(),
+  currency: z.literal('CNY'),
+  moq: z.number(),
+  supplier: SupplierRefSchema,
+});
+export type Part = z.infer<typeof PartSchema>;
+
+export const CategorySchema = z.object({ code: z.string(), nameZh: z.string(), nameEn: z.string(), parts: z.number() });
+export type Category = z.infer<typeof CategorySchema>;
+
+export const PRICE_SEVERITIES = ['ok', 'info', 'warn', 'critical', 'unknown'] as const;
+export type PriceSeverity = (typeof PRICE_SEVERITIES)[number];
+
+/** A price against what the project actually paid for the same product over the last 12 months. */
+export const PriceCheckSchema = z.object({
+  partId: z.number(),
+  unitPrice: z.number(),
+  supplierId: z.number().nullable(),
+  median12m: z.number().nullable(),
+  minPrice12m: z.number().nullable(),
+  /** Percent above (+) or below (−) the 12-month median. */
+  deviationPct: z.number().nullable(),
+  severity: z.enum(PRICE_SEVERITIES),
+  /** Why the severity is what it is, Chinese first. */
+  reason: z.string(),
+  basis: z.object({ orders: z.number(), lines: z.number(), from: z.string(), to: z.string() }),
+});
+export type PriceCheck = z.infer<typeof PriceCheckSchema>;
+
+/** The approval policy's decision on a submitted order, then the admin's. */
+export const ApprovalDecisionSchema = z.object({
+  rule: z.enum(['auto-approved', 'needs-admin', 'admin-approved', 'admin-rejected']),
+  reason: z.string(),
+});
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** Percent above the 12-month median at which a price check says `info`, `warn` and `critical`. */
+export const PriceThresholdsSchema = z.strictObject({
+  infoPct: z.number().min(0).max(1000),
+  warnPct: z.number().min(0).max(1000),
+  criticalPct: z.number().min(0).max(1000),
+});
+export type PriceThresholds = z.infer<typeof PriceThresholdsSchema>;
+
+export const ApprovalPolicySchema = z.object({
+  projectId: z.string(),
+  /** Orders up to this total (yuan) with no flag are approved at once when a buyer submits them. */
+  buyerLimit: z.number(),
+  /** Suppliers whose orders always need an admin. */
+  adminSuppliers: z.array(z.number()),
+  /** Part categories whose orders always need an admin. */
+  adminCategories: z.array(z.string()),
+  priceThresholds: PriceThresholdsSchema,
+  /** 0 while the project runs on the defaults. */
+  version: z.number(),
+  updatedAt: z.string().nullable(),
+});
+export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
+
+export const UpdatePolicyInputSchema = z.strictObject({
+  version: z.number().int().min(0),
+  buyerLimit: z.number().min(0).max(1_000_000_000).optional(),
+  adminSuppliers: z.array(Id).max(500).optional(),
+  adminCategories: z.array(Text(40).min(1)).max(100).optional(),
+  priceThresholds: PriceThresholdsSchema.optional(),
+});
+export type UpdatePolicyInput = z.infer<typeof UpdatePolicyInputSchema>;
+
+export const OrderDecisionInputSchema = z.strictObject({
+  version: z.number().int().positive(),
+  comment: Text(500).optional(),
+});
+
+/** How a supplier has served the project: delivery, price, volume and cancellations over a period. */
+export const SupplierScorecardSchema = z.object({
+  supplier: SupplierRefSchema,
+  period: z.object({ from: z.string(), to: z.string(), months: z.number() }),
+  delivery: z.object({
+    /** Received orders that had an expected date. */
+    received: z.number(),
+    onTime: z.number(),
+    /** Percent received on or before the expected date; null without deliveries. */
+    onTimePct: z.number().nullable(),
+    /** Mean days late of the late ones. */
+    avgDaysLate: z.number().nullable(),
+  }),
+  price: z.object({
+    /** The supplier's parts whose product (model and category) other suppliers also list. */
+    partsCompared: z.number(),
+    /** Mean percent of its list prices against the median list price of the same product (− is cheaper). */
+    vsMarketMedianPct: z.number().nullable(),
+    /** Percent of compared parts at or below that median. */
+    atOrBelowMedianPct: z.number().nullable(),
+  }),
+  volume: z.object({ orders: z.number(), lines: z.number(), amount: z.number() }),
+  cancellations: z.object({ count: z.number(), pct: z.number().nullable() }),
+});
+export type SupplierScorecard = z.infer<typeof SupplierScorecardSchema>;
+
+export const OrderLineSchema = z.object({
+  lineNo: z.number(),
+  partId: z.number(),
+  part: z.object({
+    code: z.string(),
+    model: z.string(),
+    nameZh: z.string(),
+    nameEn: z.string(),
+    unit: z.string(),
+    category: z.string(),
+  }),
+  quantity: z.number(),
+  unitPrice: z.number(),
+  amount: z.number(),
+  /** The line's price against the 12-month history, computed when the line was written (null for older lines). */
+  priceCheck: PriceCheckSchema.nullable(),
+});
+export type OrderLine = z.infer<typeof OrderLineSchema>;
+
+export const OrderSchema = z.object({
+  id: z.number(),
+  orderNo: z.string(),
+  projectId: z.string(),
+  status: OrderStatusSchema,
+  version: z.number(),
+  supplier: SupplierRefSchema,
+  expectedDate: z.string().nullable(),
+  note: z.string(),
+  createdBy: z.object({ id: z.number(), username: z.string() }),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  currency: z.literal('CNY'),
+  totalAmount: z.number(),
+  /** The approval policy's decision when the order was submitted, then the admin's; null for drafts. */
+  approval: ApprovalDecisionSchema.nullable(),
+  receivedAt: z.string().nullable(),
+  lines: z.array(OrderLineSchema),
+});
+export type Order = z.infer<typeof OrderSchema>;
+
+export const InventoryWarningSchema = z.object({
+  partId: z.number(),
+  code: z.string(),
+  nameZh: z.string(),
+  nameEn: z.string(),
+  category: z.string(),
+  unit: z.string(),
+  supplier: SupplierRefSchema,
+  onHand: z.number(),
+  safetyStock: z.number(),
+  reorderPoint: z.number(),
+  onOrder: z.number(),
+  moq: z.number(),
+  location: z.string(),
+  /** Enough to bring stock back to reorder point + safety stock, counting open orders, in whole MOQ lots. */
+  suggestedQuantity: z.number(),
+});
+export type InventoryWarning = z.infer<typeof InventoryWarningSchema>;
+
+/** A page of results. */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    /** Exact up to the list's cap; when `totalCapped` is set there are more than `total`. */
+    total: z.number(),
+    totalCapped: z.boolean(),
+    page: z.number(),
+    size: z.number(),
+  });
+export type Page<T> = { items: T[] } & Omit<z.infer<ReturnType<typeof pageOf<z.ZodNever>>>, 'items'>;
+
+export const OrderLineInputSchema = z.strictObject({
+  partId: Id,
+  quantity: z.number().int().positive().max(10_000_000),
+  unitPrice: z.number().nonnegative().max(100_000).optional(),
+});
+export type OrderLineInput = z.infer<typeof OrderLineInputSchema>;
+
+export const CreateOrderInputSchema = z.strictObject({
+  supplierId: Id,
+  lines: z.array(OrderLineInputSchema).min(1).max(200),
+  expectedDate: IsoDate.optional(),
+  note: Text(2000).optional(),
+  status: z.enum(['draft', 'pending_approval']).optional(),
+});
+export type CreateOrderInput = z.infer<typeof CreateOrderInputSchema>;
+
+export const UpdateOrderInputSchema = z.strictObject({
+  version: z.number().int().positive(),
+  status: OrderStatusSchema.optional(),
+  lines: z.array(OrderLineInputSchema).min(1).max(200).optional(),
+  expectedDate: IsoDate.nullable().optional(),
+  note: Text(2000).optional(),
+});
+export type UpdateOrderInput = z.infer<typeof UpdateOrderInputSchema>;
+
+export const CancelOrderInputSchema = z.strictObject({
+  version: z.number().int().positive(),
+  reason: Text(500).optional(),
+});
+export type CancelOrderInput = z.infer<typeof CancelOrderInputSchema>;

@@ -1,0 +1,55 @@
+import type { HumanRequest } from './human.ts';
+
+/** The agents a step can belong to, as the client shows them. */
+export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
+
+export type StepStatus = 'running' | 'completed' | 'error';
+
+/** A step of a run; the client upserts it by `id`. */
+export interface ProgressData {
+  id: string;
+  phase: 'run' | 'subagent' | 'tool';
+  status: StepStatus;
+  title: string;
+  detail: string;
+  agent: AgentName;
+}
+
+export interface ChartSeries {
+  name: string;
+  data: Array<number | null>;
+}
+
+/** `show_chart`'s parameters, as the browser draws them. */
+export interface ShowChartParams {
+  title: string;
+  chart_type?: 'bar' | 'line' | 'pie';
+  x_data: Array<string | number>;
+  series: ChartSeries[];
+  unit?: string;
+}
+
+/** An interrupt as sent: the human request plus its id and the agent that asked. */
+export type InterruptData = { interrupt_id: string; agent?: AgentName } & HumanRequest;
+
+/**
+ * The SSE events of the chat stream (DESIGN.md "Streaming protocol"), as the server produces them. On the wire
+ * every event's data also carries `session_id` (see `WireEvent`).
+ */
+export type ApiEvent =
+  | { event: 'progress'; data: ProgressData }
+  | { event: 'token'; data: { content: string; agent: AgentName } }
+  | { event: 'tool_call'; data: { tool: string; params: Record<string, unknown> } }
+  | { event: 'interrupt'; data: InterruptData }
+  | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled' } }
+  | { event: 'error'; data: { message: string; detail: string } };
+
+/** An event's data as a client reads it: with the session id, and without relying on the optional `agent`. */
+type Received<D> = Omit<D, 'agent'> & { agent?: AgentName; session_id?: string };
+
+/** An event as a client receives it: with its `id:` (sequence in the run) and the session id in its data. */
+export type ChatEvent =
+  | {
+      [K in ApiEvent['event']]: { event: K; id?: string; data: Received<Extract<ApiEvent, { event: K }>['data']> };
+    }[ApiEvent['event']]
+  | { event: string; id?: string; data: Record<string, unknown> & { session_id?: string } };

@@ -1,0 +1,27 @@
+export {
+  ApiError,
+  ChatClient,
+  type SessionSummary,
+  type StreamEnd,
+  type StreamResult,
+  sessionSummary,
+} from './client.ts';
+export type {
+  AgentName,
+  ApiEvent,
+  ChartSeries,
+  ChatEvent,
+  InterruptData,
+  ProgressData,
+  ShowChartParams,
+  StepStatus,
+} from './events.ts';
+export {
+  type ApprovalAction,
+  type ApprovalDetails,
+  type ChoiceOption,
+  type HumanDecision,
+  HumanDecisionSchema,
+  type HumanRequest,
+} from './human.ts';
+export { isReadOnly, ROLES, type Role, RoleSchema } from './roles.ts';
