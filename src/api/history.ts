@@ -7,8 +7,8 @@ import type { ApiUser } from './auth.ts';
 import type { ApiTables } from './db.ts';
 import type { Sessions } from './sessions.ts';
 
-/** Workspace areas that are not a session's output (shared skills, the user's long-term memories). */
-const PRIVATE_PREFIXES = ['/skills/', '/memories/'];
+/** Workspace areas that are not a session's output (shared skills, the global guidelines, the user's memories). */
+const PRIVATE_PREFIXES = ['/skills/', '/AGENTS.md', '/memories/'];
 
 export interface SessionFile {
   path: string;

@@ -108,6 +108,12 @@ describe('report exports: the analysis report as PDF and XLSX', () => {
     expect(data!.rowCount - 1).toBe(tableLines.length - 2);
   });
 
+  it('lists and serves only the session’s own output, not the global guidelines every run loads', async () => {
+    const detail = await h.call('GET', `/api/v1/history/sessions/${sessionId}`);
+    expect(detail.body.files.map((f: { path: string }) => f.path)).not.toContain('/AGENTS.md');
+    expect((await h.call('GET', `/api/v1/files/${sessionId}/AGENTS.md?format=pdf`)).status).toBe(404);
+  });
+
   it('refuses what it cannot export: other formats, non-report files, other users', async () => {
     expect((await h.call('GET', `/api/v1/files/${sessionId}${reportPath}?format=docx`)).status).toBe(422);
     const json = await h.call('GET', `/api/v1/files/${sessionId}/data/analysis_result.json?format=pdf`);
