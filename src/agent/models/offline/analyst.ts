@@ -2,7 +2,7 @@ import YAML from 'yaml';
 import { capabilitiesText } from './capabilities.ts';
 import { categoryLabel, mostSupplied, type PartRef, type SupplierRef, suggestRequests } from './catalogue.ts';
 import { type ConversationView, called, items, lastStep, stripLineNumbers, type ToolStep } from './conversation.ts';
-import { chosen, ground, taskIntent, taskTexts } from './grounding.ts';
+import { askUser, chosen, ground, taskIntent, taskTexts } from './grounding.ts';
 import type { Plan } from './model.ts';
 import { CAPABILITIES_GOAL } from './orchestrator.ts';
 
@@ -88,21 +88,14 @@ export function planAnalysis(view: ConversationView): Plan {
   }
   const categories = [...new Set(facts.parts.map((p) => p.category))];
   if (!category && categories.length > 1) {
-    return {
-      toolCalls: [
-        {
-          name: 'ask_user',
-          args: {
-            question: `「${facts.partWords}」对应多个类别，要分析哪一个？/ Which category should I analyse?`,
-            options: categories.slice(0, 8).map((c) => ({
-              label: categoryLabel(facts.parts.filter((p) => p.category === c)).slice(0, 120),
-              value: `category:${c}`,
-            })),
-            multiple: false,
-          },
-        },
-      ],
-    };
+    return askUser(
+      view,
+      `「${facts.partWords}」对应多个类别，要分析哪一个？/ Which category should I analyse?`,
+      categories.slice(0, 8).map((c) => ({
+        label: categoryLabel(facts.parts.filter((p) => p.category === c)).slice(0, 120),
+        value: `category:${c}`,
+      })),
+    );
   }
   category ??= categories[0];
   const listing = view.steps.find((s) => s.name === 'part_query' && s.args.category === category);
@@ -186,10 +179,13 @@ export function planAnalysis(view: ConversationView): Plan {
   if (!called(view, 'generate_visualization') && view.tools.has('generate_visualization')) {
     return { toolCalls: chartCalls(result) };
   }
-  const charts = view.steps
-    .filter((s) => s.name === 'generate_visualization')
-    .map(chartUrl)
-    .filter((u): u is string => Boolean(u));
+  const chartSteps = view.steps.filter((s) => s.name === 'generate_visualization');
+  // A chart that failed (a busy renderer) is drawn once more before the report is written.
+  const failed = chartSteps.filter((s) => s.text !== undefined && !chartUrl(s));
+  if (failed.length && chartSteps.length <= chartCalls(result).length) {
+    return { toolCalls: failed.map((s) => ({ name: s.name, args: s.args })) };
+  }
+  const charts = chartSteps.map(chartUrl).filter((u): u is string => Boolean(u));
   const reportPath = ANALYST_PATHS.report(new Date());
   if (!view.steps.some((s) => s.name === 'write_file' && s.args.file_path === reportPath)) {
     return {
@@ -208,21 +204,14 @@ function askCategory(view: ConversationView): Plan {
     (c) => new Set(parts.filter((p) => p.category === c).map((p) => p.supplier.id)).size >= 2,
   );
   if (!categories.length) return { text: 'ERP 中没有多家供应商供应的零部件类别。/ No category has several suppliers.' };
-  return {
-    toolCalls: [
-      {
-        name: 'ask_user',
-        args: {
-          question: '要分析哪一类零部件？/ Which part category should I analyse?',
-          options: categories.slice(0, 8).map((c) => ({
-            label: categoryLabel(parts.filter((p) => p.category === c)).slice(0, 120),
-            value: `category:${c}`,
-          })),
-          multiple: false,
-        },
-      },
-    ],
-  };
+  return askUser(
+    view,
+    '要分析哪一类零部件？/ Which part category should I analyse?',
+    categories.slice(0, 8).map((c) => ({
+      label: categoryLabel(parts.filter((p) => p.category === c)).slice(0, 120),
+      value: `category:${c}`,
+    })),
+  );
 }
 
 /** What the offline model can do, with three requests built from the user's catalogue. */
@@ -303,7 +292,7 @@ function analysisResult(step: ToolStep | undefined): AnalysisResult | undefined 
   }
 }
 
-function chartCalls(result: AnalysisResult): Plan['toolCalls'] {
+function chartCalls(result: AnalysisResult): NonNullable<Plan['toolCalls']> {
   const priceData = result.suppliers.flatMap((s) => [
     { category: s.supplier, value: s.erpPrice, group: 'ERP 目录价' },
     ...(s.webPrice !== null ? [{ category: s.supplier, value: s.webPrice, group: '官网报价' }] : []),
@@ -334,6 +323,28 @@ function chartCalls(result: AnalysisResult): Plan['toolCalls'] {
           axisXTitle: '月份',
           axisYTitle: '单价（元）',
         },
+      },
+    });
+  } else {
+    // Too little order history for a trend line: show how far each supplier's web price is from its list price.
+    const deviations = result.suppliers.filter((s) => s.webVsErpPct !== null);
+    calls.push({
+      name: 'generate_visualization',
+      args: {
+        chart_type: 'column',
+        chart_config: deviations.length
+          ? {
+              data: deviations.map((s) => ({ category: s.supplier, value: s.webVsErpPct })),
+              title: `${result.model} 官网价相对 ERP 目录价（%）`,
+              axisXTitle: '供应商',
+              axisYTitle: '偏差（%）',
+            }
+          : {
+              data: result.suppliers.map((s) => ({ category: s.supplier, value: s.moq })),
+              title: `${result.model} 各供应商最小起订量`,
+              axisXTitle: '供应商',
+              axisYTitle: '数量',
+            },
       },
     });
   }

@@ -233,23 +233,36 @@ export function contentWords(text: string): string[] {
   return [...new Set(out)];
 }
 
-/** CJK bigrams worth searching: no grammar character in them. */
-function contentBigrams(text: string): string[] {
-  const grams = new Set<string>();
+/** Chinese phrases of a text: CJK runs cut at grammar characters ("帮我对摩托车火花塞做" → 摩托车火花塞). */
+function phrases(text: string): string[] {
+  const out = new Set<string>();
   for (const run of cjkRuns(text)) {
-    const chars = [...run];
-    for (let i = 0; i + 1 < chars.length; i++) {
-      if (!STOP_ZH.has(chars[i]) && !STOP_ZH.has(chars[i + 1])) grams.add(chars[i] + chars[i + 1]);
+    for (const piece of [...run]
+      .map((c) => (STOP_ZH.has(c) ? ' ' : c))
+      .join('')
+      .split(' ')) {
+      if ([...piece].length >= 2) out.add(piece);
     }
   }
-  return [...grams];
+  return [...out];
 }
 
-/** The searches that find every part a text could mean. */
-export function partQueries(text: string): PartQuery[] {
+const bigrams = (phrase: string) => {
+  const chars = [...phrase];
+  return chars.slice(0, -1).map((c, i) => c + chars[i + 1]);
+};
+
+/**
+ * The searches that find every part a text could mean: codes, English words, and each Chinese phrase whole —
+ * then, for a phrase the catalogue does not contain as such ("摩托车用的刹车片"), its character pairs.
+ */
+export function partQueries(text: string, searched?: Map<string, PartRef[]>): PartQuery[] {
+  const zh = phrases(text).flatMap((p) =>
+    searched?.get(p)?.length === 0 && [...p].length > 2 ? [p, ...bigrams(p)] : [p],
+  );
   return [
     ...codeTokens(text).map((query) => ({ query, kind: 'code' as const })),
-    ...contentBigrams(text).map((query) => ({ query, kind: 'zh' as const })),
+    ...[...new Set(zh)].map((query) => ({ query, kind: 'zh' as const })),
     ...contentWords(text).map((query) => ({ query, kind: 'en' as const })),
   ];
 }
@@ -268,7 +281,7 @@ export interface PartMatch {
  * Returns the best-scoring parts (ties kept: several matches are the user's choice, not ours).
  */
 export function matchParts(text: string, results: Map<string, PartRef[]>): PartRef[] {
-  const queries = partQueries(text);
+  const queries = partQueries(text, results);
   const parts = new Map<number, PartRef>();
   for (const q of queries) for (const p of results.get(q.query) ?? []) parts.set(p.id, p);
   const codes = codeTokens(text).map((c) => c.toUpperCase());

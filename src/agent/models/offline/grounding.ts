@@ -84,7 +84,7 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
   for (const s of view.steps.filter((s) => s.name === 'part_search' && s.text !== undefined)) {
     searched.set(String(s.args.name), items<PartRef>(s));
   }
-  const pending = [...new Set(words.flatMap((w) => partQueries(w).map((q) => q.query)))].filter(
+  const pending = [...new Set(words.flatMap((w) => partQueries(w, searched).map((q) => q.query)))].filter(
     (q) => !searched.has(q),
   );
   if (pending.length) {
@@ -141,3 +141,14 @@ export const partOptions = (parts: PartRef[]) =>
     label: `${p.supplier.name} · ${p.code} ${p.name} ¥${p.unitPrice}`.slice(0, 120),
     value: `part:${p.id}`,
   }));
+
+/** Puts a choice to the user: with `ask_user` when this agent has it, else as a question in the answer. */
+export function askUser(
+  view: ConversationView,
+  question: string,
+  options: Array<{ label: string; value: string }>,
+): Plan {
+  if (view.tools.has('ask_user'))
+    return { toolCalls: [{ name: 'ask_user', args: { question, options, multiple: false } }] };
+  return { text: [question, ...options.map((o, i) => `${i + 1}. ${o.label}`)].join('\n') };
+}

@@ -134,7 +134,19 @@ const CUES: Array<[Cue, number, string[]]> = [
   [
     'trend',
     4,
-    ['趋势', '走势', '价格变化', '历史价格', '价格历史', '波动', 'trend', 'price history', 'over time', 'price change'],
+    [
+      '趋势',
+      '走势',
+      '价格变化',
+      '历史价格',
+      '价格历史',
+      '波动',
+      'trend',
+      'trends',
+      'price history',
+      'over time',
+      'price change',
+    ],
   ],
   ['trend', 2, ['涨价', '降价', 'going up', 'went up', 'history']],
   ['create', 3, ['下单', '订购', '下个单', '下一单', '再订', '再买', '购买', 'buy', 'procure', 'place an order']],
@@ -167,24 +179,7 @@ const CUES: Array<[Cue, number, string[]]> = [
   ],
   ['update', 2.5, ['调整', '更新', '提前', '加到', '减到', 'update', 'adjust', 'instead', 'switch to', 'push']],
   ['update', 1.5, ['改', 'increase', 'reduce', 'set']],
-  [
-    'lookup',
-    3,
-    [
-      '状态',
-      '进度',
-      '到哪了',
-      '什么情况',
-      '我的订单',
-      '我的采购单',
-      'status',
-      'my orders',
-      'my order',
-      'open orders',
-      'where is',
-      'track',
-    ],
-  ],
+  ['lookup', 3, ['状态', '进度', '到哪了', '什么情况', 'status', 'open orders', 'where is', 'track']],
   [
     'lookup',
     2,
@@ -296,10 +291,13 @@ export function readRequest(raw: string, today = new Date()): Reading {
   }
   found.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
   const taken: Array<{ cue: Cue; weight: number; start: number; end: number }> = [];
-  for (const f of found) if (!taken.some((t) => f.start < t.end && t.start < f.end)) taken.push(f);
+  // The same word may be two cues at once (待审批: look up, and the pending status); a longer word hides shorter ones.
+  const hides = (t: { start: number; end: number }, f: { start: number; end: number }) =>
+    f.start < t.end && t.start < f.end && !(f.start === t.start && f.end === t.end);
+  for (const f of found) if (!taken.some((t) => hides(t, f))) taken.push(f);
   for (const { cue, weight, en } of CUE_TABLE) {
     for (const phrase of en) {
-      const span = findLatinPhrase(words, phrase);
+      const span = findLatinPhrase(words, phrase, false);
       if (span) taken.push({ cue, weight, ...span });
     }
   }
@@ -334,8 +332,11 @@ function decide(r: Reading): Intent | undefined {
   if (s(r, 'inventory') >= 2 && !hasQty && s(r, 'inventory') >= analysis) return 'inventory';
   if (s(r, 'update') >= 2.5 && (orderish || hasQty || r.expectedDate || r.note) && s(r, 'create') < 2.5)
     return 'update';
+  // A note on its own ("加个备注：尽快发货") is a change to an order, not a new one.
+  if (r.note && !hasQty && s(r, 'create') < 2.5) return 'update';
   if (s(r, 'lookup') >= 1 && (s(r, 'orderNoun') > 0 || s(r, 'mine') > 0 || s(r, 'pending') > 0) && !hasQty)
     return 'lookup';
+  if (s(r, 'mine') > 0 && s(r, 'orderNoun') > 0 && !hasQty && s(r, 'create') < 2.5) return 'lookup';
   if (analysis >= 2 && analysis >= s(r, 'create')) return s(r, 'trend') >= s(r, 'compare') ? 'trend' : 'compare';
   if (s(r, 'create') >= 1.5 || hasQty) return 'create';
   if (s(r, 'inventory') >= 1 && s(r, 'inventory') >= analysis) return 'inventory';

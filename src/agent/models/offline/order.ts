@@ -61,7 +61,12 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   }
   const supplierNames = facts.suppliers.map(shortName).join('、');
   if (facts.suppliers.length && parts.length) {
-    const offered = parts.filter((p) => facts.suppliers.some((s) => s.id === p.supplier.id));
+    const bySupplier = (list: PartRef[]) => list.filter((p) => facts.suppliers.some((s) => s.id === p.supplier.id));
+    // The same model from the supplier the user switched to ("换成博世" after an order with Denso).
+    const models = new Set(parts.map((p) => p.model));
+    const offered = bySupplier(parts).length
+      ? bySupplier(parts)
+      : bySupplier([...facts.seen.values()].filter((p) => models.has(p.model)));
     if (!offered.length) {
       return {
         text: `${supplierNames} 没有「${facts.partWords}」这个零部件，未创建订单。供应它的有：${[

@@ -119,7 +119,7 @@ export function readQuantity(text: string): ({ value: number } & Span) | undefin
   }
   // "×200", "x 200", "数量 200", "qty 200", "改成300", "to 300", "再来100", "order 300 …"
   const cued =
-    /(?:[×x*]\s*|数量\s*[:：为是]?\s*|qty\s*:?\s*|quantity\s*(?:of|to|:)?\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|来|要|to\s+|make it\s+|order\s+|buy\s+|purchase\s+|need\s+|get\s+|another\s+)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*(?:k|千|w|万)?|[零〇一二两三四五六七八九十百千万]{2,})(?![\d./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))/gi;
+    /(?:[×x*]\s*|数量\s*[:：为是]?\s*|qty\s*:?\s*|quantity\s*(?:of|to|:)?\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|来|要|to\s+|make it\s+|order\s+|buy\s+|purchase\s+|need\s+|get\s+|another\s+)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*(?:k|千|w|万)?|[零〇一二两三四五六七八九十百千万]{2,}|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty)\s+(?:hundred|thousand))(?![\d./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))/gi;
   for (const m of text.matchAll(cued)) {
     const value = plainNumber(m[1]);
     // Only the number is the quantity: the cue before it (改成, 再来) still says what to do with it.
@@ -128,7 +128,7 @@ export function readQuantity(text: string): ({ value: number } & Span) | undefin
   }
   // A bare number that is not part of a code, date, price or order number.
   const bare =
-    /(?<![\w./-])(\d{1,3}(?:,\d{3})+|\d{1,7})(?![\w./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|%|days?|weeks?))/gi;
+    /(?<![\w./-])(\d+(?:\.\d+)?\s*[kK千万](?![A-Za-z])|\d{1,3}(?:,\d{3})+|\d{1,7})(?![\w./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|%|days?|weeks?))/gi;
   for (const m of text.matchAll(bare)) {
     const value = plainNumber(m[1]);
     if (value && value > 0) return { value, start: m.index, end: m.index + m[0].length };

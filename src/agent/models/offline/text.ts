@@ -8,13 +8,17 @@ const CJK_RUN = /[\u3400-\u9fff\uf900-\ufaff]+/g;
 
 /** Full-width → half-width (NFKC), one kind of quote and space, no runs of blanks. */
 export function normalize(text: string): string {
-  return text
-    .normalize('NFKC')
-    .replace(/[“”„]/g, '"')
-    .replace(/[‘’]/g, "'")
-    .replace(/[、]/g, ',')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return (
+    text
+      // A full-width comma separates clauses ("AF-125，150个"); kept apart so it never reads as a thousands separator.
+      .replace(/，/g, ', ')
+      .normalize('NFKC')
+      .replace(/[“”„]/g, '"')
+      .replace(/[‘’]/g, "'")
+      .replace(/[、]/g, ',')
+      .replace(/\s+/g, ' ')
+      .trim()
+  );
 }
 
 /** Latin words (letters, digits, - / .) with their positions, lower-cased. */
@@ -51,6 +55,8 @@ export const typoBudget = (length: number) => (length <= 3 ? 0 : length <= 6 ? 1
 /** Whether a typed word stands for a known one: equal, or within the typo budget of the known word. */
 export function sameWord(typed: string, known: string): boolean {
   if (typed === known) return true;
+  // A plural is a different word here ("orders" is a noun, "order" a verb); callers that want plurals ask for them.
+  if (typed === `${known}s`) return false;
   const budget = typoBudget(known.length);
   return budget > 0 && typed[0] === known[0] && editDistance(typed, known, budget) <= budget;
 }
@@ -64,15 +70,22 @@ export function singular(word: string): string {
 }
 
 /**
- * Finds a phrase of known words in the text's Latin words, each word typo-tolerant and singular-insensitive.
+ * Finds a phrase of known words in the text's Latin words, each word typo-tolerant (and plural-tolerant unless
+ * `plurals` is false).
  * Returns the character span of the match.
  */
 export function findLatinPhrase(
   words: Array<{ word: string; index: number }>,
   phrase: string[],
+  plurals = true,
 ): { start: number; end: number } | undefined {
   for (let i = 0; i + phrase.length <= words.length; i++) {
-    if (phrase.every((p, k) => sameWord(words[i + k].word, p) || singular(words[i + k].word) === p)) {
+    const matches = (typed: string, p: string) =>
+      sameWord(typed, p) || (plurals && (singular(typed) === p || sameWord(singular(typed), p)));
+    // Words of a phrase stand next to each other (a blank or a hyphen apart), not anywhere in the text.
+    const adjacent = (k: number) =>
+      k === 0 || words[i + k].index - (words[i + k - 1].index + words[i + k - 1].word.length) <= 3;
+    if (phrase.every((p, k) => adjacent(k) && matches(words[i + k].word, p))) {
       const last = words[i + phrase.length - 1];
       return { start: words[i].index, end: last.index + last.word.length };
     }
@@ -104,9 +117,13 @@ export function commonRun(a: string, b: string): number {
 
 /** Replaces the given spans with a separator, so what is left can be read for other facts. */
 export function blankSpans(text: string, spans: Array<{ start: number; end: number }>): string {
-  let out = text;
-  for (const s of [...spans].sort((a, b) => b.start - a.start)) {
-    out = `${out.slice(0, s.start)} | ${out.slice(s.end)}`;
+  const merged: Array<{ start: number; end: number }> = [];
+  for (const s of [...spans].sort((a, b) => a.start - b.start)) {
+    const last = merged.at(-1);
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else merged.push({ ...s });
   }
+  let out = text;
+  for (const s of merged.reverse()) out = `${out.slice(0, s.start)} | ${out.slice(s.end)}`;
   return out;
 }
