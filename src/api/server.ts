@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { AgentRuntime } from '../agent/index.ts';
+import { suggestionsFor } from '../agent/models/offline/suggestions.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
 import type { DemoUser } from './app.ts';
 import { createApiApp } from './app.ts';
@@ -68,6 +69,12 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     history,
     webDir: options.webDir ?? WEB_DIST,
     demoUsers: options.demoUsers ?? [],
+    suggestions: async (user, traceId) =>
+      suggestionsFor(
+        await options.runtime.registry(),
+        { userId: user.username, role: user.role, token: user.token, projectId: user.projectId, traceId },
+        await options.runtime.models(),
+      ),
     log,
     readiness: {
       erp: async () => {

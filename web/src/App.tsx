@@ -5,7 +5,7 @@ import { Sidebar } from './components/Sidebar.tsx';
 import { SignIn } from './components/SignIn.tsx';
 import { Steps } from './components/Steps.tsx';
 import { type Lang, LangContext, texts, useT } from './i18n.ts';
-import { ApiError, ChatClient } from './protocol.ts';
+import { type AgentSuggestions, ApiError, ChatClient } from './protocol.ts';
 import { useChat } from './useChat.ts';
 
 const TOKEN_KEY = 'procura.token';
@@ -89,6 +89,7 @@ function Workspace({
   const t = useT();
   const chat = useChat(client);
   const [offline, setOffline] = useState(false);
+  const [suggestions, setSuggestions] = useState<AgentSuggestions>();
   const [tab, setTab] = useState<'steps' | 'report'>('steps');
   const [wide, setWide] = useState(false);
   const { view, refreshSessions, open } = chat;
@@ -100,6 +101,10 @@ function Workspace({
         const model = ready.checks?.model?.detail as { provider?: string } | undefined;
         setOffline(model?.provider === 'offline');
       })
+      .catch(() => undefined);
+    client
+      .suggestions()
+      .then(setSuggestions)
       .catch(() => undefined);
     void refreshSessions();
     const id = /^#\/s\/([\w-]+)/.exec(window.location.hash)?.[1];
@@ -171,6 +176,7 @@ function Workspace({
           view={view}
           busy={chat.busy}
           stopping={chat.stopping}
+          suggestions={suggestions}
           onSend={chat.send}
           onStop={chat.stop}
           onDecide={chat.decide}

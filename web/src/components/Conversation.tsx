@@ -1,16 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { useT } from '../i18n.ts';
-import type { Decision } from '../protocol.ts';
+import type { AgentSuggestions, Decision } from '../protocol.ts';
 import type { SessionView, TableItem } from '../session.ts';
 import { ChartGallery } from './Charts.tsx';
 import { InterruptCard } from './InterruptCard.tsx';
 import { Markdown } from './Markdown.tsx';
-
-const EXAMPLES = [
-  '帮我对摩托车火花塞做供应商比价分析',
-  '查看低于安全库存的零部件',
-  '给博世下 200 个 F7TC 火花塞的采购单',
-];
+import { Suggestions } from './Suggestions.tsx';
 
 function Table({ table }: { table: TableItem }) {
   return (
@@ -45,12 +40,15 @@ export function Conversation({
   view,
   busy,
   stopping,
+  suggestions,
   onSend,
   onStop,
   onDecide,
 }: {
   view: SessionView;
   busy: boolean;
+  /** Requests built from the user's catalogue: on an empty conversation, and always while the model is offline. */
+  suggestions?: AgentSuggestions;
   stopping: boolean;
   onSend: (message: string) => void;
   onStop: () => void;
@@ -79,13 +77,7 @@ export function Conversation({
           <div className="empty">
             <h2>{t('emptyTitle')}</h2>
             <p className="muted">{t('emptyHint')}</p>
-            <div className="examples">
-              {EXAMPLES.map((e) => (
-                <button key={e} type="button" className="chip" onClick={() => setDraft(e)}>
-                  {e}
-                </button>
-              ))}
-            </div>
+            <Suggestions items={suggestions?.suggestions ?? []} disabled={busy} onSend={onSend} />
           </div>
         )}
         {view.messages.map((m) => (
@@ -118,6 +110,14 @@ export function Conversation({
         ))}
         <div ref={bottom} />
       </div>
+      {view.messages.length > 0 && suggestions?.offline && (
+        <Suggestions
+          items={suggestions.suggestions}
+          disabled={busy || view.running || view.pending.length > 0}
+          onSend={onSend}
+          compact
+        />
+      )}
       <form
         className="composer"
         onSubmit={(e) => {

@@ -307,13 +307,15 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
 
 /** A category's everyday name: the longest ending its part names share (火花塞), else its most common name. */
 export function categoryLabel(parts: PartRef[]): string {
-  const names = [...new Set(parts.map((p) => p.name.replace(/\s+\S*\d\S*$/, '').trim()))];
+  const bare = (name: string) => name.replace(/\s+\S*\d\S*$/, '').trim();
+  const names = [...new Set(parts.map((p) => bare(p.name)))];
   let suffix = names[0] ?? '';
   for (const n of names) {
     while (suffix && !n.endsWith(suffix)) suffix = suffix.slice(1);
   }
   if ([...suffix].length >= 2) return suffix;
-  return mostSupplied(parts)?.name ?? parts[0]?.category ?? '';
+  const common = mostSupplied(parts);
+  return common ? bare(common.name) : (parts[0]?.category ?? '');
 }
 
 /** The part (first offer) of the model most suppliers carry: the fairest like-for-like comparison. */
