@@ -94,6 +94,7 @@ const CUES: Array<[Cue, number, string[]]> = [
       '哪家更便宜',
       '价格对比',
       '报价对比',
+      '采购建议',
       '供应商分析',
       '选哪家',
       'compare',
@@ -130,7 +131,7 @@ const CUES: Array<[Cue, number, string[]]> = [
       'vs',
     ],
   ],
-  ['compare', 1, ['报价', '便宜', '哪家', '划算', 'quote', 'price', 'prices']],
+  ['compare', 1, ['报价', '价格', '多少钱', '便宜', '哪家', '划算', '建议', 'quote', 'price', 'prices', 'how much']],
   [
     'trend',
     4,
@@ -341,7 +342,6 @@ function decide(r: Reading): Intent | undefined {
   if (s(r, 'create') >= 1.5 || hasQty) return 'create';
   if (s(r, 'inventory') >= 1 && s(r, 'inventory') >= analysis) return 'inventory';
   if (analysis >= 1) return s(r, 'trend') > s(r, 'compare') ? 'trend' : 'compare';
-  if (s(r, 'orderNoun') > 0 && s(r, 'lookup') > 0) return 'lookup';
   if (s(r, 'orderNoun') > 0 && !hasQty) return 'lookup';
   if (s(r, 'help') > 0) return 'help';
   if (s(r, 'thanks') > 0) return 'thanks';
