@@ -4,6 +4,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
+import type { AgentSuggestions } from '../agent/models/offline/suggestions.ts';
 import { HumanDecisionSchema } from '../protocol/index.ts';
 import {
   bodyLimitProblem,
@@ -74,6 +75,8 @@ export interface ApiAppDeps {
   webDir?: string;
   /** Embedded mode's one-click demo sign-in (offers nothing outside embedded mode). */
   demo: DemoSignIn;
+  /** Example requests built from the user's catalogue, and whether the offline model answers. */
+  suggestions: (user: ApiUser, traceId: string) => Promise<AgentSuggestions>;
   log: Logger;
 }
 
@@ -119,6 +122,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     const ref = await runs.start(c.var.user, { message: body.message, sessionId: body.session_id });
     return sse(c, events, ref, log);
   });
+
+  app.get('/api/v1/agent/suggestions', async (c) => c.json(await deps.suggestions(c.var.user, c.var.traceId)));
 
   app.get('/api/v1/agent/chat/stream/:session_id', async (c) => {
     const sessionId = parse(SessionId, c.req.param('session_id'), 'session_id');

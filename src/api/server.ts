@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { AgentRuntime } from '../agent/index.ts';
+import { suggestionsFor } from '../agent/models/offline/suggestions.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
 import { loadWebSettings } from '../tools/web/index.ts';
 import { createApiApp } from './app.ts';
@@ -83,6 +84,12 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     approvals: new OrderApprovals(erpBase),
     webDir: options.webDir ?? WEB_DIST,
     demo: new DemoSignIn(options.demoUsers ?? [], options.demoSignIn ?? 'loopback'),
+    suggestions: async (user, traceId) =>
+      suggestionsFor(
+        await options.runtime.registry(),
+        { userId: user.username, role: user.role, token: user.token, projectId: user.projectId, traceId },
+        await options.runtime.models(),
+      ),
     log,
     readiness: {
       erp: async () => {

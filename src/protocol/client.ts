@@ -37,6 +37,13 @@ export interface StreamResult {
 
 const TERMINAL: Record<string, StreamEnd> = { done: 'done', interrupt: 'interrupt', error: 'error' };
 
+/** `GET /api/v1/agent/suggestions`: example requests from the user's catalogue, by the flow they start. */
+export interface AgentSuggestions {
+  offline: boolean;
+  model: string;
+  suggestions: Array<{ flow: 'analysis' | 'order' | 'trend'; text: string; textEn: string }>;
+}
+
 /** Client of the chat API for one signed-in user. */
 export class ChatClient {
   constructor(
@@ -73,6 +80,11 @@ export class ChatClient {
   async ready(): Promise<{ status?: string; checks?: Record<string, { ok: boolean; detail?: unknown }> }> {
     const response = await fetch(this.url('/api/v1/ready'));
     return (await response.json()) as { status?: string; checks?: Record<string, { ok: boolean; detail?: unknown }> };
+  }
+
+  /** Requests to try, built from the user's own catalogue, and whether the offline model answers. */
+  suggestions(): Promise<AgentSuggestions> {
+    return this.json('GET', '/api/v1/agent/suggestions');
   }
 
   me(): Promise<Record<string, unknown>> {

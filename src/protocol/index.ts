@@ -1,4 +1,5 @@
 export {
+  type AgentSuggestions,
   ApiError,
   ChatClient,
   type SessionSummary,

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { ApiError, ChatClient } from '../../src/protocol/index.ts';
+import { type AgentSuggestions, ApiError, ChatClient } from '../../src/protocol/index.ts';
 import { ApprovalQueue } from './components/ApprovalQueue.tsx';
 import { Conversation } from './components/Conversation.tsx';
 import { OrderPanel } from './components/OrderPanel.tsx';
@@ -93,6 +93,7 @@ function Workspace({
   const chat = useChat(client);
   const standing = useStandingPermissions(chat.view, chat.busy, chat.decide);
   const [offline, setOffline] = useState(false);
+  const [suggestions, setSuggestions] = useState<AgentSuggestions>();
   const [tab, setTab] = useState<'steps' | 'report' | 'order' | 'approvals'>('steps');
   const [wide, setWide] = useState(false);
   const { view, refreshSessions, open } = chat;
@@ -104,6 +105,10 @@ function Workspace({
         const model = ready.checks?.model?.detail as { provider?: string } | undefined;
         setOffline(model?.provider === 'offline');
       })
+      .catch(() => undefined);
+    client
+      .suggestions()
+      .then(setSuggestions)
       .catch(() => undefined);
     void refreshSessions();
     const id = /^#\/s\/([\w-]+)/.exec(window.location.hash)?.[1];
@@ -175,6 +180,7 @@ function Workspace({
           view={view}
           busy={chat.busy}
           stopping={chat.stopping}
+          suggestions={suggestions}
           onSend={chat.send}
           onStop={chat.stop}
           onDecide={chat.decide}

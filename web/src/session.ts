@@ -165,7 +165,8 @@ export function applyEvent(
           imageUrls(text).map((url) => ({ kind: 'image', url })),
         );
       });
-      return addFiles(next, content);
+      // The whole answer so far: a token chunk may end in the middle of a file path.
+      return addFiles(next, next.messages.at(-1)?.content ?? content);
     }
     case 'progress': {
       const progress = data as unknown as ProgressData;

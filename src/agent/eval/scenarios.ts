@@ -233,6 +233,60 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: '比价分析：机油滤清器（其他类别）',
+    user: 'laoxiao',
+    run: async (h, s) => {
+      await converse(h, s, 'laoxiao', '机油滤清器哪家便宜？', approveAll);
+      return checkAnalysis(h, s, 'OF-HF204', 3);
+    },
+  },
+  {
+    name: 'Comparison: batteries (English)',
+    user: 'laoxiao',
+    run: async (h, s) => {
+      await converse(h, s, 'laoxiao', 'Which supplier is cheapest for motorcycle batteries?', approveAll);
+      return checkAnalysis(h, s, 'YTX7L-BS', 2);
+    },
+  },
+  {
+    name: '追问：再来100个',
+    user: 'laoxiao',
+    run: async (h, s) => {
+      await converse(h, s, 'laoxiao', '从冠军买 200 只 D8TC 火花塞', approveAll);
+      const { seen } = await converse(h, s, 'laoxiao', '再来100个', approveAll);
+      if (seen[0]?.kind !== 'approval') return fail('the follow-up drafted no order');
+      const rows = await ordersNoted(h.erp.database.db, '再来100个');
+      return rows.length === 1 && rows[0].quantity === 100 && rows[0].code === 'CH-D8TC'
+        ? undefined
+        : fail(`orders: ${JSON.stringify(rows)}`);
+    },
+  },
+  {
+    name: '追问：取消刚才那个',
+    user: 'laoxiao',
+    run: async (h, s) => {
+      await converse(h, s, 'laoxiao', '给火炬下 300 只 A7TC 的采购单', approveAll);
+      const [created] = await ordersNoted(h.erp.database.db, '给火炬下 300 只 A7TC');
+      if (!created) return fail('the first order was not written');
+      await converse(h, s, 'laoxiao', '取消刚才那个', approveAll);
+      const after = await h.erp.database.db
+        .selectFrom('orders')
+        .select('status')
+        .where('id', '=', created.id)
+        .executeTakeFirstOrThrow();
+      return after.status === 'cancelled' ? undefined : fail(`status ${after.status}`);
+    },
+  },
+  {
+    name: '追问：那刹车片呢？',
+    user: 'laoxiao',
+    run: async (h, s) => {
+      await converse(h, s, 'laoxiao', '比较各家 D8TC 火花塞的报价', approveAll);
+      await converse(h, s, 'laoxiao', '那刹车片呢？', approveAll);
+      return checkAnalysis(h, s, 'BP-125F', 3);
+    },
+  },
+  {
     name: '问候不调用工具',
     user: 'laoxiao',
     run: async (h, s) => {

@@ -1,17 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
-import type { HumanDecision } from '../../../src/protocol/index.ts';
+import type { AgentSuggestions, HumanDecision } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import type { SessionView, TableItem } from '../session.ts';
 import type { useStandingPermissions } from '../useStanding.ts';
 import { ChartGallery } from './Charts.tsx';
 import { InterruptCard } from './InterruptCard.tsx';
 import { Markdown } from './Markdown.tsx';
-
-const EXAMPLES = [
-  '帮我对摩托车火花塞做供应商比价分析',
-  '查看低于安全库存的零部件',
-  '给博世下 200 个 F7TC 火花塞的采购单',
-];
+import { Suggestions } from './Suggestions.tsx';
 
 function Table({ table }: { table: TableItem }) {
   return (
@@ -46,6 +41,7 @@ export function Conversation({
   view,
   busy,
   stopping,
+  suggestions,
   onSend,
   onStop,
   onDecide,
@@ -53,6 +49,8 @@ export function Conversation({
 }: {
   view: SessionView;
   busy: boolean;
+  /** Requests built from the user's catalogue: on an empty conversation, and always while the model is offline. */
+  suggestions?: AgentSuggestions;
   stopping: boolean;
   onSend: (message: string) => void;
   onStop: () => void;
@@ -83,13 +81,7 @@ export function Conversation({
           <div className="empty">
             <h2>{t('emptyTitle')}</h2>
             <p className="muted">{t('emptyHint')}</p>
-            <div className="examples">
-              {EXAMPLES.map((e) => (
-                <button key={e} type="button" className="chip" onClick={() => setDraft(e)}>
-                  {e}
-                </button>
-              ))}
-            </div>
+            <Suggestions items={suggestions?.suggestions ?? []} disabled={busy} onSend={onSend} />
           </div>
         )}
         {view.messages.map((m) => (
@@ -123,6 +115,14 @@ export function Conversation({
         ))}
         <div ref={bottom} />
       </div>
+      {view.messages.length > 0 && suggestions?.offline && (
+        <Suggestions
+          items={suggestions.suggestions}
+          disabled={busy || view.running || view.pending.length > 0}
+          onSend={onSend}
+          compact
+        />
+      )}
       {standing.permissions.length > 0 && (
         <div className="standing" data-testid="standing-permissions">
           <span className="muted">{t('standingPermissions')}</span>

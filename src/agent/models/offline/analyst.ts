@@ -1,7 +1,10 @@
 import YAML from 'yaml';
-import { PART_CATEGORIES } from '../../../erp/index.ts';
-import { type ConversationView, called, lastStep, stripLineNumbers, type ToolStep, userWords } from './conversation.ts';
+import { capabilitiesText } from './capabilities.ts';
+import { categoryLabel, mostSupplied, type PartRef, type SupplierRef, suggestRequests } from './catalogue.ts';
+import { type ConversationView, called, items, lastStep, stripLineNumbers, type ToolStep } from './conversation.ts';
+import { askUser, chosen, ground, taskIntent, taskTexts } from './grounding.ts';
 import type { Plan } from './model.ts';
+import { CAPABILITIES_GOAL } from './orchestrator.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
 export const ANALYST_PATHS = {
@@ -12,17 +15,6 @@ export const ANALYST_PATHS = {
   result: '/data/analysis_result.json',
   report: (date: Date) => `/analysis/report_${date.toISOString().slice(0, 10).replace(/-/g, '')}.md`,
 };
-
-interface PartItem {
-  id: number;
-  code: string;
-  model: string;
-  name: string;
-  category: string;
-  unitPrice: number;
-  moq: number;
-  supplier: { id: number; name: string };
-}
 
 interface OrderItem {
   createdAt: string;
@@ -67,36 +59,63 @@ console.log(JSON.stringify(result));
 
 export const ANALYSIS_COMMAND = `node ${ANALYST_PATHS.script}`;
 
-const INVENTORY = /库存|预警|补货|inventory|stock|reorder/i;
-
 /** The analyst: scan skills → ERP data + supplier prices → analysis code → 2–4 charts → report → summary. */
-export function planAnalysis(full: ConversationView): Plan {
-  const view = { ...full, request: userWords(full.request) };
-  if (INVENTORY.test(view.request) && view.tools.has('inventory_warning')) return planInventory(view);
-  const category = PART_CATEGORIES.find(
-    (c) => view.request.includes(c.nameZh) || view.request.toLowerCase().includes(c.nameEn.toLowerCase()),
-  );
-  if (!category) {
-    return {
-      text: '请说明要分析的零部件类别（如 火花塞、刹车片、机油滤清器、链条、轮胎）。/ Which part category should I analyse (e.g. spark plugs, brake pads)?',
-    };
+export function planAnalysis(view: ConversationView): Plan {
+  if (view.request.includes(CAPABILITIES_GOAL)) return planCapabilities(view);
+  const texts = taskTexts(view);
+  const { intent } = taskIntent(texts);
+  if (intent === 'inventory' && view.tools.has('inventory_warning')) return planInventory(view);
+  // 1. skills + ERP data: the supplier list, then the parts the request names
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) {
+    const calls = grounded.plan.toolCalls ?? [];
+    return called(view, 'ls')
+      ? grounded.plan
+      : { toolCalls: [{ name: 'ls', args: { path: ANALYST_PATHS.skills } }, ...calls] };
   }
-  // 1. skills + ERP parts of the category
-  if (!called(view, 'part_search')) {
-    return {
-      toolCalls: [
-        { name: 'ls', args: { path: ANALYST_PATHS.skills } },
-        { name: 'part_search', args: { name: category.nameZh, limit: 50 } },
-      ],
-    };
+  const { facts } = grounded;
+  const pick = chosen(view);
+  let category = pick?.startsWith('category:') ? pick.slice(9) : undefined;
+  if (!category && called(view, 'ask_user'))
+    return { text: '没有选定要分析的类别，未做分析。/ No category was chosen: nothing was analysed.' };
+  if (!facts.parts.length && !category) {
+    if (facts.partWords) {
+      return {
+        text: `ERP 中没有找到「${facts.partWords}」相关的零部件。/ No part in the ERP matches “${facts.partWords}”.`,
+      };
+    }
+    return askCategory(view);
   }
-  const parts = items<PartItem>(lastStep(view, 'part_search')).filter((p) => p.category === category.code);
-  if (parts.length === 0)
-    return { text: `ERP 中没有找到「${category.nameZh}」类零部件。/ No ${category.nameEn} parts in the ERP.` };
-  // A model the user named wins; otherwise the one most suppliers offer (the fairest like-for-like comparison).
+  const categories = [...new Set(facts.parts.map((p) => p.category))];
+  if (!category && categories.length > 1) {
+    return askUser(
+      view,
+      `「${facts.partWords}」对应多个类别，要分析哪一个？/ Which category should I analyse?`,
+      categories.slice(0, 8).map((c) => ({
+        label: categoryLabel(facts.parts.filter((p) => p.category === c)).slice(0, 120),
+        value: `category:${c}`,
+      })),
+    );
+  }
+  category ??= categories[0];
+  const listing = view.steps.find((s) => s.name === 'part_query' && s.args.category === category);
+  if (!listing) return { toolCalls: [{ name: 'part_query', args: { category, size: 50 } }] };
+  if (listing.text === undefined) return {};
+  const parts = items<PartRef>(listing);
+  const named = new Set(facts.parts.filter((p) => p.category === category).map((p) => p.model));
   const model =
-    parts.find((p) => view.request.toUpperCase().includes(p.model.toUpperCase()))?.model ?? mostSupplied(parts);
-  const offers = parts.filter((p) => p.model === model);
+    mostSupplied(named.size ? parts.filter((p) => named.has(p.model)) : parts)?.model ?? mostSupplied(parts)?.model;
+  let offers = parts.filter((p) => p.model === model);
+  if (facts.suppliers.length >= 2) {
+    const chosenOffers = offers.filter((p) => facts.suppliers.some((s) => s.id === p.supplier.id));
+    if (chosenOffers.length >= 2) offers = chosenOffers;
+  }
+  if (!model || offers.length < 2) {
+    return {
+      text: `${model ?? category} 在 ERP 中只有 ${offers.length} 家供应商，无法做供应商比价。/ Only ${offers.length} supplier offers ${model ?? category}: there is nothing to compare.`,
+    };
+  }
+  const label = categoryLabel(parts);
   // 2. quote URLs + order history
   if (!called(view, 'order_search_details')) {
     return {
@@ -132,7 +151,7 @@ export function planAnalysis(full: ConversationView): Plan {
           })),
       );
       const inputs = {
-        category: category.nameZh,
+        category: label,
         model,
         generatedAt: new Date().toISOString(),
         offers: offers.map((p) => ({
@@ -160,17 +179,56 @@ export function planAnalysis(full: ConversationView): Plan {
   if (!called(view, 'generate_visualization') && view.tools.has('generate_visualization')) {
     return { toolCalls: chartCalls(result) };
   }
-  const charts = view.steps
-    .filter((s) => s.name === 'generate_visualization')
-    .map(chartUrl)
-    .filter((u): u is string => Boolean(u));
+  const chartSteps = view.steps.filter((s) => s.name === 'generate_visualization');
+  // A chart that failed (a busy renderer) is drawn once more before the report is written.
+  const failed = chartSteps.filter((s) => s.text !== undefined && !chartUrl(s));
+  if (failed.length && chartSteps.length <= chartCalls(result).length) {
+    return { toolCalls: failed.map((s) => ({ name: s.name, args: s.args })) };
+  }
+  const charts = chartSteps.map(chartUrl).filter((u): u is string => Boolean(u));
   const reportPath = ANALYST_PATHS.report(new Date());
   if (!view.steps.some((s) => s.name === 'write_file' && s.args.file_path === reportPath)) {
     return {
       toolCalls: [{ name: 'write_file', args: { file_path: reportPath, content: comparisonReport(result, charts) } }],
     };
   }
-  return { text: comparisonSummary(result, charts, reportPath) };
+  return { text: comparisonSummary(result, charts, reportPath, intent === 'trend') };
+}
+
+/** No part named: offer the catalogue's categories that several suppliers carry. */
+function askCategory(view: ConversationView): Plan {
+  const listing = view.steps.find((s) => s.name === 'part_query' && s.args.category === undefined);
+  if (!listing) return { toolCalls: [{ name: 'part_query', args: { size: 50 } }] };
+  const parts = items<PartRef>(listing);
+  const categories = [...new Set(parts.map((p) => p.category))].filter(
+    (c) => new Set(parts.filter((p) => p.category === c).map((p) => p.supplier.id)).size >= 2,
+  );
+  if (!categories.length) return { text: 'ERP 中没有多家供应商供应的零部件类别。/ No category has several suppliers.' };
+  return askUser(
+    view,
+    '要分析哪一类零部件？/ Which part category should I analyse?',
+    categories.slice(0, 8).map((c) => ({
+      label: categoryLabel(parts.filter((p) => p.category === c)).slice(0, 120),
+      value: `category:${c}`,
+    })),
+  );
+}
+
+/** What the offline model can do, with three requests built from the user's catalogue. */
+function planCapabilities(view: ConversationView): Plan {
+  if (!called(view, 'part_query')) {
+    return {
+      toolCalls: [
+        { name: 'supplier_query', args: {} },
+        { name: 'part_query', args: { size: 50 } },
+      ],
+    };
+  }
+  const suggestions = suggestRequests(
+    items<PartRef>(lastStep(view, 'part_query')),
+    items<SupplierRef>(lastStep(view, 'supplier_query')),
+  );
+  return { text: capabilitiesText(suggestions) };
 }
 
 interface AnalysisResult {
@@ -191,18 +249,6 @@ interface AnalysisResult {
   priceSpreadPct: number;
   trend: Array<{ month: string; avgPrice: number }>;
   outliers: Array<{ supplier: string; webVsErpPct: number }>;
-}
-
-function items<T>(step: ToolStep | undefined): T[] {
-  const result = step?.result as { items?: T[] } | undefined;
-  return Array.isArray(result?.items) ? result.items : [];
-}
-
-/** The model offered by the most suppliers. */
-function mostSupplied(parts: PartItem[]): string {
-  const counts = new Map<string, number>();
-  for (const p of parts) counts.set(p.model, (counts.get(p.model) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0][0];
 }
 
 function quoteUrls(step: ToolStep | undefined, model: string): Array<{ code: string; url: string }> {
@@ -246,7 +292,7 @@ function analysisResult(step: ToolStep | undefined): AnalysisResult | undefined 
   }
 }
 
-function chartCalls(result: AnalysisResult): Plan['toolCalls'] {
+function chartCalls(result: AnalysisResult): NonNullable<Plan['toolCalls']> {
   const priceData = result.suppliers.flatMap((s) => [
     { category: s.supplier, value: s.erpPrice, group: 'ERP 目录价' },
     ...(s.webPrice !== null ? [{ category: s.supplier, value: s.webPrice, group: '官网报价' }] : []),
@@ -277,6 +323,28 @@ function chartCalls(result: AnalysisResult): Plan['toolCalls'] {
           axisXTitle: '月份',
           axisYTitle: '单价（元）',
         },
+      },
+    });
+  } else {
+    // Too little order history for a trend line: show how far each supplier's web price is from its list price.
+    const deviations = result.suppliers.filter((s) => s.webVsErpPct !== null);
+    calls.push({
+      name: 'generate_visualization',
+      args: {
+        chart_type: 'column',
+        chart_config: deviations.length
+          ? {
+              data: deviations.map((s) => ({ category: s.supplier, value: s.webVsErpPct })),
+              title: `${result.model} 官网价相对 ERP 目录价（%）`,
+              axisXTitle: '供应商',
+              axisYTitle: '偏差（%）',
+            }
+          : {
+              data: result.suppliers.map((s) => ({ category: s.supplier, value: s.moq })),
+              title: `${result.model} 各供应商最小起订量`,
+              axisXTitle: '供应商',
+              axisYTitle: '数量',
+            },
       },
     });
   }
@@ -331,11 +399,17 @@ function comparisonReport(r: AnalysisResult, charts: string[]): string {
   ].join('\n');
 }
 
-function comparisonSummary(r: AnalysisResult, charts: string[], reportPath: string): string {
+function comparisonSummary(r: AnalysisResult, charts: string[], reportPath: string, trendFirst: boolean): string {
+  const trend = r.trend.length
+    ? `- 价格趋势（历史成交均价）：${r.trend.map((t) => `${t.month} ${yuan(t.avgPrice)}`).join(' → ')}`
+    : '- 价格趋势：订单历史中没有成交记录。/ No order history for this part.';
   return [
-    `## ${r.category}（${r.model}）供应商比价结果`,
-    `- 比较了 ${r.suppliers.length} 家供应商；ERP 目录价最低：${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)}` : '—'}；官网报价最低：${r.cheapestWeb ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)}` : '—'}。`,
+    `## ${r.category}（${r.model}）${trendFirst ? '价格趋势与' : ''}供应商比价结果`,
+    ...(trendFirst ? [trend] : []),
+    `- 比较了 ${r.suppliers.length} 家供应商：${r.suppliers.map((s) => s.supplier).join('、')}。`,
+    `- ERP 目录价最低：${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)}` : '—'}；官网报价最低：${r.cheapestWeb ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)}` : '—'}。`,
     `- 供应商间价差 ${r.priceSpreadPct.toFixed(1)}%${r.outliers.length ? `；官网价明显偏离 ERP 的有：${r.outliers.map((o) => `${o.supplier} ${pct(o.webVsErpPct)}`).join('、')}` : ''}。`,
+    ...(trendFirst ? [] : [trend]),
     `- 报告：${reportPath}；分析数据：${ANALYST_PATHS.result}`,
     ...charts.map((url, i) => `- 图表 ${i + 1}：${url}`),
   ].join('\n');

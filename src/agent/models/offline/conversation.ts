@@ -20,6 +20,15 @@ export interface ConversationView {
   steps: ToolStep[];
   /** Names of the tools this model was bound with. */
   tools: Set<string>;
+  /** Earlier turns of the same conversation, oldest first (what a follow-up refers to). */
+  earlier: Turn[];
+}
+
+/** One finished turn: the human message, the tool calls it led to, and the last answer. */
+export interface Turn {
+  request: string;
+  steps: ToolStep[];
+  answer: string;
 }
 
 const text = (message: BaseMessage): string =>
@@ -28,32 +37,34 @@ const text = (message: BaseMessage): string =>
     : message.content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join('');
 
 export function viewConversation(messages: BaseMessage[], tools: Set<string>): ConversationView {
-  let lastHuman = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i].getType() === 'human') {
-      lastHuman = i;
-      break;
-    }
-  }
   const system = messages
     .filter((m) => m.getType() === 'system')
     .map(text)
     .join('\n');
-  const steps: ToolStep[] = [];
-  for (const message of messages.slice(lastHuman + 1)) {
+  const turns: Turn[] = [];
+  for (const message of messages) {
+    if (message.getType() === 'human') {
+      turns.push({ request: text(message), steps: [], answer: '' });
+      continue;
+    }
+    const turn = turns.at(-1);
+    if (!turn) continue;
     if (AIMessage.isInstance(message)) {
       for (const call of message.tool_calls ?? []) {
-        steps.push({ id: call.id ?? '', name: call.name, args: call.args as Record<string, unknown> });
+        turn.steps.push({ id: call.id ?? '', name: call.name, args: call.args as Record<string, unknown> });
       }
+      const said = text(message).trim();
+      if (said) turn.answer = said;
     } else if (ToolMessage.isInstance(message)) {
-      const step = steps.find((s) => s.id === message.tool_call_id);
+      const step = turn.steps.find((s) => s.id === message.tool_call_id);
       if (step) {
         step.text = text(message);
         step.result = parseJson(step.text);
       }
     }
   }
-  return { system, request: lastHuman >= 0 ? text(messages[lastHuman]) : '', steps, tools };
+  const current = turns.pop() ?? { request: '', steps: [], answer: '' };
+  return { system, request: current.request, steps: current.steps, tools, earlier: turns };
 }
 
 /**
@@ -62,6 +73,21 @@ export function viewConversation(messages: BaseMessage[], tools: Set<string>): C
  */
 export function userWords(request: string): string {
   return /用户原话：「([\s\S]*?)」/.exec(request)?.[1] ?? /【任务目标】([^\n]*)/.exec(request)?.[1] ?? request;
+}
+
+/** Marks the earlier requests a follow-up builds on, inside a delegated task (newest last, separated by ⟫). */
+export const CONTEXT_LABEL = '上文（沿用其中本轮没有改变的信息）：';
+
+/** The earlier requests and results a delegated follow-up carries, oldest first. */
+export function taskContext(request: string): string[] {
+  const line = request.split('\n').find((l) => l.startsWith(CONTEXT_LABEL));
+  return line
+    ? line
+        .slice(CONTEXT_LABEL.length)
+        .split(' ⟫ ')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
 }
 
 export function parseJson(value: string): unknown {
@@ -86,4 +112,10 @@ export function stripLineNumbers(content: string): string {
     .filter((line) => !/^@@ .* @@$/.test(line))
     .map((line) => line.replace(/^\s*\d+(?:\.\d+)?\t/, ''))
     .join('\n');
+}
+
+/** The `items` of a listing tool's result (empty when the call failed). */
+export function items<T>(step: ToolStep | undefined): T[] {
+  const result = step?.result as { items?: T[] } | undefined;
+  return Array.isArray(result?.items) ? result.items : [];
 }

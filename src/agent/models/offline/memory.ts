@@ -1,13 +1,22 @@
-import { DEMO_SUPPLIERS } from '../../../erp/index.ts';
 import type { ConversationView } from './conversation.ts';
 import type { Plan } from './model.ts';
 
-/** Memory extraction, done deterministically: the suppliers named in the exchange and a short query. */
+/**
+ * Memory extraction, done deterministically: the suppliers the answer names (the offline agents write them after
+ * 「供应商」: "供应商 博世", "比较了 6 家供应商：博世、电装") and a short query.
+ */
 export function planMemoryExtraction(view: ConversationView): Plan {
   const text = view.request;
-  const suppliers = DEMO_SUPPLIERS.filter(
-    (s) => text.includes(s.nameZh) || text.toLowerCase().includes(s.nameEn.toLowerCase()),
-  ).map((s) => s.nameZh);
+  const suppliers = [
+    ...new Set(
+      [...text.matchAll(/供应商(?:：|:|\s)\s*([^\n。；;]+)/g)].flatMap((m) =>
+        m[1]
+          .split(/[、,，]/)
+          .map((s) => s.trim())
+          .filter((s) => s.length > 0 && s.length <= 40 && !/[¥\d]/.test(s)),
+      ),
+    ),
+  ];
   const request = /用户：(.*)/.exec(text)?.[1] ?? text;
   return { text: JSON.stringify({ suppliers, query: request.trim().slice(0, 40) }) };
 }

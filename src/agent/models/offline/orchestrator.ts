@@ -1,11 +1,54 @@
-import { type ConversationView, lastStep, stripLineNumbers } from './conversation.ts';
-import { OFFLINE_NOTICE, type Plan } from './model.ts';
+import {
+  CONTEXT_LABEL,
+  type ConversationView,
+  lastStep,
+  stripLineNumbers,
+  type Turn,
+  taskContext,
+  userWords,
+} from './conversation.ts';
+import { RESULT_PREFIX } from './grounding.ts';
+import { ANALYSIS_INTENTS, ORDER_INTENTS, readRequest } from './intent.ts';
+import type { Plan } from './model.ts';
 
-/** The seed's delegation rules: order words win over analysis words ("修改订单" is an order task). */
-export const ORDER_WORDS = /下单|订单|采购单|订购|取消|order|cancel|purchase\s+\d/i;
-export const ANALYSIS_WORDS =
-  /分析|对比|比较|报告|建议|评估|行情|比价|筛选|库存|预警|compare|comparison|analy[sz]|report|evaluat|inventory|stock|warning|price/i;
-const GREETING = /^\s*(你好|您好|嗨|早上好|下午好|晚上好|hi|hello|hey|good (morning|afternoon|evening))\b/i;
+const ORDER_AGENT = 'procurement-order';
+const ANALYST = 'procurement-analyst';
+
+/** The task goal that asks the analyst for what Procura can do, with examples from the user's catalogue. */
+export const CAPABILITIES_GOAL = '介绍 Procura 能做什么，并用用户自己的目录给出三个示例请求';
+
+const GREETING_REPLY =
+  '您好！我是 Procura 采购助手。可以帮您做供应商比价分析、查看库存预警，或起草采购订单（写入 ERP 前会请您确认）。\nHello! I can compare suppliers, check stock warnings, or draft purchase orders (you approve before anything is written to the ERP).';
+const THANKS_REPLY = '不客气！还有需要随时告诉我。/ You are welcome — just ask when you need anything else.';
+
+/** Words that make a short message lean on the previous request ("再来100个", "那刹车片呢？", "what about…"). */
+const FOLLOW_UP =
+  /再|还要|也要|另外|同样|一样|照旧|换成|改成|改为|呢\s*[?？]?\s*$|another|again|more|same|instead|what about|how about|and\s/i;
+
+interface Delegation {
+  agent: string;
+  words: string;
+  context: string[];
+  result: string;
+}
+
+/** The latest task this conversation delegated (skipping capability questions). */
+function lastDelegation(turns: Turn[]): Delegation | undefined {
+  for (const turn of [...turns].reverse()) {
+    const task = [...turn.steps]
+      .reverse()
+      .find((s) => s.name === 'task' && !String(s.args.description ?? '').includes(CAPABILITIES_GOAL));
+    if (!task) continue;
+    const description = String(task.args.description ?? '');
+    return {
+      agent: String(task.args.subagent_type ?? ''),
+      words: userWords(description),
+      context: taskContext(description),
+      result: task.text ?? turn.answer,
+    };
+  }
+  return undefined;
+}
 
 /** The orchestrator: reads the user's preferences, delegates with the seed's task format, then answers. */
 export function planOrchestration(view: ConversationView): Plan {
@@ -15,17 +58,26 @@ export function planOrchestration(view: ConversationView): Plan {
     const summary = typeof task.text === 'string' ? task.text : '';
     return { text: summary || '子任务已完成。/ The sub-task is done.' };
   }
-  if (GREETING.test(request) && !ORDER_WORDS.test(request) && !ANALYSIS_WORDS.test(request)) {
-    return {
-      text: '您好！我是 Procura 采购助手。可以帮您做供应商比价分析、查看库存预警，或起草采购订单（写入 ERP 前会请您确认）。\nHello! I can compare suppliers, check stock warnings, or draft purchase orders (you approve before anything is written to the ERP).',
-    };
-  }
-  const agent = ORDER_WORDS.test(request)
-    ? 'procurement-order'
-    : ANALYSIS_WORDS.test(request)
-      ? 'procurement-analyst'
-      : undefined;
-  if (!agent) return { text: OFFLINE_NOTICE };
+  const reading = readRequest(request);
+  if (reading.intent === 'greeting') return { text: GREETING_REPLY };
+  if (reading.intent === 'thanks') return { text: THANKS_REPLY };
+
+  const previous = lastDelegation(view.earlier);
+  const followUp =
+    previous !== undefined &&
+    reading.intent !== 'help' &&
+    (reading.intent === undefined ||
+      (reading.scores.anaphora ?? 0) > 0 ||
+      ((reading.intent === 'update' || reading.intent === 'cancel') && !reading.orderNo) ||
+      FOLLOW_UP.test(reading.text));
+  const agent =
+    reading.intent && ORDER_INTENTS.has(reading.intent)
+      ? ORDER_AGENT
+      : reading.intent && ANALYSIS_INTENTS.has(reading.intent)
+        ? ANALYST
+        : followUp
+          ? previous?.agent
+          : undefined;
 
   const preferencesPath = /\/memories\/[^\s,，。]+\/preferences\.md/.exec(view.system)?.[0];
   const preferences = lastStep(view, 'read_file');
@@ -36,19 +88,56 @@ export function planOrchestration(view: ConversationView): Plan {
     preferences?.text && !/not found|不存在|Error/i.test(preferences.text)
       ? stripLineNumbers(preferences.text).trim()
       : '';
-  const description =
-    agent === 'procurement-analyst'
+  if (!agent) {
+    // Outside the flows: the analyst reads the catalogue and answers with what it can do and three examples.
+    return {
+      toolCalls: [
+        {
+          name: 'task',
+          args: {
+            subagent_type: ANALYST,
+            description: [
+              `【任务目标】${CAPABILITIES_GOAL}`,
+              `【用户偏好】${known || '暂无 / none recorded'}`,
+              `【分析需求正文】用户原话：「${request}」。这不是标准流程内的请求：说明能做什么，并从 ERP 目录中举三个例子。`,
+              '【输出要求】能力说明和三个可以直接发送的示例请求。',
+            ].join('\n'),
+          },
+        },
+      ],
+    };
+  }
+  const context =
+    followUp && previous
       ? [
-          `【任务目标】${request}`,
-          `【用户偏好】${known || '暂无 / none recorded'}`,
-          `【分析需求正文】用户原话：「${request}」。请用 ERP 数据和供应商网站报价做对比，完成分析、图表和报告。`,
-          '【输出要求】结构化摘要：结论、关键数字、建议、报告路径、图表链接。',
-        ].join('\n')
-      : [
-          `【任务目标】${request}`,
-          `【用户偏好】${known || '暂无 / none recorded'}`,
-          `【分析需求正文】用户原话：「${request}」。核对供应商、零部件和数量；缺信息时向用户询问；写入 ERP 前必须经用户审批。`,
-          '【输出要求】订单号、供应商、明细、金额和状态；未创建时说明原因。',
-        ].join('\n');
+          ...previous.context,
+          previous.words,
+          // An order's result names the grounded supplier, part and order number the follow-up refers to.
+          ...(previous.agent === ORDER_AGENT
+            ? [`${RESULT_PREFIX}${previous.result.split('\n').slice(0, 3).join('；')}`]
+            : []),
+        ]
+          .map((s) =>
+            s
+              .replace(/\s*⟫\s*/g, ' ')
+              .replace(/\n/g, '；')
+              .slice(0, 400),
+          )
+          .filter(Boolean)
+          .slice(-4)
+      : [];
+  const body =
+    agent === ANALYST
+      ? '请用 ERP 数据和供应商网站报价做对比，完成分析、图表和报告。'
+      : '核对供应商、零部件和数量；缺信息时向用户询问；写入 ERP 前必须经用户审批。';
+  const description = [
+    `【任务目标】${request}`,
+    `【用户偏好】${known || '暂无 / none recorded'}`,
+    `【分析需求正文】用户原话：「${request}」。${body}`,
+    ...(context.length ? [`${CONTEXT_LABEL}${context.join(' ⟫ ')}`] : []),
+    agent === ANALYST
+      ? '【输出要求】结构化摘要：结论、关键数字、建议、报告路径、图表链接。'
+      : '【输出要求】订单号、供应商、明细、金额和状态；未创建时说明原因。',
+  ].join('\n');
   return { toolCalls: [{ name: 'task', args: { subagent_type: agent, description } }] };
 }

@@ -1,27 +1,22 @@
-import { DEMO_SUPPLIERS, PART_CATEGORIES } from '../../../erp/index.ts';
-import { type ConversationView, called, lastStep, type ToolStep, userWords } from './conversation.ts';
+import { type PartRef, shortName } from './catalogue.ts';
+import { type ConversationView, called, items, lastStep, type ToolStep } from './conversation.ts';
+import { chosen, type Facts, ground, partOptions, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
 import type { Plan } from './model.ts';
-
-interface PartItem {
-  id: number;
-  code: string;
-  model: string;
-  name: string;
-  unitPrice: number;
-  moq: number;
-  supplier: { id: number; name: string };
-}
 
 interface OrderItem {
   id: number;
   orderNo: string;
   status: string;
   version: number;
-  supplier: { name: string };
+  supplier: { id?: number; name: string };
   totalAmount: number;
+  expectedDate?: string | null;
+  createdBy?: string;
+  createdAt?: string;
   /** The ERP approval policy's decision on submission. */
   approval?: { rule: string; reason: string };
   lines: Array<{
+    partId?: number;
     code: string;
     name: string;
     quantity: number;
@@ -31,220 +26,331 @@ interface OrderItem {
   }>;
 }
 
-/** What the user asked for, as far as the words say. */
-export interface OrderRequest {
-  quantity?: number;
-  supplier?: string;
-  part?: string;
+const OPEN_STATUSES = new Set(['draft', 'pending_approval', 'approved']);
+
+/** The order agent: understand the operation, ground supplier and part in the ERP, ask for what is missing. */
+export function planOrder(view: ConversationView): Plan {
+  const texts = taskTexts(view, [answerText(lastStep(view, 'request_order_info'))]);
+  const { intent: read, current } = taskIntent(texts);
+  let intent = read ?? 'create';
+  if (!['create', 'update', 'cancel', 'lookup'].includes(intent)) intent = 'create';
+  const refersBack = (current.scores.anaphora ?? 0) > 0 || intent === 'update' || intent === 'cancel';
+  const orderNo =
+    current.orderNo ??
+    (refersBack
+      ? texts.context
+          .map((t) => /PO-\d{6}-[A-Z]?\d+/i.exec(t)?.[0])
+          .filter(Boolean)
+          .at(-1)
+      : undefined);
+  if (orderNo && intent !== 'create') return planExistingOrder(view, orderNo.toUpperCase(), intent, texts);
+  // Changing an order that was never written (rejected, or still a draft here) is drafting it again.
+  if (intent === 'update' && texts.context.length) intent = 'create';
+  if (intent === 'cancel' || intent === 'update') return planPickOrder(view, intent);
+  if (intent === 'lookup') return planLookup(view, texts);
+  return planCreate(view, texts);
 }
 
-const ORDER_NO = /PO-\d{6}-[A-Z]?\d+/i;
-
-/** Reads quantity, supplier and part from a request such as "给博世下 200 个 F7TC 火花塞的采购单" or "order 200 F7TC plugs from Bosch". */
-export function readOrderRequest(text: string): OrderRequest {
-  const quantity =
-    /(\d{1,7})\s*(?:个|只|件|套|副|条|块|pcs|units?|x\b)/i.exec(text)?.[1] ?? /\border\s+(\d{1,7})\b/i.exec(text)?.[1];
-  const supplier = DEMO_SUPPLIERS.find(
-    (s) =>
-      text.includes(s.nameZh) ||
-      text.toLowerCase().includes(s.nameEn.toLowerCase()) ||
-      text.toLowerCase().includes(s.key),
-  );
-  const model = /\b(?=[A-Z0-9/.-]*\d)(?=[A-Z0-9/.-]*[A-Z])[A-Z0-9][A-Z0-9/.-]{2,}\b/.exec(
-    text.replace(ORDER_NO, ''),
-  )?.[0];
-  const category = PART_CATEGORIES.find(
-    (c) => text.includes(c.nameZh) || text.toLowerCase().includes(c.nameEn.toLowerCase()),
-  );
-  return {
-    quantity: quantity ? Number(quantity) : undefined,
-    supplier: supplier?.nameZh,
-    part: model ?? category?.nameZh,
-  };
-}
-
-/** The order agent: resolve supplier and part, ask for what is missing, create/cancel with approval, confirm. */
-export function planOrder(full: ConversationView): Plan {
-  const view = { ...full, request: userWords(full.request) };
-  const orderNo = ORDER_NO.exec(view.request)?.[0];
-  if (orderNo) return planExistingOrder(view, orderNo.toUpperCase());
-
-  const asked = answers(lastStep(view, 'request_order_info'));
-  const wanted = { ...readOrderRequest(view.request), ...asked };
-  const missing = [
-    ...(wanted.supplier ? [] : ['supplier']),
-    ...(wanted.part ? [] : ['part']),
-    ...(wanted.quantity ? [] : ['quantity']),
-  ];
-  if (missing.length && !called(view, 'request_order_info')) {
+function planCreate(view: ConversationView, texts: TaskTexts): Plan {
+  if (!view.tools.has('order_create')) {
     return {
-      toolCalls: [
-        {
-          name: 'request_order_info',
-          args: {
-            missing_fields: missing,
-            known: wanted,
-            reason: '下单前需要补全这些信息 / these details are needed before ordering',
-          },
-        },
-      ],
+      text: '当前账号是只读权限，不能创建采购订单。/ This account is read-only: it cannot create purchase orders.',
     };
   }
-  if (missing.length)
-    return {
-      text: `缺少下单信息：${missing.join('、')}，未创建订单。/ Missing ${missing.join(', ')}: no order was created.`,
-    };
-
-  const lookups = view.steps.filter((s) => s.name === 'part_search' || s.name === 'supplier_query');
-  if (!lookups.some((s) => s.name === 'part_search' && s.args.name === wanted.part)) {
-    return {
-      toolCalls: [
-        { name: 'supplier_query', args: { name: wanted.supplier } },
-        { name: 'part_search', args: { name: wanted.part, limit: 50 } },
-      ],
-    };
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) return grounded.plan;
+  const facts = grounded.facts;
+  const asked = called(view, 'request_order_info');
+  const pick = chosen(view);
+  let parts = facts.parts;
+  if (pick?.startsWith('part:')) {
+    const part = facts.seen.get(Number(pick.slice(5)));
+    if (part) parts = [part];
+  } else if (called(view, 'ask_user')) {
+    return { text: '没有选定零部件，未创建订单。/ No part was chosen: no order was created.' };
   }
-  const supplier = (
-    lastStep(view, 'supplier_query')?.result as { items?: Array<{ id: number; name: string }> } | undefined
-  )?.items?.[0];
-  if (!supplier)
-    return {
-      text: `ERP 中没有找到供应商「${wanted.supplier}」，未创建订单。/ Supplier not found: no order was created.`,
-    };
-  let candidates = items<PartItem>(lastStep(view, 'part_search')).filter((p) => p.supplier.id === supplier.id);
-  const choice = answerValue(lastStep(view, 'ask_user'));
-  if (choice !== undefined) candidates = candidates.filter((p) => String(p.id) === String(choice));
-  if (candidates.length === 0) {
-    return {
-      text: `${supplier.name} 没有「${wanted.part}」这个零部件，未创建订单。/ ${supplier.name} does not supply ${wanted.part}: no order was created.`,
-    };
+  const supplierNames = facts.suppliers.map(shortName).join('、');
+  if (facts.suppliers.length && parts.length) {
+    const bySupplier = (list: PartRef[]) => list.filter((p) => facts.suppliers.some((s) => s.id === p.supplier.id));
+    // The same model from the supplier the user switched to ("换成博世" after an order with Denso).
+    const models = new Set(parts.map((p) => p.model));
+    const offered = bySupplier(parts).length
+      ? bySupplier(parts)
+      : bySupplier([...facts.seen.values()].filter((p) => models.has(p.model)));
+    if (!offered.length) {
+      return {
+        text: `${supplierNames} 没有「${facts.partWords}」这个零部件，未创建订单。供应它的有：${[
+          ...new Set(parts.map((p) => p.supplier.name)),
+        ].join('、')}。/ ${supplierNames} does not supply it: no order was created.`,
+      };
+    }
+    parts = offered;
   }
-  if (candidates.length > 1) {
-    if (called(view, 'ask_user'))
-      return { text: '没有选定零部件，未创建订单。/ No part was chosen: no order was created.' };
+  if (facts.maxUnitPrice !== undefined && parts.length) {
+    const affordable = parts.filter((p) => p.unitPrice <= (facts.maxUnitPrice ?? 0));
+    if (!affordable.length) {
+      return {
+        text: `没有单价不超过 ¥${facts.maxUnitPrice} 的「${facts.partWords}」（最低 ¥${Math.min(...parts.map((p) => p.unitPrice))}），未创建订单。/ Nothing at or under ¥${facts.maxUnitPrice}: no order was created.`,
+      };
+    }
+    parts = affordable;
+  }
+  if (parts.length > 1 && (parts.length <= 8 || facts.suppliers.length)) {
     return {
       toolCalls: [
         {
           name: 'ask_user',
           args: {
-            question: `${supplier.name} 有多个匹配「${wanted.part}」的零部件，要订哪一个？/ Which part do you mean?`,
-            options: candidates
-              .slice(0, 8)
-              .map((p) => ({ label: `${p.code} ${p.name} ¥${p.unitPrice}`, value: String(p.id) })),
+            question: `有 ${parts.length} 个零部件符合「${facts.partWords || supplierNames}」，要订哪一个？/ Several parts match — which one?`,
+            options: partOptions(parts),
             multiple: false,
           },
         },
       ],
     };
   }
-  const part = candidates[0];
-  const created = lastStep(view, 'order_create');
-  if (!created) {
+  const missing = [
+    ...(facts.suppliers.length || parts.length === 1 ? [] : ['supplier']),
+    ...(parts.length ? [] : ['part']),
+    ...(facts.quantity ? [] : ['quantity']),
+  ];
+  const part = parts.length === 1 ? parts[0] : undefined;
+  const belowMoq = part && facts.quantity !== undefined && facts.quantity < part.moq;
+  if ((missing.length || belowMoq) && !asked) {
+    const reason = belowMoq
+      ? `数量 ${facts.quantity} 低于 ${part.code} 的最小起订量 ${part.moq} / below the minimum order quantity ${part.moq}`
+      : facts.partWords && !parts.length
+        ? `ERP 中没有找到「${facts.partWords}」，请给出零部件名称或型号 / no part matches “${facts.partWords}”`
+        : '下单前需要补全这些信息 / these details are needed before ordering';
     return {
       toolCalls: [
         {
-          name: 'order_create',
+          name: 'request_order_info',
           args: {
-            supplierId: supplier.id,
-            lines: [{ partId: part.id, quantity: Math.max(wanted.quantity ?? part.moq, 1) }],
-            submit: true,
-            note: `Procura 起草 / drafted by Procura: ${view.request.slice(0, 200)}`,
+            missing_fields: belowMoq ? ['quantity'] : missing,
+            known: {
+              ...(facts.suppliers.length ? { supplier: supplierNames } : {}),
+              ...(part ? { part: `${part.code} ${part.name}`, supplier: part.supplier.name, moq: part.moq } : {}),
+              ...(facts.quantity ? { quantity: facts.quantity } : {}),
+              ...(facts.expectedDate ? { expectedDate: facts.expectedDate } : {}),
+            },
+            reason,
           },
         },
       ],
     };
   }
-  return { text: confirmation(created) };
+  if (missing.length || !part || !facts.quantity) {
+    return {
+      text: `缺少下单信息：${missing.join('、') || 'part'}，未创建订单。/ Missing ${missing.join(', ') || 'part'}: no order was created.`,
+    };
+  }
+  if (facts.quantity < part.moq) {
+    return {
+      text: `数量 ${facts.quantity} 低于最小起订量 ${part.moq}，未创建订单。/ Below the minimum order quantity: no order was created.`,
+    };
+  }
+  const created = lastStep(view, 'order_create');
+  if (!created) {
+    const note = `Procura 起草 / drafted by Procura: ${texts.words.slice(0, 200)}${facts.note ? `\n备注 / note: ${facts.note}` : ''}`;
+    return {
+      toolCalls: [
+        {
+          name: 'order_create',
+          args: {
+            supplierId: part.supplier.id,
+            lines: [{ partId: part.id, quantity: facts.quantity }],
+            ...(facts.expectedDate ? { expectedDate: facts.expectedDate } : {}),
+            submit: true,
+            note,
+          },
+        },
+      ],
+    };
+  }
+  return { text: confirmation(created, draftLine(part, facts)) };
 }
 
-function planExistingOrder(view: ConversationView, orderNo: string): Plan {
-  if (!called(view, 'order_search_details'))
-    return { toolCalls: [{ name: 'order_search_details', args: { keyword: orderNo, size: 5 } }] };
-  const order = items<OrderItem>(lastStep(view, 'order_search_details')).find(
-    (o) => o.orderNo.toUpperCase() === orderNo,
-  );
+function draftLine(part: PartRef, facts: Facts): string {
+  return `草稿 / draft：供应商 ${part.supplier.name} · ${part.code} ${part.name} × ${facts.quantity}${part.unit ?? ''}${facts.expectedDate ? ` · 到货 ${facts.expectedDate}` : ''}`;
+}
+
+/** Reads, changes or cancels the order the request names by number. */
+function planExistingOrder(view: ConversationView, orderNo: string, intent: string, texts: TaskTexts): Plan {
+  const search = view.steps.find((s) => s.name === 'order_search_details' && s.args.keyword === orderNo);
+  if (!search) return { toolCalls: [{ name: 'order_search_details', args: { keyword: orderNo, size: 5 } }] };
+  if (search.text === undefined) return {};
+  const order = items<OrderItem>(search).find((o) => o.orderNo.toUpperCase() === orderNo);
   if (!order) return { text: `没有找到订单 ${orderNo}。/ Order ${orderNo} not found.` };
-  if (/取消|cancel/i.test(view.request)) {
+  return changeOrder(view, order, intent, texts);
+}
+
+function changeOrder(view: ConversationView, order: OrderItem, intent: string, texts: TaskTexts): Plan {
+  const { current } = taskIntent(texts);
+  if (intent === 'cancel') {
+    if (!view.tools.has('order_cancel'))
+      return { text: '当前账号是只读权限，不能取消订单。/ This account is read-only: it cannot cancel orders.' };
     const cancelled = lastStep(view, 'order_cancel');
-    if (!cancelled) {
-      const reason = /(?:原因|because|reason)[:：]?\s*(.+)$/i.exec(view.request)?.[1]?.slice(0, 200);
+    if (cancelled) return { text: confirmation(cancelled) };
+    if (!OPEN_STATUSES.has(order.status))
       return {
-        toolCalls: [
-          { name: 'order_cancel', args: { orderId: order.id, version: order.version, ...(reason ? { reason } : {}) } },
-        ],
+        text: `订单 ${order.orderNo} 状态为 ${order.status}，不能取消。/ An order in ${order.status} cannot be cancelled.`,
       };
-    }
-    return { text: confirmation(cancelled) };
+    const reason = /(?:原因|理由|because|reason)\s*(?:是|为|:|：)?\s*(.+)$/i.exec(current.text)?.[1]?.slice(0, 200);
+    return {
+      toolCalls: [
+        { name: 'order_cancel', args: { orderId: order.id, version: order.version, ...(reason ? { reason } : {}) } },
+      ],
+    };
   }
-  const quantity = /(?:改为|改成|数量|to|quantity)\s*(\d{1,7})/i.exec(view.request)?.[1];
-  if (quantity && /修改|更新|改|update|change/i.test(view.request)) {
+  if (intent === 'update') {
+    if (!view.tools.has('order_update'))
+      return { text: '当前账号是只读权限，不能修改订单。/ This account is read-only: it cannot change orders.' };
     const updated = lastStep(view, 'order_update');
-    if (!updated) {
-      const line = order.lines[0] as { partId?: number };
+    if (updated) return { text: confirmation(updated) };
+    const change: Record<string, unknown> = {};
+    if (current.quantity) {
+      const line = order.lines.find((l) => current.text.toUpperCase().includes(l.code.toUpperCase())) ?? order.lines[0];
+      change.lines = order.lines.map((l) => ({
+        partId: l.partId,
+        quantity: l === line ? current.quantity : l.quantity,
+      }));
+    }
+    if (current.expectedDate) change.expectedDate = current.expectedDate;
+    if (current.note) change.note = current.note;
+    if (!Object.keys(change).length) {
       return {
-        toolCalls: [
-          {
-            name: 'order_update',
-            args: {
-              orderId: order.id,
-              version: order.version,
-              lines: [{ partId: line.partId, quantity: Number(quantity) }],
-            },
-          },
-        ],
+        text: `要把订单 ${order.orderNo} 改成什么？可以改数量、到货日期或备注。/ What should change on ${order.orderNo}: quantity, date or note?`,
       };
     }
-    return { text: confirmation(updated) };
+    return { toolCalls: [{ name: 'order_update', args: { orderId: order.id, version: order.version, ...change } }] };
   }
   return { text: describeOrder(order) };
 }
 
-function items<T>(step: ToolStep | undefined): T[] {
-  const result = step?.result as { items?: T[] } | undefined;
-  return Array.isArray(result?.items) ? result.items : [];
+/** Cancel or change without an order number: the user's open orders, newest first, for the user to pick. */
+function planPickOrder(view: ConversationView, intent: 'cancel' | 'update'): Plan {
+  const search = lastStep(view, 'order_search_details');
+  if (!search) return { toolCalls: [{ name: 'order_search_details', args: { size: 20 } }] };
+  const user = userId(view);
+  const open = items<OrderItem>(search).filter(
+    (o) => OPEN_STATUSES.has(o.status) && (!user || !o.createdBy || o.createdBy === user),
+  );
+  const pick = chosen(view);
+  const order = pick?.startsWith('order:') ? open.find((o) => String(o.id) === pick.slice(6)) : undefined;
+  if (order) return changeOrder(view, order, intent, taskTexts(view));
+  if (called(view, 'ask_user')) return { text: '没有选定订单，未做任何修改。/ No order was chosen: nothing changed.' };
+  if (!open.length) return { text: '没有可以修改或取消的订单。/ There is no open order to change or cancel.' };
+  return {
+    toolCalls: [
+      {
+        name: 'ask_user',
+        args: {
+          question: `要${intent === 'cancel' ? '取消' : '修改'}哪一个订单？/ Which order do you mean?`,
+          options: open.slice(0, 8).map((o) => ({
+            label:
+              `${o.orderNo} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code}×${l.quantity}`).join(', ')} · ${o.status}`.slice(
+                0,
+                120,
+              ),
+            value: `order:${o.id}`,
+          })),
+          multiple: false,
+        },
+      },
+    ],
+  };
 }
 
-/** Fields the user supplied through `request_order_info` (supplier, part, quantity). */
-function answers(step: ToolStep | undefined): OrderRequest {
-  const raw = (step?.result as { answer?: unknown } | undefined)?.answer ?? step?.result;
-  if (!raw || typeof raw !== 'object') return {};
+/** Look-ups: mine, pending, by supplier, by part — newest first. */
+function planLookup(view: ConversationView, texts: TaskTexts): Plan {
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) return grounded.plan;
+  const { facts } = grounded;
+  const reading = facts.current.reading;
+  const pending = (reading.scores.pending ?? 0) > 0;
+  const supplier = facts.current.suppliers[0];
+  const part = facts.current.parts.length === 1 ? facts.current.parts[0] : undefined;
+  const search = lastStep(view, 'order_search_details');
+  if (!search) {
+    return {
+      toolCalls: [
+        {
+          name: 'order_search_details',
+          args: {
+            size: 20,
+            ...(pending ? { status: 'pending_approval' } : {}),
+            ...(supplier ? { supplierId: supplier.id } : {}),
+            ...(part ? { partId: part.id } : {}),
+          },
+        },
+      ],
+    };
+  }
+  const user = userId(view);
+  const mine = (reading.scores.mine ?? 0) > 0;
+  const orders = items<OrderItem>(search).filter((o) => !mine || !user || o.createdBy === user);
+  const what = [
+    mine ? '我的' : '',
+    pending ? '待审批' : '',
+    supplier ? `${supplier.name} 的` : '',
+    part ? `${part.code} 的` : '',
+  ]
+    .filter(Boolean)
+    .join('');
+  if (!orders.length) return { text: `没有找到${what}订单。/ No matching orders.` };
+  return {
+    text: [
+      `## ${what}采购订单（最近 ${Math.min(orders.length, 10)} 个）/ Orders`,
+      ...orders
+        .slice(0, 10)
+        .map(
+          (o) =>
+            `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${o.createdAt ? ` · ${o.createdAt.slice(0, 10)}` : ''}`,
+        ),
+    ].join('\n'),
+  };
+}
+
+const userId = (view: ConversationView) => /user_id:\s*([^\s，,。]+)/.exec(view.system)?.[1];
+
+/** The user's `request_order_info` answer as a text the understanding layer reads like any other. */
+function answerText(step: ToolStep | undefined): string {
+  const raw = (step?.result as { answer?: unknown } | undefined)?.answer;
+  if (!raw || typeof raw !== 'object') return '';
   const a = raw as Record<string, unknown>;
-  const out: OrderRequest = {};
-  if (a.quantity !== undefined && Number(a.quantity) > 0) out.quantity = Number(a.quantity);
-  if (typeof a.supplier === 'string' && a.supplier.trim())
-    out.supplier = readOrderRequest(a.supplier).supplier ?? a.supplier.trim();
-  if (typeof a.part === 'string' && a.part.trim()) out.part = a.part.trim();
-  return out;
+  const parts = [
+    typeof a.supplier === 'string' ? a.supplier : '',
+    typeof a.part === 'string' ? a.part : '',
+    a.quantity !== undefined && Number(a.quantity) > 0 ? `${Number(a.quantity)}个` : '',
+    typeof a.expectedDate === 'string' ? a.expectedDate : '',
+    typeof a.note === 'string' ? `备注：${a.note}` : '',
+  ];
+  return parts.filter(Boolean).join('，');
 }
 
-function answerValue(step: ToolStep | undefined): unknown {
-  const result = step?.result as { answer?: unknown } | undefined;
-  const answer = result?.answer;
-  return Array.isArray(answer) ? answer[0] : answer;
-}
+const STATUS_ZH: Record<string, string> = {
+  draft: '草稿',
+  pending_approval: '待审批',
+  approved: '已审批',
+  ordered: '已下单',
+  received: '已收货',
+  cancelled: '已取消',
+};
+const statusText = (status: string) => `${STATUS_ZH[status] ?? status} / ${status}`;
 
-function confirmation(step: ToolStep): string {
-  const result = step.result as
-    | { success?: boolean; order?: OrderItem; error?: string; suggestion?: string }
-    | undefined;
+function confirmation(step: ToolStep, draft?: string): string {
+  const result = step.result as { success?: boolean; order?: OrderItem; error?: string } | undefined;
   if (!result || result.success === false || !result.order) {
     const why = result?.error ?? step.text ?? '';
-    return `订单未写入 ERP：${why}\nThe order was not written to the ERP.`;
+    return [`订单未写入 ERP：${why}`, ...(draft ? [draft] : []), 'The order was not written to the ERP.'].join('\n');
   }
   return describeOrder(result.order);
 }
 
 function describeOrder(o: OrderItem): string {
-  const statusZh: Record<string, string> = {
-    draft: '草稿',
-    pending_approval: '待审批',
-    approved: '已审批',
-    ordered: '已下单',
-    received: '已收货',
-    cancelled: '已取消',
-  };
   return [
-    `订单 ${o.orderNo}（${statusZh[o.status] ?? o.status} / ${o.status}），供应商 ${o.supplier.name}，金额 ¥${o.totalAmount.toFixed(2)}，版本 ${o.version}。`,
+    `订单 ${o.orderNo}（${statusText(o.status)}），供应商 ${o.supplier.name}，金额 ¥${o.totalAmount.toFixed(2)}，版本 ${o.version}${o.expectedDate ? `，到货日期 ${o.expectedDate}` : ''}。`,
     ...o.lines.map(
       (l) =>
         `- ${l.code} ${l.name} × ${l.quantity}${l.unit ?? ''} @ ¥${l.unitPrice}${l.priceCheck && l.priceCheck.severity !== 'ok' ? `（价格检查 / price check: ${l.priceCheck.reason}）` : ''}`,

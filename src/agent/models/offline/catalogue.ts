@@ -1,0 +1,374 @@
+import type { Reading } from './intent.ts';
+import {
+  blankSpans,
+  CJK,
+  cjkRuns,
+  commonRun,
+  findLatinPhrase,
+  latinWords,
+  normalize,
+  sameWord,
+  singular,
+} from './text.ts';
+
+/**
+ * Entities grounded in the live ERP: suppliers and parts as the agents' own tools return them
+ * (`supplier_query`, `part_search`, `part_query`). Nothing here knows a catalogue in advance.
+ */
+
+export interface SupplierRef {
+  id: number;
+  name: string;
+  nameEn?: string;
+}
+
+export interface PartRef {
+  id: number;
+  code: string;
+  model: string;
+  name: string;
+  category: string;
+  unit?: string;
+  unitPrice: number;
+  moq: number;
+  supplier: { id: number; name: string };
+}
+
+/** Words that describe a company's trade or legal form, not which company it is. */
+const GENERIC_ZH =
+  /(?:股份有限公司|有限责任公司|有限公司|股份|集团|公司|中国|汽车部件|汽车零部件|零部件|汽配|配件|科技|实业|贸易|制造|工业|轮胎|链传动|链条|电池|火花塞|刹车片|滤清器)$/;
+const GENERIC_EN = new Set([
+  'co',
+  'ltd',
+  'inc',
+  'group',
+  'auto',
+  'parts',
+  'tyres',
+  'tyre',
+  'tires',
+  'tire',
+  'chain',
+  'spark',
+  'plug',
+  'the',
+  'company',
+  'corp',
+  'gmbh',
+  'china',
+  'limited',
+]);
+
+interface Alias {
+  supplier: SupplierRef;
+  zh?: string;
+  en?: string[];
+  /** Acronyms (NGK, DID) match only in capitals: "did" is an English word. */
+  acronym?: string;
+}
+
+/** The names and short forms a buyer uses for a supplier, derived from the names the ERP gives. */
+export function supplierAliases(s: SupplierRef): Alias[] {
+  const aliases: Alias[] = [];
+  const names = [s.name, s.nameEn ?? ''].map(normalize);
+  for (const piece of names.flatMap((n) => n.split(/[\s()（）·,/]+/)).filter(Boolean)) {
+    if (CJK.test(piece)) {
+      let zh = piece;
+      aliases.push({ supplier: s, zh });
+      while (GENERIC_ZH.test(zh)) {
+        zh = zh.replace(GENERIC_ZH, '');
+        if ([...zh].length >= 2) aliases.push({ supplier: s, zh });
+      }
+    }
+  }
+  for (const name of names) {
+    const words = latinWords(name).map((w) => w.word);
+    if (words.length === 0) continue;
+    aliases.push({ supplier: s, en: words });
+    const first = words[0];
+    const original = /[A-Za-z][A-Za-z'-]*/.exec(name)?.[0] ?? '';
+    if (original.length <= 3 && original === original.toUpperCase()) aliases.push({ supplier: s, acronym: original });
+    else if (!GENERIC_EN.has(first) && first.length >= 4) aliases.push({ supplier: s, en: [first] });
+  }
+  return aliases;
+}
+
+/** A supplier's shortest Chinese name (博世 for 博世(Bosch)汽车部件有限公司), else its name. */
+export function shortName(s: SupplierRef): string {
+  const zh = supplierAliases(s)
+    .map((a) => a.zh)
+    .filter((z): z is string => Boolean(z))
+    .sort((a, b) => a.length - b.length);
+  return zh[0] ?? s.name;
+}
+
+export interface SupplierMention {
+  supplier: SupplierRef;
+  start: number;
+  end: number;
+}
+
+/** Suppliers named in a text (any alias, Latin words typo-tolerant), longest names first, never overlapping. */
+export function findSuppliers(text: string, suppliers: SupplierRef[]): SupplierMention[] {
+  const found: SupplierMention[] = [];
+  const lower = text.toLowerCase();
+  const words = latinWords(text);
+  for (const s of suppliers) {
+    for (const a of supplierAliases(s)) {
+      if (a.zh) {
+        for (let at = lower.indexOf(a.zh); at >= 0; at = lower.indexOf(a.zh, at + 1))
+          found.push({ supplier: s, start: at, end: at + a.zh.length });
+      } else if (a.acronym) {
+        for (const m of text.matchAll(new RegExp(`(?<![A-Za-z])${a.acronym}(?![A-Za-z])`, 'g')))
+          found.push({ supplier: s, start: m.index, end: m.index + a.acronym.length });
+      } else if (a.en) {
+        const span = findLatinPhrase(words, a.en);
+        if (span) found.push({ supplier: s, ...span });
+      }
+    }
+  }
+  found.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+  const kept: SupplierMention[] = [];
+  for (const f of found) if (!kept.some((k) => f.start < k.end && k.start < f.end)) kept.push(f);
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+/** Distinct suppliers in mention order. */
+export const distinctSuppliers = (mentions: SupplierMention[]) =>
+  mentions.map((m) => m.supplier).filter((s, i, all) => all.findIndex((o) => o.id === s.id) === i);
+
+/** Trade words buyers use for catalogue words (colloquial → formal); the ERP still decides what exists. */
+const SYNONYMS_ZH: Array<[RegExp, string]> = [
+  [/机滤/g, '机油滤清器'],
+  [/空滤/g, '空气滤清器'],
+  [/电瓶/g, '蓄电池'],
+  [/刹车皮|制动片|刹车块/g, '刹车片'],
+  [/火嘴/g, '火花塞'],
+  [/车胎|外胎|胎子/g, '轮胎'],
+  [/链子/g, '链条'],
+  [/高压包/g, '点火线圈'],
+];
+const SYNONYMS_EN: Record<string, string> = { tire: 'tyre', sparkplug: 'spark plug', brakepad: 'brake pad' };
+
+/** Common English part words: a typo in one of these is corrected before the catalogue is searched. */
+const PART_WORDS_EN = [
+  'spark',
+  'plug',
+  'brake',
+  'pad',
+  'oil',
+  'air',
+  'filter',
+  'chain',
+  'tyre',
+  'battery',
+  'ignition',
+  'coil',
+  'motorcycle',
+  'scooter',
+  'car',
+  'front',
+  'rear',
+  'timing',
+  'cartridge',
+  'iridium',
+  'tubeless',
+  'bearing',
+  'clutch',
+  'piston',
+  'gasket',
+  'sprocket',
+  'cable',
+  'lamp',
+  'bulb',
+];
+
+/** Words that never name a part. */
+const STOP_EN = new Set(
+  (
+    'please pls the a an of for from to me i we my our some any with and or by at on in is are be can could you ' +
+    'would like want wanted pcs pc piece pieces unit units what about how which do does us this that those these ' +
+    "all each per yuan rmb cny supplier suppliers vendor vendors let lets let's go kindly also just now asap " +
+    'urgent urgently quickly few new set sets pair pairs ea its their there here them they he she it his her one ' +
+    'two three four five six seven eight nine ten hundred thousand qty quantity price prices cost costs unit'
+  ).split(' '),
+);
+
+/** Characters that are grammar, not names: a bigram made of them is never searched. */
+const STOP_ZH = new Set([...'的了吗呢吧啊呀我你您请帮给向从跟把被要想个些哪谁么什和与及或也都还就让是这那再对做']);
+/** Words about the request, never in a part's name. */
+const FILLER_ZH = /供应商|厂家|厂商|各家|几家|哪些|哪个|哪家|什么|多少|一下|零部件|零件|配件/g;
+
+export interface PartQuery {
+  /** What to send to `part_search`. */
+  query: string;
+  kind: 'code' | 'zh' | 'en';
+}
+
+/** The text a request has left once suppliers are blanked out, with trade synonyms written the catalogue's way. */
+export function partText(reading: Reading, mentions: SupplierMention[]): string {
+  let text = blankSpans(reading.rest, mentions).replace(FILLER_ZH, ' ');
+  for (const [from, to] of SYNONYMS_ZH) text = text.replace(from, to);
+  return text;
+}
+
+/** Code-like tokens: F7TC, BS-F7TC, BP-125F, 90/90-18, 2.75-18, 428H-118L. */
+export function codeTokens(text: string): string[] {
+  return [...text.matchAll(/[A-Za-z0-9]+(?:[-/.][A-Za-z0-9]+)*/g)]
+    .map((m) => m[0])
+    .filter((t) => /\d/.test(t) && (/[A-Za-z]/.test(t) || /[-/.]/.test(t)) && t.length >= 3);
+}
+
+/** English content words, singular, typo-corrected against common part words. */
+export function contentWords(text: string): string[] {
+  const out: string[] = [];
+  for (const { word } of latinWords(
+    text.replace(/[A-Za-z0-9]+(?:[-/.][A-Za-z0-9]+)*/g, (t) => (/\d/.test(t) ? ' ' : t)),
+  )) {
+    const w = singular(word);
+    if (STOP_EN.has(word) || STOP_EN.has(w) || w.length < 2) continue;
+    const fixed = SYNONYMS_EN[w] ?? PART_WORDS_EN.find((p) => sameWord(w, p)) ?? w;
+    out.push(...fixed.split(' '));
+  }
+  return [...new Set(out)];
+}
+
+/** Chinese phrases of a text: CJK runs cut at grammar characters ("帮我对摩托车火花塞做" → 摩托车火花塞). */
+function phrases(text: string): string[] {
+  const out = new Set<string>();
+  for (const run of cjkRuns(text)) {
+    for (const piece of [...run]
+      .map((c) => (STOP_ZH.has(c) ? ' ' : c))
+      .join('')
+      .split(' ')) {
+      if ([...piece].length >= 2) out.add(piece);
+    }
+  }
+  return [...out];
+}
+
+const bigrams = (phrase: string) => {
+  const chars = [...phrase];
+  return chars.slice(0, -1).map((c, i) => c + chars[i + 1]);
+};
+
+/**
+ * The searches that find every part a text could mean: codes, English words, and each Chinese phrase whole —
+ * then, for a phrase the catalogue does not contain as such ("摩托车用的刹车片"), its character pairs.
+ */
+export function partQueries(text: string, searched?: Map<string, PartRef[]>): PartQuery[] {
+  const zh = phrases(text).flatMap((p) =>
+    searched?.get(p)?.length === 0 && [...p].length > 2 ? [p, ...bigrams(p)] : [p],
+  );
+  return [
+    ...codeTokens(text).map((query) => ({ query, kind: 'code' as const })),
+    ...[...new Set(zh)].map((query) => ({ query, kind: 'zh' as const })),
+    ...contentWords(text).map((query) => ({ query, kind: 'en' as const })),
+  ];
+}
+
+/** Whether a text names anything that could be a part (so "not found" is a fact, not a missing field). */
+export const namesSomething = (text: string) => partQueries(text).length > 0;
+
+export interface PartMatch {
+  part: PartRef;
+  score: number;
+}
+
+/**
+ * Scores every part the searches returned against the text: an exact code or model wins outright; otherwise the
+ * longest Chinese run shared with the part's name and the number of English words whose search found it.
+ * Returns the best-scoring parts (ties kept: several matches are the user's choice, not ours).
+ */
+export function matchParts(text: string, results: Map<string, PartRef[]>): PartRef[] {
+  const queries = partQueries(text, results);
+  const parts = new Map<number, PartRef>();
+  for (const q of queries) for (const p of results.get(q.query) ?? []) parts.set(p.id, p);
+  const codes = codeTokens(text).map((c) => c.toUpperCase());
+  const runs = cjkRuns(text);
+  const english = queries.filter((q) => q.kind === 'en');
+  const scored: PartMatch[] = [...parts.values()].map((part) => {
+    let score = 0;
+    for (const c of codes) {
+      if (c === part.code.toUpperCase()) score += 1000;
+      else if (c === part.model.toUpperCase()) score += 500;
+      else if (c.length >= 3 && part.model.toUpperCase().includes(c)) score += 100;
+    }
+    for (const run of runs) {
+      const shared = commonRun(run, part.name);
+      if (shared >= 2) score += shared * 10;
+    }
+    for (const q of english) if ((results.get(q.query) ?? []).some((p) => p.id === part.id)) score += 10;
+    return { part, score };
+  });
+  const best = Math.max(0, ...scored.map((s) => s.score));
+  return best > 0 ? scored.filter((s) => s.score === best).map((s) => s.part) : [];
+}
+
+/** A category's everyday name: the longest ending its part names share (火花塞), else its most common name. */
+export function categoryLabel(parts: PartRef[]): string {
+  const bare = (name: string) => name.replace(/\s+\S*\d\S*$/, '').trim();
+  const names = [...new Set(parts.map((p) => bare(p.name)))];
+  let suffix = names[0] ?? '';
+  for (const n of names) {
+    while (suffix && !n.endsWith(suffix)) suffix = suffix.slice(1);
+  }
+  if ([...suffix].length >= 2) return suffix;
+  const common = mostSupplied(parts);
+  return common ? bare(common.name) : (parts[0]?.category ?? '');
+}
+
+/** The part (first offer) of the model most suppliers carry: the fairest like-for-like comparison. */
+export function mostSupplied(parts: PartRef[]): PartRef | undefined {
+  const bySuppliers = new Map<string, Set<number>>();
+  for (const p of parts) bySuppliers.set(p.model, (bySuppliers.get(p.model) ?? new Set()).add(p.supplier.id));
+  const model = [...bySuppliers.entries()].sort((a, b) => b[1].size - a[1].size)[0]?.[0];
+  return parts.find((p) => p.model === model);
+}
+
+export type SuggestionFlow = 'analysis' | 'order' | 'trend';
+
+export interface Suggestion {
+  flow: SuggestionFlow;
+  text: string;
+  textEn: string;
+}
+
+/**
+ * Three requests built from the user's own catalogue: a supplier comparison for the category most suppliers
+ * carry, an order for a part of another category, and a price trend for a third.
+ */
+export function suggestRequests(parts: PartRef[], suppliers: SupplierRef[]): Suggestion[] {
+  const byCategory = new Map<string, PartRef[]>();
+  for (const p of parts) byCategory.set(p.category, [...(byCategory.get(p.category) ?? []), p]);
+  const ranked = [...byCategory.values()].sort(
+    (a, b) => new Set(b.map((p) => p.supplier.id)).size - new Set(a.map((p) => p.supplier.id)).size,
+  );
+  const out: Suggestion[] = [];
+  const english = (parts: PartRef[]) => parts[0].category.replace(/_/g, ' ');
+  const [compare, order, trend] = [ranked[0], ranked[1] ?? ranked[0], ranked[2] ?? ranked[1] ?? ranked[0]];
+  if (compare && new Set(compare.map((p) => p.supplier.id)).size >= 2) {
+    out.push({
+      flow: 'analysis',
+      text: `帮我对${categoryLabel(compare)}做供应商比价分析`,
+      textEn: `Compare suppliers for ${english(compare)}s and write a report`,
+    });
+  }
+  const orderPart = order && mostSupplied(order);
+  if (orderPart) {
+    const supplier = suppliers.find((s) => s.id === orderPart.supplier.id) ?? orderPart.supplier;
+    out.push({
+      flow: 'order',
+      text: `给${shortName(supplier)}下 ${orderPart.moq} ${orderPart.unit ?? '个'} ${orderPart.model} ${categoryLabel(order)}的采购单`,
+      textEn: `Order ${orderPart.moq} ${orderPart.model} ${english(order)}s from ${supplier.name}`,
+    });
+  }
+  if (trend) {
+    out.push({
+      flow: 'trend',
+      text: `看看${categoryLabel(trend)}最近的价格趋势`,
+      textEn: `Show the price trend of ${english(trend)}s`,
+    });
+  }
+  return out;
+}

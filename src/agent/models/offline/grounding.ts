@@ -1,0 +1,154 @@
+import {
+  distinctSuppliers,
+  findSuppliers,
+  matchParts,
+  namesSomething,
+  type PartRef,
+  partQueries,
+  partText,
+  type SupplierRef,
+} from './catalogue.ts';
+import { type ConversationView, items, lastStep, taskContext, userWords } from './conversation.ts';
+import { type Intent, type Reading, readRequest } from './intent.ts';
+import type { Plan } from './model.ts';
+
+/** One text of a delegated task (an earlier request, the request, the user's answer) read and grounded. */
+export interface Grounded {
+  reading: Reading;
+  suppliers: SupplierRef[];
+  /** The best-matching parts the ERP returned for what the text names. */
+  parts: PartRef[];
+  /** The words left to name a part (after suppliers, numbers, dates and cue words). */
+  partWords: string;
+  namesPart: boolean;
+}
+
+/** The facts of a task, newest text first for each: what a follow-up leaves unchanged comes from before. */
+export interface Facts {
+  texts: Grounded[];
+  current: Grounded;
+  intent?: Intent;
+  suppliers: SupplierRef[];
+  parts: PartRef[];
+  /** The text that named the parts (for messages). */
+  partWords: string;
+  quantity?: number;
+  expectedDate?: string;
+  maxUnitPrice?: number;
+  note?: string;
+  orderNo?: string;
+  /** Every part any search returned, by id (answers to `ask_user` refer to them). */
+  seen: Map<number, PartRef>;
+}
+
+/** Earlier results a follow-up carries start with this, so they lend facts (order, part) but never an intent. */
+export const RESULT_PREFIX = '结果：';
+
+/** The texts of a delegated task: earlier requests and results, the request, and the user's answers since. */
+export interface TaskTexts {
+  context: string[];
+  words: string;
+  answers: string[];
+}
+
+export function taskTexts(view: ConversationView, answers: string[] = []): TaskTexts {
+  return { context: taskContext(view.request), words: userWords(view.request), answers: answers.filter(Boolean) };
+}
+
+/** The intent of a task before any lookup: the request's own, else the newest earlier request's. */
+export function taskIntent(texts: TaskTexts, today = new Date()): { intent?: Intent; current: Reading } {
+  const current = readRequest(texts.words, today);
+  if (current.intent) return { intent: current.intent, current };
+  for (const text of [...texts.context].reverse()) {
+    if (text.startsWith(RESULT_PREFIX)) continue;
+    const intent = readRequest(text, today).intent;
+    if (intent) return { intent, current };
+  }
+  return { current };
+}
+
+/**
+ * Grounds the texts in the ERP through the agent's own tools: the supplier list first (to know which words are
+ * suppliers), then one `part_search` per candidate part word. Returns the next lookup to make, or the facts.
+ */
+export function ground(view: ConversationView, task: TaskTexts, today = new Date()): { plan: Plan } | { facts: Facts } {
+  const texts = [...task.context, task.words, ...task.answers];
+  const currentIndex = task.context.length;
+  const list = view.steps.find((s) => s.name === 'supplier_query' && s.args.name === undefined);
+  if (!list) return { plan: { toolCalls: [{ name: 'supplier_query', args: {} }] } };
+  if (list.text === undefined) return { plan: {} };
+  const suppliers = items<SupplierRef>(list);
+  const readings = texts.map((t) => readRequest(t, today));
+  const words = readings.map((r) => partText(r, findSuppliers(r.rest, suppliers)));
+  const searched = new Map<string, PartRef[]>();
+  for (const s of view.steps.filter((s) => s.name === 'part_search' && s.text !== undefined)) {
+    searched.set(String(s.args.name), items<PartRef>(s));
+  }
+  const pending = [...new Set(words.flatMap((w) => partQueries(w, searched).map((q) => q.query)))].filter(
+    (q) => !searched.has(q),
+  );
+  if (pending.length) {
+    return {
+      plan: { toolCalls: pending.slice(0, 16).map((name) => ({ name: 'part_search', args: { name, limit: 50 } })) },
+    };
+  }
+  const texts2: Grounded[] = readings.map((reading, i) => ({
+    reading,
+    suppliers: distinctSuppliers(findSuppliers(reading.rest, suppliers)),
+    parts: matchParts(words[i], searched),
+    partWords: words[i].replace(/[|]/g, ' ').replace(/\s+/g, ' ').trim(),
+    namesPart: namesSomething(words[i]),
+  }));
+  const newest = <T>(pick: (g: Grounded) => T | undefined) => {
+    for (const g of [...texts2].reverse()) {
+      const value = pick(g);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  };
+  const named = newest((g) => (g.parts.length ? g : undefined));
+  const seen = new Map<number, PartRef>();
+  for (const list of searched.values()) for (const p of list) seen.set(p.id, p);
+  const current = texts2[currentIndex];
+  return {
+    facts: {
+      texts: texts2,
+      current,
+      intent: taskIntent(task, today).intent,
+      suppliers: newest((g) => (g.suppliers.length ? g.suppliers : undefined)) ?? [],
+      parts: named?.parts ?? [],
+      partWords: named?.partWords ?? newest((g) => (g.namesPart ? g.partWords : undefined)) ?? '',
+      quantity: newest((g) => g.reading.quantity),
+      expectedDate: newest((g) => g.reading.expectedDate),
+      maxUnitPrice: newest((g) => g.reading.maxUnitPrice),
+      note: current.reading.note,
+      orderNo: newest((g) => g.reading.orderNo),
+      seen,
+    },
+  };
+}
+
+/** The latest answer to `ask_user`, as the option value chosen. */
+export function chosen(view: ConversationView): string | undefined {
+  const answer = (lastStep(view, 'ask_user')?.result as { answer?: unknown } | undefined)?.answer;
+  const value = Array.isArray(answer) ? answer[0] : answer;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Options for `ask_user`: at most 8, as the tool allows. */
+export const partOptions = (parts: PartRef[]) =>
+  parts.slice(0, 8).map((p) => ({
+    label: `${p.supplier.name} · ${p.code} ${p.name} ¥${p.unitPrice}`.slice(0, 120),
+    value: `part:${p.id}`,
+  }));
+
+/** Puts a choice to the user: with `ask_user` when this agent has it, else as a question in the answer. */
+export function askUser(
+  view: ConversationView,
+  question: string,
+  options: Array<{ label: string; value: string }>,
+): Plan {
+  if (view.tools.has('ask_user'))
+    return { toolCalls: [{ name: 'ask_user', args: { question, options, multiple: false } }] };
+  return { text: [question, ...options.map((o, i) => `${i + 1}. ${o.label}`)].join('\n') };
+}

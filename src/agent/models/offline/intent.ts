@@ -1,0 +1,353 @@
+import { readDate } from './dates.ts';
+import { readPriceCap, readQuantity } from './quantities.ts';
+import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
+
+/** What a buyer can ask the offline model for. */
+export type Intent =
+  | 'greeting'
+  | 'thanks'
+  | 'help'
+  | 'inventory'
+  | 'compare'
+  | 'trend'
+  | 'create'
+  | 'update'
+  | 'cancel'
+  | 'lookup';
+
+type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | Intent;
+
+/**
+ * The cue lexicon: words and phrases that lean a request towards an intent, with a weight. Chinese cues match as
+ * substrings; English cues match word by word, typo-tolerant and singular-insensitive.
+ */
+const CUES: Array<[Cue, number, string[]]> = [
+  [
+    'greeting',
+    3,
+    ['你好', '您好', '嗨', '哈喽', '哈啰', '早上好', '早安', '上午好', '中午好', '下午好', '晚上好', '在吗'],
+  ],
+  ['greeting', 3, ['hi', 'hello', 'hey', 'good morning', 'good afternoon', 'good evening', 'morning', 'greetings']],
+  ['thanks', 3, ['谢谢', '多谢', '感谢', '辛苦了', 'thanks', 'thank you', 'thx', 'cheers']],
+  [
+    'help',
+    4,
+    [
+      '能做什么',
+      '会做什么',
+      '你会什么',
+      '能干什么',
+      '能干嘛',
+      '可以做什么',
+      '能帮我做什么',
+      '能帮我什么',
+      '有什么功能',
+      '有哪些功能',
+      '怎么用',
+      '如何使用',
+      '使用说明',
+      '你是谁',
+      '介绍一下你',
+      'what can you do',
+      'what do you do',
+      'what can i ask',
+      'how do i use',
+      'how does this work',
+      'who are you',
+      'what are you',
+      'capabilities',
+    ],
+  ],
+  ['help', 2, ['帮助', 'help']],
+  [
+    'inventory',
+    3,
+    [
+      '缺货',
+      '断货',
+      '安全库存',
+      '库存预警',
+      '补货建议',
+      '快没了',
+      '快用完',
+      '不够用',
+      'low stock',
+      'running low',
+      'run low',
+      'out of stock',
+      'running out',
+      'shortage',
+      'safety stock',
+      'below safety',
+      'stock warning',
+    ],
+  ],
+  ['inventory', 2, ['库存', '预警', '存货', '需要补货', '该补货', 'inventory', 'stock', 'reorder', 'low on']],
+  ['inventory', 1, ['补货', 'restock', 'replenish']],
+  [
+    'compare',
+    3,
+    [
+      '比价',
+      '哪家便宜',
+      '哪家最便宜',
+      '哪家更便宜',
+      '价格对比',
+      '报价对比',
+      '采购建议',
+      '供应商分析',
+      '选哪家',
+      'compare',
+      'comparison',
+      'cheapest',
+      'best price',
+      'which supplier',
+      'benchmark',
+    ],
+  ],
+  [
+    'compare',
+    2,
+    [
+      '对比',
+      '比较',
+      '比一比',
+      '比一下',
+      '最便宜',
+      '分析',
+      '评估',
+      '行情',
+      '价差',
+      '性价比',
+      '报告',
+      'cheaper',
+      'quotes',
+      'analyse',
+      'analyze',
+      'analysis',
+      'evaluate',
+      'report',
+      'versus',
+      'vs',
+    ],
+  ],
+  ['compare', 1, ['报价', '价格', '多少钱', '便宜', '哪家', '划算', '建议', 'quote', 'price', 'prices', 'how much']],
+  [
+    'trend',
+    4,
+    [
+      '趋势',
+      '走势',
+      '价格变化',
+      '历史价格',
+      '价格历史',
+      '波动',
+      'trend',
+      'trends',
+      'price history',
+      'over time',
+      'price change',
+    ],
+  ],
+  ['trend', 2, ['涨价', '降价', 'going up', 'went up', 'history']],
+  ['create', 3, ['下单', '订购', '下个单', '下一单', '再订', '再买', '购买', 'buy', 'procure', 'place an order']],
+  ['create', 2.5, ['再来', '再要', '进货', '进一批', '买', 'purchase', 'another']],
+  ['create', 1.5, ['采购', '订', '下一个', 'order', 'get me', 'need']],
+  ['create', 0.5, ['要', 'want', 'more', 'again']],
+  ['cancel', 4, ['取消', '撤销', '作废', '撤回', '不要了', 'cancel', 'void', 'withdraw', 'call off']],
+  ['cancel', 2, ['删掉', '删除', '退掉', 'scrap']],
+  [
+    'update',
+    3,
+    [
+      '修改',
+      '改成',
+      '改为',
+      '改到',
+      '改一下',
+      '变更',
+      '推迟',
+      '延期',
+      '延后',
+      '换成',
+      'change',
+      'modify',
+      'amend',
+      'reschedule',
+      'postpone',
+      'make it',
+    ],
+  ],
+  ['update', 2.5, ['调整', '更新', '提前', '加到', '减到', 'update', 'adjust', 'instead', 'switch to', 'push']],
+  ['update', 1.5, ['改', 'increase', 'reduce', 'set']],
+  ['lookup', 3, ['状态', '进度', '到哪了', '什么情况', 'status', 'open orders', 'where is', 'track']],
+  [
+    'lookup',
+    2,
+    [
+      '查',
+      '查询',
+      '看看',
+      '看一下',
+      '列出',
+      '列一下',
+      '有哪些',
+      '待审批',
+      '审批中',
+      'look up',
+      'lookup',
+      'show',
+      'list',
+      'check',
+      'pending',
+      'awaiting',
+    ],
+  ],
+  ['lookup', 1, ['显示', '最近', '未完成', '情况', 'recent', 'latest', 'find']],
+  ['orderNoun', 1, ['订单', '采购单', '单子', '这单', '那单', 'po', 'orders', 'purchase order']],
+  [
+    'anaphora',
+    1,
+    [
+      '刚才',
+      '刚刚',
+      '上一个',
+      '上一单',
+      '上一笔',
+      '上个',
+      '那个',
+      '这个',
+      '那笔',
+      '这笔',
+      '同样',
+      '一样的',
+      '照旧',
+      '还是',
+      'that one',
+      'the last one',
+      'last order',
+      'that order',
+      'previous',
+      'same',
+      'it',
+    ],
+  ],
+  ['mine', 1, ['我的', '我下的', '我创建', 'my', 'mine', 'i placed', 'i created']],
+  ['pending', 1, ['待审批', '审批中', '等待审批', '未审批', 'pending', 'awaiting approval']],
+];
+
+const CUE_TABLE = CUES.map(([cue, weight, words]) => ({
+  cue,
+  weight,
+  zh: words.filter((w) => !/^[a-z ]+$/.test(w)),
+  en: words.filter((w) => /^[a-z ]+$/.test(w)).map((w) => w.split(' ')),
+}));
+
+export const ORDER_NO = /PO-\d{6}-[A-Z]?\d+/i;
+
+/** What a request says, before any lookup: intent, the numbers, the dates, and where each fact stands. */
+export interface Reading {
+  text: string;
+  intent?: Intent;
+  scores: Partial<Record<Cue, number>>;
+  orderNo?: string;
+  quantity?: number;
+  expectedDate?: string;
+  maxUnitPrice?: number;
+  note?: string;
+  /** The text with the facts above (and the cue words) blanked out: what is left to name parts and suppliers. */
+  rest: string;
+}
+
+/** Reads one request: cues → intent, plus order number, quantity, delivery date, price ceiling and note. */
+export function readRequest(raw: string, today = new Date()): Reading {
+  const text = normalize(raw);
+  const spans: Array<{ start: number; end: number }> = [];
+  const orderNoMatch = ORDER_NO.exec(text);
+  if (orderNoMatch) spans.push({ start: orderNoMatch.index, end: orderNoMatch.index + orderNoMatch[0].length });
+  const noteMatch =
+    /(?:备注|注明|留言|note|remark)(?:\s*(?:改成|改为|写上|写|to|:|：|是|为))*\s*[「"]?([^」"\n]{1,200}?)[」"]?\s*$/i.exec(
+      text,
+    );
+  if (noteMatch) spans.push({ start: noteMatch.index, end: text.length });
+  let working = blankSpans(text, spans);
+  const price = readPriceCap(working);
+  if (price) working = blankSpans(working, [price]);
+  const date = readDate(working, today);
+  if (date) working = blankSpans(working, [date]);
+  const quantity = readQuantity(working);
+  if (quantity) working = blankSpans(working, [quantity]);
+
+  const scores: Partial<Record<Cue, number>> = {};
+  const lower = working.toLowerCase();
+  const words = latinWords(working);
+  // Chinese cues, longest first and never overlapping: 订单 is an order noun, not 订 (to order) plus 单.
+  const found: Array<{ cue: Cue; weight: number; start: number; end: number }> = [];
+  for (const { cue, weight, zh } of CUE_TABLE) {
+    for (const w of zh) {
+      for (let at = lower.indexOf(w); at >= 0; at = lower.indexOf(w, at + 1)) {
+        found.push({ cue, weight, start: at, end: at + w.length });
+      }
+    }
+  }
+  found.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+  const taken: Array<{ cue: Cue; weight: number; start: number; end: number }> = [];
+  // The same word may be two cues at once (待审批: look up, and the pending status); a longer word hides shorter ones.
+  const hides = (t: { start: number; end: number }, f: { start: number; end: number }) =>
+    f.start < t.end && t.start < f.end && !(f.start === t.start && f.end === t.end);
+  for (const f of found) if (!taken.some((t) => hides(t, f))) taken.push(f);
+  for (const { cue, weight, en } of CUE_TABLE) {
+    for (const phrase of en) {
+      const span = findLatinPhrase(words, phrase, false);
+      if (span) taken.push({ cue, weight, ...span });
+    }
+  }
+  for (const t of taken) scores[t.cue] = (scores[t.cue] ?? 0) + t.weight;
+
+  const reading: Reading = {
+    text,
+    scores,
+    orderNo: orderNoMatch?.[0].toUpperCase(),
+    quantity: quantity?.value,
+    expectedDate: date?.value,
+    maxUnitPrice: price?.value,
+    note: noteMatch?.[1].trim(),
+    rest: blankSpans(working, taken),
+  };
+  reading.intent = decide(reading);
+  return reading;
+}
+
+const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
+
+/** The intent the cues add up to; undefined when the request names none (a follow-up, or off-topic). */
+function decide(r: Reading): Intent | undefined {
+  const hasQty = r.quantity !== undefined;
+  const orderish = s(r, 'orderNoun') > 0 || s(r, 'anaphora') > 0 || r.orderNo !== undefined;
+  if (s(r, 'cancel') >= 3 || (s(r, 'cancel') >= 2 && orderish)) return 'cancel';
+  if (r.orderNo) {
+    if (r.note || (s(r, 'update') >= 1.5 && (hasQty || r.expectedDate || s(r, 'update') >= 2.5))) return 'update';
+    return 'lookup';
+  }
+  const analysis = Math.max(s(r, 'compare'), s(r, 'trend'));
+  if (s(r, 'inventory') >= 2 && !hasQty && s(r, 'inventory') >= analysis) return 'inventory';
+  if (s(r, 'update') >= 2.5 && (orderish || hasQty || r.expectedDate || r.note) && s(r, 'create') < 2.5)
+    return 'update';
+  // A note on its own ("加个备注：尽快发货") is a change to an order, not a new one.
+  if (r.note && !hasQty && s(r, 'create') < 2.5) return 'update';
+  if (s(r, 'lookup') >= 1 && (s(r, 'orderNoun') > 0 || s(r, 'mine') > 0 || s(r, 'pending') > 0) && !hasQty)
+    return 'lookup';
+  if (s(r, 'mine') > 0 && s(r, 'orderNoun') > 0 && !hasQty && s(r, 'create') < 2.5) return 'lookup';
+  if (analysis >= 2 && analysis >= s(r, 'create')) return s(r, 'trend') >= s(r, 'compare') ? 'trend' : 'compare';
+  if (s(r, 'create') >= 1.5 || hasQty) return 'create';
+  if (s(r, 'inventory') >= 1 && s(r, 'inventory') >= analysis) return 'inventory';
+  if (analysis >= 1) return s(r, 'trend') > s(r, 'compare') ? 'trend' : 'compare';
+  if (s(r, 'orderNoun') > 0 && !hasQty) return 'lookup';
+  if (s(r, 'help') > 0) return 'help';
+  if (s(r, 'thanks') > 0) return 'thanks';
+  if (s(r, 'greeting') > 0) return 'greeting';
+  return undefined;
+}
+
+export const ORDER_INTENTS: ReadonlySet<Intent> = new Set(['create', 'update', 'cancel', 'lookup']);
+export const ANALYSIS_INTENTS: ReadonlySet<Intent> = new Set(['compare', 'trend', 'inventory']);

@@ -1,0 +1,165 @@
+/** Numbers as buyers write them: 200, 1,000, 1k, 1.5k, 2万, 两百, 二百五十, 一千五, two hundred. */
+
+const DIGIT: Record<string, number> = {
+  零: 0,
+  〇: 0,
+  一: 1,
+  壹: 1,
+  二: 2,
+  两: 2,
+  贰: 2,
+  三: 3,
+  叁: 3,
+  四: 4,
+  肆: 4,
+  五: 5,
+  伍: 5,
+  六: 6,
+  陆: 6,
+  七: 7,
+  柒: 7,
+  八: 8,
+  捌: 8,
+  九: 9,
+  玖: 9,
+};
+const POWER: Record<string, number> = { 十: 10, 拾: 10, 百: 100, 佰: 100, 千: 1000, 仟: 1000, 万: 10000 };
+
+/** A Chinese numeral (两百, 二百五十, 一千五, 十二, 三万) as a number; undefined when it is not one. */
+export function chineseNumber(text: string): number | undefined {
+  if (!text || ![...text].every((c) => c in DIGIT || c in POWER)) return undefined;
+  let total = 0;
+  let section = 0;
+  let digit: number | undefined;
+  let lastPower = 0;
+  for (const c of text) {
+    if (c in DIGIT) {
+      digit = DIGIT[c];
+      // 两百零五: after a zero the next digit is units.
+      if (digit === 0) lastPower = 1;
+      continue;
+    }
+    const power = POWER[c];
+    if (power === 10000) {
+      total += (section + (digit ?? 0)) * 10000;
+      section = 0;
+      lastPower = 10000;
+    } else {
+      section += (digit ?? 1) * power;
+      lastPower = power;
+    }
+    digit = undefined;
+  }
+  // 一千五 = 1500, 两百五 = 250: a trailing digit counts in the unit below the last power.
+  if (digit !== undefined) section += lastPower >= 10 ? digit * (lastPower / 10) : digit;
+  const value = total + section;
+  return Number.isFinite(value) ? value : undefined;
+}
+
+const ENGLISH: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+  a: 1,
+};
+
+/** Digits with suffixes (1,000 · 1k · 1.5k · 2万 · 3w) or English words (two hundred, a thousand). */
+export function plainNumber(text: string): number | undefined {
+  const t = text.trim().toLowerCase();
+  const digits = /^(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|千|w|万)?$/.exec(t);
+  if (digits) {
+    const base = Number(digits[1].replace(/,/g, ''));
+    const factor = digits[2] === 'k' || digits[2] === '千' ? 1000 : digits[2] ? 10000 : 1;
+    return Math.round(base * factor);
+  }
+  const words =
+    /^(a|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:\s+(hundred|thousand))?$/.exec(
+      t,
+    );
+  if (words) return ENGLISH[words[1]] * (words[2] === 'thousand' ? 1000 : words[2] === 'hundred' ? 100 : 1);
+  return chineseNumber(t);
+}
+
+const NUMBER =
+  '(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)\\s*(?:k|千|w|万)?(?![\\d.])|[零〇一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]+|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\\s+(?:hundred|thousand)';
+const UNIT = '(?:个|只|件|条|套|副|块|支|根|盒|箱|片|台|颗|pcs?\\b|pieces?\\b|units?\\b|sets?\\b|pairs?\\b|ea\\b)';
+
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** The order quantity in a text and where it stands; a number with a unit wins over a bare number. */
+export function readQuantity(text: string): ({ value: number } & Span) | undefined {
+  const withUnit = new RegExp(`(${NUMBER})\\s*${UNIT}`, 'gi');
+  for (const m of text.matchAll(withUnit)) {
+    const raw = m[1];
+    // 一个/一张 before the order word is an article ("下一个采购单"), not a quantity of parts.
+    if (/^[一壹]$/.test(raw)) continue;
+    if (/^a$/i.test(raw.trim())) continue;
+    const value = plainNumber(raw);
+    if (value && value > 0) return { value, start: m.index, end: m.index + m[0].length };
+  }
+  // "×200", "x 200", "数量 200", "qty 200", "改成300", "to 300", "再来100", "order 300 …"
+  const cued =
+    /(?:[×x*]\s*|数量\s*[:：为是]?\s*|qty\s*:?\s*|quantity\s*(?:of|to|:)?\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|来|要|to\s+|make it\s+|order\s+|buy\s+|purchase\s+|need\s+|get\s+|another\s+)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*(?:k|千|w|万)?|[零〇一二两三四五六七八九十百千万]{2,}|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty)\s+(?:hundred|thousand))(?![\d./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))/gi;
+  for (const m of text.matchAll(cued)) {
+    const value = plainNumber(m[1]);
+    // Only the number is the quantity: the cue before it (改成, 再来) still says what to do with it.
+    const end = m.index + m[0].length;
+    if (value && value > 0) return { value, start: end - m[1].length, end };
+  }
+  // A bare number that is not part of a code, date, price or order number.
+  const bare =
+    /(?<![\w./-])(\d+(?:\.\d+)?\s*[kK千万](?![A-Za-z])|\d{1,3}(?:,\d{3})+|\d{1,7})(?![\w./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|%|days?|weeks?))/gi;
+  for (const m of text.matchAll(bare)) {
+    const value = plainNumber(m[1]);
+    if (value && value > 0) return { value, start: m.index, end: m.index + m[0].length };
+  }
+  return undefined;
+}
+
+/** A unit-price ceiling: 单价不超过15元, 15元以内, 低于15块, under ¥15, at most 15 yuan each. */
+export function readPriceCap(text: string): ({ value: number } & Span) | undefined {
+  const amount = '(\\d+(?:\\.\\d+)?)';
+  const money = '(?:¥|￥|rmb\\s*|cny\\s*|\\$)?';
+  const patterns = [
+    new RegExp(
+      `(?:单价|价格|价钱|每[个只件条套副块])?\\s*(?:不超过|不高于|不要超过|最多|最高|低于|小于|少于|控制在)\\s*${money}${amount}\\s*(?:元|块钱|块|rmb|yuan)?\\s*(?:以内|以下|之内)?`,
+      'i',
+    ),
+    new RegExp(`(?:单价|价格)?\\s*${money}${amount}\\s*(?:元|块钱|块)\\s*(?:以内|以下|之内)`, 'i'),
+    new RegExp(`(?:单价|价格)\\s*[≤<]=?\\s*${money}${amount}`, 'i'),
+    new RegExp(
+      `(?:under|below|at most|no more than|not more than|max(?:imum)?(?: price)?(?: of)?|less than|cheaper than|up to)\\s*${money}${amount}\\s*(?:yuan|rmb|cny|元)?`,
+      'i',
+    ),
+  ];
+  for (const p of patterns) {
+    const m = p.exec(text);
+    if (
+      m &&
+      (/单价|价|¥|￥|元|块|yuan|rmb|cny|\$|price/i.test(m[0]) || /each|apiece|per (?:unit|piece)|单价/i.test(text))
+    ) {
+      return { value: Number(m[1]), start: m.index, end: m.index + m[0].length };
+    }
+  }
+  return undefined;
+}

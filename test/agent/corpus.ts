@@ -1,0 +1,330 @@
+/**
+ * Everyday phrasings of Procura's flows, each with the end state it must reach. Suppliers are named the way a buyer
+ * names them and parts by model; the test resolves both in the ERP it runs against.
+ * `{pending}`, `{draft}` and `{received}` stand for order numbers the test reads from the ERP.
+ */
+
+/** What a decision in an earlier turn of a follow-up does. */
+export type Setup = { say: string; decide: 'approve' | 'reject'; pick?: string };
+
+export type Expect =
+  /** The approval card of `order_create` carries this supplier (a name as buyers write it), model and quantity. */
+  | { kind: 'order'; supplier: string; model: string; quantity: number; due?: 'date' | 'friday' }
+  /** Of the parts of this model at or under the price, the only one is ordered — or the user is asked to choose. */
+  | { kind: 'orderUnder'; model: string; maxPrice: number; quantity: number }
+  /** The run stops with a question (`ask_user` or `request_order_info`). */
+  | { kind: 'ask'; via?: 'ask_user' | 'order_info' }
+  /** No question and no order: the answer says why. */
+  | { kind: 'refused' }
+  /** A comparison result and report for this model, or for a model whose name contains `name`. */
+  | { kind: 'analysis'; model?: string; name?: string; suppliers?: number }
+  /** The ERP's most urgent stock warning is in the answer. */
+  | { kind: 'inventory' }
+  /** Order numbers listed, every one matching the filter. */
+  | { kind: 'lookup'; filter: 'mine' | 'pending' | 'any' | { supplier: string } }
+  /** The status of the order the text names. */
+  | { kind: 'status'; order: 'pending' | 'received' | 'draft' | 'previous' }
+  /** The approval card of `order_cancel` for the named order (or the one the earlier turn created). */
+  | { kind: 'cancel'; order: 'pending' | 'draft' | 'previous' }
+  /** The approval card of `order_update` for the named order with the change. */
+  | { kind: 'update'; order: 'pending' | 'draft' | 'previous'; quantity?: number; note?: string; due?: 'friday' }
+  | { kind: 'greeting' }
+  | { kind: 'help' };
+
+export interface Case {
+  say: string;
+  expect: Expect;
+  /** Earlier turns of the same conversation (follow-ups). */
+  before?: Setup[];
+  user?: 'laoxiao' | 'viewer';
+}
+
+const order = (supplier: string, model: string, quantity: number, due?: 'date' | 'friday'): Expect => ({
+  kind: 'order',
+  supplier,
+  model,
+  quantity,
+  due,
+});
+const ask: Expect = { kind: 'ask' };
+const analysis = (model: string | undefined, name?: string): Expect => ({ kind: 'analysis', model, name });
+const inventory: Expect = { kind: 'inventory' };
+
+export const CORPUS: Case[] = [
+  // Orders, Chinese
+  { say: '给博世下 200 个 F7TC 火花塞的采购单', expect: order('博世', 'F7TC', 200) },
+  { say: '从博世买200个F7TC火花塞', expect: order('博世', 'F7TC', 200) },
+  { say: '补货：F7TC火花塞200个，博世', expect: order('博世', 'F7TC', 200) },
+  { say: '给电装下300只D8TC', expect: order('电装', 'D8TC', 300) },
+  { say: '向NGK订购两百只A7TC火花塞', expect: order('NGK', 'A7TC', 200) },
+  { say: '帮我从德尔福进一批F7TC，数量五百', expect: order('德尔福', 'F7TC', 500) },
+  { say: '冠军的D8TC来一千只', expect: order('冠军', 'D8TC', 1000) },
+  { say: '火炬 A7TC 火花塞 300 个，下周五前到货', expect: order('火炬', 'A7TC', 300, 'friday') },
+  { say: '请给马勒下 200 个 HF204 机油滤清器的订单', expect: order('马勒', 'OF-HF204', 200) },
+  { say: '买 100 副布雷博的 BP-125F 刹车片', expect: order('布雷博', 'BP-125F', 100) },
+  { say: '从大同链条采购60条428H-118L链条', expect: order('大同', '428H-118L', 60) },
+  { say: '恒久的520-120L链条要30条', expect: order('恒久', '520-120L', 30) },
+  { say: '正新轮胎 90/90-18 真空胎 40条', expect: order('正新', '90/90-18', 40) },
+  { say: '朝阳 2.75-18 轮胎下单 50 条', expect: order('朝阳', '2.75-18', 50) },
+  { say: '瓦尔塔 YTX7L-BS 蓄电池 30块', expect: order('瓦尔塔', 'YTX7L-BS', 30) },
+  { say: '博世电瓶YTX7L-BS要40块', expect: order('博世', 'YTX7L-BS', 40) },
+  { say: '电装点火线圈 IC-125 采购 60 个', expect: order('电装', 'IC-125', 60) },
+  { say: '给博世下一单：空气滤清器 AF-125，150个', expect: order('博世', 'AF-125', 150) },
+  { say: '马勒机滤 HF112 订 400 个', expect: order('马勒', 'OF-HF112', 400) },
+  { say: '博世的铱金火花塞来100只', expect: order('博世', 'CR7HIX', 100) },
+  { say: '电装 摩托车机油滤清器 200个', expect: order('电装', 'OF-HF204', 200) },
+  { say: '布雷博 摩托车后刹车片 60副', expect: order('布雷博', 'BP-150R', 60) },
+  { say: '我要从火炬进货 F7TC 两百只', expect: order('火炬', 'F7TC', 200) },
+  { say: '麻烦帮忙订一下电装的A7TC，三百个', expect: order('电装', 'A7TC', 300) },
+  { say: '帮我下个单，NGK，D8TC，1k', expect: order('NGK', 'D8TC', 1000) },
+  { say: '12月15日前从冠军采购300只F7TC', expect: order('冠军', 'F7TC', 300, 'date') },
+  { say: '德尔福的刹车片BP-150R，要八十副，月底前交货', expect: order('德尔福', 'BP-150R', 80, 'date') },
+  { say: '下周三之前，向火炬订 120 条 25H-90L 正时链条', expect: order('火炬', '25H-90L', 120, 'date') },
+  { say: '帮我采购：电装 D8TC × 250', expect: order('电装', 'D8TC', 250) },
+  { say: '需要 150 只博世 A7TC，尽快', expect: order('博世', 'A7TC', 150) },
+  { say: '再帮我跟冠军订二百五十只A7TC', expect: order('冠军', 'A7TC', 250) },
+  { say: '从正新买 20 条踏板车轮胎 3.00-10', expect: order('正新', '3.00-10', 20) },
+  { say: '大同的油封链条 520-120L 来 25 条', expect: order('大同', '520-120L', 25) },
+  { say: '火炬的 HF112 机油滤芯订 300 个', expect: order('火炬', 'OF-HF112', 300) },
+  { say: '给德尔福下单，点火线圈IC-125，一百个', expect: order('德尔福', 'IC-125', 100) },
+  { say: '马勒空滤AF-125要两百个', expect: order('马勒', 'AF-125', 200) },
+  // Orders, full-width characters
+  { say: '给博世下２００个Ｆ７ＴＣ火花塞的采购单', expect: order('博世', 'F7TC', 200) },
+  { say: '从电装采购３００只　Ｄ８ＴＣ', expect: order('电装', 'D8TC', 300) },
+  { say: 'ｏｒｄｅｒ ２００ ｐｃｓ Ｆ７ＴＣ ｆｒｏｍ Ｂｏｓｃｈ', expect: order('博世', 'F7TC', 200) },
+  { say: '向ＮＧＫ订购１５０只Ａ７ＴＣ，１２月２０日前到', expect: order('NGK', 'A7TC', 150, 'date') },
+  { say: '布雷博ＢＰ－１２５Ｆ刹车片，１００副', expect: order('布雷博', 'BP-125F', 100) },
+  // Orders, English
+  { say: 'Please buy 150 F7TC spark plugs from Denso', expect: order('电装', 'F7TC', 150) },
+  { say: 'order 300 D8TC spark plugs from Bosch', expect: order('博世', 'D8TC', 300) },
+  { say: 'I need 200 A7TC plugs from NGK', expect: order('NGK', 'A7TC', 200) },
+  { say: 'Get me 500 F7TC from Champion', expect: order('冠军', 'F7TC', 500) },
+  { say: 'purchase 120 BP-125F brake pads from Brembo', expect: order('布雷博', 'BP-125F', 120) },
+  { say: 'buy two hundred D8TC from Delphi', expect: order('德尔福', 'D8TC', 200) },
+  { say: 'Order 1.5k F7TC spark plugs from Torch', expect: order('火炬', 'F7TC', 1500) },
+  { say: 'Can you order 60 chains 428H-118L from DID Chain?', expect: order('大同', '428H-118L', 60) },
+  { say: 'We need 40 tyres 90/90-18 from CST', expect: order('正新', '90/90-18', 40) },
+  { say: 'Order 25 YTX7L-BS batteries from VARTA by Friday', expect: order('瓦尔塔', 'YTX7L-BS', 25, 'friday') },
+  { say: 'buy 100 front brake pads from Delphi', expect: order('德尔福', 'BP-125F', 100) },
+  { say: 'place an order for 80 IC-125 ignition coils with Denso', expect: order('电装', 'IC-125', 80) },
+  { say: 'Procure 250 oil filters HF204 from Mahle, needed by Dec 20', expect: order('马勒', 'OF-HF204', 250, 'date') },
+  { say: 'buy 60 rear brake pads from Brembo', expect: order('布雷博', 'BP-150R', 60) },
+  { say: 'Order 200 iridium spark plugs from NGK', expect: order('NGK', 'CR7HIX', 200) },
+  { say: 'get 60 scooter tyres 3.00-10 from Chaoyang', expect: order('朝阳', '3.00-10', 60) },
+  { say: 'purchase 100 timing chains from Hengjiu', expect: order('恒久', '25H-90L', 100) },
+  // Orders, typos
+  { say: 'Plesae buy 200 F7TC spark plgus from Bosh', expect: order('博世', 'F7TC', 200) },
+  { say: 'ordr 300 D8TC from Densoo', expect: order('电装', 'D8TC', 300) },
+  { say: 'buy 200 sprak plugs F7TC from Champoin', expect: order('冠军', 'F7TC', 200) },
+  { say: 'purchse 100 brake pdas BP-125F from Bremmbo', expect: order('布雷博', 'BP-125F', 100) },
+  { say: 'order 50 batteris YTX7L-BS from Varat', expect: order('瓦尔塔', 'YTX7L-BS', 50) },
+  { say: 'buy 300 A7TC from Delphy', expect: order('德尔福', 'A7TC', 300) },
+  // Orders, mixed languages
+  { say: '帮我order 200个F7TC from 博世', expect: order('博世', 'F7TC', 200) },
+  { say: '从Bosch买300只D8TC', expect: order('博世', 'D8TC', 300) },
+  { say: 'Denso的A7TC来两百个', expect: order('电装', 'A7TC', 200) },
+  { say: 'buy 100个 BP-125F 刹车片 from Delphi', expect: order('德尔福', 'BP-125F', 100) },
+  { say: 'NGK F7TC 500 pcs 下单', expect: order('NGK', 'F7TC', 500) },
+  { say: 'Brembo 后刹车片 BP-150R 要 50 sets', expect: order('布雷博', 'BP-150R', 50) },
+  { say: '跟 Mahle 订 300 个 oil filter HF204', expect: order('马勒', 'OF-HF204', 300) },
+  { say: 'CST 的 90/90-18 tyres 来 24 条', expect: order('正新', '90/90-18', 24) },
+  // Price ceilings
+  { say: '单价不超过10元的F7TC买200只', expect: { kind: 'orderUnder', model: 'F7TC', maxPrice: 10, quantity: 200 } },
+  { say: '单价不超过15元的F7TC买200只', expect: { kind: 'orderUnder', model: 'F7TC', maxPrice: 15, quantity: 200 } },
+  { say: 'buy 300 D8TC under ¥11 each', expect: { kind: 'orderUnder', model: 'D8TC', maxPrice: 11, quantity: 300 } },
+  { say: '要 200 只 A7TC，单价 12 元以内', expect: { kind: 'orderUnder', model: 'A7TC', maxPrice: 12, quantity: 200 } },
+  // Questions instead of guesses
+  { say: '帮我向博世采购200个火花塞', expect: { kind: 'ask', via: 'ask_user' } },
+  { say: '从博世买200个火花塞', expect: { kind: 'ask', via: 'ask_user' } },
+  { say: '买200个F7TC', expect: { kind: 'ask', via: 'ask_user' } },
+  { say: 'Please buy 150 spark plugs from Denso', expect: { kind: 'ask', via: 'ask_user' } },
+  { say: '我要下单', expect: { kind: 'ask', via: 'order_info' } },
+  { say: '给博世下个单', expect: { kind: 'ask', via: 'order_info' } },
+  { say: '帮我给火炬下一个 F7TC 火花塞的采购单', expect: { kind: 'ask', via: 'order_info' } },
+  { say: '买火花塞', expect: ask },
+  { say: 'order some brake pads', expect: ask },
+  { say: '订 50 只 F7TC，博世', expect: { kind: 'ask', via: 'order_info' } },
+  { say: 'buy 20 D8TC from Denso', expect: { kind: 'ask', via: 'order_info' } },
+  { say: '从电装采购一些火花塞', expect: ask },
+  { say: '给布雷博下 100 副刹车片', expect: { kind: 'ask', via: 'ask_user' } },
+  { say: 'I want to order D8TC from Bosch', expect: { kind: 'ask', via: 'order_info' } },
+  { say: '滤清器比价', expect: { kind: 'ask', via: 'ask_user' } },
+  { say: '帮我做个比价分析', expect: { kind: 'ask', via: 'ask_user' } },
+  // Not possible: said plainly, nothing written
+  { say: '从德尔福买100只铱金火花塞 CR7HIX', expect: { kind: 'refused' } },
+  { say: '给瓦尔塔下 100 只 F7TC', expect: { kind: 'refused' } },
+  { say: '给博世下 200 个 F7TC 火花塞的采购单', expect: { kind: 'refused' }, user: 'viewer' },
+  // Analysis: any category with several suppliers
+  { say: '帮我对摩托车火花塞做供应商比价分析', expect: analysis('F7TC') },
+  { say: '比较一下各家刹车片的价格', expect: analysis('BP-125F') },
+  { say: '机油滤清器哪家便宜？', expect: analysis('OF-HF204') },
+  { say: '链条供应商比价', expect: analysis(undefined, '链条') },
+  { say: 'Compare tyre prices across suppliers', expect: analysis(undefined, '胎') },
+  { say: '蓄电池比价，出个报告', expect: analysis('YTX7L-BS') },
+  { say: '点火线圈各家报价对比一下', expect: analysis('IC-125') },
+  { say: '空滤哪家最便宜', expect: analysis('AF-125') },
+  { say: 'price trend of brake pads', expect: analysis(undefined, '刹车片') },
+  { say: '火花塞最近的价格走势', expect: analysis(undefined, '火花塞') },
+  { say: 'compare suppliers for oil filters', expect: analysis('OF-HF204') },
+  { say: '对比博世和电装的F7TC价格', expect: { kind: 'analysis', model: 'F7TC', suppliers: 2 } },
+  { say: '比较各家Ａ７ＴＣ的报价', expect: analysis('A7TC') },
+  { say: 'compair prices for brake pads', expect: analysis(undefined, '刹车片') },
+  { say: '帮我做个 spark plug 比价', expect: analysis(undefined, '火花塞') },
+  { say: 'Which supplier is cheapest for D8TC?', expect: analysis('D8TC') },
+  // Inventory warnings
+  { say: '哪些零件快缺货了？', expect: inventory },
+  { say: 'what parts are running low?', expect: inventory },
+  { say: '库存预警', expect: inventory },
+  { say: '哪些零部件低于安全库存？给出补货建议', expect: inventory },
+  { say: '需要补货的零件有哪些', expect: inventory },
+  { say: 'Show me the low stock items', expect: inventory },
+  { say: '有没有快断货的东西', expect: inventory },
+  { say: 'inventory warnings please', expect: inventory },
+  { say: '库存不够用的有哪些？', expect: inventory },
+  { say: 'anything out of stock soon?', expect: inventory },
+  { say: '查看库存预警', expect: inventory },
+  { say: 'ｓｔｏｃｋ ｗａｒｎｉｎｇ', expect: inventory },
+  // Look-ups
+  { say: '查一下我最近的采购订单', expect: { kind: 'lookup', filter: 'mine' } },
+  { say: '我的订单', expect: { kind: 'lookup', filter: 'mine' } },
+  { say: 'show my orders', expect: { kind: 'lookup', filter: 'mine' } },
+  { say: '待审批的订单有哪些', expect: { kind: 'lookup', filter: 'pending' } },
+  { say: 'show pending orders', expect: { kind: 'lookup', filter: 'pending' } },
+  { say: '博世的订单', expect: { kind: 'lookup', filter: { supplier: '博世' } } },
+  { say: 'orders from Denso', expect: { kind: 'lookup', filter: { supplier: '电装' } } },
+  { say: '列出最近的订单', expect: { kind: 'lookup', filter: 'any' } },
+  { say: '订单 {pending} 现在是什么状态？', expect: { kind: 'status', order: 'pending' } },
+  { say: "What's the status of {received}?", expect: { kind: 'status', order: 'received' } },
+  { say: '{draft} 到哪一步了', expect: { kind: 'status', order: 'draft' } },
+  { say: '查询订单{received}', expect: { kind: 'status', order: 'received' } },
+  // Cancel and change by number
+  { say: '取消订单 {draft}，原因：需求变更', expect: { kind: 'cancel', order: 'draft' } },
+  { say: 'cancel {pending}', expect: { kind: 'cancel', order: 'pending' } },
+  { say: '把 {draft} 作废', expect: { kind: 'cancel', order: 'draft' } },
+  { say: '撤销{pending}', expect: { kind: 'cancel', order: 'pending' } },
+  { say: '把订单 {draft} 的数量改成 300', expect: { kind: 'update', order: 'draft', quantity: 300 } },
+  { say: '{pending} 推迟到下周五交货', expect: { kind: 'update', order: 'pending', due: 'friday' } },
+  { say: 'change the quantity of {draft} to 250', expect: { kind: 'update', order: 'draft', quantity: 250 } },
+  { say: '{pending} 备注：加急', expect: { kind: 'update', order: 'pending', note: '加急' } },
+  { say: '{draft}数量调整为四百', expect: { kind: 'update', order: 'draft', quantity: 400 } },
+  { say: 'push {pending} to next Friday', expect: { kind: 'update', order: 'pending', due: 'friday' } },
+  // Cancel or change without a number: the user picks
+  { say: '取消我的订单', expect: { kind: 'ask', via: 'ask_user' } },
+  { say: 'cancel my order', expect: { kind: 'ask', via: 'ask_user' } },
+  // Greetings and what it can do
+  { say: '早上好', expect: { kind: 'greeting' } },
+  { say: '你好', expect: { kind: 'greeting' } },
+  { say: 'Hello!', expect: { kind: 'greeting' } },
+  { say: 'hi there', expect: { kind: 'greeting' } },
+  { say: '谢谢', expect: { kind: 'greeting' } },
+  { say: '你能做什么？', expect: { kind: 'help' } },
+  { say: 'what can you do', expect: { kind: 'help' } },
+  { say: '今天天气怎么样', expect: { kind: 'help' } },
+  { say: '你好，你会什么？', expect: { kind: 'help' } },
+  // Follow-ups in the same conversation
+  {
+    before: [{ say: '给博世下200个F7TC火花塞的采购单', decide: 'approve' }],
+    say: '再来100个',
+    expect: order('博世', 'F7TC', 100),
+  },
+  {
+    before: [{ say: '给博世下200个F7TC火花塞的采购单', decide: 'approve' }],
+    say: '取消刚才那个',
+    expect: { kind: 'cancel', order: 'previous' },
+  },
+  {
+    before: [{ say: '给电装下 200 只 A7TC', decide: 'approve' }],
+    say: '改成300',
+    expect: { kind: 'update', order: 'previous', quantity: 300 },
+  },
+  {
+    before: [{ say: '给博世下200个F7TC火花塞的采购单', decide: 'reject' }],
+    say: '改成300',
+    expect: order('博世', 'F7TC', 300),
+  },
+  {
+    before: [{ say: '给电装下 300 只 D8TC', decide: 'approve' }],
+    say: '换成博世',
+    expect: order('博世', 'D8TC', 300),
+  },
+  {
+    before: [{ say: '从博世买200个火花塞', decide: 'approve', pick: 'F7TC' }],
+    say: '再来100个',
+    expect: order('博世', 'F7TC', 100),
+  },
+  {
+    before: [{ say: 'order 300 D8TC spark plugs from Bosch', decide: 'approve' }],
+    say: 'another 200 please',
+    expect: order('博世', 'D8TC', 200),
+  },
+  {
+    before: [{ say: 'Buy 200 F7TC from Denso', decide: 'approve' }],
+    say: 'cancel that one',
+    expect: { kind: 'cancel', order: 'previous' },
+  },
+  {
+    before: [{ say: '给马勒下 200 个 HF204', decide: 'approve' }],
+    say: '数量改为250',
+    expect: { kind: 'update', order: 'previous', quantity: 250 },
+  },
+  {
+    before: [{ say: '给冠军下500只F7TC', decide: 'reject' }],
+    say: '那D8TC呢？',
+    expect: order('冠军', 'D8TC', 500),
+  },
+  {
+    before: [{ say: '给博世下200个F7TC火花塞的采购单', decide: 'approve' }],
+    say: '再来一单，这次300个',
+    expect: order('博世', 'F7TC', 300),
+  },
+  {
+    before: [{ say: '帮我从电装采购200只A7TC', decide: 'approve' }],
+    say: '同样的再订一次',
+    expect: order('电装', 'A7TC', 200),
+  },
+  {
+    before: [{ say: 'order 100 BP-125F brake pads from Brembo', decide: 'approve' }],
+    say: 'push it to next Friday',
+    expect: { kind: 'update', order: 'previous', due: 'friday' },
+  },
+  {
+    before: [{ say: '给德尔福下 100 个 F7TC', decide: 'approve' }],
+    say: '加个备注：尽快发货',
+    expect: { kind: 'update', order: 'previous', note: '尽快发货' },
+  },
+  {
+    before: [{ say: '给电装下 300 只 D8TC', decide: 'reject' }],
+    say: '换成 NGK 吧，数量两百',
+    expect: order('NGK', 'D8TC', 200),
+  },
+  {
+    before: [{ say: 'buy 100 F7TC from Torch', decide: 'approve' }],
+    say: 'same again from Champion',
+    expect: order('冠军', 'F7TC', 100),
+  },
+  {
+    before: [{ say: '给博世下200个F7TC火花塞的采购单', decide: 'approve' }],
+    say: '那刹车片呢？',
+    expect: { kind: 'ask', via: 'ask_user' },
+  },
+  {
+    before: [{ say: '给布雷博下 60 副 BP-150R', decide: 'approve' }],
+    say: '撤销上一单',
+    expect: { kind: 'cancel', order: 'previous' },
+  },
+  {
+    before: [{ say: '比较一下各家 A7TC 的报价', decide: 'approve' }],
+    say: '那刹车片呢？',
+    expect: analysis('BP-125F'),
+  },
+  {
+    before: [{ say: 'Compare tyre prices', decide: 'approve' }],
+    say: 'what about batteries?',
+    expect: analysis('YTX7L-BS'),
+  },
+  {
+    before: [{ say: '给博世下200个F7TC火花塞的采购单', decide: 'approve' }],
+    say: '查一下刚才那个订单的状态',
+    expect: { kind: 'status', order: 'previous' },
+  },
+];
