@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,83 +7,13 @@ import { createErp } from '../../src/erp/index.ts';
 import { listen, type RunningServer } from '../../src/shared/index.ts';
 import { startSupplierSites } from '../../src/suppliers/index.ts';
 import { startChartMcpServer } from '../../src/tools/charts/index.ts';
+import { type ApiProcess, spawnApi } from './process.ts';
 import { collect, openSse, type SseEvent } from './sse.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
 const redisUrl = process.env.REDIS_URL;
 const enabled = Boolean(databaseUrl && redisUrl);
 if (!enabled) console.warn('[api tests] DATABASE_URL and REDIS_URL are not both set: the two-process suite is skipped');
-
-const BIN = path.resolve(import.meta.dirname, '../../bin/procura.js');
-
-interface ApiProcess {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/** `procura api` as its own process, sharing PostgreSQL and Redis with its sibling. */
-async function spawnApi(
-  dataDir: string,
-  urls: { erp: string; suppliers: string; chartMcp: string },
-): Promise<ApiProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'api',
-      '--port',
-      '0',
-      '--data-dir',
-      dataDir,
-      '--erp-url',
-      urls.erp,
-      '--suppliers-url',
-      urls.suppliers,
-      '--chart-mcp-url',
-      urls.chartMcp,
-    ],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: redisUrl,
-        DEEPSEEK_API_KEY: '',
-        OPENAI_BASE_URL: '',
-        PROCURA_OFFLINE_LATENCY_MS: '200',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`procura api did not start: ${stderr}`)), 60_000);
-    let out = '';
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = /Chat API\s+(http:\/\/\S+)\/api\/v1/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`procura api exited (${code}): ${stderr}`)));
-  });
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 describe.skipIf(!enabled)('chat API on two processes sharing PostgreSQL and Redis', { timeout: 120_000 }, () => {
   let root: string;
@@ -106,7 +35,8 @@ describe.skipIf(!enabled)('chat API on two processes sharing PostgreSQL and Redi
     chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url });
     token = erp.demoTokens.laoxiao;
     const urls = { erp: `${erpServer.url}/api`, suppliers: sites.server.url, chartMcp: chartMcp.url };
-    [a, b] = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(root, name), urls)));
+    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PROCURA_OFFLINE_LATENCY_MS: '200' };
+    [a, b] = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(root, name), urls, env)));
   }, 120_000);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
