@@ -193,6 +193,52 @@ describe('chat API: order runs over SSE on the offline model', () => {
     expect(await h.ordersNoted('给博世下 250 个 F7TC')).toHaveLength(0);
   });
 
+  it('a session stays in its project: resuming a P001 approval as P002 is refused and writes nothing', async () => {
+    const message = '给博世下 170 个 F7TC 火花塞的采购单';
+    const inP001 = { 'x-project-id': 'P001' };
+    const first = await collect(
+      (
+        await openSse(`${h.url}/api/v1/agent/chat/stream`, {
+          token: h.tokens.admin,
+          body: { message },
+          headers: inP001,
+        })
+      ).events,
+    );
+    const interrupt = first.at(-1) as SseEvent;
+    expect(interrupt.event).toBe('interrupt');
+    const body = {
+      session_id: interrupt.data.session_id,
+      interrupt_id: interrupt.data.interrupt_id,
+      decision: { type: 'approve' },
+    };
+    const elsewhere = await openSse(`${h.url}/api/v1/agent/chat/resume`, {
+      token: h.tokens.admin,
+      body,
+      headers: { 'x-project-id': 'P002' },
+    });
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.problem).toMatchObject({ project_id: 'P001' });
+    const newMessage = await openSse(`${h.url}/api/v1/agent/chat/stream`, {
+      token: h.tokens.admin,
+      body: { message: '你好', session_id: interrupt.data.session_id },
+      headers: { 'x-project-id': 'P002' },
+    });
+    expect(newMessage.status).toBe(409);
+    expect(await h.ordersNoted(message)).toHaveLength(0);
+    // In its own project the approval still waits and goes through, in P001.
+    const done = await collect(
+      (await openSse(`${h.url}/api/v1/agent/chat/resume`, { token: h.tokens.admin, body, headers: inP001 })).events,
+    );
+    expect(done.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    const orders = await h.agent.erp.database.db
+      .selectFrom('orders')
+      .select(['project_id', 'note'])
+      .where('note', 'like', `%${message}%`)
+      .execute();
+    expect(orders.map((o) => o.project_id)).toEqual(['P001']);
+  });
+
   it('lists no demo users unless started in embedded mode', async () => {
     const res = await h.call('GET', '/api/v1/demo-users', { token: null });
     expect(res.status).toBe(200);
