@@ -4,6 +4,7 @@ import type { ApiUser } from './auth.ts';
 import type { RunStatus } from './db.ts';
 import type { RunEventLog } from './events.ts';
 import { type LimiterSettings, RunLimiter } from './limiter.ts';
+import { redact, redactValue } from './redact.ts';
 import { CANCELLED, RunExecution, type RunInput } from './run-execution.ts';
 import type { PendingInterrupt, RunStore, StoredDecision } from './run-store.ts';
 import type { Sessions } from './sessions.ts';
@@ -56,17 +57,22 @@ export class RunManager {
     return this.active.size;
   }
 
-  /** Starts a run for a new message; 409 (with the active run's id) while the session has one. */
+  /**
+   * Starts a run for a new message; 409 (with the active run's id) while the session has one. The message is
+   * redacted here, where it enters, so the title, the run, the checkpoints, memories, approval cards and ERP
+   * writes all hold the same redacted text.
+   */
   async start(user: ApiUser, input: { message: string; sessionId?: string }): Promise<RunRef> {
     this.limiter.admitStart(user.username);
-    const session = await this.deps.sessions.openOrCreate(user, input.sessionId, input.message);
+    const message = redact(input.message, [user.token]);
+    const session = await this.deps.sessions.openOrCreate(user, input.sessionId, message);
     await this.adoptOrphan(user, session.id);
     const runId = crypto.randomUUID();
     const inserted = await this.deps.store.insertRunning({
       id: runId,
       sessionId: session.id,
       owner: user.username,
-      message: input.message,
+      message,
     });
     if (!inserted) {
       const activeRun = await this.deps.store.active(session.id);
@@ -78,11 +84,11 @@ export class RunManager {
       );
     }
     await this.deps.sessions.touch(session.id);
-    this.launch(user, { runId, sessionId: session.id, afterSeq: 0 }, { kind: 'message', message: input.message });
+    this.launch(user, { runId, sessionId: session.id, afterSeq: 0 }, { kind: 'message', message });
     return { runId, sessionId: session.id, afterSeq: 0 };
   }
 
-  /** Continues the session's waiting run with the human's decision on `interruptId`. */
+  /** Continues the session's waiting run with the human's decision on `interruptId` (redacted like a message). */
   async resume(
     user: ApiUser,
     input: { sessionId: string; interruptId: string; decision: HumanDecision },
@@ -105,7 +111,10 @@ export class RunManager {
       });
     }
     checkDecision(target.value, input.decision);
-    const decision: StoredDecision = { interrupt_id: input.interruptId, decision: input.decision };
+    const decision: StoredDecision = {
+      interrupt_id: input.interruptId,
+      decision: redactValue(input.decision, [user.token]),
+    };
     if (!(await this.deps.store.claimWaiting(run.id, decision))) {
       throw conflict('该确认已在处理中 / this decision is already being processed', { run_id: run.id });
     }
