@@ -3,22 +3,39 @@ import { ProblemError } from '../shared/index.ts';
 export interface LimiterSettings {
   /** Run starts (new messages) per user per minute. */
   startsPerMinute: number;
-  /** Runs this process executes at once; later ones wait in line. */
+  /** Runs this process executes at once at most; later ones wait in line. */
   maxConcurrent: number;
+  /** Past one executing run, another starts only while the event loop's delay stays under this. */
+  loopDelayMs: number;
 }
 
 const MINUTE_MS = 60_000;
+const SAMPLE_MS = 20;
 
 /**
- * What a process lets run: a sliding one-minute window of starts per user (429 past it) and a fixed number of
- * executing runs, with a first-come line for the rest that a run leaves when its signal aborts.
+ * What a process lets run: a sliding one-minute window of starts per user (429 past it) and executing runs with a
+ * first-come line for the rest that a run leaves when its signal aborts. Runs are CPU work on the one event loop
+ * that also answers every request, so beyond the first executing run a slot is granted only while the loop keeps
+ * up (its smoothed delay under `loopDelayMs`): new requests get their first event quickly and memory holds only
+ * the runs the CPU can move, while the CPU stays busy.
  */
 export class RunLimiter {
   private readonly starts = new Map<string, number[]>();
   private executing = 0;
   private readonly line: Array<() => void> = [];
+  private delay = 0;
+  private readonly sampler: NodeJS.Timeout;
 
-  constructor(private readonly settings: LimiterSettings) {}
+  constructor(private readonly settings: LimiterSettings) {
+    let expected = performance.now() + SAMPLE_MS;
+    this.sampler = setInterval(() => {
+      const now = performance.now();
+      this.delay = this.delay * 0.7 + Math.max(0, now - expected) * 0.3;
+      expected = now + SAMPLE_MS;
+      this.admit();
+    }, SAMPLE_MS);
+    this.sampler.unref();
+  }
 
   /** Counts a start for `user`, or throws 429 with the seconds until the next one is allowed. */
   admitStart(user: string): void {
@@ -45,17 +62,17 @@ export class RunLimiter {
     const release = () => {
       if (released) return;
       released = true;
-      const next = this.line.shift();
-      if (next) next();
-      else this.executing -= 1;
+      this.executing -= 1;
+      this.admit();
     };
-    if (this.executing < this.settings.maxConcurrent) {
+    if (!this.line.length && this.hasRoom()) {
       this.executing += 1;
       return Promise.resolve(release);
     }
     return new Promise((resolve, reject) => {
       const turn = () => {
         signal.removeEventListener('abort', leave);
+        this.executing += 1;
         resolve(release);
       };
       const leave = () => {
@@ -70,5 +87,19 @@ export class RunLimiter {
   /** Runs waiting for a slot. */
   get waiting(): number {
     return this.line.length;
+  }
+
+  close(): void {
+    clearInterval(this.sampler);
+  }
+
+  private hasRoom(): boolean {
+    if (this.executing === 0) return true;
+    return this.executing < this.settings.maxConcurrent && this.delay < this.settings.loopDelayMs;
+  }
+
+  /** Lets the next run in line start when there is room (after a release, and as the loop catches up). */
+  private admit(): void {
+    if (this.line.length && this.hasRoom()) this.line.shift()?.();
   }
 }

@@ -191,6 +191,7 @@ export class RunManager {
       return run.finished;
     });
     await Promise.allSettled(runs);
+    this.limiter.close();
   }
 
   /** Runs quiet since before this moment are not executing anywhere. */

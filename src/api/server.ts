@@ -37,7 +37,12 @@ export interface Api {
   close(): Promise<void>;
 }
 
-export const DEFAULT_LIMITS: RunLimits = { inactivityMs: 10 * 60_000, startsPerMinute: 30, maxConcurrent: 32 };
+export const DEFAULT_LIMITS: RunLimits = {
+  inactivityMs: 10 * 60_000,
+  startsPerMinute: 30,
+  maxConcurrent: 32,
+  loopDelayMs: 40,
+};
 
 /** Opens the chat API around an agent runtime: database, event log (with Redis when given), runs, history, HTTP app. */
 export async function createApi(options: ApiOptions): Promise<Api> {
