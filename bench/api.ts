@@ -16,12 +16,9 @@ import { createParser } from 'eventsource-parser';
 import { createAgentStorage } from '../src/agent/backends/index.ts';
 import { AgentRuntime } from '../src/agent/index.ts';
 import { createApi, DEFAULT_LIMITS } from '../src/api/index.ts';
-import { startChartsServer } from '../src/charts/index.ts';
-import { createErp } from '../src/erp/index.ts';
 import { listen } from '../src/shared/index.ts';
-import { startSupplierSites } from '../src/suppliers/index.ts';
-import { registerChartTools, startChartMcpServer } from '../src/tools/charts/index.ts';
-import { spawnApi } from '../test/api/process.ts';
+import { registerChartTools } from '../src/tools/charts/index.ts';
+import { spawnApi, startLocalParts } from '../test/api/process.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,21 +33,17 @@ const latencyMs = Number(args.latency);
 const samples = Number(args.samples);
 const maxConcurrent = args['max-concurrent'] ? Number(args['max-concurrent']) : undefined;
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-bench-api-'));
-const erp = await createErp({ dataDir: path.join(dataDir, 'erp') });
-const erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
-const sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
-const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(dataDir, 'charts') });
-const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url });
-const erpUrl = `${erpServer.url}/api`;
+const parts = await startLocalParts('procura-bench-api-');
+const { erp, urls, root: dataDir } = parts;
+const erpUrl = urls.erp;
 const offlineEnv = { DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', PROCURA_OFFLINE_LATENCY_MS: String(latencyMs) };
 const runtime = new AgentRuntime({
   dataDir,
   erpUrl,
-  suppliersUrl: sites.server.url,
+  suppliersUrl: urls.suppliers,
   env: { ...process.env, ...offlineEnv },
   storage: createAgentStorage,
-  extraTools: [(registry) => registerChartTools(registry, chartMcp.url)],
+  extraTools: [(registry) => registerChartTools(registry, urls.chartMcp)],
 });
 const api = await createApi({
   runtime,
@@ -308,14 +301,18 @@ rows.push({
   detail: 'same concurrency, same run of the bench',
 });
 
+/** New buyers with their tokens, so many sessions stay under each user's start limit in `procura api`. */
+const newBuyers = (count: number, label: string) =>
+  Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const username = `bench-${label}-${i}-${Date.now()}`;
+      await erp.services.users.create({ username, role: 'buyer', projectIds: ['P001'] });
+      return erp.services.users.issueToken(username, 'bench');
+    }),
+  );
+
 // 10 users × 10 sessions greeting at once, each user under the default per-user start limit.
-const greeters = await Promise.all(
-  Array.from({ length: 10 }, async (_, i) => {
-    const username = `bench-greeter-${i}-${Date.now()}`;
-    await erp.services.users.create({ username, role: 'buyer', projectIds: ['P001'] });
-    return erp.services.users.issueToken(username, 'bench');
-  }),
-);
+const greeters = await newBuyers(10, 'greeter');
 const greetings = await withPeakRss([process.pid], () =>
   Promise.all(Array.from({ length: 100 }, (_, i) => apiRun(server.url, greeters[i % greeters.length], '你好', 'done'))),
 );
@@ -324,14 +321,18 @@ report('100 concurrent greetings from 10 users, one process', greetings.result, 
 const databaseUrl = process.env.DATABASE_URL;
 const redisUrl = process.env.REDIS_URL;
 if (databaseUrl && redisUrl) {
-  const urls = { erp: erpUrl, suppliers: sites.server.url, chartMcp: chartMcp.url };
   const env = { ...offlineEnv, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
   const pair = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(dataDir, `api-${name}`), urls, env)));
   try {
     for (const p of pair) await apiRun(p.url, token, ORDER, 'interrupt');
     const pids = pair.map((p) => p.child.pid as number);
+    const buyers = await newBuyers(Math.ceil(sessions / 10), 'buyer');
     const spread = await withPeakRss(pids, () =>
-      Promise.all(Array.from({ length: sessions }, (_, i) => apiRun(pair[i % 2].url, token, ORDER, 'interrupt'))),
+      Promise.all(
+        Array.from({ length: sessions }, (_, i) =>
+          apiRun(pair[i % 2].url, buyers[i % buyers.length], ORDER, 'interrupt'),
+        ),
+      ),
     );
     report(
       `${sessions} concurrent order sessions, 2 processes, PostgreSQL + Redis`,
@@ -362,10 +363,5 @@ await api.close();
 await fixedServer.close();
 await fixedApi.close();
 await runtime.close();
-await chartMcp.close();
-await renderer.close();
-await sites.server.close();
-await erpServer.close();
-await erp.close();
-fs.rmSync(dataDir, { recursive: true, force: true });
+await parts.close();
 if (failures.length) process.exitCode = 1;

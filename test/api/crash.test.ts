@@ -1,13 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChartsServer } from '../../src/charts/index.ts';
-import { createErp } from '../../src/erp/index.ts';
-import { listen, type RunningServer } from '../../src/shared/index.ts';
-import { startSupplierSites } from '../../src/suppliers/index.ts';
-import { startChartMcpServer } from '../../src/tools/charts/index.ts';
-import { type ApiProcess, spawnApi } from './process.ts';
+import { type ApiProcess, type LocalParts, spawnApi, startLocalParts } from './process.ts';
 import { collect, openSse, type SseEvent } from './sse.ts';
 
 /** Where in a resume the API process is killed (SIGKILL: no shutdown code runs). */
@@ -20,56 +13,44 @@ type Window = 'acknowledged' | 'erp-request' | 'erp-stored' | 'step-completed';
 describe('chat API: a crash at any step of a resume still ends in exactly one order, and the user is told', {
   timeout: 180_000,
 }, () => {
-  let root: string;
-  let erp: Awaited<ReturnType<typeof createErp>>;
-  let erpServer: RunningServer;
-  let sites: Awaited<ReturnType<typeof startSupplierSites>>;
-  let renderer: Awaited<ReturnType<typeof startChartsServer>>;
-  let chartMcp: Awaited<ReturnType<typeof startChartMcpServer>>;
+  let parts: LocalParts;
+  let erp: LocalParts['erp'];
   let api: ApiProcess;
-  let urls: { erp: string; suppliers: string; chartMcp: string };
   let token: string;
   /** Set by a test: the next order write kills the API before the ERP stores it, or after. */
   let trap: { at: 'erp-request' | 'erp-stored'; sprung: () => void } | undefined;
 
-  const start = () => spawnApi(path.join(root, 'api'), urls, { PROCURA_OFFLINE_LATENCY_MS: '300' });
+  // One process on SQLite (whatever the environment says): a restart knows every running run is its own orphan.
+  const start = () =>
+    spawnApi(path.join(parts.root, 'api'), parts.urls, {
+      PROCURA_OFFLINE_LATENCY_MS: '300',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+    });
 
   beforeAll(async () => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-api-crash-'));
-    erp = await createErp({ dataDir: path.join(root, 'erp') });
-    erpServer = await listen(
-      async (request: Request) => {
-        const armed = trap;
-        if (!armed || request.method !== 'POST' || !new URL(request.url).pathname.endsWith('/orders/create'))
-          return erp.fetch(request);
-        trap = undefined;
-        if (armed.at === 'erp-request') {
-          await api.kill();
-          armed.sprung();
-          return new Response(null, { status: 503 });
-        }
-        const response = await erp.fetch(request);
+    parts = await startLocalParts('procura-api-crash-', async (request, erp) => {
+      const armed = trap;
+      if (!armed || request.method !== 'POST' || !new URL(request.url).pathname.endsWith('/orders/create'))
+        return erp.fetch(request);
+      trap = undefined;
+      if (armed.at === 'erp-request') {
         await api.kill();
         armed.sprung();
-        return response;
-      },
-      { host: '127.0.0.1', port: 0 },
-    );
-    sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
-    renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(root, 'charts') });
-    chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url });
-    urls = { erp: `${erpServer.url}/api`, suppliers: sites.server.url, chartMcp: chartMcp.url };
+        return new Response(null, { status: 503 });
+      }
+      const response = await erp.fetch(request);
+      await api.kill();
+      armed.sprung();
+      return response;
+    });
+    erp = parts.erp;
     token = erp.demoTokens.laoxiao;
     api = await start();
   }, 120_000);
   afterAll(async () => {
     await api?.stop();
-    await chartMcp?.close();
-    await renderer?.close();
-    await sites?.server.close();
-    await erpServer?.close();
-    await erp?.close();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
+    await parts?.close();
   });
 
   const windows: Array<{ at: Window; quantity: number; what: string }> = [

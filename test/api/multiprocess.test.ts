@@ -1,13 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChartsServer } from '../../src/charts/index.ts';
-import { createErp } from '../../src/erp/index.ts';
-import { listen, type RunningServer } from '../../src/shared/index.ts';
-import { startSupplierSites } from '../../src/suppliers/index.ts';
-import { startChartMcpServer } from '../../src/tools/charts/index.ts';
-import { type ApiProcess, spawnApi } from './process.ts';
+import { type ApiProcess, type LocalParts, spawnApi, startLocalParts } from './process.ts';
 import { collect, openSse, type SseEvent } from './sse.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -16,36 +9,22 @@ const enabled = Boolean(databaseUrl && redisUrl);
 if (!enabled) console.warn('[api tests] DATABASE_URL and REDIS_URL are not both set: the two-process suite is skipped');
 
 describe.skipIf(!enabled)('chat API on two processes sharing PostgreSQL and Redis', { timeout: 120_000 }, () => {
-  let root: string;
-  let erp: Awaited<ReturnType<typeof createErp>>;
-  let erpServer: RunningServer;
-  let sites: Awaited<ReturnType<typeof startSupplierSites>>;
-  let renderer: Awaited<ReturnType<typeof startChartsServer>>;
-  let chartMcp: Awaited<ReturnType<typeof startChartMcpServer>>;
+  let parts: LocalParts;
+  let erp: LocalParts['erp'];
   let a: ApiProcess;
   let b: ApiProcess;
   let token: string;
 
   beforeAll(async () => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-api-mp-'));
-    erp = await createErp({ dataDir: path.join(root, 'erp') });
-    erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
-    sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
-    renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(root, 'charts') });
-    chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url });
+    parts = await startLocalParts('procura-api-mp-');
+    erp = parts.erp;
     token = erp.demoTokens.laoxiao;
-    const urls = { erp: `${erpServer.url}/api`, suppliers: sites.server.url, chartMcp: chartMcp.url };
     const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PROCURA_OFFLINE_LATENCY_MS: '200' };
-    [a, b] = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(root, name), urls, env)));
+    [a, b] = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(parts.root, name), parts.urls, env)));
   }, 120_000);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
-    await chartMcp?.close();
-    await renderer?.close();
-    await sites?.server.close();
-    await erpServer?.close();
-    await erp?.close();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
+    await parts?.close();
   });
 
   const ordersNoted = async (needle: string) =>

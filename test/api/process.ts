@@ -1,5 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { startChartsServer } from '../../src/charts/index.ts';
+import { createErp } from '../../src/erp/index.ts';
+import { listen } from '../../src/shared/index.ts';
+import { startSupplierSites } from '../../src/suppliers/index.ts';
+import { startChartMcpServer } from '../../src/tools/charts/index.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/procura.js');
 
@@ -63,4 +70,41 @@ export async function spawnApi(
       child.kill(signal);
     });
   return { url, child, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+}
+
+/** The parts `procura api` talks to, run in the test's own process: ERP, supplier sites, chart renderer and MCP. */
+export interface LocalParts {
+  root: string;
+  erp: Awaited<ReturnType<typeof createErp>>;
+  urls: { erp: string; suppliers: string; chartMcp: string };
+  close(): Promise<void>;
+}
+
+/** Starts the parts in a new temp root. `erpDoor` answers ERP requests first (it may pass them to the ERP). */
+export async function startLocalParts(
+  prefix: string,
+  erpDoor?: (request: Request, erp: LocalParts['erp']) => Promise<Response>,
+): Promise<LocalParts> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const erp = await createErp({ dataDir: path.join(root, 'erp') });
+  const erpServer = await listen(erpDoor ? (request: Request) => erpDoor(request, erp) : erp.fetch, {
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
+  const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(root, 'charts') });
+  const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.server.url });
+  return {
+    root,
+    erp,
+    urls: { erp: `${erpServer.url}/api`, suppliers: sites.server.url, chartMcp: chartMcp.url },
+    close: async () => {
+      await chartMcp.close();
+      await renderer.close();
+      await sites.server.close();
+      await erpServer.close();
+      await erp.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
 }
