@@ -1,8 +1,12 @@
 /**
- * Chat API throughput and latency on the offline model with a fixed per-call latency: time to first event,
- * event overhead per step (API path vs. the bare graph stream), and many concurrent sessions on one process
- * (throughput, p99 time to first event, memory per session, errors). Each run is the order flow up to its approval
- * interrupt. Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20]
+ * Chat API throughput and latency on the offline model with a fixed per-call latency. Each order run is the order
+ * flow up to its approval interrupt. The floor is the same run on the bare graph (no API, nothing stored), measured
+ * in the same run so load from elsewhere hits both:
+ * - one at a time: time to first event, and CPU and wall time per run, API against the bare graph;
+ * - many concurrent sessions on one process: first event p50/p99, runs/s against the bare graph at the same
+ *   concurrency, memory per session, errors; then 100 concurrent greetings from 10 users;
+ * - with DATABASE_URL and REDIS_URL: the same concurrent sessions on two `procura api` processes.
+ * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 32]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,88 +15,118 @@ import { parseArgs } from 'node:util';
 import { createParser } from 'eventsource-parser';
 import { createAgentStorage } from '../src/agent/backends/index.ts';
 import { AgentRuntime } from '../src/agent/index.ts';
-import { createApi } from '../src/api/index.ts';
-import { startChartsServer } from '../src/charts/index.ts';
-import { createErp } from '../src/erp/index.ts';
+import { createApi, DEFAULT_LIMITS } from '../src/api/index.ts';
 import { listen } from '../src/shared/index.ts';
-import { startSupplierSites } from '../src/suppliers/index.ts';
-import { registerChartTools, startChartMcpServer } from '../src/tools/charts/index.ts';
+import { registerChartTools } from '../src/tools/charts/index.ts';
+import { spawnApi, startLocalParts } from '../test/api/process.ts';
 
 const { values: args } = parseArgs({
   options: {
     sessions: { type: 'string', default: '200' },
     latency: { type: 'string', default: process.env.PROCURA_OFFLINE_LATENCY_MS ?? '50' },
     samples: { type: 'string', default: '20' },
-    'max-concurrent': { type: 'string', default: '32' },
+    'max-concurrent': { type: 'string' },
   },
 });
 const sessions = Number(args.sessions);
 const latencyMs = Number(args.latency);
 const samples = Number(args.samples);
+const maxConcurrent = args['max-concurrent'] ? Number(args['max-concurrent']) : undefined;
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-bench-api-'));
-const erp = await createErp({ dataDir: path.join(dataDir, 'erp') });
-const erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
-const sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
-const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(dataDir, 'charts') });
-const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
-const erpUrl = `${erpServer.url}/api`;
+const parts = await startLocalParts('procura-bench-api-');
+const { erp, urls, root: dataDir } = parts;
+const erpUrl = urls.erp;
+const offlineEnv = { DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', PROCURA_OFFLINE_LATENCY_MS: String(latencyMs) };
 const runtime = new AgentRuntime({
   dataDir,
   erpUrl,
-  suppliersUrl: sites.server.url,
-  env: { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', PROCURA_OFFLINE_LATENCY_MS: String(latencyMs) },
+  suppliersUrl: urls.suppliers,
+  env: { ...process.env, ...offlineEnv },
   storage: createAgentStorage,
-  extraTools: [(registry) => registerChartTools(registry, chartMcp.url)],
+  extraTools: [(registry) => registerChartTools(registry, urls.chartMcp)],
 });
 const api = await createApi({
   runtime,
   erpUrl,
   dataDir,
-  limits: { startsPerMinute: 1_000_000, maxConcurrent: Number(args['max-concurrent']) },
+  limits: { startsPerMinute: 1_000_000, ...(maxConcurrent ? { maxConcurrent } : {}) },
 });
 const server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
+// The same API with a fixed number of slots and no regard for the event loop's delay: the comparison.
+const fixedApi = await createApi({
+  runtime,
+  erpUrl,
+  dataDir: path.join(dataDir, 'fixed'),
+  limits: {
+    startsPerMinute: 1_000_000,
+    loopDelayMs: Number.POSITIVE_INFINITY,
+    ...(maxConcurrent ? { maxConcurrent } : {}),
+  },
+});
+const fixedServer = await listen(fixedApi.fetch, { host: '127.0.0.1', port: 0 });
 const token = erp.demoTokens.laoxiao;
 const users = await erp.services.users.list();
 const buyer = users.find((u) => u.username === 'laoxiao')!;
-const MESSAGE = '给博世下 200 个 F7TC 火花塞的采购单';
+const ORDER = '给博世下 200 个 F7TC 火花塞的采购单';
+const concurrency = `${maxConcurrent ?? DEFAULT_LIMITS.maxConcurrent} executing at once`;
 
 const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = [...values].filter(Number.isFinite).sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 };
+const ms = (v: number) => `${v.toFixed(1)} ms`;
 
-/** One order run through the API to its interrupt: time to first event, total time, event count, outcome. */
-async function apiRun(): Promise<{ firstMs: number; totalMs: number; events: number; ok: boolean }> {
-  const started = performance.now();
-  const response = await fetch(`${server.url}/api/v1/agent/chat/stream`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ message: MESSAGE }),
-  });
-  if (response.status !== 200 || !response.body) {
-    await response.body?.cancel();
-    return { firstMs: Number.NaN, totalMs: performance.now() - started, events: 0, ok: false };
-  }
-  let firstMs = Number.NaN;
-  let events = 0;
-  let last = '';
-  const parser = createParser({
-    onEvent: (e) => {
-      if (events === 0) firstMs = performance.now() - started;
-      events += 1;
-      last = e.event ?? '';
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
-    parser.feed(decoder.decode(chunk, { stream: true }));
-  return { firstMs, totalMs: performance.now() - started, events, ok: last === 'interrupt' };
+interface RunResult {
+  firstMs: number;
+  totalMs: number;
+  events: number;
+  ok: boolean;
+  /** The last event, for a run that did not end as expected. */
+  ending?: string;
 }
 
-/** The same run on the bare graph (no API, no events stored): the baseline for the per-event overhead. */
+/** One run through the API to its end: time to first event, total time, events, and whether it ended in `expect`. */
+async function apiRun(base: string, as: string, message: string, expect: string): Promise<RunResult> {
+  const started = performance.now();
+  try {
+    const response = await fetch(`${base}/api/v1/agent/chat/stream`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${as}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message }),
+    });
+    if (response.status !== 200 || !response.body) {
+      const ending = `HTTP ${response.status} ${await response.text()}`;
+      return { firstMs: Number.NaN, totalMs: performance.now() - started, events: 0, ok: false, ending };
+    }
+    let firstMs = Number.NaN;
+    let events = 0;
+    let last = { event: '', data: '' };
+    const parser = createParser({
+      onEvent: (e) => {
+        if (events === 0) firstMs = performance.now() - started;
+        events += 1;
+        last = { event: e.event ?? '', data: e.data };
+      },
+    });
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+      parser.feed(decoder.decode(chunk, { stream: true }));
+    const ok = last.event === expect;
+    return {
+      firstMs,
+      totalMs: performance.now() - started,
+      events,
+      ok,
+      ending: ok ? undefined : `${last.event} ${last.data.slice(0, 300)}`,
+    };
+  } catch (error) {
+    return { firstMs: Number.NaN, totalMs: 0, events: 0, ok: false, ending: String(error) };
+  }
+}
+
+/** The same order run on the bare graph (no API, no events stored): the floor. */
 async function graphRun(i: number): Promise<{ totalMs: number; chunks: number }> {
-  const sessionId = `bench-direct-${i}-${Date.now()}`;
+  const sessionId = `bench-direct-${i}-${crypto.randomUUID()}`;
   const ctx = {
     userId: buyer.username,
     username: buyer.displayName,
@@ -106,7 +140,7 @@ async function graphRun(i: number): Promise<{ totalMs: number; chunks: number }>
   const started = performance.now();
   let chunks = 0;
   const stream = await graph.stream(
-    { messages: [{ role: 'user', content: MESSAGE }] } as never,
+    { messages: [{ role: 'user', content: ORDER }] } as never,
     {
       configurable: { thread_id: sessionId },
       context: ctx,
@@ -120,24 +154,97 @@ async function graphRun(i: number): Promise<{ totalMs: number; chunks: number }>
   return { totalMs: performance.now() - started, chunks };
 }
 
-const rows: Array<Record<string, string | number>> = [];
-const ms = (v: number) => `${v.toFixed(1)} ms`;
+/** Runs `count` tasks with at most `width` at once. */
+async function pool<T>(count: number, width: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, count) }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await task(i);
+      }
+    }),
+  );
+  return results;
+}
 
-await apiRun(); // warm-up: builds the agent, opens the databases
+/** Peak resident memory over `work`, sampled every 50 ms from the given process ids (this one by default). */
+async function withPeakRss<T>(pids: number[], work: () => Promise<T>) {
+  const rssOf = (pid: number) =>
+    pid === process.pid
+      ? process.memoryUsage().rss
+      : Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  const total = () => pids.reduce((sum, pid) => sum + rssOf(pid), 0);
+  const before = total();
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, total());
+  }, 50);
+  const started = performance.now();
+  const result = await work();
+  const wallMs = performance.now() - started;
+  clearInterval(sampler);
+  return { result, wallMs, before, peak };
+}
+
+const rows: Array<Record<string, string | number>> = [];
+const failures: string[] = [];
+
+/** Rows for one batch of concurrent runs. */
+function report(label: string, runs: RunResult[], wallMs: number, memory?: { before: number; peak: number }) {
+  const failed = runs.filter((r) => !r.ok);
+  failures.push(...failed.slice(0, 3).map((r) => `${label}: ${r.ending}`));
+  rows.push({
+    scenario: label,
+    p50: ms(
+      percentile(
+        runs.map((r) => r.firstMs),
+        50,
+      ),
+    ),
+    p99: ms(
+      percentile(
+        runs.map((r) => r.firstMs),
+        99,
+      ),
+    ),
+    detail: `first event; ${((runs.length / wallMs) * 1000).toFixed(1)} runs/s, ${(
+      (runs.reduce((s, r) => s + r.events, 0) / wallMs) * 1000
+    ).toFixed(0)} events/s, ${failed.length} errors`,
+  });
+  if (memory) {
+    rows.push({
+      scenario: '  memory per session (peak rss − before) / sessions',
+      p50: `${((memory.peak - memory.before) / runs.length / 1024).toFixed(0)} KiB`,
+      p99: '',
+      detail: `peak rss ${(memory.peak / 1024 / 1024).toFixed(0)} MiB`,
+    });
+  }
+}
+
+await apiRun(server.url, token, ORDER, 'interrupt'); // warm-up: builds the agent, opens the databases
 await graphRun(-1);
 
 // API and bare runs alternate, so load from elsewhere on the machine hits both alike.
-const sequential = [];
-const direct = [];
+const sequential: RunResult[] = [];
+const direct: Array<{ totalMs: number }> = [];
+let apiCpu = 0;
+let directCpu = 0;
 for (let i = 0; i < samples; i++) {
-  sequential.push(await apiRun());
+  let cpu = process.cpuUsage();
+  sequential.push(await apiRun(server.url, token, ORDER, 'interrupt'));
+  cpu = process.cpuUsage(cpu);
+  apiCpu += (cpu.user + cpu.system) / 1000;
+  cpu = process.cpuUsage();
   direct.push(await graphRun(i));
+  cpu = process.cpuUsage(cpu);
+  directCpu += (cpu.user + cpu.system) / 1000;
 }
-const apiMean = sequential.reduce((s, r) => s + r.totalMs, 0) / samples;
-const directMean = direct.reduce((s, r) => s + r.totalMs, 0) / samples;
-const eventsPerRun = sequential.reduce((s, r) => s + r.events, 0) / samples;
+const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
+const eventsPerRun = mean(sequential.map((r) => r.events));
 rows.push({
-  scenario: `time to first event (${samples} runs, one at a time)`,
+  scenario: `one at a time (${samples} order runs): time to first event`,
   p50: ms(
     percentile(
       sequential.map((r) => r.firstMs),
@@ -150,76 +257,111 @@ rows.push({
       99,
     ),
   ),
-  detail: `run to interrupt ${ms(apiMean)} mean, ${eventsPerRun.toFixed(0)} events`,
+  detail: `run to interrupt ${ms(mean(sequential.map((r) => r.totalMs)))} mean, ${eventsPerRun.toFixed(0)} events`,
 });
 rows.push({
-  scenario: 'event overhead per step (API − bare graph) / events',
-  p50: ms((apiMean - directMean) / eventsPerRun),
-  p99: '',
-  detail: `bare graph ${ms(directMean)} mean; model latency ${latencyMs} ms/call`,
+  scenario: '  CPU per run: API / bare graph (floor)',
+  p50: ms(apiCpu / samples),
+  p99: ms(directCpu / samples),
+  detail: `API costs ${((apiCpu / directCpu - 1) * 100).toFixed(0)} % over the graph, ${ms(
+    (apiCpu - directCpu) / samples / eventsPerRun,
+  )} per event; wall ${ms(mean(sequential.map((r) => r.totalMs)))} / ${ms(mean(direct.map((r) => r.totalMs)))}`,
 });
 
-const memoryBefore = process.memoryUsage();
-let peakRss = memoryBefore.rss;
-let peakHeap = memoryBefore.heapUsed;
-const sampler = setInterval(() => {
-  const m = process.memoryUsage();
-  peakRss = Math.max(peakRss, m.rss);
-  peakHeap = Math.max(peakHeap, m.heapUsed);
-}, 50);
-const startedAll = performance.now();
-const concurrent = await Promise.all(
-  Array.from({ length: sessions }, () =>
-    apiRun().catch(() => ({ firstMs: Number.NaN, totalMs: 0, events: 0, ok: false })),
-  ),
+const width = maxConcurrent ?? DEFAULT_LIMITS.maxConcurrent;
+const bare = await withPeakRss([process.pid], () => pool(sessions, width, (i) => graphRun(1_000 + i)));
+rows.push({
+  scenario: `floor: ${sessions} bare graph runs, ${width} at once`,
+  p50: '',
+  p99: '',
+  detail: `${((sessions / bare.wallMs) * 1000).toFixed(1)} runs/s`,
+});
+const fixed = await withPeakRss([process.pid], () =>
+  Promise.all(Array.from({ length: sessions }, () => apiRun(fixedServer.url, token, ORDER, 'interrupt'))),
 );
-const wallMs = performance.now() - startedAll;
-clearInterval(sampler);
-const errors = concurrent.filter((r) => !r.ok).length;
-const totalEvents = concurrent.reduce((s, r) => s + r.events, 0);
+report(
+  `${sessions} concurrent order sessions, fixed ${width} slots (no loop-delay check)`,
+  fixed.result,
+  fixed.wallMs,
+  fixed,
+);
+const concurrent = await withPeakRss([process.pid], () =>
+  Promise.all(Array.from({ length: sessions }, () => apiRun(server.url, token, ORDER, 'interrupt'))),
+);
+report(
+  `${sessions} concurrent order sessions, one process (${concurrency})`,
+  concurrent.result,
+  concurrent.wallMs,
+  concurrent,
+);
 rows.push({
-  scenario: `${sessions} concurrent sessions, one process (${args['max-concurrent']} executing at once)`,
-  p50: ms(percentile(concurrent.map((r) => r.firstMs).filter(Number.isFinite), 50)),
-  p99: ms(percentile(concurrent.map((r) => r.firstMs).filter(Number.isFinite), 99)),
-  detail: `first event; all done in ${(wallMs / 1000).toFixed(1)} s`,
-});
-rows.push({
-  scenario: 'throughput',
-  p50: `${((sessions / wallMs) * 1000).toFixed(1)} runs/s`,
-  p99: `${((totalEvents / wallMs) * 1000).toFixed(0)} events/s`,
-  detail: `run to interrupt p50 ${ms(
-    percentile(
-      concurrent.map((r) => r.totalMs),
-      50,
-    ),
-  )}, p99 ${ms(
-    percentile(
-      concurrent.map((r) => r.totalMs),
-      99,
-    ),
-  )}`,
-});
-rows.push({
-  scenario: 'memory per concurrent session (peak − before) / sessions',
-  p50: `${((peakRss - memoryBefore.rss) / sessions / 1024).toFixed(0)} KiB rss`,
-  p99: `${((peakHeap - memoryBefore.heapUsed) / sessions / 1024).toFixed(0)} KiB heap`,
-  detail: `peak rss ${(peakRss / 1024 / 1024).toFixed(0)} MiB`,
-});
-rows.push({
-  scenario: 'errors',
-  p50: String(errors),
+  scenario: '  runs/s: API / bare graph',
+  p50: `${((bare.wallMs / concurrent.wallMs) * 100).toFixed(0)} %`,
   p99: '',
-  detail: errors ? 'runs that did not reach their interrupt' : 'every run reached its approval interrupt',
+  detail: 'same concurrency, same run of the bench',
 });
 
+/** New buyers with their tokens, so many sessions stay under each user's start limit in `procura api`. */
+const newBuyers = (count: number, label: string) =>
+  Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const username = `bench-${label}-${i}-${Date.now()}`;
+      await erp.services.users.create({ username, role: 'buyer', projectIds: ['P001'] });
+      return erp.services.users.issueToken(username, 'bench');
+    }),
+  );
+
+// 10 users × 10 sessions greeting at once, each user under the default per-user start limit.
+const greeters = await newBuyers(10, 'greeter');
+const greetings = await withPeakRss([process.pid], () =>
+  Promise.all(Array.from({ length: 100 }, (_, i) => apiRun(server.url, greeters[i % greeters.length], '你好', 'done'))),
+);
+report('100 concurrent greetings from 10 users, one process', greetings.result, greetings.wallMs);
+
+const databaseUrl = process.env.DATABASE_URL;
+const redisUrl = process.env.REDIS_URL;
+if (databaseUrl && redisUrl) {
+  const env = { ...offlineEnv, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
+  const pair = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(dataDir, `api-${name}`), urls, env)));
+  try {
+    for (const p of pair) await apiRun(p.url, token, ORDER, 'interrupt');
+    const pids = pair.map((p) => p.child.pid as number);
+    const buyers = await newBuyers(Math.ceil(sessions / 10), 'buyer');
+    const spread = await withPeakRss(pids, () =>
+      Promise.all(
+        Array.from({ length: sessions }, (_, i) =>
+          apiRun(pair[i % 2].url, buyers[i % buyers.length], ORDER, 'interrupt'),
+        ),
+      ),
+    );
+    report(
+      `${sessions} concurrent order sessions, 2 processes, PostgreSQL + Redis`,
+      spread.result,
+      spread.wallMs,
+      spread,
+    );
+    const spreadGreetings = await withPeakRss(pids, () =>
+      Promise.all(
+        Array.from({ length: 100 }, (_, i) => apiRun(pair[i % 2].url, greeters[i % greeters.length], '你好', 'done')),
+      ),
+    );
+    report('100 concurrent greetings from 10 users, 2 processes', spreadGreetings.result, spreadGreetings.wallMs);
+  } finally {
+    await Promise.all(pair.map((p) => p.stop()));
+  }
+} else {
+  rows.push({ scenario: '2 processes: set DATABASE_URL and REDIS_URL', p50: '', p99: '', detail: 'skipped' });
+}
+
+console.log(
+  `${os.cpus().length} cores, offline model at ${latencyMs} ms a call, load average ${os.loadavg()[0].toFixed(1)}`,
+);
 console.table(rows);
+for (const failure of failures) console.log(`error: ${failure}`);
 await server.close();
 await api.close();
+await fixedServer.close();
+await fixedApi.close();
 await runtime.close();
-await chartMcp.close();
-await renderer.close();
-await sites.server.close();
-await erpServer.close();
-await erp.close();
-fs.rmSync(dataDir, { recursive: true, force: true });
-if (errors) process.exitCode = 1;
+await parts.close();
+if (failures.length) process.exitCode = 1;

@@ -127,11 +127,11 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
 
   app.get('/api/v1/agent/chat/stream/:session_id', async (c) => {
     const sessionId = parse(SessionId, c.req.param('session_id'), 'session_id');
-    const run = await runs.latestRun(c.var.user, sessionId);
-    if (!run) throw notFound(`会话还没有任务 / no run in session ${sessionId}`);
     const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id') ?? '0';
     const afterSeq = parse(z.coerce.number().int().min(0).max(MAX_SEQ), lastEventId, 'Last-Event-ID');
-    return sse(c, events, { runId: run.id, sessionId, afterSeq }, log);
+    const ref = await runs.join(c.var.user, sessionId, afterSeq);
+    if (!ref) throw notFound(`会话还没有任务 / no run in session ${sessionId}`);
+    return sse(c, events, ref, log);
   });
 
   app.post('/api/v1/agent/chat/resume', async (c) => {
@@ -225,7 +225,7 @@ function sse(c: Context<Env>, events: RunEventLog, ref: RunRef, log: Logger): Re
       stream.write(': heartbeat\n\n').catch(() => stop.abort());
     }, HEARTBEAT_MS);
     try {
-      for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal)) {
+      for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal, ref.resumedAfter)) {
         await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
       }
     } catch (error) {

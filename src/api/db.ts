@@ -26,6 +26,8 @@ export interface ApiTables {
     message: string;
     /** JSON of the interrupts the run waits on (while `waiting`). */
     pending: string | null;
+    /** JSON of the decision a resumed run executes (while `running` after a resume): recovery re-executes it. */
+    decision: string | null;
     created_at: string;
     updated_at: string;
   };
@@ -57,7 +59,7 @@ export async function openApiDatabase(options: {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, options: `-c search_path=${schema}` });
     const db = new Kysely<ApiTables>({ dialect: new PostgresDialect({ pool }) });
     await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
-    await migrate(db);
+    await migrate(db, 'postgres');
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
@@ -66,11 +68,11 @@ export async function openApiDatabase(options: {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<ApiTables>({ dialect: new SqliteDialect({ database: sqlite }) });
-  await migrate(db);
+  await migrate(db, 'sqlite');
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
-async function migrate(db: Kysely<ApiTables>): Promise<void> {
+async function migrate(db: Kysely<ApiTables>, dialect: ApiDatabase['dialect']): Promise<void> {
   await db.schema
     .createTable('chat_sessions')
     .ifNotExists()
@@ -96,9 +98,11 @@ async function migrate(db: Kysely<ApiTables>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('message', 'text', (c) => c.notNull())
     .addColumn('pending', 'text')
+    .addColumn('decision', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
+  await addTextColumn(db, dialect, 'chat_runs', 'decision');
   await db.schema
     .createIndex('chat_runs_session')
     .ifNotExists()
@@ -124,6 +128,23 @@ async function migrate(db: Kysely<ApiTables>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
     .addPrimaryKeyConstraint('run_events_pk', ['run_id', 'seq'])
     .execute();
+}
+
+/** Adds a nullable text column that a table created by an older version lacks. */
+async function addTextColumn(
+  db: Kysely<ApiTables>,
+  dialect: ApiDatabase['dialect'],
+  table: string,
+  column: string,
+): Promise<void> {
+  if (dialect === 'postgres') {
+    await sql`alter table ${sql.table(table)} add column if not exists ${sql.ref(column)} text`.execute(db);
+    return;
+  }
+  const columns = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
+  if (!columns.rows.some((c) => c.name === column)) {
+    await sql`alter table ${sql.table(table)} add column ${sql.ref(column)} text`.execute(db);
+  }
 }
 
 /** Whether an insert failed on a unique constraint (SQLite or PostgreSQL). */

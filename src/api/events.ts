@@ -1,28 +1,28 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
+import type { ApiEvent } from '../protocol/index.ts';
 import type { Logger } from '../shared/index.ts';
-import type { ApiDatabase } from './db.ts';
+import { redact } from './redact.ts';
+import { MAX_SEQ, type RunEvent, type RunStore } from './run-store.ts';
 
-/** One event of a run as stored and sent: `id:` is `seq`, `event:` is `event`, `data:` is `data` (JSON). */
-export interface RunEvent {
-  runId: string;
-  seq: number;
-  event: string;
-  data: string;
-}
+export { MAX_SEQ, type RunEvent };
 
 /** Events that end what a client is following: the run finished, failed or waits for a human. */
 export const TERMINAL_EVENTS = new Set(['done', 'error', 'interrupt']);
 
-/** Sequence numbers are 32-bit integers in the database. */
-export const MAX_SEQ = 2_147_483_647;
-
 const EVENTS_CHANNEL = 'procura:api:run-events';
 const CONTROL_CHANNEL = 'procura:api:run-control';
 
+/** Streamed answer text is stored and sent at most this often per run, or sooner once this much has gathered. */
+export const TOKEN_FLUSH_MS = 50;
+export const TOKEN_FLUSH_CHARS = 2_048;
+/** How often a live run refreshes its row, so other processes never take it for an orphan. */
+const TOUCH_MS = 30_000;
+
 /**
  * Run events: stored per run in the database (the replay source of truth), then fanned out to followers in this
- * process and, with Redis, in every other API process. Control messages (cancel) travel the same way.
+ * process and, with Redis, in every other API process. Control messages (cancel) travel the same way. Events are
+ * written only through a run's {@link RunEmitter}, which numbers them.
  */
 export class RunEventLog {
   private readonly local = new EventEmitter();
@@ -31,7 +31,7 @@ export class RunEventLog {
   private readonly subscriber?: Redis;
 
   constructor(
-    private readonly database: ApiDatabase,
+    private readonly store: RunStore,
     redisUrl: string | undefined,
     private readonly log: Logger,
   ) {
@@ -45,8 +45,9 @@ export class RunEventLog {
       try {
         const message = JSON.parse(raw) as { origin: string } & Record<string, unknown>;
         if (message.origin === this.origin) return;
-        if (channel === EVENTS_CHANNEL) this.local.emit(`run:${message.runId}`, message as unknown as RunEvent);
-        else if (channel === CONTROL_CHANNEL) this.local.emit('control', message);
+        if (channel === EVENTS_CHANNEL) {
+          for (const event of message.events as RunEvent[]) this.local.emit(`run:${event.runId}`, event);
+        } else if (channel === CONTROL_CHANNEL) this.local.emit('control', message);
       } catch (error) {
         log.warn({ err: error }, 'unreadable message on the run event channel');
       }
@@ -63,52 +64,44 @@ export class RunEventLog {
     return Boolean(this.publisher);
   }
 
-  /** Stores the event, then delivers it; followers never see an event that a replay could not find. */
-  async append(event: RunEvent): Promise<void> {
-    await this.database.db
-      .insertInto('run_events')
-      .values({
-        run_id: event.runId,
-        seq: event.seq,
-        event: event.event,
-        data: event.data,
-      })
-      .execute();
-    this.local.emit(`run:${event.runId}`, event);
+  /** The emit path of a run whose last stored event is `afterSeq`. */
+  emitter(run: { runId: string; sessionId: string; afterSeq: number; secrets: string[] }): RunEmitter {
+    return new RunEmitter(
+      run,
+      { write: (events) => this.write(events), touch: () => this.store.touch(run.runId) },
+      this.log,
+    );
+  }
+
+  /** The emit path of a run that this process does not execute (it ends a waiting or orphaned run). */
+  async emitterAfterStored(run: { runId: string; sessionId: string; secrets: string[] }): Promise<RunEmitter> {
+    return this.emitter({ ...run, afterSeq: await this.store.lastSeq(run.runId) });
+  }
+
+  /** Stores a batch of one run's events in one statement, then delivers them: followers never see an event a
+   *  replay could not find. One Redis publish per batch. */
+  private async write(events: RunEvent[]): Promise<void> {
+    await this.store.appendEvents(events);
+    for (const event of events) this.local.emit(`run:${event.runId}`, event);
     if (this.publisher) {
       await this.publisher
-        .publish(EVENTS_CHANNEL, JSON.stringify({ origin: this.origin, ...event }))
-        .catch((error) => this.log.warn({ err: error, runId: event.runId }, 'run event not fanned out'));
+        .publish(EVENTS_CHANNEL, JSON.stringify({ origin: this.origin, events }))
+        .catch((error) => this.log.warn({ err: error, runId: events[0].runId }, 'run events not fanned out'));
     }
   }
 
   /** Stored events of a run after `afterSeq` (exclusive), optionally up to `untilSeq` (inclusive). */
-  async replay(runId: string, afterSeq: number, untilSeq = MAX_SEQ): Promise<RunEvent[]> {
-    const rows = await this.database.db
-      .selectFrom('run_events')
-      .select(['seq', 'event', 'data'])
-      .where('run_id', '=', runId)
-      .where('seq', '>', afterSeq)
-      .where('seq', '<=', untilSeq)
-      .orderBy('seq')
-      .execute();
-    return rows.map((r) => ({ runId, seq: Number(r.seq), event: r.event, data: r.data }));
-  }
-
-  async lastSeq(runId: string): Promise<number> {
-    const row = await this.database.db
-      .selectFrom('run_events')
-      .select((eb) => eb.fn.max('seq').as('seq'))
-      .where('run_id', '=', runId)
-      .executeTakeFirst();
-    return Number(row?.seq ?? 0);
+  replay(runId: string, afterSeq: number, untilSeq = MAX_SEQ): Promise<RunEvent[]> {
+    return this.store.replay(runId, afterSeq, untilSeq);
   }
 
   /**
    * Every event of a run after `afterSeq`, each exactly once and in order: replayed from the database, then live,
    * until a terminal event (or the signal aborts). Live events that overtake the replay fill the gap from storage.
+   * An interrupt that later events follow was resumed, so it does not end the stream; nor does any terminal event
+   * up to `resumedAfter` (a resumed run whose continuation has not stored anything yet).
    */
-  async *follow(runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<RunEvent> {
+  async *follow(runId: string, afterSeq: number, signal: AbortSignal, resumedAfter = 0): AsyncGenerator<RunEvent> {
     const queue: RunEvent[] = [];
     let wake: (() => void) | undefined;
     const onEvent = (event: RunEvent) => {
@@ -119,13 +112,19 @@ export class RunEventLog {
     this.local.on(`run:${runId}`, onEvent);
     signal.addEventListener('abort', onAbort);
     let last = afterSeq;
+    const ends = (batch: RunEvent[], i: number) =>
+      batch[i].seq > resumedAfter &&
+      TERMINAL_EVENTS.has(batch[i].event) &&
+      !(batch[i].event === 'interrupt' && i < batch.length - 1);
     try {
-      for (const event of await this.replay(runId, last)) {
-        last = event.seq;
-        yield event;
-        if (TERMINAL_EVENTS.has(event.event)) return;
-      }
+      let batch = await this.replay(runId, last);
       while (!signal.aborted) {
+        for (let i = 0; i < batch.length; i++) {
+          last = batch[i].seq;
+          yield batch[i];
+          if (ends(batch, i)) return;
+        }
+        batch = [];
         const next = queue.shift();
         if (!next) {
           await new Promise<void>((resolve) => {
@@ -135,12 +134,7 @@ export class RunEventLog {
           continue;
         }
         if (next.seq <= last) continue;
-        const batch = next.seq > last + 1 ? await this.replay(runId, last, next.seq) : [next];
-        for (const event of batch) {
-          last = event.seq;
-          yield event;
-          if (TERMINAL_EVENTS.has(event.event)) return;
-        }
+        batch = next.seq > last + 1 ? await this.replay(runId, last, next.seq) : [next];
       }
     } finally {
       this.local.off(`run:${runId}`, onEvent);
@@ -161,5 +155,90 @@ export class RunEventLog {
   async close(): Promise<void> {
     this.local.removeAllListeners();
     await Promise.all([this.publisher?.quit(), this.subscriber?.quit()].map((p) => p?.catch(() => undefined)));
+  }
+}
+
+/**
+ * The one way a run's events leave: numbered in order, redacted, stored then fanned out, one batch at a time.
+ * Streamed answer text is coalesced: consecutive `token` events of the same agent merge until
+ * {@link TOKEN_FLUSH_MS} passed or {@link TOKEN_FLUSH_CHARS} gathered, and any other event first seals the text
+ * before it, so order is kept and every sent event is a stored one.
+ */
+export class RunEmitter {
+  private seq: number;
+  private text?: { agent: string; content: string };
+  private textTimer?: NodeJS.Timeout;
+  private sealed: RunEvent[] = [];
+  private writing?: Promise<void>;
+  private lastTouch = Date.now();
+
+  constructor(
+    private readonly run: { runId: string; sessionId: string; afterSeq: number; secrets: string[] },
+    private readonly sink: { write(events: RunEvent[]): Promise<void>; touch(): Promise<void> },
+    private readonly log: Logger,
+  ) {
+    this.seq = run.afterSeq;
+  }
+
+  /** The sequence number of the last event emitted (sealed text included). */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  emit(event: ApiEvent): void {
+    if (event.event === 'token') {
+      if (this.text && this.text.agent !== event.data.agent) this.sealText();
+      this.text ??= { agent: event.data.agent, content: '' };
+      this.text.content += event.data.content;
+      if (this.text.content.length >= TOKEN_FLUSH_CHARS) this.sealText();
+      else this.textTimer ??= setTimeout(() => this.sealText(), TOKEN_FLUSH_MS);
+      return;
+    }
+    this.sealText();
+    this.seal(event);
+  }
+
+  /** Resolves once everything emitted so far is stored and sent. */
+  async flush(): Promise<void> {
+    this.sealText();
+    while (this.writing) await this.writing;
+  }
+
+  private sealText(): void {
+    clearTimeout(this.textTimer);
+    this.textTimer = undefined;
+    if (!this.text) return;
+    const { agent, content } = this.text;
+    this.text = undefined;
+    this.seal({ event: 'token', data: { content, agent } });
+  }
+
+  private seal(event: ApiEvent): void {
+    this.seq += 1;
+    const data = JSON.stringify({ session_id: this.run.sessionId, ...event.data });
+    this.sealed.push({
+      runId: this.run.runId,
+      seq: this.seq,
+      event: event.event,
+      data: redact(data, this.run.secrets),
+    });
+    this.writing ??= this.drain();
+  }
+
+  /** Writes sealed events in batches until none are left; what gathers during a write goes in the next batch. */
+  private async drain(): Promise<void> {
+    await Promise.resolve();
+    while (this.sealed.length) {
+      const batch = this.sealed;
+      this.sealed = [];
+      await this.sink
+        .write(batch)
+        .catch((error) => this.log.error({ err: error, runId: this.run.runId }, 'run events not stored'));
+      if (Date.now() - this.lastTouch > TOUCH_MS) {
+        this.lastTouch = Date.now();
+        await this.sink.touch().catch(() => undefined);
+      }
+    }
+    this.writing = undefined;
   }
 }

@@ -5,6 +5,7 @@ import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
 import { badRequest, conflict, notFound } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import type { ApiTables } from './db.ts';
+import type { RunStore } from './run-store.ts';
 import type { Sessions } from './sessions.ts';
 
 /** Workspace areas that are not a session's output (shared skills, the global guidelines, the user's memories). */
@@ -18,7 +19,9 @@ export interface SessionFile {
 
 /** Session history: listing, the conversation as it streamed (messages, steps, pending interrupt), files, rename, delete. */
 export class History {
-  constructor(private readonly deps: { db: Kysely<ApiTables>; sessions: Sessions; runtime: AgentRuntime }) {}
+  constructor(
+    private readonly deps: { db: Kysely<ApiTables>; runs: RunStore; sessions: Sessions; runtime: AgentRuntime },
+  ) {}
 
   async list(user: ApiUser, page: number, size: number) {
     const db = this.deps.db;
@@ -44,26 +47,11 @@ export class History {
   /** One session rebuilt from its stored run events: what the user saw, including a partial answer of a stopped run. */
   async get(user: ApiUser, id: string) {
     const session = await this.deps.sessions.owned(user, id);
-    const runs = await this.deps.db
-      .selectFrom('chat_runs')
-      .select(['id', 'status', 'message', 'pending', 'created_at', 'updated_at'])
-      .where('session_id', '=', id)
-      .orderBy('created_at')
-      .execute();
-    const events = runs.length
-      ? await this.deps.db
-          .selectFrom('run_events')
-          .select(['run_id', 'seq', 'event', 'data'])
-          .where(
-            'run_id',
-            'in',
-            runs.map((r) => r.id),
-          )
-          .where('event', 'in', ['token', 'progress', 'tool_call', 'error'])
-          .orderBy('run_id')
-          .orderBy('seq')
-          .execute()
-      : [];
+    const runs = await this.deps.runs.ofSession(id);
+    const events = await this.deps.runs.eventsOf(
+      runs.map((r) => r.id),
+      ['token', 'progress', 'tool_call', 'error'],
+    );
     const messages: Array<Record<string, unknown>> = [];
     const steps: Array<Record<string, unknown>> = [];
     for (const run of runs) {
@@ -115,23 +103,14 @@ export class History {
   /** Deletes a session with its runs, events, checkpoints and workspace files. A running session must be stopped first. */
   async delete(user: ApiUser, id: string): Promise<void> {
     await this.deps.sessions.owned(user, id);
-    const db = this.deps.db;
-    const running = await db
-      .selectFrom('chat_runs')
-      .select('id')
-      .where('session_id', '=', id)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    if (running) throw conflict('任务运行中，请先停止 / stop the running run first', { run_id: running.id });
+    const active = await this.deps.runs.active(id);
+    if (active?.status === 'running')
+      throw conflict('任务运行中，请先停止 / stop the running run first', { run_id: active.id });
     const backend = await this.backendFor(user, id);
     for (const file of await this.files(user, id)) await backend.delete?.(file.path);
     await (await this.deps.runtime.checkpointer()).deleteThread(id);
-    const runIds = (await db.selectFrom('chat_runs').select('id').where('session_id', '=', id).execute()).map(
-      (r) => r.id,
-    );
-    if (runIds.length) await db.deleteFrom('run_events').where('run_id', 'in', runIds).execute();
-    await db.deleteFrom('chat_runs').where('session_id', '=', id).execute();
-    await db.deleteFrom('chat_sessions').where('id', '=', id).execute();
+    await this.deps.runs.deleteSessionRuns(id);
+    await this.deps.db.deleteFrom('chat_sessions').where('id', '=', id).execute();
   }
 
   /** Files the agent produced in this session's workspace. */

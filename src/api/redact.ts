@@ -8,3 +8,8 @@ export function redact(text: string, secrets: string[] = []): string {
   for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, '[redacted]');
   return out;
 }
+
+/** A JSON value with its strings redacted as {@link redact} does. */
+export function redactValue<T>(value: T, secrets: string[] = []): T {
+  return JSON.parse(redact(JSON.stringify(value), secrets)) as T;
+}

@@ -1,27 +1,18 @@
-import { Command } from '@langchain/langgraph';
-import type { Kysely } from 'kysely';
 import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
-import type { ApiEvent, HumanDecision, HumanRequest } from '../protocol/index.ts';
-import { conflict, type Logger, ProblemError, unprocessable } from '../shared/index.ts';
+import type { HumanDecision, HumanRequest } from '../protocol/index.ts';
+import { conflict, type Logger, unprocessable } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
-import { type ApiTables, isUniqueViolation, type RunStatus } from './db.ts';
+import type { RunStatus } from './db.ts';
 import type { RunEventLog } from './events.ts';
-import { StreamMapper } from './protocol.ts';
-import { redact } from './redact.ts';
+import { type LimiterSettings, RunLimiter } from './limiter.ts';
+import { redact, redactValue } from './redact.ts';
+import { CANCELLED, RunExecution, type RunInput } from './run-execution.ts';
+import type { PendingInterrupt, RunStore, StoredDecision } from './run-store.ts';
 import type { Sessions } from './sessions.ts';
 
-export interface RunLimits {
+export interface RunLimits extends LimiterSettings {
   /** A run without any event for this long is cancelled (waiting for a human does not count). */
   inactivityMs: number;
-  /** Run starts (new messages) per user per minute. */
-  startsPerMinute: number;
-  /** Runs this process executes at once; later ones wait in line (their first event is sent right away). */
-  maxConcurrent: number;
-}
-
-export interface PendingInterrupt {
-  interrupt_id: string;
-  value: HumanRequest;
 }
 
 export interface RunRef {
@@ -29,41 +20,34 @@ export interface RunRef {
   sessionId: string;
   /** Last event already stored when the caller got this run: follow from here. */
   afterSeq: number;
+  /** Terminal events up to here no longer end the run (a resumed run's interrupt): followers go on past them. */
+  resumedAfter?: number;
 }
-
-interface ActiveRun {
-  sessionId: string;
-  abort: AbortController;
-  seq: number;
-  /** Store → fan-out chain, so events leave in order even on an asynchronous database. */
-  tail: Promise<void>;
-}
-
-const CANCELLED = 'cancelled';
-const INACTIVE = 'inactive';
-const TOUCH_MS = 30_000;
 
 /**
  * Runs of the agent, independent of any HTTP connection: one active run per session (enforced in the database),
- * events stored per run and fanned out, interrupts kept as `waiting` runs that any process can resume, cancel by
- * abort signal (locally or through the event bus), and the inactivity timeout.
+ * interrupts kept as `waiting` runs that any process can resume, a resume stored before it is acknowledged,
+ * cancel by abort signal (locally or through the event bus), and recovery of runs a crashed process left behind.
  */
 export class RunManager {
-  private readonly active = new Map<string, ActiveRun>();
-  private readonly starts = new Map<string, number[]>();
-  private executing = 0;
-  private readonly line: Array<() => void> = [];
+  private readonly active = new Map<string, RunExecution>();
+  private readonly limiter: RunLimiter;
+  /** Runs untouched since before this moment cannot be executing here (single process: the process started). */
+  private readonly startedAt = new Date().toISOString();
 
   constructor(
     private readonly deps: {
-      db: Kysely<ApiTables>;
+      store: RunStore;
       events: RunEventLog;
       sessions: Sessions;
       runtime: AgentRuntime;
       limits: RunLimits;
       log: Logger;
+      /** Only this process uses the database (SQLite): every `running` run it does not execute is an orphan. */
+      singleProcess: boolean;
     },
   ) {
+    this.limiter = new RunLimiter(deps.limits);
     deps.events.onControl((message) => {
       if (message.action === 'cancel') this.active.get(message.runId)?.abort.abort(CANCELLED);
     });
@@ -74,29 +58,25 @@ export class RunManager {
     return this.active.size;
   }
 
-  /** Starts a run for a new message; 409 (with the active run's id) while the session has one. */
+  /**
+   * Starts a run for a new message; 409 (with the active run's id) while the session has one. The message is
+   * redacted here, where it enters, so the title, the run, the checkpoints, memories, approval cards and ERP
+   * writes all hold the same redacted text.
+   */
   async start(user: ApiUser, input: { message: string; sessionId?: string }): Promise<RunRef> {
-    this.checkRate(user.username);
-    const session = await this.deps.sessions.openOrCreate(user, input.sessionId, input.message);
+    this.limiter.admitStart(user.username);
+    const message = redact(input.message, [user.token]);
+    const session = await this.deps.sessions.openOrCreate(user, input.sessionId, message);
+    await this.adoptOrphan(user, session.id);
     const runId = crypto.randomUUID();
-    const now = new Date().toISOString();
-    try {
-      await this.deps.db
-        .insertInto('chat_runs')
-        .values({
-          id: runId,
-          session_id: session.id,
-          owner: user.username,
-          status: 'running',
-          message: redact(input.message, [user.token]),
-          pending: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      const activeRun = await this.activeRun(session.id);
+    const inserted = await this.deps.store.insertRunning({
+      id: runId,
+      sessionId: session.id,
+      owner: user.username,
+      message,
+    });
+    if (!inserted) {
+      const activeRun = await this.deps.store.active(session.id);
       throw conflict(
         activeRun?.status === 'waiting'
           ? '会话正在等待您的确认，请先处理或停止 / the session waits for your decision: answer it or cancel first'
@@ -105,17 +85,18 @@ export class RunManager {
       );
     }
     await this.deps.sessions.touch(session.id);
-    this.execute(user, session.id, runId, 0, { messages: [{ role: 'user', content: input.message }] });
+    this.launch(user, { runId, sessionId: session.id, afterSeq: 0 }, { kind: 'message', message });
     return { runId, sessionId: session.id, afterSeq: 0 };
   }
 
-  /** Continues the session's waiting run with the human's decision on `interruptId`. */
+  /** Continues the session's waiting run with the human's decision on `interruptId` (redacted like a message). */
   async resume(
     user: ApiUser,
     input: { sessionId: string; interruptId: string; decision: HumanDecision },
   ): Promise<RunRef> {
-    await this.deps.sessions.owned(user, input.sessionId);
-    const run = await this.activeRun(input.sessionId);
+    await this.deps.sessions.ownedInProject(user, input.sessionId);
+    await this.adoptOrphan(user, input.sessionId);
+    const run = await this.deps.store.active(input.sessionId);
     if (run?.status !== 'waiting') {
       throw conflict('没有等待中的确认 / nothing in this session waits for a decision', {
         run_id: run?.id,
@@ -131,302 +112,131 @@ export class RunManager {
       });
     }
     checkDecision(target.value, input.decision);
-    // Only one resume wins, even across processes: the waiting → running flip is the lock.
-    const claimed = await this.deps.db
-      .updateTable('chat_runs')
-      .set({ status: 'running', pending: null, updated_at: new Date().toISOString() })
-      .where('id', '=', run.id)
-      .where('status', '=', 'waiting')
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) {
+    const decision: StoredDecision = {
+      interrupt_id: input.interruptId,
+      decision: redactValue(input.decision, [user.token]),
+    };
+    if (!(await this.deps.store.claimWaiting(run.id, decision))) {
       throw conflict('该确认已在处理中 / this decision is already being processed', { run_id: run.id });
     }
-    const afterSeq = await this.deps.events.lastSeq(run.id);
-    this.execute(
-      user,
-      input.sessionId,
-      run.id,
-      afterSeq,
-      new Command({ resume: { [input.interruptId]: input.decision } }),
-    );
+    const afterSeq = await this.deps.store.lastSeq(run.id);
+    this.launch(user, { runId: run.id, sessionId: input.sessionId, afterSeq }, { kind: 'decision', decision });
     return { runId: run.id, sessionId: input.sessionId, afterSeq };
   }
 
   /** Stops the session's run: aborts model and tool work wherever it runs; a waiting run just ends. */
   async cancel(user: ApiUser, sessionId: string): Promise<{ run_id: string; status: RunStatus }> {
     await this.deps.sessions.owned(user, sessionId);
-    const run = await this.activeRun(sessionId);
+    const run = await this.deps.store.active(sessionId);
     if (!run) throw conflict('没有可停止的任务 / nothing is running in this session', { session_id: sessionId });
-    if (run.status === 'waiting') {
-      const claimed = await this.deps.db
-        .updateTable('chat_runs')
-        .set({ status: 'cancelled', pending: null, updated_at: new Date().toISOString() })
-        .where('id', '=', run.id)
-        .where('status', '=', 'waiting')
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) === 1) {
-        const seq = await this.deps.events.lastSeq(run.id);
-        await this.deps.events.append({
-          runId: run.id,
-          seq: seq + 1,
-          event: 'done',
-          data: JSON.stringify({ session_id: sessionId, run_id: run.id, status: 'cancelled' }),
-        });
-        return { run_id: run.id, status: 'cancelled' };
-      }
+    if (run.status === 'waiting' && (await this.deps.store.cancelWaiting(run.id))) {
+      const emitter = await this.deps.events.emitterAfterStored({ runId: run.id, sessionId, secrets: [user.token] });
+      emitter.emit({ event: 'done', data: { run_id: run.id, status: 'cancelled' } });
+      await emitter.flush();
+      return { run_id: run.id, status: 'cancelled' };
     }
     await this.deps.events.requestCancel(run.id);
     return { run_id: run.id, status: 'running' };
   }
 
-  /** The caller's session's latest run (for joining a stream), or undefined. */
-  async latestRun(user: ApiUser, sessionId: string) {
+  /**
+   * Where a client rejoining the session's latest run follows from, or undefined without runs. A run resumed
+   * since its interrupt goes on past it, so a client that missed the resume still sees the continuation.
+   */
+  async join(user: ApiUser, sessionId: string, afterSeq: number): Promise<RunRef | undefined> {
     await this.deps.sessions.owned(user, sessionId);
-    return this.deps.db
-      .selectFrom('chat_runs')
-      .selectAll()
-      .where('session_id', '=', sessionId)
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
-  }
-
-  private activeRun(sessionId: string) {
-    return this.deps.db
-      .selectFrom('chat_runs')
-      .selectAll()
-      .where('session_id', '=', sessionId)
-      .where('status', 'in', ['running', 'waiting'])
-      .executeTakeFirst();
+    await this.adoptOrphan(user, sessionId);
+    const run = await this.deps.store.latest(sessionId);
+    if (!run) return undefined;
+    const resumedAfter = run.status === 'running' ? await this.deps.store.lastSeq(run.id) : 0;
+    return { runId: run.id, sessionId, afterSeq, resumedAfter };
   }
 
   /**
-   * Marks runs left `running` by a process that is gone as failed, so followers end instead of waiting forever:
-   * every such run on a single-process SQLite set-up, runs quiet past the inactivity limit on PostgreSQL.
+   * At start-up: runs a process that is gone left `running` (every such run on a single-process SQLite set-up,
+   * runs quiet past the inactivity limit on PostgreSQL). A run that was carrying out a stored decision waits for
+   * its owner's next request to finish it with their credentials; any other fails with an `error` event, so
+   * followers end instead of waiting forever.
    */
-  async recoverOrphans(singleProcess: boolean): Promise<number> {
-    const cutoff = new Date(Date.now() - this.deps.limits.inactivityMs).toISOString();
-    let query = this.deps.db.selectFrom('chat_runs').select(['id', 'session_id']).where('status', '=', 'running');
-    if (!singleProcess) query = query.where('updated_at', '<', cutoff);
-    const orphans = await query.execute();
-    for (const run of orphans) {
-      await this.finish(run.id, 'error');
-      const seq = await this.deps.events.lastSeq(run.id);
-      await this.deps.events.append({
+  async recoverOrphans(): Promise<{ failed: number; resumable: number }> {
+    let failed = 0;
+    let resumable = 0;
+    for (const run of await this.deps.store.running(this.orphanCutoff())) {
+      if (run.decision) {
+        resumable += 1;
+        continue;
+      }
+      await this.deps.store.setStatus(run.id, 'error');
+      const emitter = await this.deps.events.emitterAfterStored({
         runId: run.id,
-        seq: seq + 1,
+        sessionId: run.session_id,
+        secrets: [],
+      });
+      emitter.emit({
         event: 'error',
-        data: JSON.stringify({
-          session_id: run.session_id,
+        data: {
           message: '服务重启，任务已中断 / the server restarted and this run was interrupted',
           detail: 'orphaned',
-        }),
+        },
       });
+      await emitter.flush();
+      failed += 1;
     }
-    return orphans.length;
+    return { failed, resumable };
   }
 
   /** Aborts every run of this process (shutdown); their state stays in the checkpoints. */
   async close(): Promise<void> {
-    const tails = [...this.active.values()].map((run) => {
+    const runs = [...this.active.values()].map((run) => {
       run.abort.abort(CANCELLED);
-      return run.tail;
+      return run.finished;
     });
-    await Promise.allSettled(tails);
+    await Promise.allSettled(runs);
+    this.limiter.close();
   }
 
-  /** Waits for an execution slot (or the run's cancel). */
-  private takeSlot(signal: AbortSignal): Promise<void> {
-    if (this.executing < this.deps.limits.maxConcurrent) {
-      this.executing += 1;
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const turn = () => {
-        signal.removeEventListener('abort', leave);
-        resolve();
-      };
-      const leave = () => {
-        this.line.splice(this.line.indexOf(turn), 1);
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', leave, { once: true });
-      this.line.push(turn);
-    });
+  /** Runs quiet since before this moment are not executing anywhere. */
+  private orphanCutoff(): string {
+    return this.deps.singleProcess
+      ? this.startedAt
+      : new Date(Date.now() - this.deps.limits.inactivityMs).toISOString();
   }
 
-  /** Hands the slot to the next run in line. */
-  private releaseSlot(): void {
-    const next = this.line.shift();
-    if (next) next();
-    else this.executing -= 1;
+  /**
+   * Finishes a decision a crashed process acknowledged but did not complete, as the decision's owner. The claim is
+   * one conditional update, so of two processes (or two requests) only one executes it.
+   */
+  private async adoptOrphan(user: ApiUser, sessionId: string): Promise<void> {
+    const run = await this.deps.store.active(sessionId);
+    if (run?.status !== 'running' || !run.decision || run.owner !== user.username || this.active.has(run.id)) return;
+    if (run.updated_at >= this.orphanCutoff()) return;
+    if (!(await this.deps.store.claimOrphan(run.id, run.updated_at))) return;
+    this.deps.log.warn({ runId: run.id, sessionId }, 'carrying out a decision left by a restart');
+    const afterSeq = await this.deps.store.lastSeq(run.id);
+    const decision = JSON.parse(run.decision) as StoredDecision;
+    this.launch(user, { runId: run.id, sessionId, afterSeq }, { kind: 'recovered', decision });
   }
 
-  private checkRate(username: string): void {
-    const now = Date.now();
-    const recent = (this.starts.get(username) ?? []).filter((t) => t > now - 60_000);
-    if (recent.length >= this.deps.limits.startsPerMinute) {
-      throw new ProblemError(
-        429,
-        'rate_limited',
-        `每分钟最多发起 ${this.deps.limits.startsPerMinute} 次对话 / at most ${this.deps.limits.startsPerMinute} runs per minute`,
-        { retry_after: Math.ceil((recent[0] + 60_000 - now) / 1000) },
-      );
-    }
-    recent.push(now);
-    this.starts.set(username, recent);
-  }
-
-  /** Drives one run (or its continuation) in the background; every outcome ends in a terminal event. */
-  private execute(user: ApiUser, sessionId: string, runId: string, afterSeq: number, input: unknown): void {
-    const abort = new AbortController();
-    const run: ActiveRun = { sessionId, abort, seq: afterSeq, tail: Promise.resolve() };
-    this.active.set(runId, run);
-    const { runtime, log } = this.deps;
-    let idle: NodeJS.Timeout | undefined;
-    let lastTouch = Date.now();
-    const resetIdle = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => abort.abort(INACTIVE), this.deps.limits.inactivityMs);
-    };
-    const emit = (event: ApiEvent) => {
-      run.seq += 1;
-      const stored = {
-        runId,
-        seq: run.seq,
-        event: event.event,
-        data: redact(JSON.stringify({ session_id: sessionId, ...event.data }), [user.token]),
-      };
-      const touch = Date.now() - lastTouch > TOUCH_MS;
-      if (touch) lastTouch = Date.now();
-      run.tail = run.tail.then(async () => {
-        await this.deps.events
-          .append(stored)
-          .catch((error) => log.error({ err: error, runId }, 'run event not stored'));
-        // A live run keeps its row fresh, so other processes never take it for an orphan.
-        if (touch) await this.finish(runId, 'running').catch(() => undefined);
-      });
-      resetIdle();
-    };
-    const ctx: ProcuraRunContext = {
+  private launch(user: ApiUser, ref: RunRef, input: RunInput): void {
+    const ctx: ProcuraRunContext & { sessionId: string } = {
       userId: user.username,
       username: user.displayName,
       role: user.role,
       token: user.token,
       projectId: user.projectId,
-      traceId: runId,
-      sessionId,
+      traceId: ref.runId,
+      sessionId: ref.sessionId,
     };
-    const work = async () => {
-      let labelOf: (tool: string) => string | undefined = () => undefined;
-      const mapper = new StreamMapper((tool) => labelOf(tool));
-      const runProgress = (status: 'running' | 'completed' | 'error', title: string) =>
-        emit({
-          event: 'progress',
-          data: { id: `run:${runId}`, phase: 'run', status, title, detail: '', agent: 'orchestrator' },
-        });
-      if (afterSeq === 0) runProgress('running', '处理中 / working');
-      else {
-        for (const stored of await this.deps.events.replay(runId, 0)) {
-          if (stored.event === 'progress') mapper.remember(JSON.parse(stored.data));
-        }
-      }
-      const config = { configurable: { thread_id: sessionId }, context: ctx, recursionLimit: 200 };
-      let slot = false;
-      try {
-        await this.takeSlot(abort.signal);
-        slot = true;
-        resetIdle();
-        const registry = await runtime.registry();
-        labelOf = (tool) => registry.get(tool)?.label;
-        const graph = await runtime.graph(ctx);
-        const stream = await graph.stream(
-          input as never,
-          {
-            ...config,
-            streamMode: ['updates', 'messages', 'custom'],
-            subgraphs: true,
-            signal: abort.signal,
-          } as never,
-        );
-        for await (const chunk of stream as AsyncIterable<unknown>) {
-          if (abort.signal.aborted) break;
-          for (const event of mapper.map(chunk)) emit(event);
-        }
-        abort.signal.throwIfAborted();
-        const pending = await pendingInterrupts(graph, config);
-        if (pending.length) {
-          for (const p of pending) {
-            emit({ event: 'interrupt', data: { interrupt_id: p.interrupt_id, agent: 'orchestrator', ...p.value } });
-          }
-          await run.tail;
-          await this.finish(runId, 'waiting', JSON.stringify(pending));
-          return;
-        }
-        runProgress('completed', '完成 / done');
-        emit({ event: 'done', data: { run_id: runId, status: 'completed' } });
-        await run.tail;
-        await this.finish(runId, 'done');
-      } catch (error) {
-        const reason = abort.signal.aborted ? abort.signal.reason : undefined;
-        if (reason === CANCELLED) {
-          for (const event of mapper.close('error', '已停止 / stopped')) emit(event);
-          runProgress('error', '已停止 / stopped');
-          emit({ event: 'done', data: { run_id: runId, status: 'cancelled' } });
-          await run.tail;
-          await this.finish(runId, 'cancelled');
-          return;
-        }
-        const message =
-          reason === INACTIVE
-            ? `${Math.round(this.deps.limits.inactivityMs / 60_000)} 分钟无活动，已取消 / cancelled after ${Math.round(this.deps.limits.inactivityMs / 1000)} s without activity`
-            : '运行失败 / the run failed';
-        if (reason !== INACTIVE) log.error({ err: error, runId, sessionId }, 'run failed');
-        for (const event of mapper.close('error', message)) emit(event);
-        runProgress('error', message);
-        emit({ event: 'error', data: { message, detail: reason === INACTIVE ? 'inactive' : errorText(error) } });
-        await run.tail;
-        await this.finish(runId, reason === INACTIVE ? 'cancelled' : 'error');
-      } finally {
-        if (slot) this.releaseSlot();
-      }
-    };
-    work()
-      .catch((error) => log.error({ err: error, runId }, 'run bookkeeping failed'))
-      .finally(() => {
-        clearTimeout(idle);
-        this.active.delete(runId);
-        runtime.releaseRun(sessionId);
-      });
+    const emitter = this.deps.events.emitter({ ...ref, secrets: [user.token] });
+    const { runtime, store, log, limits } = this.deps;
+    const execution = new RunExecution(
+      { runtime, store, log, limiter: this.limiter, inactivityMs: limits.inactivityMs },
+      ctx,
+      emitter,
+    );
+    this.active.set(ref.runId, execution);
+    execution.start(input).finally(() => this.active.delete(ref.runId));
   }
-
-  private async finish(runId: string, status: RunStatus, pending: string | null = null): Promise<void> {
-    await this.deps.db
-      .updateTable('chat_runs')
-      .set({ status, pending, updated_at: new Date().toISOString() })
-      .where('id', '=', runId)
-      .execute();
-  }
-}
-
-/** Interrupts the graph waits on after a run paused (sub-agent interrupts surface on the root task too). */
-async function pendingInterrupts(graph: unknown, config: unknown): Promise<PendingInterrupt[]> {
-  const state = await (
-    graph as {
-      getState(c: unknown): Promise<{ tasks: Array<{ interrupts?: Array<{ id?: string; value?: unknown }> }> }>;
-    }
-  ).getState(config);
-  const seen = new Set<string>();
-  const pending: PendingInterrupt[] = [];
-  for (const task of state.tasks ?? []) {
-    for (const interrupt of task.interrupts ?? []) {
-      if (!interrupt.id || seen.has(interrupt.id)) continue;
-      seen.add(interrupt.id);
-      pending.push({ interrupt_id: interrupt.id, value: interrupt.value as HumanRequest });
-    }
-  }
-  return pending;
 }
 
 /** The decision must fit what the interrupt asked: approvals take their allowed decisions, questions an answer. */
@@ -437,8 +247,4 @@ function checkDecision(request: HumanRequest, decision: HumanDecision): void {
       { field: 'decision.type', message: `expected one of: ${allowed.join(', ')}` },
     ]);
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message.slice(0, 500) : String(error).slice(0, 500);
 }

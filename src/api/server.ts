@@ -11,6 +11,7 @@ import { DemoSignIn, type DemoSignInMode, type DemoUser } from './demo.ts';
 import { RunEventLog } from './events.ts';
 import { chartImageLoader, ReportExports } from './exports.ts';
 import { History } from './history.ts';
+import { RunStore } from './run-store.ts';
 import { type RunLimits, RunManager } from './runs.ts';
 import { Sessions } from './sessions.ts';
 
@@ -46,7 +47,12 @@ export interface Api {
   close(): Promise<void>;
 }
 
-export const DEFAULT_LIMITS: RunLimits = { inactivityMs: 10 * 60_000, startsPerMinute: 30, maxConcurrent: 32 };
+export const DEFAULT_LIMITS: RunLimits = {
+  inactivityMs: 10 * 60_000,
+  startsPerMinute: 30,
+  maxConcurrent: 32,
+  loopDelayMs: 40,
+};
 
 /** Opens the chat API around an agent runtime: database, event log (with Redis when given), runs, history, HTTP app. */
 export async function createApi(options: ApiOptions): Promise<Api> {
@@ -56,20 +62,28 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     databaseUrl: options.databaseUrl,
     schema: options.databaseSchema,
   });
-  const events = new RunEventLog(database, options.redisUrl, log);
+  const store = new RunStore(database.db);
+  const events = new RunEventLog(store, options.redisUrl, log);
   await events.start();
   const sessions = new Sessions(database.db);
   const runs = new RunManager({
-    db: database.db,
+    store,
     events,
     sessions,
     runtime: options.runtime,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     log,
+    singleProcess: !options.databaseUrl,
   });
-  const recovered = await runs.recoverOrphans(!options.databaseUrl);
-  if (recovered) log.warn({ recovered }, 'runs interrupted by a restart marked as failed');
-  const history = new History({ db: database.db, sessions, runtime: options.runtime });
+  const recovered = await runs.recoverOrphans();
+  if (recovered.failed) log.warn({ runs: recovered.failed }, 'runs interrupted by a restart marked as failed');
+  if (recovered.resumable) {
+    log.warn(
+      { runs: recovered.resumable },
+      'decisions interrupted by a restart: carried out on their owner’s next request',
+    );
+  }
+  const history = new History({ db: database.db, runs: store, sessions, runtime: options.runtime });
   const erpBase = options.erpUrl.replace(/\/$/, '');
   const exports = new ReportExports(history, {
     chromiumPath: loadWebSettings().chromiumPath,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { badRequest, notFound } from '../shared/index.ts';
+import { badRequest, conflict, notFound } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import type { ApiTables } from './db.ts';
 
@@ -27,6 +27,14 @@ export class Sessions {
     return row;
   }
 
+  /**
+   * The caller's session, refused (409) when the request acts in another project than the one the session
+   * belongs to: its runs, approvals and ERP writes stay in that project.
+   */
+  async ownedInProject(user: ApiUser, id: string): Promise<SessionRow> {
+    return inProject(user, await this.owned(user, id));
+  }
+
   /** The caller's session `id` (created when new), or a new session titled after the first message. */
   async openOrCreate(user: ApiUser, id: string | undefined, firstMessage: string): Promise<SessionRow> {
     if (id) {
@@ -34,7 +42,7 @@ export class Sessions {
       const existing = await this.db.selectFrom('chat_sessions').selectAll().where('id', '=', id).executeTakeFirst();
       if (existing) {
         if (existing.owner !== user.username) throw notFound(`会话不存在 / no session ${id}`);
-        return existing;
+        return inProject(user, existing);
       }
     }
     const now = new Date().toISOString();
@@ -57,6 +65,14 @@ export class Sessions {
       .where('id', '=', id)
       .execute();
   }
+}
+
+function inProject(user: ApiUser, session: SessionRow): SessionRow {
+  if (session.project_id === user.projectId) return session;
+  throw conflict(
+    `会话属于项目 ${session.project_id}，请在该项目中继续 / this session belongs to project ${session.project_id}: continue it there`,
+    { session_id: session.id, project_id: session.project_id },
+  );
 }
 
 function titleFrom(message: string): string {

@@ -193,6 +193,99 @@ describe('chat API: order runs over SSE on the offline model', () => {
     expect(await h.ordersNoted('给博世下 250 个 F7TC')).toHaveLength(0);
   });
 
+  it('a session stays in its project: resuming a P001 approval as P002 is refused and writes nothing', async () => {
+    const message = '给博世下 170 个 F7TC 火花塞的采购单';
+    const inP001 = { 'x-project-id': 'P001' };
+    const first = await collect(
+      (
+        await openSse(`${h.url}/api/v1/agent/chat/stream`, {
+          token: h.tokens.admin,
+          body: { message },
+          headers: inP001,
+        })
+      ).events,
+    );
+    const interrupt = first.at(-1) as SseEvent;
+    expect(interrupt.event).toBe('interrupt');
+    const body = {
+      session_id: interrupt.data.session_id,
+      interrupt_id: interrupt.data.interrupt_id,
+      decision: { type: 'approve' },
+    };
+    const elsewhere = await openSse(`${h.url}/api/v1/agent/chat/resume`, {
+      token: h.tokens.admin,
+      body,
+      headers: { 'x-project-id': 'P002' },
+    });
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.problem).toMatchObject({ project_id: 'P001' });
+    const newMessage = await openSse(`${h.url}/api/v1/agent/chat/stream`, {
+      token: h.tokens.admin,
+      body: { message: '你好', session_id: interrupt.data.session_id },
+      headers: { 'x-project-id': 'P002' },
+    });
+    expect(newMessage.status).toBe(409);
+    expect(await h.ordersNoted(message)).toHaveLength(0);
+    // In its own project the approval still waits and goes through, in P001.
+    const done = await collect(
+      (await openSse(`${h.url}/api/v1/agent/chat/resume`, { token: h.tokens.admin, body, headers: inP001 })).events,
+    );
+    expect(done.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    const orders = await h.agent.erp.database.db
+      .selectFrom('orders')
+      .select(['project_id', 'note'])
+      .where('note', 'like', `%${message}%`)
+      .execute();
+    expect(orders.map((o) => o.project_id)).toEqual(['P001']);
+  });
+
+  it('a secret typed into an order is redacted where the message enters: nothing stored or written holds it', async () => {
+    const secrets = ['sk-live9f8e7d6c5b4a3210fedcba', h.tokens.laoxiao];
+    const message = `给博世下 180 个 F7TC 火花塞的采购单，密钥 ${secrets[0]}，令牌 ${secrets[1]}`;
+    const leaks = (value: unknown) => secrets.filter((secret) => JSON.stringify(value).includes(secret));
+    const first = await h.chat(h.tokens.laoxiao, { message });
+    const interrupt = first.events.at(-1) as SseEvent;
+    expect(interrupt.event).toBe('interrupt');
+    const sessionId = interrupt.data.session_id as string;
+    // The approval card shows the note as it will be written.
+    const note = interrupt.data.args.note as string;
+    expect(note).toContain('[redacted]');
+    const waiting = await h.call('GET', `/api/v1/history/sessions/${sessionId}`);
+    expect(waiting.body.pending_interrupts[0].value.args.note).toBe(note);
+    expect(waiting.body.title).toContain('[redacted]');
+    expect(leaks(waiting.body)).toEqual([]);
+
+    const done = await h.resume(h.tokens.laoxiao, {
+      session_id: sessionId,
+      interrupt_id: interrupt.data.interrupt_id,
+      decision: { type: 'approve' },
+    });
+    expect(done.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    const erpDb = h.agent.erp.database.db;
+    const orders = await erpDb.selectFrom('orders').select(['id', 'note']).where('note', '=', note).execute();
+    expect(orders).toHaveLength(1);
+    const audit = await erpDb
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('entity_id', '=', String(orders[0].id))
+      .execute();
+    expect(audit.length).toBeGreaterThan(0);
+    expect(leaks(audit)).toEqual([]);
+    expect(leaks((await h.call('GET', `/api/v1/history/sessions/${sessionId}`)).body)).toEqual([]);
+    expect(leaks((await h.call('GET', '/api/v1/history/sessions?size=100')).body)).toEqual([]);
+    const checkpoints = [];
+    for await (const tuple of (await h.agent.runtime.checkpointer()).list({ configurable: { thread_id: sessionId } }))
+      checkpoints.push(tuple);
+    expect(checkpoints.length).toBeGreaterThan(0);
+    expect(JSON.stringify(checkpoints)).toContain('[redacted]');
+    expect(leaks(checkpoints)).toEqual([]);
+    const { store } = await h.agent.runtime.storage();
+    const memories = [];
+    for (const namespace of await store.listNamespaces({}))
+      memories.push(...(await store.search(namespace, { limit: 1000 })));
+    expect(leaks(memories)).toEqual([]);
+  });
+
   it('lists no demo users unless started in embedded mode', async () => {
     const res = await h.call('GET', '/api/v1/demo-users', { token: null });
     expect(res.status).toBe(200);

@@ -1,13 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startChartsServer } from '../../src/charts/index.ts';
-import { createErp } from '../../src/erp/index.ts';
-import { listen, type RunningServer } from '../../src/shared/index.ts';
-import { startSupplierSites } from '../../src/suppliers/index.ts';
-import { startChartMcpServer } from '../../src/tools/charts/index.ts';
+import { type ApiProcess, type LocalParts, spawnApi, startLocalParts } from './process.ts';
 import { collect, openSse, type SseEvent } from './sse.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -15,107 +8,23 @@ const redisUrl = process.env.REDIS_URL;
 const enabled = Boolean(databaseUrl && redisUrl);
 if (!enabled) console.warn('[api tests] DATABASE_URL and REDIS_URL are not both set: the two-process suite is skipped');
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/procura.js');
-
-interface ApiProcess {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/** `procura api` as its own process, sharing PostgreSQL and Redis with its sibling. */
-async function spawnApi(
-  dataDir: string,
-  urls: { erp: string; suppliers: string; chartMcp: string },
-): Promise<ApiProcess> {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'api',
-      '--port',
-      '0',
-      '--data-dir',
-      dataDir,
-      '--erp-url',
-      urls.erp,
-      '--suppliers-url',
-      urls.suppliers,
-      '--chart-mcp-url',
-      urls.chartMcp,
-    ],
-    {
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: redisUrl,
-        DEEPSEEK_API_KEY: '',
-        OPENAI_BASE_URL: '',
-        PROCURA_OFFLINE_LATENCY_MS: '200',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`procura api did not start: ${stderr}`)), 60_000);
-    let out = '';
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const match = /Chat API\s+(http:\/\/\S+)\/api\/v1/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`procura api exited (${code}): ${stderr}`)));
-  });
-  return {
-    url,
-    child,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
 describe.skipIf(!enabled)('chat API on two processes sharing PostgreSQL and Redis', { timeout: 120_000 }, () => {
-  let root: string;
-  let erp: Awaited<ReturnType<typeof createErp>>;
-  let erpServer: RunningServer;
-  let sites: Awaited<ReturnType<typeof startSupplierSites>>;
-  let renderer: Awaited<ReturnType<typeof startChartsServer>>;
-  let chartMcp: Awaited<ReturnType<typeof startChartMcpServer>>;
+  let parts: LocalParts;
+  let erp: LocalParts['erp'];
   let a: ApiProcess;
   let b: ApiProcess;
   let token: string;
 
   beforeAll(async () => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-api-mp-'));
-    erp = await createErp({ dataDir: path.join(root, 'erp') });
-    erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
-    sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
-    renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(root, 'charts') });
-    chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
+    parts = await startLocalParts('procura-api-mp-');
+    erp = parts.erp;
     token = erp.demoTokens.laoxiao;
-    const urls = { erp: `${erpServer.url}/api`, suppliers: sites.server.url, chartMcp: chartMcp.url };
-    [a, b] = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(root, name), urls)));
+    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PROCURA_OFFLINE_LATENCY_MS: '200' };
+    [a, b] = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(parts.root, name), parts.urls, env)));
   }, 120_000);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
-    await chartMcp?.close();
-    await renderer?.close();
-    await sites?.server.close();
-    await erpServer?.close();
-    await erp?.close();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
+    await parts?.close();
   });
 
   const ordersNoted = async (needle: string) =>

@@ -36,6 +36,27 @@ describe('chat API: reconnect and cancel mid-run', () => {
     expect([...seen, ...missed]).toEqual(full);
   });
 
+  it('rejoining with a Last-Event-ID below the interrupt continues into the resumed run, during it and after it', async () => {
+    const first = await h.chat(h.tokens.laoxiao, { message: '给博世下 235 个 F7TC 火花塞的采购单' });
+    const interrupt = first.events.at(-1) as SseEvent;
+    const sessionId = interrupt.data.session_id as string;
+    const resumed = await openSse(`${h.url}/api/v1/agent/chat/resume`, {
+      token: h.tokens.laoxiao,
+      body: { session_id: sessionId, interrupt_id: interrupt.data.interrupt_id, decision: { type: 'approve' } },
+    });
+    const rejoin = (lastEventId: number) =>
+      openSse(`${h.url}/api/v1/agent/chat/stream/${sessionId}`, { token: h.tokens.laoxiao, lastEventId }).then((r) =>
+        collect(r.events),
+      );
+    // While the resumed run still works (the model takes 250 ms a call), and once it is done.
+    const during = await rejoin(interrupt.id - 1);
+    const direct = await collect(resumed.events);
+    const after = await rejoin(interrupt.id - 1);
+    expect(direct.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    expect(during).toEqual([interrupt, ...direct]);
+    expect(after).toEqual(during);
+  });
+
   it('cancel stops the run on the server: model and tool work end, running steps close, nothing is written', async () => {
     const message = '给电装下 270 个 D8TC 火花塞的采购单';
     const stream = await openSse(`${h.url}/api/v1/agent/chat/stream`, {

@@ -19,9 +19,16 @@ export interface SseResponse {
 /** A real SSE client: fetch + eventsource-parser, yielding events as they arrive. */
 export async function openSse(
   url: string,
-  options: { method?: string; token?: string; body?: unknown; lastEventId?: number; signal?: AbortSignal } = {},
+  options: {
+    method?: string;
+    token?: string;
+    body?: unknown;
+    lastEventId?: number;
+    signal?: AbortSignal;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<SseResponse> {
-  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId);

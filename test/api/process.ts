@@ -1,0 +1,110 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startChartsServer } from '../../src/charts/index.ts';
+import { createErp } from '../../src/erp/index.ts';
+import { listen } from '../../src/shared/index.ts';
+import { startSupplierSites } from '../../src/suppliers/index.ts';
+import { startChartMcpServer } from '../../src/tools/charts/index.ts';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/procura.js');
+
+export interface ApiProcess {
+  url: string;
+  child: ChildProcess;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+  /** SIGKILL: no shutdown code runs. */
+  kill(): Promise<void>;
+}
+
+/** `procura api` as its own process on an ephemeral port, on the offline model, with the given environment. */
+export async function spawnApi(
+  dataDir: string,
+  urls: { erp: string; suppliers: string; chartMcp: string },
+  env: NodeJS.ProcessEnv = {},
+): Promise<ApiProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      'api',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--erp-url',
+      urls.erp,
+      '--suppliers-url',
+      urls.suppliers,
+      '--chart-mcp-url',
+      urls.chartMcp,
+    ],
+    {
+      env: { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`procura api did not start: ${stderr}`)), 60_000);
+    let out = '';
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const match = /Chat API\s+(http:\/\/\S+)\/api\/v1/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`procura api exited (${code}): ${stderr}`)));
+  });
+  const end = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  return { url, child, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+}
+
+/** The parts `procura api` talks to, run in the test's own process: ERP, supplier sites, chart renderer and MCP. */
+export interface LocalParts {
+  root: string;
+  erp: Awaited<ReturnType<typeof createErp>>;
+  urls: { erp: string; suppliers: string; chartMcp: string };
+  close(): Promise<void>;
+}
+
+/** Starts the parts in a new temp root. `erpDoor` answers ERP requests first (it may pass them to the ERP). */
+export async function startLocalParts(
+  prefix: string,
+  erpDoor?: (request: Request, erp: LocalParts['erp']) => Promise<Response>,
+): Promise<LocalParts> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const erp = await createErp({ dataDir: path.join(root, 'erp') });
+  const erpServer = await listen(erpDoor ? (request: Request) => erpDoor(request, erp) : erp.fetch, {
+    host: '127.0.0.1',
+    port: 0,
+  });
+  const sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
+  const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(root, 'charts') });
+  const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
+  return {
+    root,
+    erp,
+    urls: { erp: `${erpServer.url}/api`, suppliers: sites.server.url, chartMcp: chartMcp.url },
+    close: async () => {
+      await chartMcp.close();
+      await renderer.close();
+      await sites.server.close();
+      await erpServer.close();
+      await erp.close();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
