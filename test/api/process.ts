@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startChartsServer } from '../../src/charts/index.ts';
 import { createErp } from '../../src/erp/index.ts';
+import { startErpMcpServer } from '../../src/mcp/index.ts';
 import { listen } from '../../src/shared/index.ts';
 import { startSupplierSites } from '../../src/suppliers/index.ts';
 import { startChartMcpServer } from '../../src/tools/charts/index.ts';
@@ -22,7 +23,7 @@ export interface ApiProcess {
 /** `procura api` as its own process on an ephemeral port, on the offline model, with the given environment. */
 export async function spawnApi(
   dataDir: string,
-  urls: { erp: string; suppliers: string; chartMcp: string },
+  urls: { erp: string; erpMcp: string; suppliers: string; chartMcp: string },
   env: NodeJS.ProcessEnv = {},
 ): Promise<ApiProcess> {
   const child = spawn(
@@ -40,6 +41,8 @@ export async function spawnApi(
       urls.suppliers,
       '--chart-mcp-url',
       urls.chartMcp,
+      '--erp-mcp-url',
+      urls.erpMcp,
     ],
     {
       env: { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', LOG_LEVEL: 'warn', ...env },
@@ -76,7 +79,7 @@ export async function spawnApi(
 export interface LocalParts {
   root: string;
   erp: Awaited<ReturnType<typeof createErp>>;
-  urls: { erp: string; suppliers: string; chartMcp: string };
+  urls: { erp: string; erpMcp: string; suppliers: string; chartMcp: string };
   close(): Promise<void>;
 }
 
@@ -91,15 +94,18 @@ export async function startLocalParts(
     host: '127.0.0.1',
     port: 0,
   });
+  // The agent reaches the ERP through its MCP server, as `procura start` runs it.
+  const erpMcp = await startErpMcpServer({ erp: { baseUrl: `${erpServer.url}/api` }, host: '127.0.0.1', port: 0 });
   const sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
   const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(root, 'charts') });
   const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
   return {
     root,
     erp,
-    urls: { erp: `${erpServer.url}/api`, suppliers: sites.server.url, chartMcp: chartMcp.url },
+    urls: { erp: `${erpServer.url}/api`, erpMcp: erpMcp.mcpUrl, suppliers: sites.server.url, chartMcp: chartMcp.url },
     close: async () => {
       await chartMcp.close();
+      await erpMcp.close();
       await renderer.close();
       await sites.server.close();
       await erpServer.close();
