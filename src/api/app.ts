@@ -18,6 +18,7 @@ import { MAX_SEQ, type RunEventLog } from './events.ts';
 import type { History } from './history.ts';
 import { redact } from './redact.ts';
 import type { RunManager, RunRef } from './runs.ts';
+import type { UsageLedger } from './usage.ts';
 
 type Env = { Variables: { user: ApiUser; traceId: string } };
 
@@ -48,6 +49,8 @@ const ResumeBody = z.strictObject({
   decision: Decision,
 });
 const CancelBody = z.strictObject({ session_id: SessionId });
+const RetryBody = z.strictObject({ session_id: SessionId });
+const UsageQuery = z.object({ days: z.coerce.number().int().min(1).max(366).default(30) });
 const RenameBody = z.strictObject({
   title: z.string().trim().min(1).max(200).regex(NoControl, 'control characters are not allowed'),
 });
@@ -61,6 +64,7 @@ export interface ApiAppDeps {
   runs: RunManager;
   events: RunEventLog;
   history: History;
+  usage: UsageLedger;
   /** Readiness checks by name; each resolves when its dependency answers. */
   readiness: Record<string, () => Promise<unknown>>;
   /** Built browser UI (`web/dist`), served at `/` when it exists. */
@@ -132,6 +136,16 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
       decision: body.decision,
     });
     return sse(c, events, ref, log);
+  });
+
+  app.post('/api/v1/agent/chat/retry', async (c) => {
+    const body = await parseJson(c, RetryBody);
+    return sse(c, events, await runs.retry(c.var.user, body.session_id), log);
+  });
+
+  app.get('/api/v1/admin/usage', async (c) => {
+    const q = parse(UsageQuery, c.req.query(), 'query');
+    return c.json(await deps.usage.perUserDay(c.var.user, q.days));
   });
 
   app.post('/api/v1/agent/chat/cancel', async (c) => {

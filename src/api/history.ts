@@ -2,10 +2,12 @@ import path from 'node:path';
 import { resolveBackend } from 'deepagents';
 import type { Kysely } from 'kysely';
 import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
+import { addUsage, NO_USAGE } from '../agent/models/usage.ts';
 import { badRequest, conflict, notFound } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import type { ApiTables } from './db.ts';
 import type { Sessions } from './sessions.ts';
+import type { UsageLedger } from './usage.ts';
 
 /** Workspace areas that are not a session's output (shared skills, the user's long-term memories). */
 const PRIVATE_PREFIXES = ['/skills/', '/memories/'];
@@ -18,7 +20,9 @@ export interface SessionFile {
 
 /** Session history: listing, the conversation as it streamed (messages, steps, pending interrupt), files, rename, delete. */
 export class History {
-  constructor(private readonly deps: { db: Kysely<ApiTables>; sessions: Sessions; runtime: AgentRuntime }) {}
+  constructor(
+    private readonly deps: { db: Kysely<ApiTables>; sessions: Sessions; runtime: AgentRuntime; usage: UsageLedger },
+  ) {}
 
   async list(user: ApiUser, page: number, size: number) {
     const db = this.deps.db;
@@ -64,6 +68,7 @@ export class History {
           .orderBy('seq')
           .execute()
       : [];
+    const usage = await this.deps.usage.byRun(runs.map((r) => r.id));
     const messages: Array<Record<string, unknown>> = [];
     const steps: Array<Record<string, unknown>> = [];
     for (const run of runs) {
@@ -79,6 +84,8 @@ export class History {
           byId.set(String(data.id), { ...byId.get(String(data.id)), ...data, run_id: run.id });
         else if (e.event === 'tool_call') toolCalls.push({ tool: data.tool, params: data.params });
         else if (e.event === 'error') error = String(data.message ?? '');
+        // A retry takes a failed run up again: its earlier error is no longer the outcome.
+        if (e.event === 'progress' && data.phase === 'run' && data.status === 'running') error = undefined;
       }
       steps.push(...byId.values());
       messages.push({
@@ -88,6 +95,7 @@ export class History {
         status: run.status,
         tool_calls: toolCalls,
         ...(error ? { error } : {}),
+        usage: usage.get(run.id) ?? { ...NO_USAGE },
         updated_at: run.updated_at,
       });
     }
@@ -97,6 +105,7 @@ export class History {
       messages,
       steps,
       pending_interrupts: waiting ? (JSON.parse(waiting.pending ?? '[]') as unknown[]) : [],
+      usage: [...usage.values()].reduce(addUsage, { ...NO_USAGE }),
       active_run: runs.find((r) => r.status === 'running' || r.status === 'waiting')?.id ?? null,
       files: await this.files(user, id),
     };

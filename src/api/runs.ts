@@ -1,13 +1,18 @@
+import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
 import { Command } from '@langchain/langgraph';
 import type { Kysely } from 'kysely';
 import type { AgentRuntime, HumanDecision, HumanRequest, ProcuraRunContext } from '../agent/index.ts';
+import { modelServiceFailure } from '../agent/models/resilience.ts';
+import { UsageMeter } from '../agent/models/usage.ts';
 import { conflict, type Logger, ProblemError, unprocessable } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import { type ApiTables, isUniqueViolation, type RunStatus } from './db.ts';
 import type { RunEventLog } from './events.ts';
 import { type ApiEvent, StreamMapper } from './protocol.ts';
 import { redact } from './redact.ts';
+import { claimRetry } from './retry.ts';
 import type { Sessions } from './sessions.ts';
+import type { UsageLedger } from './usage.ts';
 
 export interface RunLimits {
   /** A run without any event for this long is cancelled (waiting for a human does not count). */
@@ -61,6 +66,9 @@ export class RunManager {
       runtime: AgentRuntime;
       limits: RunLimits;
       log: Logger;
+      usage: UsageLedger;
+      /** LangChain callback handlers for a run (tracing), given who runs it. */
+      tracers?: (run: { runId: string; sessionId: string; user: ApiUser }) => unknown[];
     },
   ) {
     deps.events.onControl((message) => {
@@ -76,6 +84,7 @@ export class RunManager {
   /** Starts a run for a new message; 409 (with the active run's id) while the session has one. */
   async start(user: ApiUser, input: { message: string; sessionId?: string }): Promise<RunRef> {
     this.checkRate(user.username);
+    await this.deps.usage.checkBudget(user.username);
     const session = await this.deps.sessions.openOrCreate(user, input.sessionId, input.message);
     const runId = crypto.randomUUID();
     const now = new Date().toISOString();
@@ -149,6 +158,18 @@ export class RunManager {
       new Command({ resume: { [input.interruptId]: input.decision } }),
     );
     return { runId: run.id, sessionId: input.sessionId, afterSeq };
+  }
+
+  /**
+   * Takes the session's failed or interrupted run up again from its last checkpoint: steps that completed (and
+   * approved writes) are not repeated. Streams like a resume, continuing the run's event sequence.
+   */
+  async retry(user: ApiUser, sessionId: string): Promise<RunRef> {
+    await this.deps.sessions.owned(user, sessionId);
+    const runId = await claimRetry(this.deps.db, sessionId);
+    const afterSeq = await this.deps.events.lastSeq(runId);
+    this.execute(user, sessionId, runId, afterSeq, null);
+    return { runId, sessionId, afterSeq };
   }
 
   /** Stops the session's run: aborts model and tool work wherever it runs; a waiting run just ends. */
@@ -325,13 +346,19 @@ export class RunManager {
           event: 'progress',
           data: { id: `run:${runId}`, phase: 'run', status, title, detail: '', agent: 'orchestrator' },
         });
-      if (afterSeq === 0) runProgress('running', '处理中 / working');
-      else {
+      if (afterSeq > 0) {
         for (const stored of await this.deps.events.replay(runId, 0)) {
           if (stored.event === 'progress') mapper.remember(JSON.parse(stored.data));
         }
       }
-      const config = { configurable: { thread_id: sessionId }, context: ctx, recursionLimit: 200 };
+      // A new run, or a retry (no input: the graph goes on from its last checkpoint).
+      if (afterSeq === 0 || input === null)
+        runProgress('running', input === null ? '重试中 / retrying' : '处理中 / working');
+      const usageSoFar = async () => {
+        await awaitAllCallbacks();
+        await run.tail;
+        return this.deps.usage.runTotal(runId);
+      };
       let slot = false;
       try {
         await this.takeSlot(abort.signal);
@@ -339,6 +366,19 @@ export class RunManager {
         resetIdle();
         const registry = await runtime.registry();
         labelOf = (tool) => registry.get(tool)?.label;
+        const meter = new UsageMeter((await runtime.models()).prices, (call) => {
+          run.tail = run.tail.then(() =>
+            this.deps.usage
+              .record({ runId, sessionId, owner: user.username }, call)
+              .catch((error) => log.error({ err: error, runId }, 'model usage not stored')),
+          );
+        });
+        const config = {
+          configurable: { thread_id: sessionId },
+          context: ctx,
+          recursionLimit: 200,
+          callbacks: [meter, ...(this.deps.tracers?.({ runId, sessionId, user }) ?? [])],
+        };
         const graph = await runtime.graph(ctx);
         const stream = await graph.stream(
           input as never,
@@ -364,7 +404,7 @@ export class RunManager {
           return;
         }
         runProgress('completed', '完成 / done');
-        emit({ event: 'done', data: { run_id: runId, status: 'completed' } });
+        emit({ event: 'done', data: { run_id: runId, status: 'completed', usage: await usageSoFar() } });
         await run.tail;
         await this.finish(runId, 'done');
       } catch (error) {
@@ -372,19 +412,21 @@ export class RunManager {
         if (reason === CANCELLED) {
           for (const event of mapper.close('error', '已停止 / stopped')) emit(event);
           runProgress('error', '已停止 / stopped');
-          emit({ event: 'done', data: { run_id: runId, status: 'cancelled' } });
+          emit({ event: 'done', data: { run_id: runId, status: 'cancelled', usage: await usageSoFar() } });
           await run.tail;
           await this.finish(runId, 'cancelled');
           return;
         }
+        const modelFailure = modelServiceFailure(error);
         const message =
           reason === INACTIVE
             ? `${Math.round(this.deps.limits.inactivityMs / 60_000)} 分钟无活动，已取消 / cancelled after ${Math.round(this.deps.limits.inactivityMs / 1000)} s without activity`
-            : '运行失败 / the run failed';
+            : (modelFailure?.message ?? '运行失败 / the run failed');
         if (reason !== INACTIVE) log.error({ err: error, runId, sessionId }, 'run failed');
         for (const event of mapper.close('error', message)) emit(event);
         runProgress('error', message);
-        emit({ event: 'error', data: { message, detail: reason === INACTIVE ? 'inactive' : errorText(error) } });
+        const detail = reason === INACTIVE ? 'inactive' : (modelFailure?.detail ?? errorText(error));
+        emit({ event: 'error', data: { message, detail, retryable: reason !== INACTIVE } });
         await run.tail;
         await this.finish(runId, reason === INACTIVE ? 'cancelled' : 'error');
       } finally {

@@ -9,6 +9,7 @@ import { RunEventLog } from './events.ts';
 import { History } from './history.ts';
 import { type RunLimits, RunManager } from './runs.ts';
 import { Sessions } from './sessions.ts';
+import { UsageLedger, type UsageSettings, usageSettings } from './usage.ts';
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
@@ -26,6 +27,8 @@ export interface ApiOptions {
   webDir?: string;
   /** Embedded mode only: the demo users listed on the sign-in page (never set for a shared deployment). */
   demoUsers?: DemoUser[];
+  /** Daily token budget per user; default from `PROCURA_USER_DAILY_TOKENS` in the agent's settings. */
+  usage?: UsageSettings;
   /** Extra readiness checks (e.g. the chart MCP server). */
   readiness?: Record<string, () => Promise<unknown>>;
 }
@@ -49,7 +52,12 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const events = new RunEventLog(database, options.redisUrl, log);
   await events.start();
   const sessions = new Sessions(database.db);
+  const usage = new UsageLedger(
+    database.db,
+    options.usage ?? usageSettings(options.runtime.options.env ?? process.env),
+  );
   const runs = new RunManager({
+    usage,
     db: database.db,
     events,
     sessions,
@@ -59,13 +67,14 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   });
   const recovered = await runs.recoverOrphans(!options.databaseUrl);
   if (recovered) log.warn({ recovered }, 'runs interrupted by a restart marked as failed');
-  const history = new History({ db: database.db, sessions, runtime: options.runtime });
+  const history = new History({ db: database.db, sessions, runtime: options.runtime, usage });
   const erpBase = options.erpUrl.replace(/\/$/, '');
   const app = createApiApp({
     users: new ErpUsers(erpBase),
     runs,
     events,
     history,
+    usage,
     webDir: options.webDir ?? WEB_DIST,
     demoUsers: options.demoUsers ?? [],
     log,
