@@ -13,6 +13,7 @@ import {
   problemResponse,
   traceIdMiddleware,
 } from '../shared/index.ts';
+import { httpServerSpans, markConversation } from '../shared/telemetry.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
 import { MAX_SEQ, type RunEventLog } from './events.ts';
 import type { History } from './history.ts';
@@ -86,6 +87,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   const app = new Hono<Env>();
   const { users, runs, events, history, log } = deps;
 
+  app.use('*', httpServerSpans('procura.api'));
   app.use('*', traceIdMiddleware());
   app.use('/api/*', bodyLimitProblem(MAX_BODY_BYTES));
   app.use('/api/v1/*', async (c, next) => {
@@ -203,6 +205,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
  * comments every 15 s, no proxy buffering. A client going away stops only its own stream, never the run.
  */
 function sse(c: Context<Env>, events: RunEventLog, ref: RunRef, log: Logger): Response {
+  markConversation({ sessionId: ref.sessionId, userId: c.var.user.username, runId: ref.runId });
   c.header('X-Accel-Buffering', 'no');
   c.header('Cache-Control', 'no-cache, no-transform');
   c.header('X-Session-Id', ref.sessionId);

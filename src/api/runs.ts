@@ -5,6 +5,7 @@ import type { AgentRuntime, HumanDecision, HumanRequest, ProcuraRunContext } fro
 import { modelServiceFailure } from '../agent/models/resilience.ts';
 import { UsageMeter } from '../agent/models/usage.ts';
 import { conflict, type Logger, ProblemError, unprocessable } from '../shared/index.ts';
+import { withConversation } from '../shared/telemetry.ts';
 import type { ApiUser } from './auth.ts';
 import { type ApiTables, isUniqueViolation, type RunStatus } from './db.ts';
 import type { RunEventLog } from './events.ts';
@@ -68,7 +69,7 @@ export class RunManager {
       log: Logger;
       usage: UsageLedger;
       /** LangChain callback handlers for a run (tracing), given who runs it. */
-      tracers?: (run: { runId: string; sessionId: string; user: ApiUser }) => unknown[];
+      tracers?: (run: { runId: string; sessionId: string; user: ApiUser }) => Promise<unknown[]>;
     },
   ) {
     deps.events.onControl((message) => {
@@ -377,7 +378,7 @@ export class RunManager {
           configurable: { thread_id: sessionId },
           context: ctx,
           recursionLimit: 200,
-          callbacks: [meter, ...(this.deps.tracers?.({ runId, sessionId, user }) ?? [])],
+          callbacks: [meter, ...((await this.deps.tracers?.({ runId, sessionId, user })) ?? [])],
         };
         const graph = await runtime.graph(ctx);
         const stream = await graph.stream(
@@ -433,7 +434,7 @@ export class RunManager {
         if (slot) this.releaseSlot();
       }
     };
-    work()
+    withConversation({ sessionId, userId: user.username, runId }, work)
       .catch((error) => log.error({ err: error, runId }, 'run bookkeeping failed'))
       .finally(() => {
         clearTimeout(idle);

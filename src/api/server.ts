@@ -1,6 +1,9 @@
 import path from 'node:path';
+import { subagentConfigs } from '../agent/graph.ts';
 import type { AgentRuntime } from '../agent/index.ts';
+import { GenAiTracer } from '../agent/telemetry.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
+import { startTelemetry } from '../shared/telemetry.ts';
 import type { DemoUser } from './app.ts';
 import { createApiApp } from './app.ts';
 import { ErpUsers } from './auth.ts';
@@ -44,6 +47,7 @@ export const DEFAULT_LIMITS: RunLimits = { inactivityMs: 10 * 60_000, startsPerM
 /** Opens the chat API around an agent runtime: database, event log (with Redis when given), runs, history, HTTP app. */
 export async function createApi(options: ApiOptions): Promise<Api> {
   const log = logger.child({ part: 'api' });
+  const telemetry = await startTelemetry(options.runtime.options.env ?? process.env);
   const database = await openApiDatabase({
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
@@ -58,6 +62,18 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   );
   const runs = new RunManager({
     usage,
+    tracers: telemetry
+      ? async (run) => {
+          const [models, registry] = await Promise.all([options.runtime.models(), options.runtime.registry()]);
+          const agents = new Set(['procura', ...subagentConfigs(registry).map((c) => c.name)]);
+          return [
+            new GenAiTracer(
+              { sessionId: run.sessionId, userId: run.user.username, runId: run.runId },
+              { provider: models.provider, agents },
+            ),
+          ];
+        }
+      : undefined,
     db: database.db,
     events,
     sessions,
@@ -102,6 +118,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       await runs.close();
       await events.close();
       await database.close();
+      await telemetry?.flush();
     },
   };
 }
