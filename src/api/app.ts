@@ -115,6 +115,11 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     return c.json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(checks) }, ready ? 200 : 503);
   });
 
+  app.get('/api/v1/me', (c) => {
+    const { username, displayName, role, projectId } = c.var.user;
+    return c.json({ username, display_name: displayName, role, project_id: projectId });
+  });
+
   app.post('/api/v1/agent/chat/stream', async (c) => {
     const body = await parseJson(c, StartBody);
     const ref = await runs.start(c.var.user, { message: body.message, sessionId: body.session_id });
