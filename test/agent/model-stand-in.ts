@@ -153,6 +153,7 @@ export class ModelStandIn {
         Math.ceil(((reply.text ?? '') + (reply.reasoning ?? '') + JSON.stringify(reply.toolCalls ?? [])).length / 4),
     };
     this.reported.push({ input: usage.prompt_tokens, output: usage.completion_tokens });
+    // Call ids restart with each script, as some local model servers' ids repeat across conversations.
     const calls = (reply.toolCalls ?? []).map((c, index) => ({
       index,
       id: `call_${this.requests.length}_${index}`,
