@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { resolveBackend } from 'deepagents';
 import type { Kysely } from 'kysely';
-import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
-import { addUsage, NO_USAGE } from '../agent/models/usage.ts';
+import { type AgentRuntime, addUsage, NO_USAGE, type ProcuraRunContext } from '../agent/index.ts';
 import { badRequest, conflict, notFound } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import type { ApiTables } from './db.ts';

@@ -1,9 +1,14 @@
 import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
 import { Command } from '@langchain/langgraph';
 import type { Kysely } from 'kysely';
-import type { AgentRuntime, HumanDecision, HumanRequest, ProcuraRunContext } from '../agent/index.ts';
-import { modelServiceFailure } from '../agent/models/resilience.ts';
-import { UsageMeter } from '../agent/models/usage.ts';
+import {
+  type AgentRuntime,
+  type HumanDecision,
+  type HumanRequest,
+  modelServiceFailure,
+  type ProcuraRunContext,
+  UsageMeter,
+} from '../agent/index.ts';
 import { conflict, type Logger, ProblemError, unprocessable } from '../shared/index.ts';
 import { withConversation } from '../shared/telemetry.ts';
 import type { ApiUser } from './auth.ts';

@@ -1,7 +1,5 @@
 import path from 'node:path';
-import { subagentConfigs } from '../agent/graph.ts';
-import type { AgentRuntime } from '../agent/index.ts';
-import { GenAiTracer } from '../agent/telemetry.ts';
+import { type AgentRuntime, GenAiTracer, subagentConfigs } from '../agent/index.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
 import { startTelemetry } from '../shared/telemetry.ts';
 import type { DemoUser } from './app.ts';

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
-import { addUsage, type MeteredCall, NO_USAGE, type UsageTotals } from '../agent/models/usage.ts';
+import { addUsage, type MeteredCall, NO_USAGE, type UsageTotals } from '../agent/index.ts';
 import { forbidden, ProblemError } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import type { ApiTables } from './db.ts';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type ChatRequest,
   called,
@@ -278,6 +278,29 @@ describe('chat API on an OpenAI-compatible model service (stand-in server)', () 
     expect(answer.status).toBe('done');
     expect(answer.error).toBeUndefined();
     expect((await retryRun(sessionId)).status).toBe(409);
+  });
+
+  it('a stopped run can be retried too: it goes on from where it was stopped', async () => {
+    let stalled = true;
+    model.script([
+      { when: () => stalled, reply: { stall: 'headers' }, times: Number.POSITIVE_INFINITY },
+      { when: isOrchestrator, reply: { text: '您好，有什么采购任务？' }, times: Number.POSITIVE_INFINITY },
+      { when: isMemory, reply: { text: '{}' }, times: Number.POSITIVE_INFINITY },
+    ]);
+    const res = await openSse(`${h.url}/api/v1/agent/chat/stream`, {
+      token: h.tokens.laoxiao,
+      body: { message: '你好' },
+    });
+    const sessionId = res.headers.get('x-session-id') as string;
+    const events = collect(res.events);
+    await vi.waitFor(() => expect(model.requests.length).toBeGreaterThan(0), { timeout: 10_000 });
+    expect((await h.call('POST', '/api/v1/agent/chat/cancel', { body: { session_id: sessionId } })).status).toBe(202);
+    expect((await events).at(-1)).toMatchObject({ event: 'done', data: { status: 'cancelled' } });
+
+    stalled = false;
+    const retried = await retryRun(sessionId);
+    expect(retried.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    expect(answerOf(retried.events)).toBe('您好，有什么采购任务？');
   });
 
   it('the daily token budget refuses a new run with 429 saying when it resets; admins see usage per user and day', async () => {
