@@ -1,7 +1,8 @@
+import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
 import type { AIMessageChunk } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentModels, OfflineChatModel } from '../../src/agent/models/index.ts';
-import { costOf, DEFAULT_PRICES, priceTable } from '../../src/agent/models/usage.ts';
+import { costOf, DEFAULT_PRICES, priceTable, UsageMeter } from '../../src/agent/models/usage.ts';
 import { ModelStandIn } from './model-stand-in.ts';
 
 describe('model selection', () => {
@@ -43,6 +44,15 @@ describe('model service settings', () => {
     expect(reply.additional_kwargs.reasoning_content).toBe('想一想');
     expect(reply.usage_metadata).toMatchObject({ input_tokens: 12, output_tokens: 3 });
     expect(standIn.requests[0]).toMatchObject({ model: 'deepseek-v4-pro', authorization: 'Bearer sk-gateway-test' });
+  });
+
+  it('the offline model reports 0 tokens and costs nothing', async () => {
+    const models = createAgentModels({});
+    const meter = new UsageMeter(models.prices);
+    await models.main.invoke('你好', { callbacks: [meter] });
+    await awaitAllCallbacks();
+    expect(meter.calls).toBe(1);
+    expect(meter.totals).toEqual({ input_tokens: 0, output_tokens: 0, cost: 0 });
   });
 
   it('prices calls from the table; PROCURA_MODEL_PRICES overrides it and is validated', () => {
