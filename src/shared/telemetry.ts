@@ -8,6 +8,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
 
 /** Who a piece of work is for: stamped on every span started inside it. */
 export interface Conversation {
@@ -72,8 +73,8 @@ export function telemetryEnabled(): boolean {
 }
 
 /**
- * An HTTP server span per request (`GET /api/v1/...`, semantic-convention attributes), continuing the caller's
- * trace context. No-op without telemetry.
+ * An HTTP server span per request (`GET /api/v1/history/sessions/:id`, semantic-convention attributes),
+ * continuing the caller's trace context. No-op without telemetry.
  */
 export function httpServerSpans(service: string): MiddlewareHandler {
   const tracer = trace.getTracer(service);
@@ -97,6 +98,12 @@ export function httpServerSpans(service: string): MiddlewareHandler {
     await context.with(trace.setSpan(parent, span), async () => {
       try {
         await next();
+        // Named by the matched route (`/api/v1/history/sessions/:id`), not the path, so names stay few.
+        const route = matchedRoutes(c).find((r) => r.method !== 'ALL' && !r.path.includes('*'))?.path;
+        if (route) {
+          span.updateName(`${c.req.method} ${route}`);
+          span.setAttribute('http.route', route);
+        }
         span.setAttribute('http.response.status_code', c.res.status);
         if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       } catch (error) {

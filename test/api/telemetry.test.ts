@@ -157,6 +157,8 @@ describe('OpenTelemetry: GenAI spans and metrics of an analysis on a model servi
 
     const server = receiver.spans.find((s) => s.name === 'POST /api/v1/agent/chat/stream');
     expect(server?.kind).toBe(2); // SERVER
+    expect(server && attr(server, 'http.route')).toBe('/api/v1/agent/chat/stream');
+    expect(server && attr(server, 'http.response.status_code')).toBe(200);
     const run = receiver.spans.filter((s) => s.traceId === server?.traceId);
     const byName = (prefix: string) => run.filter((s) => s.name.startsWith(prefix));
 
