@@ -13,6 +13,7 @@ import { createRunGuardsMiddleware, createToolErrorGuardMiddleware } from './mid
 import { createMemoryUpdateMiddleware } from './middleware/memory-update.ts';
 import { createSkillsSyncMiddleware, createUserSkillsRestoreMiddleware } from './middleware/skills.ts';
 import type { AgentModels } from './models/index.ts';
+import { createModelRetryMiddleware } from './models/resilience.ts';
 import { ORCHESTRATOR_PROMPT } from './prompts.ts';
 import type { SkillsSync } from './skills/sync.ts';
 import { loadSubagentConfigs, type SubagentConfig } from './subagents/loader.ts';
@@ -100,6 +101,8 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       keep: { type: 'messages', value: 20 },
     });
 
+  const modelRetry = createModelRetryMiddleware(deps.models.policy);
+
   const subagents: SubAgent[] = [];
   for (const config of subagentConfigs(deps.registry, deps.subagentConfigDir)) {
     const limits = { modelCalls: config.limits.model_calls, toolCalls: config.limits.tool_calls };
@@ -119,6 +122,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
         createRunGuardsMiddleware(limits, config.name),
         createToolErrorGuardMiddleware(),
         approval,
+        modelRetry,
       ],
     });
   }
@@ -144,6 +148,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       createRunGuardsMiddleware(ORCHESTRATOR_LIMITS, 'orchestrator'),
       createToolErrorGuardMiddleware(),
       approval,
+      modelRetry,
     ],
   });
 }

@@ -14,6 +14,18 @@ export {
   OFFLINE_NOTICE,
   OfflineChatModel,
 } from './models/index.ts';
+export { type ModelCallPolicy, ModelServiceError, modelServiceFailure } from './models/resilience.ts';
+export {
+  addUsage,
+  DEFAULT_PRICES,
+  type MeteredCall,
+  NO_USAGE,
+  type PriceTable,
+  priceTable,
+  UsageMeter,
+  type UsageTotals,
+} from './models/usage.ts';
 export { AgentRuntime, type AgentRuntimeOptions, type AgentStorage, SKILLS_DIR } from './runtime.ts';
 export { loadSubagentConfigs, SUBAGENT_CONFIG_DIR, type SubagentConfig } from './subagents/loader.ts';
+export { GenAiTracer } from './telemetry.ts';
 export { type HumanDecision, HumanInput, type HumanRequest } from './tools/human-input.ts';

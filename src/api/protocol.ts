@@ -1,5 +1,12 @@
 import type { HumanRequest } from '../agent/index.ts';
 
+/** Tokens and cost (USD) of a run's model calls, as the provider reported them. */
+export interface RunUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+}
+
 /** The agents a step can belong to, as the client shows them. */
 export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
 
@@ -11,7 +18,7 @@ export type ApiEvent =
       event: 'progress';
       data: {
         id: string;
-        phase: 'run' | 'subagent' | 'tool';
+        phase: 'run' | 'subagent' | 'tool' | 'model';
         status: ProgressStatus;
         title: string;
         detail: string;
@@ -21,8 +28,9 @@ export type ApiEvent =
   | { event: 'token'; data: { content: string; agent: AgentName } }
   | { event: 'tool_call'; data: { tool: string; params: unknown } }
   | { event: 'interrupt'; data: { interrupt_id: string; agent: AgentName } & HumanRequest }
-  | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled' } }
-  | { event: 'error'; data: { message: string; detail: string } };
+  | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled'; usage?: RunUsage } }
+  /** `retryable`: `POST /agent/chat/retry` can take the run up again from its last checkpoint. */
+  | { event: 'error'; data: { message: string; detail: string; retryable?: boolean } };
 
 const SUBAGENT_TITLES: Record<string, string> = {
   'procurement-analyst': '采购分析 / procurement analysis',
@@ -65,7 +73,11 @@ export class StreamMapper {
     const [namespace, mode, data] = chunk as [string[], string, unknown];
     if (mode === 'messages') return this.fromMessage(namespace, data as [MessageLike, StreamMetadata]);
     if (mode === 'updates') return this.fromUpdate(namespace, data as Record<string, unknown>);
-    if (mode === 'custom') return fromCustom(data);
+    if (mode === 'custom') {
+      const agent =
+        this.agents.get(namespace.join('|')) ?? this.agents.get(namespace.slice(0, -1).join('|')) ?? 'orchestrator';
+      return fromCustom(data, agent);
+    }
     return [];
   }
 
@@ -139,7 +151,36 @@ export class StreamMapper {
   }
 }
 
-function fromCustom(data: unknown): ApiEvent[] {
+function fromCustom(data: unknown, agent: AgentName): ApiEvent[] {
+  const retry = data as {
+    type?: string;
+    id?: string;
+    status?: ProgressStatus;
+    attempt?: number;
+    retries?: number;
+    detail?: string;
+  };
+  if (retry?.type === 'model_retry' && retry.id && retry.status) {
+    const title =
+      retry.status === 'running'
+        ? `模型服务出错，正在重试 (${retry.attempt}/${retry.retries}) / model service failed, retrying (${retry.attempt}/${retry.retries})`
+        : retry.status === 'completed'
+          ? '模型服务已恢复 / model service recovered'
+          : '模型服务重试失败 / model service retries failed';
+    return [
+      {
+        event: 'progress',
+        data: {
+          id: retry.id,
+          phase: 'model',
+          status: retry.status,
+          title,
+          detail: truncate(retry.detail ?? ''),
+          agent,
+        },
+      },
+    ];
+  }
   const chunk = data as { type?: string; tool?: unknown; params?: unknown };
   if (chunk?.type !== 'tool_call' || typeof chunk.tool !== 'string') return [];
   return [{ event: 'tool_call', data: { tool: chunk.tool, params: chunk.params ?? {} } }];

@@ -1,6 +1,7 @@
 import path from 'node:path';
-import type { AgentRuntime } from '../agent/index.ts';
+import { type AgentRuntime, GenAiTracer, subagentConfigs } from '../agent/index.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
+import { startTelemetry } from '../shared/telemetry.ts';
 import type { DemoUser } from './app.ts';
 import { createApiApp } from './app.ts';
 import { ErpUsers } from './auth.ts';
@@ -10,6 +11,7 @@ import { History } from './history.ts';
 import { RunStore } from './run-store.ts';
 import { type RunLimits, RunManager } from './runs.ts';
 import { Sessions } from './sessions.ts';
+import { UsageLedger, type UsageSettings, usageSettings } from './usage.ts';
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
@@ -27,6 +29,8 @@ export interface ApiOptions {
   webDir?: string;
   /** Embedded mode only: the demo users listed on the sign-in page (never set for a shared deployment). */
   demoUsers?: DemoUser[];
+  /** Daily token budget per user; default from `PROCURA_USER_DAILY_TOKENS` in the agent's settings. */
+  usage?: UsageSettings;
   /** Extra readiness checks (e.g. the chart MCP server). */
   readiness?: Record<string, () => Promise<unknown>>;
 }
@@ -47,6 +51,7 @@ export const DEFAULT_LIMITS: RunLimits = {
 /** Opens the chat API around an agent runtime: database, event log (with Redis when given), runs, history, HTTP app. */
 export async function createApi(options: ApiOptions): Promise<Api> {
   const log = logger.child({ part: 'api' });
+  const telemetry = await startTelemetry(options.runtime.options.env ?? process.env);
   const database = await openApiDatabase({
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
@@ -56,8 +61,25 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const events = new RunEventLog(store, options.redisUrl, log);
   await events.start();
   const sessions = new Sessions(database.db);
+  const usage = new UsageLedger(
+    database.db,
+    options.usage ?? usageSettings(options.runtime.options.env ?? process.env),
+  );
   const runs = new RunManager({
     store,
+    usage,
+    tracers: telemetry
+      ? async (run) => {
+          const [models, registry] = await Promise.all([options.runtime.models(), options.runtime.registry()]);
+          const agents = new Set(['procura', ...subagentConfigs(registry).map((c) => c.name)]);
+          return [
+            new GenAiTracer(
+              { sessionId: run.sessionId, userId: run.user.username, runId: run.runId },
+              { provider: models.provider, agents },
+            ),
+          ];
+        }
+      : undefined,
     events,
     sessions,
     runtime: options.runtime,
@@ -73,13 +95,14 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       'decisions interrupted by a restart: carried out on their owner’s next request',
     );
   }
-  const history = new History({ db: database.db, runs: store, sessions, runtime: options.runtime });
+  const history = new History({ db: database.db, runs: store, sessions, runtime: options.runtime, usage });
   const erpBase = options.erpUrl.replace(/\/$/, '');
   const app = createApiApp({
     users: new ErpUsers(erpBase),
     runs,
     events,
     history,
+    usage,
     webDir: options.webDir ?? WEB_DIST,
     demoUsers: options.demoUsers ?? [],
     log,
@@ -107,6 +130,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       await runs.close();
       await events.close();
       await database.close();
+      await telemetry?.flush();
     },
   };
 }

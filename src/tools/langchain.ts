@@ -45,13 +45,15 @@ export async function toLangChainTools(
         async (input: unknown, config) => {
           const callId = config?.toolCall?.id;
           const writer = (config as { writer?: (chunk: unknown) => void } | undefined)?.writer;
+          const ctx = resolve(config as Parameters<ContextResolver>[0]);
           const control: ToolControl = {
             signal: config?.signal,
-            callId,
+            // Some model servers reuse call ids across conversations: scoped to the session, a write's idempotency
+            // key still only ever matches a retry of the same call.
+            callId: callId && ctx.sessionId ? `${ctx.sessionId}:${callId}` : callId,
             approved: callId !== undefined && options.isApproved?.(callId) === true,
             emit: options.emit ?? (writer ? (event) => writer({ type: 'tool_call', ...event }) : undefined),
           };
-          const ctx = resolve(config as Parameters<ContextResolver>[0]);
           return JSON.stringify(await schedulerFor(ctx).run(definition.name, input, ctx, control));
         },
         {

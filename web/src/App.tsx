@@ -4,8 +4,10 @@ import { ReportPanel } from './components/ReportPanel.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
 import { SignIn } from './components/SignIn.tsx';
 import { Steps } from './components/Steps.tsx';
+import { formatUsage, UsagePanel } from './components/UsagePanel.tsx';
 import { type Lang, LangContext, texts, useT } from './i18n.ts';
 import { ApiError, ChatClient } from './protocol.ts';
+import { conversationUsage } from './session.ts';
 import { useChat } from './useChat.ts';
 
 const TOKEN_KEY = 'procura.token';
@@ -91,7 +93,9 @@ function Workspace({
   const [offline, setOffline] = useState(false);
   const [tab, setTab] = useState<'steps' | 'report'>('steps');
   const [wide, setWide] = useState(false);
+  const [showUsage, setShowUsage] = useState(false);
   const { view, refreshSessions, open } = chat;
+  const spent = conversationUsage(view);
 
   useEffect(() => {
     client
@@ -120,8 +124,20 @@ function Workspace({
           <span className="logo">P</span>
           <strong>{t('appName')}</strong>
         </div>
-        <div className="session-heading">{view.title || (view.id ? '' : t('newChat'))}</div>
+        <div className="session-heading">
+          {view.title || (view.id ? '' : t('newChat'))}
+          {spent.input_tokens + spent.output_tokens > 0 && (
+            <span className="usage-chip" data-testid="conversation-usage" title={t('conversationCost')}>
+              {formatUsage(spent, t)}
+            </span>
+          )}
+        </div>
         <div className="topbar-actions">
+          {me?.role === 'admin' && (
+            <button type="button" className="btn btn-ghost" data-testid="usage" onClick={() => setShowUsage((s) => !s)}>
+              {t('usage')}
+            </button>
+          )}
           {me?.username && (
             <span className="user-chip" data-testid="user">
               {me.username}
@@ -158,10 +174,16 @@ function Workspace({
             </button>
           </div>
         )}
+        {showUsage && <UsagePanel client={client} onClose={() => setShowUsage(false)} />}
         {view.error && (
           <div className="banner banner-error" data-testid="error-banner">
             <strong>{t('error')}：</strong>
             {view.error}
+            {view.retryable && (
+              <button type="button" className="btn btn-small" data-testid="retry" onClick={chat.retry}>
+                ↻ {t('retry')}
+              </button>
+            )}
             <button type="button" className="link" onClick={chat.dismissError}>
               {t('dismiss')}
             </button>
@@ -174,6 +196,7 @@ function Workspace({
           onSend={chat.send}
           onStop={chat.stop}
           onDecide={chat.decide}
+          onRetry={chat.retry}
         />
       </main>
       <aside className="inspector">

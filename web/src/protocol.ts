@@ -17,6 +17,21 @@ export interface ProgressData {
   agent?: string;
 }
 
+/** Tokens and cost (USD) of a run's model calls, as the provider reported them. */
+export interface RunUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+}
+
+/** One row of the admin usage view: a user's model usage on one UTC day. */
+export interface UsageRow extends RunUsage {
+  day: string;
+  user: string;
+  runs: number;
+  calls: number;
+}
+
 export interface ChartSeries {
   name: string;
   data: Array<number | null>;
@@ -61,8 +76,12 @@ export type ChatEvent =
   | { event: 'token'; id?: string; data: { session_id: string; content: string; agent?: string } }
   | { event: 'tool_call'; id?: string; data: { session_id: string; tool: string; params: Record<string, unknown> } }
   | { event: 'interrupt'; id?: string; data: InterruptData }
-  | { event: 'done'; id?: string; data: { session_id: string; run_id?: string } }
-  | { event: 'error'; id?: string; data: { session_id?: string; message: string; detail?: unknown } }
+  | { event: 'done'; id?: string; data: { session_id: string; run_id?: string; usage?: RunUsage } }
+  | {
+      event: 'error';
+      id?: string;
+      data: { session_id?: string; message: string; detail?: unknown; retryable?: boolean };
+    }
   | { event: string; id?: string; data: Record<string, unknown> & { session_id?: string } };
 
 export type Decision =
@@ -239,6 +258,16 @@ export class ChatClient {
       onEvent,
       signal,
     );
+  }
+
+  /** Takes the session's failed or interrupted run up again from its last checkpoint. */
+  retry(sessionId: string, onEvent: (event: ChatEvent) => void, signal?: AbortSignal): Promise<StreamResult> {
+    return this.stream('POST', '/api/v1/agent/chat/retry', { session_id: sessionId }, onEvent, signal);
+  }
+
+  /** Model usage per user per day (admins only). */
+  usage(days = 30): Promise<{ items: UsageRow[]; total: RunUsage; daily_tokens: number | null }> {
+    return this.json('GET', `/api/v1/admin/usage?days=${days}`);
   }
 
   /**

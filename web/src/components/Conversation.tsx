@@ -5,6 +5,7 @@ import type { SessionView, TableItem } from '../session.ts';
 import { ChartGallery } from './Charts.tsx';
 import { InterruptCard } from './InterruptCard.tsx';
 import { Markdown } from './Markdown.tsx';
+import { formatUsage } from './UsagePanel.tsx';
 
 const EXAMPLES = [
   '帮我对摩托车火花塞做供应商比价分析',
@@ -48,6 +49,7 @@ export function Conversation({
   onSend,
   onStop,
   onDecide,
+  onRetry,
 }: {
   view: SessionView;
   busy: boolean;
@@ -55,6 +57,8 @@ export function Conversation({
   onSend: (message: string) => void;
   onStop: () => void;
   onDecide: (interruptId: string, decision: Decision) => void;
+  /** Takes a stopped run up again where it stopped. */
+  onRetry: () => void;
 }) {
   const t = useT();
   const [draft, setDraft] = useState('');
@@ -96,6 +100,11 @@ export function Conversation({
               <Table key={i} table={table} />
             ))}
             <ChartGallery charts={m.charts} />
+            {m.usage && (
+              <p className="usage-line" data-testid="answer-usage" title={t('answerCost')}>
+                {formatUsage(m.usage, t)}
+              </p>
+            )}
           </article>
         ))}
         {waiting && (
@@ -106,6 +115,11 @@ export function Conversation({
         {view.stopped && (
           <p className="stopped" data-testid="stopped">
             ■ {t('stopped')}
+            {view.retryable && !view.running && (
+              <button type="button" className="link" data-testid="retry-stopped" onClick={onRetry}>
+                ↻ {t('retry')}
+              </button>
+            )}
           </p>
         )}
         {view.pending.map((interrupt) => (
