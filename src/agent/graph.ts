@@ -26,6 +26,7 @@ import { createMemoryUpdateMiddleware } from './middleware/memory-update.ts';
 import { createSkillsSyncMiddleware, createUserSkillsRestoreMiddleware } from './middleware/skills.ts';
 import { createToolSetMiddleware } from './middleware/toolset.ts';
 import type { AgentModels } from './models/index.ts';
+import { createModelRetryMiddleware } from './models/resilience.ts';
 import type { SkillsSync } from './skills/sync.ts';
 import { ORCHESTRATOR } from './subagents/loader.ts';
 import { type AgentToolPlan, agentConfigs, liveDescriber, planAgentTools } from './toolset.ts';
@@ -76,6 +77,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       trigger: { type: 'tokens', value: Math.floor(deps.models.contextWindow * 0.85) },
       keep: { type: 'messages', value: 20 },
     });
+  const modelRetry = createModelRetryMiddleware(deps.models.policy);
   /** Each agent's own tools, and the middleware every agent ends with (its tool set, limits, guards, approval). */
   const agentParts = async (plan: AgentToolPlan) => {
     const readOnly = plan.config.read_only;
@@ -92,6 +94,8 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       createToolErrorGuardMiddleware(),
       createToolSetMiddleware({ allowed: plan.allowed, describe }),
       approval(readOnly),
+      // Innermost around the model call: a failing model service is retried before anything else sees it.
+      modelRetry,
     ];
     const model = plan.config.model === 'light' ? deps.models.light : deps.models.main;
     return { bound, tail, model };

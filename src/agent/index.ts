@@ -8,6 +8,17 @@ export {
   OFFLINE_NOTICE,
   OfflineChatModel,
 } from './models/index.ts';
+export { type ModelCallPolicy, ModelServiceError, modelServiceFailure } from './models/resilience.ts';
+export {
+  addUsage,
+  DEFAULT_PRICES,
+  type MeteredCall,
+  NO_USAGE,
+  type PriceTable,
+  priceTable,
+  UsageMeter,
+  type UsageTotals,
+} from './models/usage.ts';
 export {
   AgentRuntime,
   type AgentRuntimeOptions,
@@ -16,6 +27,7 @@ export {
   SKILLS_DIR,
 } from './runtime.ts';
 export { AGENT_CONFIG_DIR, type AgentConfig, loadAgentConfigs, ORCHESTRATOR } from './subagents/loader.ts';
+export { GenAiTracer } from './telemetry.ts';
 export { HumanInput } from './tools/human-input.ts';
 export {
   AGENT_ALIASES,

@@ -15,6 +15,7 @@ import {
   problemResponse,
   traceIdMiddleware,
 } from '../shared/index.ts';
+import { httpServerSpans, markConversation } from '../shared/telemetry.ts';
 import type { OrderApprovals } from './approvals.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
 import type { DemoSignIn } from './demo.ts';
@@ -23,6 +24,7 @@ import { EXPORT_FORMATS, type ReportExports } from './exports.ts';
 import type { History } from './history.ts';
 import { redact } from './redact.ts';
 import type { RunManager, RunRef } from './runs.ts';
+import type { UsageLedger } from './usage.ts';
 
 type Env = { Variables: { user: ApiUser; traceId: string } };
 
@@ -47,6 +49,8 @@ const ResumeBody = z.strictObject({
 });
 const CancelBody = z.strictObject({ session_id: SessionId });
 const DemoSignInBody = z.strictObject({ username: z.string().min(1).max(64) });
+const RetryBody = z.strictObject({ session_id: SessionId });
+const UsageQuery = z.object({ days: z.coerce.number().int().min(1).max(366).default(30) });
 const RenameBody = z.strictObject({
   title: z.string().trim().min(1).max(200).regex(NoControl, 'control characters are not allowed'),
 });
@@ -69,6 +73,7 @@ export interface ApiAppDeps {
   history: History;
   exports: ReportExports;
   approvals: OrderApprovals;
+  usage: UsageLedger;
   /** Readiness checks by name; each resolves when its dependency answers. */
   readiness: Record<string, () => Promise<unknown>>;
   /** Built browser UI (`web/dist`), served at `/` when it exists. */
@@ -85,6 +90,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   const app = new Hono<Env>();
   const { users, runs, events, history, log } = deps;
 
+  app.use('*', httpServerSpans('procura.api'));
   app.use('*', traceIdMiddleware());
   app.use('/api/*', bodyLimitProblem(MAX_BODY_BYTES));
   app.use('/api/v1/*', async (c, next) => {
@@ -117,6 +123,11 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     return c.json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(checks) }, ready ? 200 : 503);
   });
 
+  app.get('/api/v1/me', (c) => {
+    const { username, displayName, role, projectId } = c.var.user;
+    return c.json({ username, display_name: displayName, role, project_id: projectId });
+  });
+
   app.post('/api/v1/agent/chat/stream', async (c) => {
     const body = await parseJson(c, StartBody);
     const ref = await runs.start(c.var.user, { message: body.message, sessionId: body.session_id });
@@ -144,15 +155,21 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     return sse(c, events, ref, log);
   });
 
+  app.post('/api/v1/agent/chat/retry', async (c) => {
+    const body = await parseJson(c, RetryBody);
+    return sse(c, events, await runs.retry(c.var.user, body.session_id), log);
+  });
+
+  app.get('/api/v1/admin/usage', async (c) => {
+    const q = parse(UsageQuery, c.req.query(), 'query');
+    return c.json(await deps.usage.perUserDay(c.var.user, q.days));
+  });
+
   app.post('/api/v1/agent/chat/cancel', async (c) => {
     const body = await parseJson(c, CancelBody);
     return c.json(await runs.cancel(c.var.user, body.session_id), 202);
   });
 
-  app.get('/api/v1/me', (c) => {
-    const { username, displayName, role, projectId } = c.var.user;
-    return c.json({ username, displayName, role, projectId });
-  });
   app.get('/api/v1/approvals', async (c) => c.json(await deps.approvals.pending(c.var.user)));
   app.post('/api/v1/approvals/:order_id', async (c) => {
     const body = await parseJson(c, ApprovalBody);
@@ -214,6 +231,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
  * comments every 15 s, no proxy buffering. A client going away stops only its own stream, never the run.
  */
 function sse(c: Context<Env>, events: RunEventLog, ref: RunRef, log: Logger): Response {
+  markConversation({ sessionId: ref.sessionId, userId: c.var.user.username, runId: ref.runId });
   c.header('X-Accel-Buffering', 'no');
   c.header('Cache-Control', 'no-cache, no-transform');
   c.header('X-Session-Id', ref.sessionId);

@@ -3,13 +3,14 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { migrateUsage, type UsageTables } from './usage.ts';
 
 export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
 
 /** Run states that hold the session: a second start while one of these exists gets 409. */
 export const ACTIVE_RUN_STATUSES: RunStatus[] = ['running', 'waiting'];
 
-export interface ApiTables {
+export interface ApiTables extends UsageTables {
   chat_sessions: {
     id: string;
     owner: string;
@@ -128,6 +129,7 @@ async function migrate(db: Kysely<ApiTables>, dialect: ApiDatabase['dialect']): 
     .addColumn('created_at', 'text', (c) => c.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
     .addPrimaryKeyConstraint('run_events_pk', ['run_id', 'seq'])
     .execute();
+  await migrateUsage(db);
 }
 
 /** Adds a nullable text column that a table created by an older version lacks. */

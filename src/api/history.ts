@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { resolveBackend } from 'deepagents';
 import type { Kysely } from 'kysely';
-import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
+import { type AgentRuntime, addUsage, NO_USAGE, type ProcuraRunContext } from '../agent/index.ts';
 import { badRequest, conflict, notFound } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import type { ApiTables } from './db.ts';
 import type { RunStore } from './run-store.ts';
 import type { Sessions } from './sessions.ts';
+import type { UsageLedger } from './usage.ts';
 
 /** Workspace areas that are not a session's output (shared skills, the global guidelines, the user's memories). */
 const PRIVATE_PREFIXES = ['/skills/', '/AGENTS.md', '/memories/'];
@@ -20,7 +21,13 @@ export interface SessionFile {
 /** Session history: listing, the conversation as it streamed (messages, steps, pending interrupt), files, rename, delete. */
 export class History {
   constructor(
-    private readonly deps: { db: Kysely<ApiTables>; runs: RunStore; sessions: Sessions; runtime: AgentRuntime },
+    private readonly deps: {
+      db: Kysely<ApiTables>;
+      runs: RunStore;
+      sessions: Sessions;
+      runtime: AgentRuntime;
+      usage: UsageLedger;
+    },
   ) {}
 
   async list(user: ApiUser, page: number, size: number) {
@@ -52,6 +59,7 @@ export class History {
       runs.map((r) => r.id),
       ['token', 'progress', 'tool_call', 'error'],
     );
+    const usage = await this.deps.usage.byRun(runs.map((r) => r.id));
     const messages: Array<Record<string, unknown>> = [];
     const steps: Array<Record<string, unknown>> = [];
     for (const run of runs) {
@@ -67,6 +75,8 @@ export class History {
           byId.set(String(data.id), { ...byId.get(String(data.id)), ...data, run_id: run.id });
         else if (e.event === 'tool_call') toolCalls.push({ tool: data.tool, params: data.params });
         else if (e.event === 'error') error = String(data.message ?? '');
+        // A retry takes a failed run up again: its earlier error is no longer the outcome.
+        if (e.event === 'progress' && data.phase === 'run' && data.status === 'running') error = undefined;
       }
       steps.push(...byId.values());
       messages.push({
@@ -76,6 +86,7 @@ export class History {
         status: run.status,
         tool_calls: toolCalls,
         ...(error ? { error } : {}),
+        usage: usage.get(run.id) ?? { ...NO_USAGE },
         updated_at: run.updated_at,
       });
     }
@@ -85,6 +96,7 @@ export class History {
       messages,
       steps,
       pending_interrupts: waiting ? (JSON.parse(waiting.pending ?? '[]') as unknown[]) : [],
+      usage: [...usage.values()].reduce(addUsage, { ...NO_USAGE }),
       active_run: runs.find((r) => r.status === 'running' || r.status === 'waiting')?.id ?? null,
       files: await this.files(user, id),
     };

@@ -41,7 +41,11 @@ export class StreamMapper {
     const [namespace, mode, data] = chunk as [string[], string, unknown];
     if (mode === 'messages') return this.fromMessage(namespace, data as [MessageLike, StreamMetadata]);
     if (mode === 'updates') return this.fromUpdate(namespace, data as Record<string, unknown>);
-    if (mode === 'custom') return this.fromCustom(data);
+    if (mode === 'custom') {
+      const agent =
+        this.agents.get(namespace.join('|')) ?? this.agents.get(namespace.slice(0, -1).join('|')) ?? 'orchestrator';
+      return this.fromCustom(data, agent);
+    }
     return [];
   }
 
@@ -110,7 +114,36 @@ export class StreamMapper {
   }
 
   /** Front-end tool calls become `tool_call`; a running tool's `progress()` updates its step (same id). */
-  private fromCustom(data: unknown): ApiEvent[] {
+  private fromCustom(data: unknown, agent: AgentName): ApiEvent[] {
+    const retry = data as {
+      type?: string;
+      id?: string;
+      status?: ProgressStatus;
+      attempt?: number;
+      retries?: number;
+      detail?: string;
+    };
+    if (retry?.type === 'model_retry' && retry.id && retry.status) {
+      const title =
+        retry.status === 'running'
+          ? `模型服务出错，正在重试 (${retry.attempt}/${retry.retries}) / model service failed, retrying (${retry.attempt}/${retry.retries})`
+          : retry.status === 'completed'
+            ? '模型服务已恢复 / model service recovered'
+            : '模型服务重试失败 / model service retries failed';
+      return [
+        {
+          event: 'progress',
+          data: {
+            id: retry.id,
+            phase: 'model',
+            status: retry.status,
+            title,
+            detail: truncate(retry.detail ?? ''),
+            agent,
+          },
+        },
+      ];
+    }
     const chunk = data as { type?: string; tool?: unknown; params?: unknown; call_id?: unknown; message?: unknown };
     if (chunk?.type === 'tool_call' && typeof chunk.tool === 'string')
       return [

@@ -1,16 +1,32 @@
+import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
 import { Command } from '@langchain/langgraph';
-import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
+import {
+  type AgentRuntime,
+  modelServiceFailure,
+  NO_USAGE,
+  type ProcuraRunContext,
+  UsageMeter,
+  type UsageTotals,
+} from '../agent/index.ts';
 import type { Logger } from '../shared/index.ts';
+import { withConversation } from '../shared/telemetry.ts';
+import type { ApiUser } from './auth.ts';
 import type { RunEmitter } from './events.ts';
 import type { RunLimiter } from './limiter.ts';
 import { StreamMapper } from './protocol.ts';
 import type { PendingInterrupt, RunStore, StoredDecision } from './run-store.ts';
+import type { UsageLedger } from './usage.ts';
 
 /** What a run executes: a new message, a human's decision, or a decision a crashed process left unfinished. */
 export type RunInput =
   | { kind: 'message'; message: string }
   | { kind: 'decision'; decision: StoredDecision }
-  | { kind: 'recovered'; decision: StoredDecision };
+  | { kind: 'recovered'; decision: StoredDecision }
+  /** A failed or stopped run taken up again: no input, the graph goes on from its last checkpoint. */
+  | { kind: 'retry' };
+
+/** LangChain callback handlers for a run (tracing), given who runs it. */
+export type Tracers = (run: { runId: string; sessionId: string; user: ApiUser }) => Promise<unknown[]>;
 
 export interface ExecutionDeps {
   runtime: AgentRuntime;
@@ -19,6 +35,8 @@ export interface ExecutionDeps {
   log: Logger;
   /** A run without any event for this long is cancelled (waiting in line or for a human does not count). */
   inactivityMs: number;
+  usage: UsageLedger;
+  tracers?: Tracers;
 }
 
 export const CANCELLED = 'cancelled';
@@ -33,6 +51,8 @@ export class RunExecution {
   private readonly mapper: StreamMapper;
   private labelOf: (tool: string) => string | undefined = () => undefined;
   private idle?: NodeJS.Timeout;
+  /** Usage rows of this run's model calls, stored one after another. */
+  private usageWrites: Promise<void> = Promise.resolve();
   /** Settles when the run ended (its terminal event and status stored). */
   finished: Promise<void> = Promise.resolve();
 
@@ -40,6 +60,8 @@ export class RunExecution {
     private readonly deps: ExecutionDeps,
     private readonly ctx: ProcuraRunContext & { sessionId: string; traceId: string },
     private readonly emitter: RunEmitter,
+    /** Who the run acts for: its usage and traces are theirs. */
+    private readonly user: ApiUser,
   ) {
     this.mapper = new StreamMapper((tool) => this.labelOf(tool));
   }
@@ -50,7 +72,11 @@ export class RunExecution {
 
   /** Executes in the background to the end; never rejects (failures become the run's `error` event). */
   start(input: RunInput): Promise<void> {
-    this.finished = this.execute(input);
+    const { sessionId } = this.ctx;
+    const { user } = this;
+    this.finished = withConversation({ sessionId, userId: user.username, runId: this.runId }, () =>
+      this.execute(input),
+    );
     return this.finished;
   }
 
@@ -68,6 +94,7 @@ export class RunExecution {
   private async run(input: RunInput): Promise<void> {
     if (input.kind === 'message') this.runProgress('running', '处理中 / working');
     else await this.rememberSteps();
+    if (input.kind === 'retry') this.runProgress('running', '重试中 / retrying');
     if (input.kind === 'recovered') {
       this.runProgress('running', '服务已重启，继续执行您的确认 / the server restarted: carrying out your decision');
     }
@@ -83,6 +110,7 @@ export class RunExecution {
           graphInput as never,
           {
             ...this.config(),
+            callbacks: await this.callbacks(),
             streamMode: ['updates', 'messages', 'custom'],
             subgraphs: true,
             signal: this.abort.signal,
@@ -106,6 +134,7 @@ export class RunExecution {
    *  the last checkpoint (the approved write replays under its idempotency key), or nothing is left to do. */
   private async graphInput(graph: unknown, input: RunInput): Promise<unknown> {
     if (input.kind === 'message') return { messages: [{ role: 'user', content: input.message }] };
+    if (input.kind === 'retry') return null;
     const resume = new Command({ resume: { [input.decision.interrupt_id]: input.decision.decision } });
     if (input.kind === 'decision') return resume;
     const state = await stateOf(graph, this.config());
@@ -115,6 +144,33 @@ export class RunExecution {
 
   private config() {
     return { configurable: { thread_id: this.ctx.sessionId }, context: this.ctx, recursionLimit: 200 };
+  }
+
+  /** The usage meter (each model call stored in the ledger) and the tracers of this run. */
+  private async callbacks(): Promise<unknown[]> {
+    const { runtime, usage, tracers, log } = this.deps;
+    const { sessionId } = this.ctx;
+    const { user } = this;
+    const meter = new UsageMeter((await runtime.models()).prices, (call) => {
+      this.usageWrites = this.usageWrites.then(() =>
+        usage
+          .record({ runId: this.runId, sessionId, owner: user.username }, call)
+          .catch((error) => log.error({ err: error, runId: this.runId }, 'model usage not stored')),
+      );
+    });
+    return [meter, ...((await tracers?.({ runId: this.runId, sessionId, user })) ?? [])];
+  }
+
+  /** The run's usage so far, once every model call's callbacks have run and their rows are stored. */
+  private async usageSoFar(): Promise<UsageTotals> {
+    try {
+      await awaitAllCallbacks();
+      await this.usageWrites;
+      return await this.deps.usage.runTotal(this.runId);
+    } catch (error) {
+      this.deps.log.error({ err: error, runId: this.runId }, 'run usage not read');
+      return { ...NO_USAGE };
+    }
   }
 
   /** A resumed run completes steps it announced before its interrupt, under the same ids. */
@@ -133,7 +189,7 @@ export class RunExecution {
 
   private async complete(): Promise<void> {
     this.runProgress('completed', '完成 / done');
-    this.emit({ event: 'done', data: { run_id: this.runId, status: 'completed' } });
+    this.emit({ event: 'done', data: { run_id: this.runId, status: 'completed', usage: await this.usageSoFar() } });
     await this.end('done');
   }
 
@@ -142,19 +198,21 @@ export class RunExecution {
     if (reason === CANCELLED) {
       this.emitAll(this.mapper.close('error', '已停止 / stopped'));
       this.runProgress('error', '已停止 / stopped');
-      this.emit({ event: 'done', data: { run_id: this.runId, status: 'cancelled' } });
+      this.emit({ event: 'done', data: { run_id: this.runId, status: 'cancelled', usage: await this.usageSoFar() } });
       await this.end('cancelled');
       return;
     }
     const { inactivityMs } = this.deps;
+    const modelFailure = modelServiceFailure(error);
     const message =
       reason === INACTIVE
         ? `${Math.round(inactivityMs / 60_000)} 分钟无活动，已取消 / cancelled after ${Math.round(inactivityMs / 1000)} s without activity`
-        : '运行失败 / the run failed';
+        : (modelFailure?.message ?? '运行失败 / the run failed');
     if (reason !== INACTIVE) this.deps.log.error({ err: error, runId: this.runId }, 'run failed');
     this.emitAll(this.mapper.close('error', message));
     this.runProgress('error', message);
-    this.emit({ event: 'error', data: { message, detail: reason === INACTIVE ? 'inactive' : errorText(error) } });
+    const detail = reason === INACTIVE ? 'inactive' : (modelFailure?.detail ?? errorText(error));
+    this.emit({ event: 'error', data: { message, detail, retryable: reason !== INACTIVE } });
     await this.end(reason === INACTIVE ? 'cancelled' : 'error');
   }
 

@@ -101,6 +101,26 @@ export class RunStore {
     return Number(claimed.numUpdatedRows) === 1;
   }
 
+  /**
+   * The ended → running flip of a retry (from one of `from`): the lock that keeps two retries from both running.
+   * False when the run is no longer in one of those states or the session has another active run.
+   */
+  async claimEnded(runId: string, from: RunStatus[]): Promise<boolean> {
+    try {
+      const claimed = await this.db
+        .updateTable('chat_runs')
+        .set({ status: 'running', pending: null, decision: null, updated_at: now() })
+        .where('id', '=', runId)
+        .where('status', 'in', from)
+        .executeTakeFirst();
+      return Number(claimed.numUpdatedRows) === 1;
+    } catch (error) {
+      // A new message started a run in the session meanwhile (one active run per session).
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
   /** Takes over an orphaned run last seen at `seenAt`; false when another process or request took it first. */
   async claimOrphan(runId: string, seenAt: string): Promise<boolean> {
     const claimed = await this.db

@@ -6,9 +6,13 @@ import type { RunStatus } from './db.ts';
 import type { RunEventLog } from './events.ts';
 import { type LimiterSettings, RunLimiter } from './limiter.ts';
 import { redact, redactValue } from './redact.ts';
-import { CANCELLED, RunExecution, type RunInput } from './run-execution.ts';
+import { CANCELLED, RunExecution, type RunInput, type Tracers } from './run-execution.ts';
 import type { PendingInterrupt, RunStore, StoredDecision } from './run-store.ts';
 import type { Sessions } from './sessions.ts';
+import type { UsageLedger } from './usage.ts';
+
+/** Ended runs that can be taken up again from their last checkpoint (failed, stopped, or left by a restart). */
+const RETRYABLE: RunStatus[] = ['error', 'cancelled'];
 
 export interface RunLimits extends LimiterSettings {
   /** A run without any event for this long is cancelled (waiting for a human does not count). */
@@ -45,6 +49,9 @@ export class RunManager {
       log: Logger;
       /** Only this process uses the database (SQLite): every `running` run it does not execute is an orphan. */
       singleProcess: boolean;
+      usage: UsageLedger;
+      /** LangChain callback handlers for a run (tracing), given who runs it. */
+      tracers?: Tracers;
     },
   ) {
     this.limiter = new RunLimiter(deps.limits);
@@ -65,6 +72,7 @@ export class RunManager {
    */
   async start(user: ApiUser, input: { message: string; sessionId?: string }): Promise<RunRef> {
     this.limiter.admitStart(user.username);
+    await this.deps.usage.checkBudget(user.username);
     const message = redact(input.message, [user.token]);
     const session = await this.deps.sessions.openOrCreate(user, input.sessionId, message);
     await this.adoptOrphan(user, session.id);
@@ -122,6 +130,28 @@ export class RunManager {
     const afterSeq = await this.deps.store.lastSeq(run.id);
     this.launch(user, { runId: run.id, sessionId: input.sessionId, afterSeq }, { kind: 'decision', decision });
     return { runId: run.id, sessionId: input.sessionId, afterSeq };
+  }
+
+  /**
+   * Takes the session's failed or interrupted run up again from its last checkpoint: steps that completed (and
+   * approved writes) are not repeated. Streams like a resume, continuing the run's event sequence.
+   */
+  async retry(user: ApiUser, sessionId: string): Promise<RunRef> {
+    await this.deps.sessions.ownedInProject(user, sessionId);
+    const latest = await this.deps.store.latest(sessionId);
+    if (!latest || !RETRYABLE.includes(latest.status)) {
+      throw conflict('没有可重试的失败任务 / the latest run did not fail: nothing to retry', {
+        session_id: sessionId,
+        run_id: latest?.id,
+        run_status: latest?.status,
+      });
+    }
+    if (!(await this.deps.store.claimEnded(latest.id, RETRYABLE))) {
+      throw conflict('该任务已在重试中 / this run is already being retried', { run_id: latest.id });
+    }
+    const afterSeq = await this.deps.store.lastSeq(latest.id);
+    this.launch(user, { runId: latest.id, sessionId, afterSeq }, { kind: 'retry' });
+    return { runId: latest.id, sessionId, afterSeq };
   }
 
   /** Stops the session's run: aborts model and tool work wherever it runs; a waiting run just ends. */
@@ -228,11 +258,12 @@ export class RunManager {
       sessionId: ref.sessionId,
     };
     const emitter = this.deps.events.emitter({ ...ref, secrets: [user.token] });
-    const { runtime, store, log, limits } = this.deps;
+    const { runtime, store, log, limits, usage, tracers } = this.deps;
     const execution = new RunExecution(
-      { runtime, store, log, limiter: this.limiter, inactivityMs: limits.inactivityMs },
+      { runtime, store, log, usage, tracers, limiter: this.limiter, inactivityMs: limits.inactivityMs },
       ctx,
       emitter,
+      user,
     );
     this.active.set(ref.runId, execution);
     execution.start(input).finally(() => this.active.delete(ref.runId));

@@ -1,7 +1,8 @@
 import path from 'node:path';
-import type { AgentRuntime } from '../agent/index.ts';
+import { type AgentRuntime, agentConfigs, GenAiTracer } from '../agent/index.ts';
 import { suggestionsFor } from '../agent/models/offline/suggestions.ts';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
+import { startTelemetry } from '../shared/telemetry.ts';
 import { loadWebSettings } from '../tools/web/index.ts';
 import { createApiApp } from './app.ts';
 import { OrderApprovals } from './approvals.ts';
@@ -14,6 +15,7 @@ import { History } from './history.ts';
 import { RunStore } from './run-store.ts';
 import { type RunLimits, RunManager } from './runs.ts';
 import { Sessions } from './sessions.ts';
+import { UsageLedger, type UsageSettings, usageSettings } from './usage.ts';
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
@@ -33,6 +35,8 @@ export interface ApiOptions {
   demoUsers?: DemoUser[];
   /** Who may use the demo sign-in (default `loopback`; the CLI turns it off on a non-loopback host). */
   demoSignIn?: DemoSignInMode;
+  /** Daily token budget per user; default from `PROCURA_USER_DAILY_TOKENS` in the agent's settings. */
+  usage?: UsageSettings;
   /** Extra readiness checks (e.g. the chart MCP server). */
   readiness?: Record<string, () => Promise<unknown>>;
   /** The chart renderer's origins: the only place a report's images are loaded from when it is exported as PDF. */
@@ -57,6 +61,7 @@ export const DEFAULT_LIMITS: RunLimits = {
 /** Opens the chat API around an agent runtime: database, event log (with Redis when given), runs, history, HTTP app. */
 export async function createApi(options: ApiOptions): Promise<Api> {
   const log = logger.child({ part: 'api' });
+  const telemetry = await startTelemetry(options.runtime.options.env ?? process.env);
   const database = await openApiDatabase({
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
@@ -66,8 +71,25 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const events = new RunEventLog(store, options.redisUrl, log);
   await events.start();
   const sessions = new Sessions(database.db);
+  const usage = new UsageLedger(
+    database.db,
+    options.usage ?? usageSettings(options.runtime.options.env ?? process.env),
+  );
   const runs = new RunManager({
     store,
+    usage,
+    tracers: telemetry
+      ? async (run) => {
+          const [models, registry] = await Promise.all([options.runtime.models(), options.runtime.registry()]);
+          const agents = new Set(['procura', ...agentConfigs(registry).map((c) => c.name)]);
+          return [
+            new GenAiTracer(
+              { sessionId: run.sessionId, userId: run.user.username, runId: run.runId },
+              { provider: models.provider, agents },
+            ),
+          ];
+        }
+      : undefined,
     events,
     sessions,
     runtime: options.runtime,
@@ -83,7 +105,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       'decisions interrupted by a restart: carried out on their owner’s next request',
     );
   }
-  const history = new History({ db: database.db, runs: store, sessions, runtime: options.runtime });
+  const history = new History({ db: database.db, runs: store, sessions, runtime: options.runtime, usage });
   const erpBase = options.erpUrl.replace(/\/$/, '');
   const exports = new ReportExports(history, {
     chromiumPath: loadWebSettings().chromiumPath,
@@ -96,6 +118,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     history,
     exports,
     approvals: new OrderApprovals(erpBase),
+    usage,
     webDir: options.webDir ?? WEB_DIST,
     demo: new DemoSignIn(options.demoUsers ?? [], options.demoSignIn ?? 'loopback'),
     suggestions: async (user, traceId) =>
@@ -131,6 +154,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       await exports.close();
       await events.close();
       await database.close();
+      await telemetry?.flush();
     },
   };
 }

@@ -4,8 +4,16 @@
  * `EventSource` cannot do.
  */
 import { createParser } from 'eventsource-parser';
-import type { ChatEvent } from './events.ts';
+import type { ChatEvent, RunUsage } from './events.ts';
 import type { HumanDecision } from './human.ts';
+
+/** One row of the admin usage view: a user's model usage on one UTC day. */
+export interface UsageRow extends RunUsage {
+  day: string;
+  user: string;
+  runs: number;
+  calls: number;
+}
 
 export interface SessionSummary {
   id: string;
@@ -188,6 +196,16 @@ export class ChatClient {
       onEvent,
       signal,
     );
+  }
+
+  /** Takes the session's failed or interrupted run up again from its last checkpoint. */
+  retry(sessionId: string, onEvent: (event: ChatEvent) => void, signal?: AbortSignal): Promise<StreamResult> {
+    return this.stream('POST', '/api/v1/agent/chat/retry', { session_id: sessionId }, onEvent, signal);
+  }
+
+  /** Model usage per user per day (admins only). */
+  usage(days = 30): Promise<{ items: UsageRow[]; total: RunUsage; daily_tokens: number | null }> {
+    return this.json('GET', `/api/v1/admin/usage?days=${days}`);
   }
 
   /**

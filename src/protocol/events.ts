@@ -8,7 +8,8 @@ export type StepStatus = 'running' | 'completed' | 'error';
 /** A step of a run; the client upserts it by `id`. */
 export interface ProgressData {
   id: string;
-  phase: 'run' | 'subagent' | 'tool';
+  /** `model`: the model service failed and is being retried. */
+  phase: 'run' | 'subagent' | 'tool' | 'model';
   status: StepStatus;
   title: string;
   detail: string;
@@ -29,6 +30,13 @@ export interface ShowChartParams {
   unit?: string;
 }
 
+/** Tokens and cost (USD) of a run's model calls, as the provider reported them. */
+export interface RunUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+}
+
 /** An interrupt as sent: the human request plus its id and the agent that asked. */
 export type InterruptData = { interrupt_id: string; agent?: AgentName } & HumanRequest;
 
@@ -41,8 +49,9 @@ export type ApiEvent =
   | { event: 'token'; data: { content: string; agent: AgentName } }
   | { event: 'tool_call'; data: { tool: string; params: Record<string, unknown> } }
   | { event: 'interrupt'; data: InterruptData }
-  | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled' } }
-  | { event: 'error'; data: { message: string; detail: string } };
+  | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled'; usage?: RunUsage } }
+  /** `retryable`: `POST /agent/chat/retry` can take the run up again from its last checkpoint. */
+  | { event: 'error'; data: { message: string; detail: string; retryable?: boolean } };
 
 /** An event's data as a client reads it: with the session id, and without relying on the optional `agent`. */
 type Received<D> = Omit<D, 'agent'> & { agent?: AgentName; session_id?: string };

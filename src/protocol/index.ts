@@ -6,6 +6,7 @@ export {
   type StreamEnd,
   type StreamResult,
   sessionSummary,
+  type UsageRow,
 } from './client.ts';
 export type {
   AgentName,
@@ -14,6 +15,7 @@ export type {
   ChatEvent,
   InterruptData,
   ProgressData,
+  RunUsage,
   ShowChartParams,
   StepStatus,
 } from './events.ts';

@@ -45,9 +45,12 @@ export async function toLangChainTools(
         async (input: unknown, config) => {
           const callId = config?.toolCall?.id;
           const writer = (config as { writer?: (chunk: unknown) => void } | undefined)?.writer;
+          const ctx = resolve(config as Parameters<ContextResolver>[0]);
           const control: ToolControl = {
             signal: config?.signal,
-            callId,
+            // Some model servers reuse call ids across conversations: scoped to the session, a write's idempotency
+            // key still only ever matches a retry of the same call.
+            callId: callId && ctx.sessionId ? `${ctx.sessionId}:${callId}` : callId,
             approved: callId !== undefined && options.isApproved?.(callId) === true,
             emit: options.emit ?? (writer ? (event) => writer({ type: 'tool_call', ...event }) : undefined),
             // A long tool's progress goes to the user's stream as an update of its step.
@@ -55,7 +58,6 @@ export async function toLangChainTools(
               ? (message) => writer({ type: 'tool_progress', call_id: callId, tool: definition.name, message })
               : undefined,
           };
-          const ctx = resolve(config as Parameters<ContextResolver>[0]);
           return JSON.stringify(await schedulerFor(ctx).run(definition.name, input, ctx, control));
         },
         {

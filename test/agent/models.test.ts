@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
+import type { AIMessageChunk } from '@langchain/core/messages';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentModels, OfflineChatModel } from '../../src/agent/models/index.ts';
+import { costOf, DEFAULT_PRICES, priceTable, UsageMeter } from '../../src/agent/models/usage.ts';
+import { ModelStandIn } from './model-stand-in.ts';
 
 describe('model selection', () => {
   it('uses the offline model without any key, labelled as such', () => {
@@ -22,5 +26,46 @@ describe('model selection', () => {
   it('refuses incomplete or invalid settings with a clear message', () => {
     expect(() => createAgentModels({ OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' })).toThrow(/OPENAI_MODEL/);
     expect(() => createAgentModels({ OPENAI_BASE_URL: 'not a url' })).toThrow(/OPENAI_BASE_URL/);
+  });
+});
+
+describe('model service settings', () => {
+  const standIn = new ModelStandIn();
+  beforeAll(() => standIn.start());
+  afterAll(() => standIn.close());
+
+  it('DEEPSEEK_BASE_URL sends DeepSeek calls through a gateway, with the key, streaming reasoning apart', async () => {
+    standIn.script([{ reply: { reasoning: '想一想', text: '你好', usage: { input: 12, output: 3 } } }]);
+    const models = createAgentModels({ DEEPSEEK_API_KEY: 'sk-gateway-test', DEEPSEEK_BASE_URL: standIn.url });
+    // Streamed, as the agent calls it (a plain invoke would also estimate tokens with an encoder fetched online).
+    let reply = undefined as unknown as AIMessageChunk;
+    for await (const chunk of await models.main.stream('hi')) reply = reply ? reply.concat(chunk) : chunk;
+    expect(reply.content).toBe('你好');
+    expect(reply.additional_kwargs.reasoning_content).toBe('想一想');
+    expect(reply.usage_metadata).toMatchObject({ input_tokens: 12, output_tokens: 3 });
+    expect(standIn.requests[0]).toMatchObject({ model: 'deepseek-v4-pro', authorization: 'Bearer sk-gateway-test' });
+  });
+
+  it('the offline model reports 0 tokens and costs nothing', async () => {
+    const models = createAgentModels({});
+    const meter = new UsageMeter(models.prices);
+    await models.main.invoke('你好', { callbacks: [meter] });
+    await awaitAllCallbacks();
+    expect(meter.calls).toBe(1);
+    expect(meter.totals).toEqual({ input_tokens: 0, output_tokens: 0, cost: 0 });
+  });
+
+  it('prices calls from the table; PROCURA_MODEL_PRICES overrides it and is validated', () => {
+    const usage = { model: 'deepseek-v4-flash', inputTokens: 1_000_000, outputTokens: 1_000_000, cachedInputTokens: 0 };
+    expect(costOf(priceTable(), usage)).toBeCloseTo(DEFAULT_PRICES['deepseek-v4-flash'].input + 0.28);
+    const cached = { ...usage, cachedInputTokens: 1_000_000 };
+    expect(costOf(priceTable(), cached)).toBeCloseTo(0.0028 + 0.28);
+    const table = priceTable('{"qwen3":{"input":1,"output":2}}');
+    expect(costOf(table, { ...usage, model: 'qwen3' })).toBe(3);
+    expect(costOf(table, { ...usage, model: 'unknown' })).toBe(0);
+    expect(() => createAgentModels({ PROCURA_MODEL_PRICES: '{"m":{"input":-1,"output":1}}' })).toThrow(
+      /PROCURA_MODEL_PRICES/,
+    );
+    expect(() => createAgentModels({ PROCURA_MODEL_RETRIES: 'many' })).toThrow(/PROCURA_MODEL_RETRIES/);
   });
 });

@@ -5,7 +5,7 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
-import type { AgentModels } from '../../src/agent/index.ts';
+import { type AgentModels, createAgentModels } from '../../src/agent/index.ts';
 import { listen, type RunningServer } from '../../src/shared/index.ts';
 
 /** A tool as a model is sent it (OpenAI function format, as every chat model converts it). */
@@ -72,7 +72,17 @@ export class RecordingModel extends BaseChatModel {
 /** The models of a runtime, both the double. */
 export function recordingModels(calls: ModelCall[], script: Script): AgentModels {
   const model = new RecordingModel(calls, script);
-  return { main: model, light: model, provider: 'offline', mainName: 'recording-double', contextWindow: 1_000_000 };
+  // The offline settings' call policy and price table: the double stands where the offline model would.
+  const { policy, prices } = createAgentModels({});
+  return {
+    main: model,
+    light: model,
+    provider: 'offline',
+    mainName: 'recording-double',
+    contextWindow: 1_000_000,
+    policy,
+    prices,
+  };
 }
 
 /** What one MCP call arrived with. */

@@ -7,7 +7,9 @@ import { ReportPanel } from './components/ReportPanel.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
 import { SignIn } from './components/SignIn.tsx';
 import { Steps } from './components/Steps.tsx';
+import { formatUsage, UsagePanel } from './components/UsagePanel.tsx';
 import { type Lang, LangContext, texts, useT } from './i18n.ts';
+import { conversationUsage } from './session.ts';
 import { useChat } from './useChat.ts';
 import { useStandingPermissions } from './useStanding.ts';
 
@@ -96,7 +98,9 @@ function Workspace({
   const [suggestions, setSuggestions] = useState<AgentSuggestions>();
   const [tab, setTab] = useState<'steps' | 'report' | 'order' | 'approvals'>('steps');
   const [wide, setWide] = useState(false);
+  const [showUsage, setShowUsage] = useState(false);
   const { view, refreshSessions, open } = chat;
+  const spent = conversationUsage(view);
 
   useEffect(() => {
     client
@@ -129,8 +133,20 @@ function Workspace({
           <span className="logo">P</span>
           <strong>{t('appName')}</strong>
         </div>
-        <div className="session-heading">{view.title || (view.id ? '' : t('newChat'))}</div>
+        <div className="session-heading">
+          {view.title || (view.id ? '' : t('newChat'))}
+          {spent.input_tokens + spent.output_tokens > 0 && (
+            <span className="usage-chip" data-testid="conversation-usage" title={t('conversationCost')}>
+              {formatUsage(spent, t)}
+            </span>
+          )}
+        </div>
         <div className="topbar-actions">
+          {me?.role === 'admin' && (
+            <button type="button" className="btn btn-ghost" data-testid="usage" onClick={() => setShowUsage((s) => !s)}>
+              {t('usage')}
+            </button>
+          )}
           {me?.username && (
             <span className="user-chip" data-testid="user">
               {me.username}
@@ -167,10 +183,16 @@ function Workspace({
             </button>
           </div>
         )}
+        {showUsage && <UsagePanel client={client} onClose={() => setShowUsage(false)} />}
         {view.error && (
           <div className="banner banner-error" data-testid="error-banner">
             <strong>{t('error')}：</strong>
             {view.error}
+            {view.retryable && (
+              <button type="button" className="btn btn-small" data-testid="retry" onClick={chat.retry}>
+                ↻ {t('retry')}
+              </button>
+            )}
             <button type="button" className="link" onClick={chat.dismissError}>
               {t('dismiss')}
             </button>
@@ -185,6 +207,7 @@ function Workspace({
           onStop={chat.stop}
           onDecide={chat.decide}
           standing={standing}
+          onRetry={chat.retry}
         />
       </main>
       <aside className="inspector">

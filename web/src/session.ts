@@ -1,5 +1,12 @@
 /** What the chat screen shows for one session, built by folding the run's events (and the saved history) into it. */
-import type { ChatEvent, InterruptData, ProgressData, ShowChartParams, StepStatus } from '../../src/protocol/index.ts';
+import type {
+  ChatEvent,
+  InterruptData,
+  ProgressData,
+  RunUsage,
+  ShowChartParams,
+  StepStatus,
+} from '../../src/protocol/index.ts';
 
 export interface Step {
   id: string;
@@ -30,6 +37,8 @@ export interface Message {
   content: string;
   charts: ChartItem[];
   tables: TableItem[];
+  /** Tokens and cost of the run that produced this answer. */
+  usage?: RunUsage;
 }
 
 export interface SessionView {
@@ -43,6 +52,8 @@ export interface SessionView {
   /** The last run was stopped by the user (its partial answer stays). */
   stopped?: boolean;
   error?: string;
+  /** The failed or stopped run can be taken up again from its last checkpoint. */
+  retryable?: boolean;
   files: string[];
   /** The order the agent opened (`open_order`), shown in the side panel. */
   openOrder?: OpenOrder;
@@ -195,13 +206,21 @@ export function applyEvent(
     }
     case 'done': {
       const stopped = data.status === 'cancelled';
-      return { ...next, running: false, stopped, steps: settleSteps(next.steps, now, stopped ? 'error' : 'completed') };
+      if (data.usage) next = withAssistant(next, (m) => ({ ...m, usage: data.usage as RunUsage }));
+      return {
+        ...next,
+        running: false,
+        stopped,
+        retryable: stopped,
+        steps: settleSteps(next.steps, now, stopped ? 'error' : 'completed'),
+      };
     }
     case 'error':
       return {
         ...next,
         running: false,
         error: String(data.message ?? 'error'),
+        retryable: data.retryable === true,
         steps: settleSteps(next.steps, now, 'error'),
       };
     default:
@@ -242,12 +261,28 @@ function applyToolCall(
   return view;
 }
 
+/** Tokens and cost of the whole conversation: the sum of its answers'. */
+export function conversationUsage(view: SessionView): RunUsage {
+  return view.messages.reduce<RunUsage>(
+    (sum, m) =>
+      m.usage
+        ? {
+            input_tokens: sum.input_tokens + m.usage.input_tokens,
+            output_tokens: sum.output_tokens + m.usage.output_tokens,
+            cost: sum.cost + m.usage.cost,
+          }
+        : sum,
+    { input_tokens: 0, output_tokens: 0, cost: 0 },
+  );
+}
+
 /** Starts a new turn: the user's message, a fresh step list, no error. */
 export function startTurn(view: SessionView, message: string): SessionView {
   return {
     ...view,
     running: true,
     stopped: false,
+    retryable: false,
     error: undefined,
     pending: [],
     steps: [],
@@ -288,7 +323,9 @@ export function viewFromHistory(id: string, raw: Row, answered: ReadonlySet<stri
     calls.forEach((call, index) => {
       view = applyToolCall(view, String(call.tool ?? ''), (call.params ?? {}) as Row, `${str(m, 'run_id')}:${index}`);
     });
-    if (typeof m.error === 'string') view = { ...view, error: m.error };
+    if (m.usage) view = withAssistant(view, (a) => ({ ...a, usage: m.usage as RunUsage }));
+    // Only the latest run can be taken up again.
+    view = { ...view, error: typeof m.error === 'string' ? m.error : undefined, retryable: m.status === 'error' };
   }
   const files = (Array.isArray(raw.files) ? raw.files : []) as Array<Row | string>;
   for (const f of files) {

@@ -128,6 +128,14 @@ export function useChat(client: ChatClient) {
     [client, follow, onEvent],
   );
 
+  /** Takes a failed or stopped run up again where it stopped. */
+  const retry = useCallback(() => {
+    const { id } = viewRef.current;
+    if (!id) return;
+    setView((v) => ({ ...v, running: true, stopped: false, retryable: false, error: undefined }));
+    void follow((signal) => client.retry(id, onEvent, signal));
+  }, [client, follow, onEvent]);
+
   const stop = useCallback(async () => {
     const { id } = viewRef.current;
     if (!id) return;
@@ -238,6 +246,7 @@ export function useChat(client: ChatClient) {
     refreshSessions,
     send,
     decide,
+    retry,
     stop,
     open,
     newChat,

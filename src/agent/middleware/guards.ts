@@ -3,6 +3,7 @@ import { createMiddleware } from 'langchain';
 import { logger } from '../../shared/index.ts';
 import { failure } from '../../tools/index.ts';
 import { runContext, runContextSchema } from '../context.ts';
+import { modelServiceFailure } from '../models/resilience.ts';
 
 export interface RunLimits {
   /** Model calls per run (seed: main 50, analyst 50, order 20). */
@@ -59,7 +60,11 @@ export function createRunGuardsMiddleware(limits: RunLimits, agent: string) {
   });
 }
 
-/** Turns a tool that throws (built-in file tools, adapters) into a failure the model can read; interrupts pass through. */
+/**
+ * Turns a tool that throws (built-in file tools, adapters) into a failure the model can read; interrupts pass
+ * through, and so does a failing model service inside a sub-agent (the run ends with it instead of asking the
+ * same failing service again).
+ */
 export function createToolErrorGuardMiddleware() {
   return createMiddleware({
     name: 'ToolErrorGuardMiddleware',
@@ -69,6 +74,7 @@ export function createToolErrorGuardMiddleware() {
         return await handler(request);
       } catch (error) {
         if ((error as { is_bubble_up?: boolean } | undefined)?.is_bubble_up) throw error;
+        if (modelServiceFailure(error)) throw error;
         logger.warn(
           { err: error, tool: request.toolCall.name, traceId: runContext(request.runtime)?.traceId },
           'tool failed',

@@ -3,6 +3,8 @@ import { ChatDeepSeek } from '@langchain/deepseek';
 import { ChatOpenAI } from '@langchain/openai';
 import { z } from 'zod';
 import { OFFLINE_MODEL_NAME, OfflineChatModel } from './offline/model.ts';
+import { idleTimeoutFetch, type ModelCallPolicy } from './resilience.ts';
+import { type PriceTable, priceTable } from './usage.ts';
 
 export { OFFLINE_MODEL_NAME, OFFLINE_NOTICE, OfflineChatModel } from './offline/model.ts';
 
@@ -15,18 +17,28 @@ export interface AgentModels {
   mainName: string;
   /** Tokens the main model accepts; summarization starts near 85 % of it. */
   contextWindow: number;
+  /** Retries, timeouts and time budget of one model call. */
+  policy: ModelCallPolicy;
+  /** USD per million tokens, by model. */
+  prices: PriceTable;
 }
 
 const modelSettings = z.object({
   DEEPSEEK_API_KEY: z.string().min(1).optional(),
   DEEPSEEK_MODEL: z.string().min(1).default('deepseek-v4-pro'),
   DEEPSEEK_LIGHT_MODEL: z.string().min(1).default('deepseek-v4-flash'),
+  DEEPSEEK_BASE_URL: z.url().optional(),
   OPENAI_BASE_URL: z.url().optional(),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_MODEL: z.string().min(1).optional(),
   OPENAI_LIGHT_MODEL: z.string().min(1).optional(),
   PROCURA_MODEL_CONTEXT: z.coerce.number().int().min(4_000).max(10_000_000).optional(),
   PROCURA_OFFLINE_LATENCY_MS: z.coerce.number().int().min(0).max(60_000).optional(),
+  PROCURA_MODEL_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  PROCURA_MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  PROCURA_MODEL_CALL_BUDGET_MS: z.coerce.number().int().min(100).max(3_600_000).default(45_000),
+  PROCURA_MODEL_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
+  PROCURA_MODEL_PRICES: z.string().optional(),
 });
 
 /**
@@ -41,15 +53,43 @@ export function createAgentModels(env: NodeJS.ProcessEnv = process.env): AgentMo
     );
   }
   const s = parsed.data;
+  const prices = priceTable(s.PROCURA_MODEL_PRICES);
+  const policy = (provider: AgentModels['provider']): ModelCallPolicy => ({
+    provider,
+    retries: s.PROCURA_MODEL_RETRIES,
+    timeoutMs: s.PROCURA_MODEL_TIMEOUT_MS,
+    budgetMs: s.PROCURA_MODEL_CALL_BUDGET_MS,
+    retryAfterMaxMs: s.PROCURA_MODEL_RETRY_AFTER_MAX_MS,
+    secrets: [s.DEEPSEEK_API_KEY, s.OPENAI_API_KEY].filter((k): k is string => Boolean(k)),
+  });
+  // Retries belong to the agent's retry middleware (which tells the user); the client itself never retries.
+  const client = {
+    maxRetries: 0,
+    timeout: s.PROCURA_MODEL_TIMEOUT_MS,
+    streaming: true,
+    streamUsage: true,
+  } as const;
+  const fetchWithIdleTimeout = idleTimeoutFetch(s.PROCURA_MODEL_TIMEOUT_MS);
   if (s.DEEPSEEK_API_KEY) {
     const make = (model: string, temperature: number) =>
-      new ChatDeepSeek({ apiKey: s.DEEPSEEK_API_KEY, model, temperature, streaming: true });
+      new ChatDeepSeek({
+        apiKey: s.DEEPSEEK_API_KEY,
+        model,
+        temperature,
+        ...client,
+        configuration: {
+          ...(s.DEEPSEEK_BASE_URL ? { baseURL: s.DEEPSEEK_BASE_URL } : {}),
+          fetch: fetchWithIdleTimeout,
+        },
+      });
     return {
       main: make(s.DEEPSEEK_MODEL, 1.1),
       light: make(s.DEEPSEEK_LIGHT_MODEL, 0.3),
       provider: 'deepseek',
       mainName: s.DEEPSEEK_MODEL,
       contextWindow: s.PROCURA_MODEL_CONTEXT ?? 128_000,
+      policy: policy('deepseek'),
+      prices,
     };
   }
   if (s.OPENAI_BASE_URL) {
@@ -59,8 +99,8 @@ export function createAgentModels(env: NodeJS.ProcessEnv = process.env): AgentMo
       new ChatOpenAI({
         model,
         apiKey: s.OPENAI_API_KEY ?? 'not-needed',
-        configuration: { baseURL: s.OPENAI_BASE_URL },
-        streaming: true,
+        ...client,
+        configuration: { baseURL: s.OPENAI_BASE_URL, fetch: fetchWithIdleTimeout },
       });
     return {
       main: make(s.OPENAI_MODEL),
@@ -68,6 +108,8 @@ export function createAgentModels(env: NodeJS.ProcessEnv = process.env): AgentMo
       provider: 'openai-compatible',
       mainName: s.OPENAI_MODEL,
       contextWindow: s.PROCURA_MODEL_CONTEXT ?? 32_000,
+      policy: policy('openai-compatible'),
+      prices,
     };
   }
   const offline = new OfflineChatModel({ latencyMs: s.PROCURA_OFFLINE_LATENCY_MS });
@@ -77,5 +119,7 @@ export function createAgentModels(env: NodeJS.ProcessEnv = process.env): AgentMo
     provider: 'offline',
     mainName: OFFLINE_MODEL_NAME,
     contextWindow: s.PROCURA_MODEL_CONTEXT ?? 64_000,
+    policy: policy('offline'),
+    prices,
   };
 }

@@ -7,6 +7,7 @@ import { ChartGallery } from './Charts.tsx';
 import { InterruptCard } from './InterruptCard.tsx';
 import { Markdown } from './Markdown.tsx';
 import { Suggestions } from './Suggestions.tsx';
+import { formatUsage } from './UsagePanel.tsx';
 
 function Table({ table }: { table: TableItem }) {
   return (
@@ -46,6 +47,7 @@ export function Conversation({
   onStop,
   onDecide,
   standing,
+  onRetry,
 }: {
   view: SessionView;
   busy: boolean;
@@ -57,6 +59,8 @@ export function Conversation({
   onDecide: (interruptId: string, decision: HumanDecision) => void;
   /** The session's standing permissions: granted from an approval card, listed and revocable here. */
   standing: ReturnType<typeof useStandingPermissions>;
+  /** Takes a stopped run up again where it stopped. */
+  onRetry: () => void;
 }) {
   const t = useT();
   const [draft, setDraft] = useState('');
@@ -92,6 +96,11 @@ export function Conversation({
               <Table key={i} table={table} />
             ))}
             <ChartGallery charts={m.charts} />
+            {m.usage && (
+              <p className="usage-line" data-testid="answer-usage" title={t('answerCost')}>
+                {formatUsage(m.usage, t)}
+              </p>
+            )}
           </article>
         ))}
         {waiting && (
@@ -102,6 +111,11 @@ export function Conversation({
         {view.stopped && (
           <p className="stopped" data-testid="stopped">
             ■ {t('stopped')}
+            {view.retryable && !view.running && (
+              <button type="button" className="link" data-testid="retry-stopped" onClick={onRetry}>
+                ↻ {t('retry')}
+              </button>
+            )}
           </p>
         )}
         {view.pending.map((interrupt) => (
