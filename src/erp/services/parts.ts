@@ -8,6 +8,7 @@ import { type PartFilter, type PartSearchIndex, partFilter, type SearchablePart 
 import type { ErpTables } from '../db/schema.ts';
 import { isLatinToken, searchQuery } from '../search-tokens.ts';
 import { type ErpContext, fromE4, toE4 } from './context.ts';
+import { requireSupplier } from './suppliers.ts';
 
 /** A catalogue entry as an administrator writes it. */
 export interface PartInput {
@@ -233,13 +234,7 @@ export class PartCatalog {
       errors.push({ field: 'moq', message: 'must be a whole number ≥ 1' });
     if (!input.code.trim()) errors.push({ field: 'code', message: 'must not be empty' });
     if (errors.length) throw unprocessable('字段校验失败 / invalid fields', errors);
-    const supplier = await db
-      .selectFrom('suppliers')
-      .select('id')
-      .where('id', '=', input.supplierId)
-      .where('project_id', '=', ctx.projectId)
-      .executeTakeFirst();
-    if (!supplier) throw notFound(`供应商 ${input.supplierId} 不存在 / supplier ${input.supplierId} not found`);
+    await requireSupplier(db, ctx, input.supplierId);
     const clash = await db
       .selectFrom('parts')
       .select('id')

@@ -3,6 +3,7 @@ import { notFound } from '../../shared/index.ts';
 import type { PriceCheck, PriceSeverity, PriceThresholds } from '../contract.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { type ErpContext, fromE4 } from './context.ts';
+import { requireSupplier } from './suppliers.ts';
 
 /** Fewer paid lines than this and a median says little: the check answers `unknown`. */
 export const MIN_HISTORY_LINES = 3;
@@ -48,13 +49,7 @@ export class PriceChecks {
       .executeTakeFirst();
     if (!part) throw notFound(`零部件 ${input.partId} 不存在 / part ${input.partId} not found`);
     if (input.supplierId !== undefined) {
-      const supplier = await db
-        .selectFrom('suppliers')
-        .select('id')
-        .where('id', '=', input.supplierId)
-        .where('project_id', '=', ctx.projectId)
-        .executeTakeFirst();
-      if (!supplier) throw notFound(`供应商 ${input.supplierId} 不存在 / supplier ${input.supplierId} not found`);
+      await requireSupplier(db, ctx, input.supplierId);
     }
     const from = new Date(now.getTime() - YEAR_MS).toISOString();
     const to = now.toISOString();

@@ -60,3 +60,15 @@ export class SupplierDirectory {
     return row;
   }
 }
+
+/** The supplier's id when it exists in the caller's project; 404 otherwise (other projects' suppliers included). */
+export async function requireSupplier(db: Kysely<ErpTables>, ctx: ErpContext, supplierId: number): Promise<number> {
+  const supplier = await db
+    .selectFrom('suppliers')
+    .select('id')
+    .where('id', '=', supplierId)
+    .where('project_id', '=', ctx.projectId)
+    .executeTakeFirst();
+  if (!supplier) throw notFound(`供应商 ${supplierId} 不存在 / supplier ${supplierId} not found`);
+  return Number(supplier.id);
+}
