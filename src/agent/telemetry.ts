@@ -11,7 +11,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { type Conversation, conversationAttributes } from '../shared/telemetry.ts';
+import { type Conversation, conversationAttributes } from '../shared/index.ts';
 import { requestedModel, usageOf } from './models/usage.ts';
 
 const SCOPE = 'procura.agent';

@@ -4,18 +4,19 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { AgentSuggestions } from '../agent/models/offline/suggestions.ts';
+import type { AgentSuggestions } from '../agent/index.ts';
 import { HumanDecisionSchema } from '../protocol/index.ts';
 import {
   bodyLimitProblem,
+  httpServerSpans,
   type Logger,
+  markConversation,
   notFound,
   ProblemError,
   problemErrorHandler,
   problemResponse,
   traceIdMiddleware,
 } from '../shared/index.ts';
-import { httpServerSpans, markConversation } from '../shared/telemetry.ts';
 import type { OrderApprovals } from './approvals.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
 import type { DemoSignIn } from './demo.ts';

@@ -9,7 +9,7 @@ import {
   type UsageTotals,
 } from '../agent/index.ts';
 import type { Logger } from '../shared/index.ts';
-import { withConversation } from '../shared/telemetry.ts';
+import { withConversation } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import type { RunEmitter } from './events.ts';
 import type { RunLimiter } from './limiter.ts';

@@ -1,8 +1,6 @@
 import path from 'node:path';
-import { type AgentRuntime, agentConfigs, GenAiTracer } from '../agent/index.ts';
-import { suggestionsFor } from '../agent/models/offline/suggestions.ts';
-import { listen, logger, type RunningServer } from '../shared/index.ts';
-import { startTelemetry } from '../shared/telemetry.ts';
+import { type AgentRuntime, agentConfigs, GenAiTracer, suggestionsFor } from '../agent/index.ts';
+import { listen, logger, type RunningServer, startTelemetry } from '../shared/index.ts';
 import { loadWebSettings } from '../tools/web/index.ts';
 import { createApiApp } from './app.ts';
 import { OrderApprovals } from './approvals.ts';

@@ -10,3 +10,13 @@ export {
 export { type Logger, logger } from './logger.ts';
 export { hashSeed, seededRandom } from './random.ts';
 export { loadSettings, type PartAddresses, partAddresses, type Settings } from './settings.ts';
+export {
+  type Conversation,
+  conversationAttributes,
+  httpServerSpans,
+  markConversation,
+  startTelemetry,
+  type Telemetry,
+  telemetryEnabled,
+  withConversation,
+} from './telemetry.ts';

@@ -22,12 +22,13 @@ describe('settings', () => {
   });
 
   it('gives every part an address: the configured URL, else the local part on its port', () => {
-    const local = partAddresses(loadSettings({ erpPort: 9001, erpMcpPort: 9002 }, {}));
+    const local = partAddresses(loadSettings({ erpPort: 9001, erpMcpPort: 9002, chartsPort: 9003 }, {}));
     expect(local).toEqual({
       erpUrl: 'http://127.0.0.1:9001/api',
       suppliersUrl: 'http://127.0.0.1:8090',
       erpMcpUrl: 'http://127.0.0.1:9002/mcp',
       chartMcpUrl: 'http://127.0.0.1:1122/mcp',
+      chartsUrl: 'http://127.0.0.1:9003',
     });
     const remote = loadSettings(
       { suppliersUrl: 'http://shops.example/' },
