@@ -55,15 +55,16 @@ export async function startApiHarness(
   const env = { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', ...agentEnv };
   const agent = await startAgentHarness(storage, { env });
   const erpUrl = agent.runtime.options.erpUrl;
-  // The harness's own chart renderer is the one whose images exported reports may embed.
-  const apiOptions = {
+  // Read at every (re)start: a test may change `options`, and the agent may have been restarted. The harness's own
+  // chart renderer is the one whose images exported reports may embed.
+  const apiOptions = () => ({
     runtime: agent.runtime,
     erpUrl,
     dataDir: agent.dataDir,
     chartImageOrigins: [agent.chartsUrl],
     ...options,
-  };
-  let api = await createApi(apiOptions);
+  });
+  let api = await createApi(apiOptions());
   let server: RunningServer = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
   const base = () => server.url;
   const harness: ApiHarness = {
@@ -103,7 +104,7 @@ export async function startApiHarness(
     async restartApi() {
       await server.close();
       await api.close();
-      api = await createApi(apiOptions);
+      api = await createApi(apiOptions());
       server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
     },
     async close() {

@@ -71,6 +71,10 @@ interface ClassifiedFailure {
 
 /** Sorts a provider error (OpenAI SDK errors as LangChain passes them on, fetch errors, our stall timeout). */
 export function classifyModelError(error: unknown): ClassifiedFailure {
+  // LangChain wraps an error that passes through another middleware in a MiddlewareError: the provider's own
+  // error, with its status and headers, is its cause.
+  const wrapped = error as { '~brand'?: string; cause?: unknown } | undefined;
+  if (wrapped?.['~brand'] === 'MiddlewareError' && wrapped.cause) return classifyModelError(wrapped.cause);
   const e = (error ?? {}) as { status?: unknown; name?: string; message?: string; headers?: unknown; code?: string };
   const message = String(e.message ?? error);
   const status = typeof e.status === 'number' ? e.status : undefined;
