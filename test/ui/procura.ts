@@ -35,6 +35,17 @@ export async function startProcura(
   extraEnv: NodeJS.ProcessEnv = {},
   cwd = ROOT,
 ): Promise<RunningProcura> {
+  // A free port can be taken by another test between picking it and binding it: then start again on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts(timeoutMs, extraEnv, cwd);
+    } catch (error) {
+      if (attempt >= 3 || !/already in use/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOnFreePorts(timeoutMs: number, extraEnv: NodeJS.ProcessEnv, cwd: string): Promise<RunningProcura> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-ui-'));
   const names = ['ERP_PORT', 'SUPPLIERS_PORT', 'CHARTS_PORT', 'CHART_MCP_PORT', 'ERP_MCP_PORT', 'API_PORT'];
   const ports: Record<string, string> = {};
