@@ -129,7 +129,8 @@ export async function buildCli({ quiet = false } = {}) {
     const ready = freshEntry();
     if (ready) return ready;
     const { build } = await import('esbuild');
-    const dir = `build-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+    const buildStartedAt = Date.now();
+    const dir = `build-${buildStartedAt.toString(36)}-${randomBytes(3).toString('hex')}`;
     const started = performance.now();
     const outdir = path.join(DIST, dir);
     const result = await build({
@@ -150,6 +151,12 @@ export async function buildCli({ quiet = false } = {}) {
     });
     const sources = Object.keys(result.metafile.inputs).filter((file) => !file.includes('node_modules/'));
     const inputs = Object.fromEntries([...sources, ...ALWAYS_CHECKED].map((file) => [file, stamp(file)]));
+    // A source saved while esbuild was reading may not be what it read: leave that input stale, so the next start
+    // builds again instead of trusting this build.
+    for (const file of sources) {
+      const mtime = fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+      if (mtime >= buildStartedAt) inputs[file] = 'changed during the build';
+    }
     const temp = `${MANIFEST}.${process.pid}.tmp`;
     fs.writeFileSync(temp, JSON.stringify({ dir, builtAt: new Date().toISOString(), inputs }, null, 1));
     fs.renameSync(temp, MANIFEST);
