@@ -10,6 +10,7 @@ export {
 export { type Logger, logger } from './logger.ts';
 export { hashSeed, seededRandom } from './random.ts';
 export { loadSettings, type PartAddresses, partAddresses, type Settings } from './settings.ts';
+export { sleep } from './sleep.ts';
 export {
   type Conversation,
   conversationAttributes,

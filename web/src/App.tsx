@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { type AgentSuggestions, ApiError, ChatClient } from '../../src/protocol/index.ts';
 import { ApprovalQueue } from './components/ApprovalQueue.tsx';
 import { Conversation } from './components/Conversation.tsx';
@@ -96,7 +96,7 @@ function Workspace({
   const standing = useStandingPermissions(chat.view, chat.busy, chat.decide);
   const [offline, setOffline] = useState(false);
   const [suggestions, setSuggestions] = useState<AgentSuggestions>();
-  const [tab, setTab] = useState<'steps' | 'report' | 'order' | 'approvals'>('steps');
+  const [tab, setTab] = useState<InspectorTabId>('steps');
   const [wide, setWide] = useState(false);
   const [showUsage, setShowUsage] = useState(false);
   const { view, refreshSessions, open } = chat;
@@ -212,50 +212,23 @@ function Workspace({
       </main>
       <aside className="inspector">
         <div className="tabs" role="tablist">
-          <button
-            type="button"
-            role="tab"
-            aria-selected={tab === 'steps'}
-            className={tab === 'steps' ? 'active' : ''}
-            onClick={() => setTab('steps')}
-          >
+          <InspectorTab id="steps" current={tab} onSelect={setTab}>
             {t('steps')}
             {view.running && <span className="spinner spinner-small" />}
-          </button>
-          <button
-            type="button"
-            role="tab"
-            data-testid="report-tab"
-            aria-selected={tab === 'report'}
-            className={tab === 'report' ? 'active' : ''}
-            onClick={() => setTab('report')}
-          >
+          </InspectorTab>
+          <InspectorTab id="report" current={tab} onSelect={setTab} testId="report-tab">
             {t('report')}
             {hasReport && <span className="dot" />}
-          </button>
+          </InspectorTab>
           {view.openOrder && (
-            <button
-              type="button"
-              role="tab"
-              data-testid="order-tab"
-              aria-selected={tab === 'order'}
-              className={tab === 'order' ? 'active' : ''}
-              onClick={() => setTab('order')}
-            >
+            <InspectorTab id="order" current={tab} onSelect={setTab} testId="order-tab">
               {t('order')}
-            </button>
+            </InspectorTab>
           )}
           {me?.role === 'admin' && (
-            <button
-              type="button"
-              role="tab"
-              data-testid="approvals-tab"
-              aria-selected={tab === 'approvals'}
-              className={tab === 'approvals' ? 'active' : ''}
-              onClick={() => setTab('approvals')}
-            >
+            <InspectorTab id="approvals" current={tab} onSelect={setTab} testId="approvals-tab">
               {t('approvals')}
-            </button>
+            </InspectorTab>
           )}
           <button
             type="button"
@@ -275,5 +248,35 @@ function Workspace({
         </div>
       </aside>
     </div>
+  );
+}
+
+type InspectorTabId = 'steps' | 'report' | 'order' | 'approvals';
+
+/** One tab of the side panel. */
+function InspectorTab({
+  id,
+  current,
+  onSelect,
+  testId,
+  children,
+}: {
+  id: InspectorTabId;
+  current: InspectorTabId;
+  onSelect: (id: InspectorTabId) => void;
+  testId?: string;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      role="tab"
+      data-testid={testId}
+      aria-selected={current === id}
+      className={current === id ? 'active' : ''}
+      onClick={() => onSelect(id)}
+    >
+      {children}
+    </button>
   );
 }

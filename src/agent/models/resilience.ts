@@ -1,4 +1,5 @@
 import { createMiddleware } from 'langchain';
+import { sleep } from '../../shared/index.ts';
 
 /** How one model call may fail and retry (settings `PROCURA_MODEL_*`). */
 export interface ModelCallPolicy {
@@ -175,21 +176,6 @@ export function createModelRetryMiddleware(policy: ModelCallPolicy) {
 function modelName(model: unknown): string {
   const m = model as { model?: string; modelName?: string; bound?: { model?: string } } | undefined;
   return m?.model ?? m?.modelName ?? m?.bound?.model ?? 'model';
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }
 
 /** A streamed answer that went silent for longer than the timeout. */

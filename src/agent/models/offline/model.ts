@@ -6,6 +6,7 @@ import {
 } from '@langchain/core/language_models/chat_models';
 import { AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
+import { sleep } from '../../../shared/index.ts';
 import { MEMORY_EXTRACTION_MARKER, SUMMARY_MARKER } from '../../prompts.ts';
 import { planAnalysis } from './analyst.ts';
 import { type ConversationView, viewConversation } from './conversation.ts';
@@ -138,17 +139,3 @@ export class OfflineChatModel extends BaseChatModel {
 }
 
 export type OfflineCallOptions = BaseChatModelCallOptions;
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
-}
