@@ -37,7 +37,6 @@ describe.skipIf(!hasChromium)('browser UI on a model service: Retry on the error
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     });
-    page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
   }, 240_000);
 
   afterAll(async () => {
@@ -46,9 +45,11 @@ describe.skipIf(!hasChromium)('browser UI on a model service: Retry on the error
     await model.close();
   });
 
+  // Each user signs in on a fresh page of its own: clearing storage under a running app races with
+  // the app saving the previous user's token once its sign-in check answers.
   const signIn = async (token: string) => {
-    await page.goto(procura.apiUrl);
-    await page.evaluate('localStorage.clear()');
+    await page?.context().close();
+    page = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' })).newPage();
     await page.goto(procura.apiUrl);
     await page.locator('input[name=token]').fill(token);
     await page.getByRole('button', { name: '登录' }).click();
