@@ -7,7 +7,7 @@ import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import type { BackendFactory } from 'deepagents';
 import { MCP_RETRY_MS, McpConnections, type McpServerConfig, mcpServersFrom } from '../mcp/index.ts';
 import { isReadOnly } from '../protocol/index.ts';
-import { logger, type PartAddresses, type Settings } from '../shared/index.ts';
+import { logger, type PartAddresses, type Settings, withPostgresSetupLock } from '../shared/index.ts';
 import { registerChartTools } from '../tools/charts/index.ts';
 import { type ToolContext, type ToolListing, type ToolRegistry, ToolScheduler } from '../tools/index.ts';
 import { createToolbox, type Toolbox } from '../tools/toolbox.ts';
@@ -263,7 +263,7 @@ function skillFolders(registry: ToolRegistry, configDir?: string): Record<string
 async function createCheckpointer(dataDir: string, databaseUrl?: string): Promise<BaseCheckpointSaver> {
   if (databaseUrl) {
     const saver = PostgresSaver.fromConnString(databaseUrl, { schema: 'procura_checkpoints' });
-    await saver.setup();
+    await withPostgresSetupLock(databaseUrl, () => saver.setup());
     return saver;
   }
   fs.mkdirSync(dataDir, { recursive: true });

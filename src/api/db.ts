@@ -3,6 +3,7 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { withPostgresSetupLock } from '../shared/index.ts';
 import { migrateUsage, type UsageTables } from './usage.ts';
 
 export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
@@ -59,8 +60,10 @@ export async function openApiDatabase(options: {
     if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid PostgreSQL schema name: ${schema}`);
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10, options: `-c search_path=${schema}` });
     const db = new Kysely<ApiTables>({ dialect: new PostgresDialect({ pool }) });
-    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
-    await migrate(db, 'postgres');
+    await withPostgresSetupLock(options.databaseUrl, async () => {
+      await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+      await migrate(db, 'postgres');
+    });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });

@@ -8,6 +8,7 @@ export {
   traceIdMiddleware,
 } from './http-edge.ts';
 export { type Logger, logger } from './logger.ts';
+export { withPostgresSetupLock } from './postgres-setup.ts';
 export { hashSeed, seededRandom } from './random.ts';
 export { loadSettings, type PartAddresses, partAddresses, type Settings } from './settings.ts';
 export { sleep } from './sleep.ts';

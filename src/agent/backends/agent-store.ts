@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { BaseStore } from '@langchain/langgraph-checkpoint';
 import { PostgresStore } from '@langchain/langgraph-checkpoint-postgres/store';
+import { withPostgresSetupLock } from '../../shared/index.ts';
 import { SqliteStore } from './sqlite-store.ts';
 
 export interface AgentStoreOptions {
@@ -21,7 +22,7 @@ export async function createAgentStore(options: AgentStoreOptions): Promise<Base
   if (!options.databaseUrl) return new SqliteStore({ file: path.join(options.dataDir, 'agent-store.sqlite') });
   const store = PostgresStore.fromConnString(options.databaseUrl, { schema: options.schema ?? DEFAULT_STORE_SCHEMA });
   try {
-    await store.setup();
+    await withPostgresSetupLock(options.databaseUrl, () => store.setup());
   } catch (error) {
     await store.stop().catch(() => undefined);
     throw new Error(`无法初始化 PostgreSQL 存储 / cannot set up the PostgreSQL store: ${(error as Error).message}`);

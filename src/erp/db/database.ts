@@ -4,6 +4,7 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { withPostgresSetupLock } from '../../shared/index.ts';
 import { migrateToLatest } from './migrations.ts';
 import type { ErpTables } from './schema.ts';
 
@@ -43,19 +44,16 @@ export async function openErpDatabase(options: DatabaseOptions): Promise<ErpData
   if (options.databaseUrl) {
     const schema = options.schema;
     if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid PostgreSQL schema name: ${schema}`);
-    if (schema) {
-      const admin = new pg.Client({ connectionString: options.databaseUrl });
-      await admin.connect();
-      await admin.query(`create schema if not exists ${schema}`);
-      await admin.end();
-    }
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     const db = new Kysely<ErpTables>({ dialect: new PostgresDialect({ pool }) });
-    await migrateToLatest(db, 'postgres', schema);
+    await withPostgresSetupLock(options.databaseUrl, async () => {
+      if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+      await migrateToLatest(db, 'postgres', schema);
+    });
     const url = new URL(options.databaseUrl);
     url.password = '';
     // Named statements: a connection parses and plans each query text once. Planning a search walk took
