@@ -37,6 +37,8 @@ export async function migrateOrderNotices<DB extends OrderNoticeTables>(db: Kyse
 
 /** How often an open conversation with an order still waiting for an admin asks the ERP (`PROCURA_DECISION_POLL_MS`). */
 export const DEFAULT_DECISION_POLL_MS = 15_000;
+/** A slow ERP delays opening a conversation by at most this much. */
+const CHECK_TIMEOUT_MS = 5_000;
 /** Orders of a session looked at per check: its most recent ones. */
 const ORDERS_PER_CHECK = 50;
 /** Runs of a session whose orders are looked at: its most recent ones (the ERP takes up to 100 trace ids). */
@@ -110,7 +112,13 @@ export class OrderNotices {
       // A running session could not be told now; ask once it has ended.
       if (ACTIVE_RUN_STATUSES.includes(runs[0].status)) return true;
       const page = await erpRequest<{ items: Order[] }>(
-        { baseUrl: this.deps.erpUrl, token: user.token, projectId: user.projectId, traceId: `notices-${sessionId}` },
+        {
+          baseUrl: this.deps.erpUrl,
+          token: user.token,
+          projectId: user.projectId,
+          traceId: `notices-${sessionId}`,
+          timeoutMs: CHECK_TIMEOUT_MS,
+        },
         'GET',
         '/orders/search',
         { query: { traceIds: runs.map((r) => r.id), size: ORDERS_PER_CHECK } },
