@@ -108,7 +108,9 @@ export function useChat(client: ChatClient) {
           let end: StreamResult['end'] | undefined;
           try {
             end = (await client.attach(id, onEvent, signal, viewRef.current.lastEventId)).end;
-          } catch {
+          } catch (error) {
+            // Gone, or no longer ours: nothing more will come.
+            if (error instanceof ApiError && [401, 403, 404].includes(error.status)) return;
             end = undefined;
           }
           if (signal.aborted || end === 'aborted') return;
