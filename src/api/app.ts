@@ -23,6 +23,7 @@ import type { DemoSignIn } from './demo.ts';
 import { MAX_SEQ, type RunEventLog } from './events.ts';
 import { EXPORT_FORMATS, type ReportExports } from './exports.ts';
 import type { History } from './history.ts';
+import type { OrderNotices } from './order-notices.ts';
 import { redact } from './redact.ts';
 import type { RunManager, RunRef } from './runs.ts';
 import type { UsageLedger } from './usage.ts';
@@ -74,6 +75,8 @@ export interface ApiAppDeps {
   history: History;
   exports: ReportExports;
   approvals: OrderApprovals;
+  /** Tells the conversation that drafted an order what the admin decided. */
+  notices: OrderNotices;
   usage: UsageLedger;
   /** Readiness checks by name; each resolves when its dependency answers. */
   readiness: Record<string, () => Promise<unknown>>;
@@ -141,9 +144,14 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     const sessionId = parse(SessionId, c.req.param('session_id'), 'session_id');
     const lastEventId = c.req.header('last-event-id') ?? c.req.query('last_event_id') ?? '0';
     const afterSeq = parse(z.coerce.number().int().min(0).max(MAX_SEQ), lastEventId, 'Last-Event-ID');
-    const ref = await runs.join(c.var.user, sessionId, afterSeq);
+    const user = c.var.user;
+    // Decisions on the session's orders made while nobody followed it come first; while one of its orders still
+    // waits for an admin, the stream keeps asking.
+    const waiting = await deps.notices.check(user, sessionId);
+    const ref = await runs.join(user, sessionId, afterSeq);
     if (!ref) throw notFound(`会话还没有任务 / no run in session ${sessionId}`);
-    return sse(c, events, ref, log);
+    const recheck = waiting ? () => deps.notices.check(user, sessionId) : undefined;
+    return sse(c, events, ref, log, recheck, deps.notices.pollMs);
   });
 
   app.post('/api/v1/agent/chat/resume', async (c) => {
@@ -174,18 +182,24 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   app.get('/api/v1/approvals', async (c) => c.json(await deps.approvals.pending(c.var.user)));
   app.post('/api/v1/approvals/:order_id', async (c) => {
     const body = await parseJson(c, ApprovalBody);
-    return c.json(
-      await deps.approvals.decide(c.var.user, parse(OrderIdParam, c.req.param('order_id'), 'order_id'), body),
+    const order = await deps.approvals.decide(
+      c.var.user,
+      parse(OrderIdParam, c.req.param('order_id'), 'order_id'),
+      body,
     );
+    await deps.notices.decided(order);
+    return c.json(order);
   });
 
   app.get('/api/v1/history/sessions', async (c) => {
     const q = parse(PageQuery, c.req.query(), 'query');
     return c.json(await history.list(c.var.user, q.page, q.size));
   });
-  app.get('/api/v1/history/sessions/:id', async (c) =>
-    c.json(await history.get(c.var.user, parse(SessionId, c.req.param('id'), 'id'))),
-  );
+  app.get('/api/v1/history/sessions/:id', async (c) => {
+    const id = parse(SessionId, c.req.param('id'), 'id');
+    await deps.notices.check(c.var.user, id);
+    return c.json(await history.get(c.var.user, id));
+  });
   app.patch('/api/v1/history/sessions/:id', async (c) => {
     const body = await parseJson(c, RenameBody);
     return c.json(await history.rename(c.var.user, parse(SessionId, c.req.param('id'), 'id'), body.title));
@@ -229,9 +243,17 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
 
 /**
  * The SSE response following one run from `afterSeq`: replay then live, `id:` = sequence in the run, heartbeat
- * comments every 15 s, no proxy buffering. A client going away stops only its own stream, never the run.
+ * comments every 15 s, no proxy buffering. A client going away stops only its own stream, never the run. With
+ * `recheck`, it is called every `recheckMs` while the stream is open, until it answers false.
  */
-function sse(c: Context<Env>, events: RunEventLog, ref: RunRef, log: Logger): Response {
+function sse(
+  c: Context<Env>,
+  events: RunEventLog,
+  ref: RunRef,
+  log: Logger,
+  recheck?: () => Promise<boolean>,
+  recheckMs = 0,
+): Response {
   markConversation({ sessionId: ref.sessionId, userId: c.var.user.username, runId: ref.runId });
   c.header('X-Accel-Buffering', 'no');
   c.header('Cache-Control', 'no-cache, no-transform');
@@ -243,6 +265,20 @@ function sse(c: Context<Env>, events: RunEventLog, ref: RunRef, log: Logger): Re
     const heartbeat = setInterval(() => {
       stream.write(': heartbeat\n\n').catch(() => stop.abort());
     }, HEARTBEAT_MS);
+    let checking = false;
+    const rechecks = recheck
+      ? setInterval(() => {
+          if (checking) return;
+          checking = true;
+          void recheck()
+            .then((again) => {
+              if (!again) clearInterval(rechecks);
+            })
+            .finally(() => {
+              checking = false;
+            });
+        }, recheckMs)
+      : undefined;
     try {
       for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal, ref.resumedAfter)) {
         await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
@@ -262,6 +298,7 @@ function sse(c: Context<Env>, events: RunEventLog, ref: RunRef, log: Logger): Re
         .catch(() => undefined);
     } finally {
       clearInterval(heartbeat);
+      clearInterval(rechecks);
     }
   });
 }

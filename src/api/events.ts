@@ -7,8 +7,9 @@ import { MAX_SEQ, type RunEvent, type RunStore } from './run-store.ts';
 
 export { MAX_SEQ, type RunEvent };
 
-/** Events that end what a client is following: the run finished, failed or waits for a human. */
-export const TERMINAL_EVENTS = new Set(['done', 'error', 'interrupt']);
+/** Events that end what a client is following: the run finished, failed or waits for a human, or an order
+ *  decision arrived on a run that had ended. */
+export const TERMINAL_EVENTS = new Set(['done', 'error', 'interrupt', 'order_decision']);
 
 const EVENTS_CHANNEL = 'procura:api:run-events';
 const CONTROL_CHANNEL = 'procura:api:run-control';
@@ -78,10 +79,48 @@ export class RunEventLog {
     return this.emitter({ ...run, afterSeq: await this.store.lastSeq(run.runId) });
   }
 
+  /**
+   * Emits events into a run that no process executes (it ended), as part of the caller's transaction `trx`, which
+   * must hold the run so nothing else numbers its events meanwhile. Returns what to call once `trx` committed: it
+   * delivers the events, so followers never see one that a rollback took back.
+   */
+  async emitWithin(
+    trx: RunStore,
+    run: { runId: string; sessionId: string; secrets: string[] },
+    emit: (emitter: RunEmitter) => void,
+  ): Promise<() => Promise<void>> {
+    const stored: RunEvent[] = [];
+    let failure: unknown;
+    const emitter = new RunEmitter(
+      { ...run, afterSeq: await trx.lastSeq(run.runId) },
+      {
+        write: async (events) => {
+          await trx.appendEvents(events).catch((error) => {
+            failure = error;
+            throw error;
+          });
+          stored.push(...events);
+        },
+        touch: async () => undefined,
+      },
+      this.log,
+    );
+    emit(emitter);
+    await emitter.flush();
+    if (failure) throw failure;
+    return () => this.deliver(stored);
+  }
+
   /** Stores a batch of one run's events in one statement, then delivers them: followers never see an event a
-   *  replay could not find. One Redis publish per batch. */
+   *  replay could not find. */
   private async write(events: RunEvent[]): Promise<void> {
     await this.store.appendEvents(events);
+    await this.deliver(events);
+  }
+
+  /** Hands stored events to this process's followers and, in one Redis publish, to every other process's. */
+  private async deliver(events: RunEvent[]): Promise<void> {
+    if (!events.length) return;
     for (const event of events) this.local.emit(`run:${event.runId}`, event);
     if (this.publisher) {
       await this.publisher
@@ -98,8 +137,9 @@ export class RunEventLog {
   /**
    * Every event of a run after `afterSeq`, each exactly once and in order: replayed from the database, then live,
    * until a terminal event (or the signal aborts). Live events that overtake the replay fill the gap from storage.
-   * An interrupt that later events follow was resumed, so it does not end the stream; nor does any terminal event
-   * up to `resumedAfter` (a resumed run whose continuation has not stored anything yet).
+   * A terminal event that later events follow does not end the stream (an interrupt that was resumed, an error
+   * that was retried, an ended run that an order decision came to); nor does any terminal event up to
+   * `resumedAfter` (a resumed run whose continuation has not stored anything yet).
    */
   async *follow(runId: string, afterSeq: number, signal: AbortSignal, resumedAfter = 0): AsyncGenerator<RunEvent> {
     const queue: RunEvent[] = [];
@@ -113,9 +153,7 @@ export class RunEventLog {
     signal.addEventListener('abort', onAbort);
     let last = afterSeq;
     const ends = (batch: RunEvent[], i: number) =>
-      batch[i].seq > resumedAfter &&
-      TERMINAL_EVENTS.has(batch[i].event) &&
-      !(batch[i].event === 'interrupt' && i < batch.length - 1);
+      batch[i].seq > resumedAfter && TERMINAL_EVENTS.has(batch[i].event) && i === batch.length - 1;
     try {
       let batch = await this.replay(runId, last);
       while (!signal.aborted) {

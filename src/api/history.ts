@@ -57,7 +57,7 @@ export class History {
     const runs = await this.deps.runs.ofSession(id);
     const events = await this.deps.runs.eventsOf(
       runs.map((r) => r.id),
-      ['token', 'progress', 'tool_call', 'error'],
+      ['token', 'progress', 'tool_call', 'error', 'order_decision'],
     );
     const usage = await this.deps.usage.byRun(runs.map((r) => r.id));
     const messages: Array<Record<string, unknown>> = [];
@@ -67,6 +67,7 @@ export class History {
       let answer = '';
       const byId = new Map<string, Record<string, unknown>>();
       const toolCalls: unknown[] = [];
+      const decisions: Array<Record<string, unknown>> = [];
       let error: string | undefined;
       for (const e of events.filter((e) => e.run_id === run.id)) {
         const data = JSON.parse(e.data) as Record<string, unknown>;
@@ -75,6 +76,8 @@ export class History {
           byId.set(String(data.id), { ...byId.get(String(data.id)), ...data, run_id: run.id });
         else if (e.event === 'tool_call') toolCalls.push({ tool: data.tool, params: data.params });
         else if (e.event === 'error') error = String(data.message ?? '');
+        else if (e.event === 'order_decision')
+          decisions.push({ role: 'notice', kind: e.event, ...data, run_id: run.id });
         // A retry takes a failed run up again: its earlier error is no longer the outcome.
         if (e.event === 'progress' && data.phase === 'run' && data.status === 'running') error = undefined;
       }
@@ -89,6 +92,8 @@ export class History {
         usage: usage.get(run.id) ?? { ...NO_USAGE },
         updated_at: run.updated_at,
       });
+      // An admin's decision on an order came after the run ended: it follows the answer.
+      messages.push(...decisions);
     }
     const waiting = runs.find((r) => r.status === 'waiting');
     return {
@@ -98,6 +103,8 @@ export class History {
       pending_interrupts: waiting ? (JSON.parse(waiting.pending ?? '[]') as unknown[]) : [],
       usage: [...usage.values()].reduce(addUsage, { ...NO_USAGE }),
       active_run: runs.find((r) => r.status === 'running' || r.status === 'waiting')?.id ?? null,
+      /** The latest run's last event: a client follows on from here to hear what comes next. */
+      last_event_id: runs.length ? await this.deps.runs.lastSeq(runs[runs.length - 1].id) : 0,
       files: await this.files(user, id),
     };
   }

@@ -10,6 +10,7 @@ import { DemoSignIn, type DemoSignInMode, type DemoUser } from './demo.ts';
 import { RunEventLog } from './events.ts';
 import { chartImageLoader, ReportExports } from './exports.ts';
 import { History } from './history.ts';
+import { DEFAULT_DECISION_POLL_MS, OrderNotices } from './order-notices.ts';
 import { RunStore } from './run-store.ts';
 import { type RunLimits, RunManager } from './runs.ts';
 import { Sessions } from './sessions.ts';
@@ -39,6 +40,9 @@ export interface ApiOptions {
   readiness?: Record<string, () => Promise<unknown>>;
   /** The chart renderer's origins: the only place a report's images are loaded from when it is exported as PDF. */
   chartImageOrigins?: string[];
+  /** How often a followed session with an order waiting for an admin asks the ERP for the decision; default from
+   *  `PROCURA_DECISION_POLL_MS`, else 15 s. */
+  decisionPollMs?: number;
 }
 
 export interface Api {
@@ -116,6 +120,13 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     history,
     exports,
     approvals: new OrderApprovals(erpBase),
+    notices: new OrderNotices({
+      database,
+      events,
+      erpUrl: erpBase,
+      log,
+      pollMs: options.decisionPollMs ?? decisionPollMs(options.runtime.options.env ?? process.env),
+    }),
     usage,
     webDir: options.webDir ?? WEB_DIST,
     demo: new DemoSignIn(options.demoUsers ?? [], options.demoSignIn ?? 'loopback'),
@@ -171,4 +182,9 @@ export async function startApiServer(
       await api.close();
     },
   };
+}
+
+function decisionPollMs(env: NodeJS.ProcessEnv): number {
+  const ms = Number(env.PROCURA_DECISION_POLL_MS);
+  return Number.isInteger(ms) && ms >= 100 ? ms : DEFAULT_DECISION_POLL_MS;
 }

@@ -85,6 +85,15 @@ export const ApprovalDecisionSchema = z.object({
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
+/** An order's approval as it reads back: the decision, and for an admin's decision who made it, when, and their comment. */
+export const OrderApprovalSchema = ApprovalDecisionSchema.extend({
+  /** The admin's username; null for the policy's own decision. */
+  decidedBy: z.string().nullable(),
+  decidedAt: z.string().nullable(),
+  comment: z.string().nullable(),
+});
+export type OrderApproval = z.infer<typeof OrderApprovalSchema>;
+
 /** Percent above the 12-month median at which a price check says `info`, `warn` and `critical`. */
 export const PriceThresholdsSchema = z.strictObject({
   infoPct: z.number().min(0).max(1000),
@@ -182,7 +191,9 @@ export const OrderSchema = z.object({
   currency: z.literal('CNY'),
   totalAmount: z.number(),
   /** The approval policy's decision when the order was submitted, then the admin's; null for drafts. */
-  approval: ApprovalDecisionSchema.nullable(),
+  approval: OrderApprovalSchema.nullable(),
+  /** The `x-trace-id` of the request that created the order: the client that drafted it finds it again by it. */
+  traceId: z.string().nullable(),
   receivedAt: z.string().nullable(),
   lines: z.array(OrderLineSchema),
 });

@@ -43,7 +43,13 @@ export interface StreamResult {
   lastEventId?: string;
 }
 
-const TERMINAL: Record<string, StreamEnd> = { done: 'done', interrupt: 'interrupt', error: 'error' };
+// An order decision arrives on a run that already ended: like `done`, nothing follows it.
+const TERMINAL: Record<string, StreamEnd> = {
+  done: 'done',
+  interrupt: 'interrupt',
+  error: 'error',
+  order_decision: 'done',
+};
 
 /** `GET /api/v1/agent/suggestions`: example requests from the user's catalogue, by the flow they start. */
 export interface AgentSuggestions {

@@ -37,6 +37,21 @@ export interface RunUsage {
   cost: number;
 }
 
+/**
+ * An admin's decision on an order that this conversation drafted, made in Procura's approval queue or directly in
+ * the ERP. Stored in the session's latest run after it ended, so history and a rejoin replay it.
+ */
+export interface OrderDecisionData {
+  order_id: number;
+  order_no: string;
+  decision: 'approved' | 'rejected';
+  /** The admin's username. */
+  decided_by: string;
+  decided_at: string;
+  comment: string | null;
+  total_amount: number;
+}
+
 /** An interrupt as sent: the human request plus its id and the agent that asked. */
 export type InterruptData = { interrupt_id: string; agent?: AgentName } & HumanRequest;
 
@@ -50,6 +65,7 @@ export type ApiEvent =
   | { event: 'tool_call'; data: { tool: string; params: Record<string, unknown> } }
   | { event: 'interrupt'; data: InterruptData }
   | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled'; usage?: RunUsage } }
+  | { event: 'order_decision'; data: OrderDecisionData }
   /** `retryable`: `POST /agent/chat/retry` can take the run up again from its last checkpoint. */
   | { event: 'error'; data: { message: string; detail: string; retryable?: boolean } };
 

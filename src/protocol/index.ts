@@ -14,6 +14,7 @@ export type {
   ChartSeries,
   ChatEvent,
   InterruptData,
+  OrderDecisionData,
   ProgressData,
   RunUsage,
   ShowChartParams,

@@ -19,7 +19,12 @@ describe.skipIf(!enabled)('chat API on two processes sharing PostgreSQL and Redi
     parts = await startLocalParts('procura-api-mp-');
     erp = parts.erp;
     token = erp.demoTokens.laoxiao;
-    const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PROCURA_OFFLINE_LATENCY_MS: '200' };
+    const env = {
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      PROCURA_OFFLINE_LATENCY_MS: '200',
+      PROCURA_DECISION_POLL_MS: '200',
+    };
     [a, b] = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(parts.root, name), parts.urls, env)));
   }, 120_000);
   afterAll(async () => {
@@ -91,6 +96,64 @@ describe.skipIf(!enabled)('chat API on two processes sharing PostgreSQL and Redi
     }
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'cancelled' } });
     expect(await ordersNoted(message)).toHaveLength(0);
+  });
+
+  it('an admin’s decision made directly in the ERP is told once to the drafting session followed on both processes', async () => {
+    const message = '给博世下 2200 个 F7TC 火花塞的采购单';
+    const first = await collect(
+      (await openSse(`${a.url}/api/v1/agent/chat/stream`, { token, body: { message } })).events,
+    );
+    const interrupt = first.at(-1) as SseEvent;
+    const sessionId = interrupt.data.session_id;
+    const done = await collect(
+      (
+        await openSse(`${a.url}/api/v1/agent/chat/resume`, {
+          token,
+          body: { session_id: sessionId, interrupt_id: interrupt.data.interrupt_id, decision: { type: 'approve' } },
+        })
+      ).events,
+    );
+    const last = done.at(-1) as SseEvent;
+    expect(last).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    const [order] = await ordersNoted(message);
+    // The order agent reached the ERP through the ERP MCP server: the run id travelled as the trace id.
+    const row = await erp.database.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('id', '=', order.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'pending_approval', trace_id: last.data.run_id });
+
+    // The conversation is open in two browsers, one on each process; both ask the ERP every 200 ms.
+    const follow = (url: string) =>
+      openSse(`${url}/api/v1/agent/chat/stream/${sessionId}`, { token, lastEventId: last.id }).then((r) =>
+        collect(r.events),
+      );
+    const heard = Promise.all([follow(a.url), follow(b.url)]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const decided = await fetch(`${parts.urls.erp}/orders/${order.id}/approve`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${erp.demoTokens.admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ version: row.version, comment: '同意' }),
+    });
+    expect(decided.status).toBe(200);
+    const [onA, onB] = await heard;
+    expect(onA).toHaveLength(1);
+    expect(onB).toEqual(onA);
+    expect(onA[0]).toMatchObject({
+      id: last.id + 1,
+      event: 'order_decision',
+      data: { order_id: order.id, decision: 'approved', decided_by: 'admin', comment: '同意' },
+    });
+    // Both processes keep asking while their streams end and history is read: still one notice.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    for (const url of [a.url, b.url]) {
+      const history = await fetch(`${url}/api/v1/history/sessions/${sessionId}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const messages = ((await history.json()) as { messages: Array<{ role: string }> }).messages;
+      expect(messages.filter((m) => m.role === 'notice')).toHaveLength(1);
+    }
   });
 
   it('a process that dies while its run waits for approval leaves it resumable on the other', async () => {

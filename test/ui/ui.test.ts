@@ -213,6 +213,21 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       const [approved] = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, orderNo);
       expect(approved).toMatchObject({ status: 'approved', approval: { rule: 'admin-approved' } });
       expect(approved.note).toContain('紧急补货，同意');
+
+      // The buyer's conversation, open all along, is told in place: who approved, with the comment.
+      const notice = page.locator(`[data-testid=order-decision][data-order-no="${orderNo}"]`);
+      await notice.waitFor({ timeout: 30_000 });
+      expect(await notice.getAttribute('data-decision')).toBe('approved');
+      expect(await notice.textContent()).toContain(`管理员 admin 已批准订单 ${orderNo}：紧急补货，同意`);
+      await shot('09d-buyer-told-of-approval');
+      // It stays there after a reload, once.
+      await page.reload();
+      await lastAnswer().waitFor({ timeout: 30_000 });
+      await notice.waitFor({ timeout: 30_000 });
+      expect(await page.getByTestId('order-decision').count()).toBe(1);
+      await page.getByRole('button', { name: 'English' }).click();
+      expect(await notice.textContent()).toContain(`Order ${orderNo} approved by admin: 紧急补货，同意`);
+      await page.getByRole('button', { name: '中文' }).click();
     },
     RUN_MS + 60_000,
   );

@@ -2,6 +2,7 @@
 import type {
   ChatEvent,
   InterruptData,
+  OrderDecisionData,
   ProgressData,
   RunUsage,
   ShowChartParams,
@@ -33,12 +34,15 @@ export interface TableItem {
 
 export interface Message {
   id: string;
-  role: 'user' | 'assistant';
+  /** `notice`: something that happened outside the conversation, told in it (an admin's decision on its order). */
+  role: 'user' | 'assistant' | 'notice';
   content: string;
   charts: ChartItem[];
   tables: TableItem[];
   /** Tokens and cost of the run that produced this answer. */
   usage?: RunUsage;
+  /** A notice's order decision. */
+  decision?: OrderDecisionData;
 }
 
 export interface SessionView {
@@ -196,6 +200,8 @@ export function applyEvent(
         );
       return addFiles(next, detail);
     }
+    case 'order_decision':
+      return addDecision(next, data as unknown as OrderDecisionData);
     case 'tool_call':
       return applyToolCall(next, String(data.tool ?? ''), (data.params ?? {}) as Record<string, unknown>, event.id);
     case 'interrupt': {
@@ -226,6 +232,22 @@ export function applyEvent(
     default:
       return next;
   }
+}
+
+/** An admin's decision on an order of this conversation, shown where it arrived; a replayed one is not repeated. */
+function addDecision(view: SessionView, decision: OrderDecisionData): SessionView {
+  const id = `decision:${decision.order_id}:${decision.decided_at}`;
+  if (view.messages.some((m) => m.id === id)) return view;
+  return {
+    ...view,
+    messages: [...view.messages, { id, role: 'notice', content: '', charts: [], tables: [], decision }],
+  };
+}
+
+/** `messages` with the notices of `saved` it lacks (those that arrived while this browser was away), at the end. */
+export function withNotices(messages: Message[], saved: Message[]): Message[] {
+  const known = new Set(messages.map((m) => m.id));
+  return [...messages, ...saved.filter((m) => m.role === 'notice' && !known.has(m.id))];
 }
 
 /** Steps still running when a run ends did finish (or failed with it): close them so no spinner stays. */
@@ -309,6 +331,10 @@ export function viewFromHistory(id: string, raw: Row, answered: ReadonlySet<stri
   const steps = (Array.isArray(raw.steps) ? raw.steps : []) as Row[];
   for (const m of messages) {
     const content = str(m, 'content') ?? '';
+    if (m.role === 'notice') {
+      view = addDecision(view, m as unknown as OrderDecisionData);
+      continue;
+    }
     if (m.role === 'user') {
       view = startTurn(view, content);
       // Steps are shown for the latest run, as they were when it streamed.
@@ -340,8 +366,10 @@ export function viewFromHistory(id: string, raw: Row, answered: ReadonlySet<stri
     )
     .filter((p) => p.interrupt_id && !answered.has(p.interrupt_id));
   const active = Boolean(raw.active_run);
+  const last = raw.last_event_id;
   return {
     ...view,
+    ...(typeof last === 'number' && last > 0 ? { lastEventId: String(last) } : {}),
     pending: waiting,
     running: active && pending.length === 0,
     steps: active ? view.steps : settleSteps(view.steps, 0),

@@ -7,9 +7,19 @@ import {
   type SessionSummary,
   type StreamResult,
 } from '../../src/protocol/index.ts';
-import { applyEvent, emptyView, type SessionView, startTurn, viewFromHistory, withoutLiveAnswer } from './session.ts';
+import {
+  applyEvent,
+  emptyView,
+  type SessionView,
+  startTurn,
+  viewFromHistory,
+  withNotices,
+  withoutLiveAnswer,
+} from './session.ts';
 
 const ANSWERED_KEY = 'procura.answered';
+/** Pause before following an idle conversation again after its stream was cut or refused. */
+const WATCH_RETRY_MS = 5_000;
 const viewKey = (id: string) => `procura.view.${id}`;
 
 /** Interrupts this browser already decided: their cards never come back, even when an event replays them. */
@@ -43,6 +53,8 @@ export function useChat(client: ChatClient) {
   const [notice, setNotice] = useState<string>();
   const answered = useRef(loadAnswered());
   const stream = useRef<AbortController | undefined>(undefined);
+  /** Follows the open conversation while it is idle, so what happens later (an admin's decision) shows live. */
+  const watch = useRef<AbortController | undefined>(undefined);
   const viewRef = useRef(view);
   /** Bumped whenever the user switches sessions, so a late answer for the previous one is dropped. */
   const navigation = useRef(0);
@@ -69,14 +81,50 @@ export function useChat(client: ChatClient) {
         window.history.replaceState(null, '', `#/s/${sessionId}`);
         void refreshSessions();
       }
+      // Known at once, not at the next render: a stream started right after this one ends follows on from here.
+      if (event.id) viewRef.current = { ...viewRef.current, lastEventId: event.id };
       setView((v) => applyEvent(v, event, answered.current));
     },
     [refreshSessions],
   );
 
+  const stopWatching = useCallback(() => {
+    watch.current?.abort();
+    watch.current = undefined;
+  }, []);
+
+  /**
+   * Follows the idle conversation `id` from its last event until the user leaves it or starts something: the server
+   * tells it there of later events, such as an admin's decision on the order it drafted.
+   */
+  const startWatching = useCallback(
+    (id: string) => {
+      watch.current?.abort();
+      const controller = new AbortController();
+      watch.current = controller;
+      const { signal } = controller;
+      void (async () => {
+        while (!signal.aborted && viewRef.current.id === id && viewRef.current.lastEventId) {
+          let end: StreamResult['end'] | undefined;
+          try {
+            end = (await client.attach(id, onEvent, signal, viewRef.current.lastEventId)).end;
+          } catch (error) {
+            // Gone, or no longer ours: nothing more will come.
+            if (error instanceof ApiError && [401, 403, 404].includes(error.status)) return;
+            end = undefined;
+          }
+          if (signal.aborted || end === 'aborted') return;
+          if (end !== 'done') await new Promise((resolve) => setTimeout(resolve, WATCH_RETRY_MS));
+        }
+      })();
+    },
+    [client, onEvent],
+  );
+
   /** Runs one streamed request to its end, then settles the view and the session list. */
   const follow = useCallback(
     async (run: (signal: AbortSignal) => Promise<StreamResult>) => {
+      stopWatching();
       stream.current?.abort();
       const controller = new AbortController();
       stream.current = controller;
@@ -96,10 +144,12 @@ export function useChat(client: ChatClient) {
           setStopping(false);
           setView((v) => (v.running && !controller.signal.aborted ? { ...v, running: false } : v));
           void refreshSessions();
+          const id = viewRef.current.id;
+          if (id && !controller.signal.aborted) startWatching(id);
         }
       }
     },
-    [refreshSessions],
+    [refreshSessions, startWatching, stopWatching],
   );
 
   const send = useCallback(
@@ -152,6 +202,7 @@ export function useChat(client: ChatClient) {
   const open = useCallback(
     async (id: string) => {
       const visit = ++navigation.current;
+      stopWatching();
       stream.current?.abort();
       stream.current = undefined;
       setBusy(false);
@@ -181,6 +232,8 @@ export function useChat(client: ChatClient) {
             ...cached,
             title: saved.title,
             files: [...new Set([...cached.files, ...saved.files])],
+            messages: withNotices(cached.messages, saved.messages),
+            lastEventId: saved.running ? cached.lastEventId : (saved.lastEventId ?? cached.lastEventId),
             // The server's list of what the run waits for is the truth; the cache may predate a decision.
             pending: saved.pending,
             running: saved.running,
@@ -192,19 +245,23 @@ export function useChat(client: ChatClient) {
       if (base.running || (cached?.running && base.pending.length === 0)) {
         setView((v) => ({ ...v, running: true }));
         void follow((signal) => client.attach(id, onEvent, signal, cached?.lastEventId));
+      } else {
+        viewRef.current = base;
+        startWatching(id);
       }
     },
-    [client, follow, onEvent],
+    [client, follow, onEvent, startWatching, stopWatching],
   );
 
   const newChat = useCallback(() => {
     navigation.current++;
+    stopWatching();
     stream.current?.abort();
     stream.current = undefined;
     setBusy(false);
     window.history.replaceState(null, '', '#/');
     setView(emptyView());
-  }, []);
+  }, [stopWatching]);
 
   const rename = useCallback(
     async (id: string, title: string) => {
@@ -233,7 +290,13 @@ export function useChat(client: ChatClient) {
     [client, newChat, refreshSessions],
   );
 
-  useEffect(() => () => stream.current?.abort(), []);
+  useEffect(
+    () => () => {
+      stream.current?.abort();
+      watch.current?.abort();
+    },
+    [],
+  );
 
   return {
     sessions,

@@ -1,4 +1,4 @@
-import type { ChatEvent, ProgressData } from '../../protocol/index.ts';
+import type { ChatEvent, OrderDecisionData, ProgressData } from '../../protocol/index.ts';
 
 const AGENT_SHORT: Record<string, string> = {
   orchestrator: '主',
@@ -37,6 +37,9 @@ export class TerminalRenderer {
         break;
       case 'tool_call':
         this.line(dim(`  ▸ ${String(data.tool)} ${String((data.params as { title?: string })?.title ?? '')}`));
+        break;
+      case 'order_decision':
+        this.line(decisionLine(data as unknown as OrderDecisionData));
         break;
       case 'error':
         this.line(red(`✕ ${String(data.message ?? 'error')}${data.detail ? ` — ${String(data.detail)}` : ''}`));
@@ -96,6 +99,15 @@ export class TerminalRenderer {
     this.out.write('\r\x1b[2K');
     this.statusShown = false;
   }
+}
+
+/** An admin's decision on the conversation's order, in one line: who, which order, their comment, when. */
+export function decisionLine(d: OrderDecisionData): string {
+  const head =
+    d.decision === 'approved'
+      ? green(`✓ 管理员 ${d.decided_by} 已批准订单 ${d.order_no} / Order ${d.order_no} approved by ${d.decided_by}`)
+      : yellow(`↩ 管理员 ${d.decided_by} 已退回订单 ${d.order_no} / Order ${d.order_no} returned by ${d.decided_by}`);
+  return `${head}${d.comment ? `: ${d.comment}` : ''} ${dim(d.decided_at)}`;
 }
 
 export function seconds(ms: number): string {

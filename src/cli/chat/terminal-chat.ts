@@ -1,6 +1,13 @@
 import { checkbox, input, select } from '@inquirer/prompts';
-import type { ChatClient, ChatEvent, HumanDecision, InterruptData, StreamResult } from '../../protocol/index.ts';
-import { bold, dim, red, TerminalRenderer, yellow } from './render.ts';
+import type {
+  ChatClient,
+  ChatEvent,
+  HumanDecision,
+  InterruptData,
+  OrderDecisionData,
+  StreamResult,
+} from '../../protocol/index.ts';
+import { bold, decisionLine, dim, red, TerminalRenderer, yellow } from './render.ts';
 
 export interface TerminalChatOptions {
   /** Print every event as one JSON line instead of rendering it. */
@@ -49,8 +56,14 @@ export class TerminalChat {
       title?: string;
       pending_interrupts?: Array<{ interrupt_id: string; value: Record<string, unknown> }>;
       active_run?: string | null;
+      messages?: Array<{ role: string } & Record<string, unknown>>;
     };
-    if (!this.options.json) this.renderer.line(dim(`会话 / session ${this.sessionId} · ${saved.title ?? ''}`));
+    if (!this.options.json) {
+      this.renderer.line(dim(`会话 / session ${this.sessionId} · ${saved.title ?? ''}`));
+      // What the admin decided on the orders this conversation drafted.
+      for (const m of saved.messages ?? [])
+        if (m.role === 'notice') this.renderer.line(decisionLine(m as unknown as OrderDecisionData));
+    }
     const pending = (saved.pending_interrupts ?? []).map(
       (p) => ({ ...p.value, interrupt_id: p.interrupt_id, session_id: this.sessionId }) as unknown as InterruptData,
     );

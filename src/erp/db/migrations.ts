@@ -191,6 +191,15 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '004_order_origin_and_decider': {
+      // Who decided an order, when and why, as fields a buyer can read; and the trace of the request that created
+      // it, so the conversation that drafted it can be told the outcome.
+      async up(db: Db) {
+        for (const column of ['approval_by', 'approval_at', 'approval_comment', 'trace_id'])
+          await db.schema.alterTable('orders').addColumn(column, 'text').execute();
+        await db.schema.createIndex('orders_trace').on('orders').columns(['project_id', 'trace_id']).execute();
+      },
+    },
   };
 }
 

@@ -70,6 +70,12 @@ export interface ErpTables {
     /** The approval policy's decision on submission: `auto` or `admin`, and why. */
     approval_rule: string | null;
     approval_reason: string | null;
+    /** The admin who decided, when, and their comment (null for the policy's own decision). */
+    approval_by: string | null;
+    approval_at: string | null;
+    approval_comment: string | null;
+    /** `x-trace-id` of the creating request. */
+    trace_id: string | null;
   };
   order_lines: {
     id: Generated<number>;

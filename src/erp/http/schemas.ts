@@ -40,6 +40,12 @@ export const OrderSearchQuery = z.object({
   status: OrderStatusSchema.optional(),
   supplierId: Id.optional(),
   partId: Id.optional(),
+  traceIds: z
+    .string()
+    .regex(/^[\w.:-]{1,128}(,[\w.:-]{1,128}){0,99}$/, 'up to 100 comma-separated trace ids')
+    .transform((v) => v.split(','))
+    .optional()
+    .openapi({ description: 'orders created by requests with these x-trace-id values (comma-separated)' }),
   dateFrom: IsoDate.optional().openapi({ example: '2026-01-01' }),
   dateTo: IsoDate.optional().openapi({ example: '2026-12-31' }),
 });

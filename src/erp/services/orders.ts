@@ -25,6 +25,8 @@ export interface OrderSearch {
   status?: OrderStatus;
   supplierId?: number;
   partId?: number;
+  /** Orders created by requests with one of these trace ids. */
+  traceIds?: string[];
   dateFrom?: string;
   dateTo?: string;
 }
@@ -129,6 +131,7 @@ export class OrderBook {
         created_by: ctx.userId,
         created_at: now,
         updated_at: now,
+        trace_id: ctx.traceId ?? null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -169,6 +172,10 @@ export class OrderBook {
       .set({
         approval_rule: decision.rule,
         approval_reason: decision.reason,
+        // A resubmitted order is the policy's again: an earlier admin's decision no longer stands.
+        approval_by: null,
+        approval_at: null,
+        approval_comment: null,
         ...(decision.rule === 'auto-approved' ? { status: 'approved' as const } : {}),
       })
       .where('id', '=', id)
@@ -204,6 +211,7 @@ export class OrderBook {
         rule: input.approve ? 'admin-approved' : 'admin-rejected',
         reason: `${input.approve ? '管理员已批准 / approved by' : '管理员已退回 / returned by'} ${ctx.username}${comment ? `: ${comment}` : ''}`,
       },
+      comment,
     );
   }
 
@@ -258,7 +266,13 @@ export class OrderBook {
   }
 
   /** Applies changes if `version` is still current (else 409), moving status only along allowed transitions. */
-  async update(ctx: ErpContext, id: number, input: UpdateOrderInput, approval?: ApprovalDecision): Promise<Order> {
+  async update(
+    ctx: ErpContext,
+    id: number,
+    input: UpdateOrderInput,
+    approval?: ApprovalDecision,
+    comment?: string,
+  ): Promise<Order> {
     requireWriter(ctx);
     await this.db.transaction().execute(async (trx) => {
       const before = await this.row(trx, ctx, id);
@@ -287,7 +301,14 @@ export class OrderBook {
           (input.status === 'approved'
             ? { rule: 'admin-approved' as const, reason: `管理员已批准 / approved by ${ctx.username}` }
             : undefined);
-        if (decided) Object.assign(changes, { approval_rule: decided.rule, approval_reason: decided.reason });
+        if (decided)
+          Object.assign(changes, {
+            approval_rule: decided.rule,
+            approval_reason: decided.reason,
+            approval_by: ctx.username,
+            approval_at: nowIso(),
+            approval_comment: comment || null,
+          });
       }
       const editsContent = input.lines !== undefined || input.expectedDate !== undefined;
       if (editsContent && !EDITABLE.includes(before.status)) {
@@ -387,6 +408,7 @@ export class OrderBook {
       .where('orders.project_id', '=', ctx.projectId);
     if (q.status) query = query.where('orders.status', '=', q.status);
     if (q.supplierId !== undefined) query = query.where('orders.supplier_id', '=', q.supplierId);
+    if (q.traceIds?.length) query = query.where('orders.trace_id', 'in', q.traceIds);
     if (q.dateFrom) query = query.where('orders.created_at', '>=', q.dateFrom);
     if (q.dateTo) query = query.where('orders.created_at', '<', nextDay(q.dateTo));
     if (q.partId !== undefined) {
@@ -506,8 +528,15 @@ export class OrderBook {
         currency: 'CNY' as const,
         totalAmount: Math.round(orderLines.reduce((sum, l) => sum + l.amount, 0) * 100) / 100,
         approval: row.approval_rule
-          ? { rule: row.approval_rule as ApprovalDecision['rule'], reason: row.approval_reason ?? '' }
+          ? {
+              rule: row.approval_rule as ApprovalDecision['rule'],
+              reason: row.approval_reason ?? '',
+              decidedBy: row.approval_by,
+              decidedAt: row.approval_at,
+              comment: row.approval_comment,
+            }
           : null,
+        traceId: row.trace_id,
         receivedAt: row.received_at,
         lines: orderLines,
       };

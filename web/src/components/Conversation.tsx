@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { AgentSuggestions, HumanDecision } from '../../../src/protocol/index.ts';
+import type { AgentSuggestions, HumanDecision, OrderDecisionData } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import type { SessionView, TableItem } from '../session.ts';
 import type { useStandingPermissions } from '../useStanding.ts';
@@ -33,6 +33,32 @@ function Table({ table }: { table: TableItem }) {
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/** An admin's decision on the order this conversation drafted: who, when, and their comment. */
+function OrderDecisionNotice({ decision }: { decision: OrderDecisionData }) {
+  const t = useT();
+  const approved = decision.decision === 'approved';
+  const title = t(approved ? 'orderApprovedBy' : 'orderRejectedBy')
+    .replace('{order}', decision.order_no)
+    .replace('{by}', decision.decided_by);
+  return (
+    <div
+      className={`decision-notice ${approved ? 'decision-approved' : 'decision-rejected'}`}
+      data-testid="order-decision"
+      data-decision={decision.decision}
+      data-order-no={decision.order_no}
+      role="status"
+    >
+      <strong>
+        {approved ? '✓' : '↩'} {title}
+        {decision.comment ? `${t('colon')}${decision.comment}` : ''}
+      </strong>
+      <time className="muted" dateTime={decision.decided_at}>
+        {new Date(decision.decided_at).toLocaleString()}
+      </time>
     </div>
   );
 }
@@ -88,21 +114,25 @@ export function Conversation({
             <Suggestions items={suggestions?.suggestions ?? []} disabled={busy} onSend={onSend} />
           </div>
         )}
-        {view.messages.map((m) => (
-          <article key={m.id} className={`message message-${m.role}`} data-testid={`message-${m.role}`}>
-            {m.role === 'user' ? <p className="user-text">{m.content}</p> : <Markdown text={m.content} />}
-            {m.tables.map((table, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: tables arrive in order and never move
-              <Table key={i} table={table} />
-            ))}
-            <ChartGallery charts={m.charts} />
-            {m.usage && (
-              <p className="usage-line" data-testid="answer-usage" title={t('answerCost')}>
-                {formatUsage(m.usage, t)}
-              </p>
-            )}
-          </article>
-        ))}
+        {view.messages.map((m) =>
+          m.role === 'notice' && m.decision ? (
+            <OrderDecisionNotice key={m.id} decision={m.decision} />
+          ) : (
+            <article key={m.id} className={`message message-${m.role}`} data-testid={`message-${m.role}`}>
+              {m.role === 'user' ? <p className="user-text">{m.content}</p> : <Markdown text={m.content} />}
+              {m.tables.map((table, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: tables arrive in order and never move
+                <Table key={i} table={table} />
+              ))}
+              <ChartGallery charts={m.charts} />
+              {m.usage && (
+                <p className="usage-line" data-testid="answer-usage" title={t('answerCost')}>
+                  {formatUsage(m.usage, t)}
+                </p>
+              )}
+            </article>
+          ),
+        )}
         {waiting && (
           <div className="message message-assistant typing" aria-live="polite">
             <span className="spinner" /> {t('running')}…
