@@ -8,7 +8,8 @@ export const DEFAULT_TIMEZONE = 'Asia/Shanghai';
 export function defaultTimezone(env: NodeJS.ProcessEnv): string {
   const zone = env.PROCURA_TIMEZONE?.trim();
   if (!zone) return DEFAULT_TIMEZONE;
-  if (!isTimezone(zone)) throw new Error(`PROCURA_TIMEZONE 不是有效的时区 / PROCURA_TIMEZONE is not a time zone: ${zone}`);
+  if (!isTimezone(zone))
+    throw new Error(`PROCURA_TIMEZONE 不是有效的时区 / PROCURA_TIMEZONE is not a time zone: ${zone}`);
   return zone;
 }
 
@@ -34,9 +35,12 @@ export class CronSchedule {
   ) {
     // A pattern with ':' would be read as a one-off date, not a cron expression.
     if (expression.trim().split(/\s+/).length !== 5 || expression.includes(':')) {
-      throw badRequest('cron 表达式须为 5 段：分 时 日 月 周 / a cron expression has 5 fields: minute hour day month weekday', {
-        errors: [{ field: 'cron', message: 'expected 5 fields' }],
-      });
+      throw badRequest(
+        'cron 表达式须为 5 段：分 时 日 月 周 / a cron expression has 5 fields: minute hour day month weekday',
+        {
+          errors: [{ field: 'cron', message: 'expected 5 fields' }],
+        },
+      );
     }
     if (!isTimezone(timezone)) {
       throw badRequest(`不是有效的时区 / not a time zone: ${timezone}`, {

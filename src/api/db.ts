@@ -4,6 +4,7 @@ import Sqlite from 'better-sqlite3';
 import { type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { withPostgresSetupLock } from '../shared/index.ts';
+import { migrateSchedules, type ScheduleTables } from './schedules.ts';
 import { migrateUsage, type UsageTables } from './usage.ts';
 
 export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
@@ -11,7 +12,7 @@ export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
 /** Run states that hold the session: a second start while one of these exists gets 409. */
 export const ACTIVE_RUN_STATUSES: RunStatus[] = ['running', 'waiting'];
 
-export interface ApiTables extends UsageTables {
+export interface ApiTables extends UsageTables, ScheduleTables {
   chat_sessions: {
     id: string;
     owner: string;
@@ -133,6 +134,7 @@ async function migrate(db: Kysely<ApiTables>, dialect: ApiDatabase['dialect']): 
     .addPrimaryKeyConstraint('run_events_pk', ['run_id', 'seq'])
     .execute();
   await migrateUsage(db);
+  await migrateSchedules(db);
 }
 
 /** Adds a nullable text column that a table created by an older version lacks. */
