@@ -42,8 +42,8 @@ export interface ApiOptions {
   readiness?: Record<string, () => Promise<unknown>>;
   /** The chart renderer's origins: the only place a report's images are loaded from when it is exported as PDF. */
   chartImageOrigins?: string[];
-  /** Scheduled digests: the clock they read, and whether this process runs the timer (default: every 30 s). */
-  scheduler?: { now?: () => Date; timer?: boolean };
+  /** Scheduled digests: the clock they read, and whether and how often this process runs the timer (every 30 s). */
+  scheduler?: { now?: () => Date; timer?: boolean; intervalMs?: number };
 }
 
 export interface Api {
@@ -167,7 +167,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       ...options.readiness,
     },
   });
-  if (options.scheduler?.timer !== false) scheduler.start();
+  if (options.scheduler?.timer !== false) scheduler.start(options.scheduler?.intervalMs);
   return {
     fetch: app.fetch,
     routes: app.routes.map(({ method, path }) => ({ method, path })),

@@ -1,7 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultTimezone } from '../../src/api/cron.ts';
 import { type Api, createApi } from '../../src/api/index.ts';
+import { CredentialSealer } from '../../src/api/schedules.ts';
 import { dropPostgresSchema } from '../../src/erp/index.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 import { collect, openSse } from './sse.ts';
@@ -21,6 +25,35 @@ async function runToEnd(h: ApiHarness, token: string, sessionId: string) {
   expect(res.status).toBe(200);
   return collect(res.events);
 }
+
+describe('scheduled digests: settings', () => {
+  it('the default time zone is Asia/Shanghai, or PROCURA_TIMEZONE when it names a time zone', () => {
+    expect(defaultTimezone({})).toBe('Asia/Shanghai');
+    expect(defaultTimezone({ PROCURA_TIMEZONE: 'Europe/Berlin' })).toBe('Europe/Berlin');
+    expect(() => defaultTimezone({ PROCURA_TIMEZONE: 'Mars/Olympus' })).toThrow(/PROCURA_TIMEZONE/);
+  });
+
+  it('credentials are sealed with PROCURA_SCHEDULE_KEY, or a key file made once in the data directory', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-seal-'));
+    try {
+      const a = CredentialSealer.open(dir, {});
+      expect(fs.statSync(path.join(dir, 'schedule.key')).mode & 0o777).toBe(0o600);
+      const sealed = a.seal('pk_secret_token_0001');
+      expect(sealed).not.toContain('pk_secret');
+      // A second process on the same data directory reads the same key.
+      expect(CredentialSealer.open(dir, {}).unseal(sealed)).toBe('pk_secret_token_0001');
+      const keyed = CredentialSealer.open(dir, { PROCURA_SCHEDULE_KEY: 'a shared deployment key' });
+      expect(keyed.unseal(sealed)).toBeUndefined();
+      const other = CredentialSealer.open(fs.mkdtempSync(path.join(os.tmpdir(), 'procura-seal-')), {
+        PROCURA_SCHEDULE_KEY: 'a shared deployment key',
+      });
+      expect(other.unseal(keyed.seal('pk_secret_token_0002'))).toBe('pk_secret_token_0002');
+      expect(() => CredentialSealer.open(dir, { PROCURA_SCHEDULE_KEY: 'short' })).toThrow(/16/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('scheduled digests: the /api/v1/schedules API', () => {
   let h: ApiHarness;
@@ -207,6 +240,45 @@ describe('scheduled digests: runs on a controllable clock', () => {
     expect(late).toHaveLength(1);
     expect((await h.call('GET', '/api/v1/schedules')).body.items[0].next_run_at).toBe('2026-12-06T06:00:00.000Z');
     await runToEnd(h, h.tokens.laoxiao, late[0].session_id);
+    await h.call('DELETE', `/api/v1/schedules/${created.body.id}`);
+  });
+
+  it('the timer of an API process starts what is due at start-up and later without being asked', async () => {
+    const created = await h.call('POST', '/api/v1/schedules', {
+      body: { name: '定时器', cron: '0 10 * * *', timezone: 'UTC', kind: 'inventory_digest' },
+    });
+    clock.set('2026-12-10T10:00:00.000Z');
+    const timed = await createApi({ ...h.apiOptions(), scheduler: { now: clock.now, intervalMs: 100 } });
+    try {
+      const sessions = async () => (await h.call('GET', '/api/v1/history/sessions?size=100')).body.items;
+      const ofSchedule = async () =>
+        (await sessions()).filter((s: { schedule?: { id: string } }) => s.schedule?.id === created.body.id);
+      await expect.poll(ofSchedule, { timeout: 10_000 }).toHaveLength(1);
+      clock.set('2026-12-11T10:00:00.000Z');
+      await expect.poll(ofSchedule, { timeout: 10_000 }).toHaveLength(2);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await ofSchedule()).toHaveLength(2);
+      for (const s of await ofSchedule()) await settled(h, s.id);
+    } finally {
+      await timed.close();
+    }
+    await h.call('DELETE', `/api/v1/schedules/${created.body.id}`);
+  });
+
+  it('a timed run whose owner’s token the ERP no longer accepts does not start: the schedule shows why', async () => {
+    const created = await h.call('POST', '/api/v1/schedules', {
+      body: { name: '失效', cron: '0 12 * * *', timezone: 'UTC', kind: 'inventory_digest' },
+    });
+    const sealed = CredentialSealer.open(h.agent.dataDir, {}).seal('pk_revoked_or_unknown_token_000000');
+    const sqlite = new Sqlite(path.join(h.agent.dataDir, 'api.sqlite'));
+    sqlite.prepare('update schedules set credential = ? where id = ?').run(sealed, created.body.id);
+    sqlite.close();
+    const before = (await h.call('GET', '/api/v1/history/sessions?size=100')).body.total;
+    expect(await h.api.scheduler.runDue(new Date('2026-12-12T12:00:00.000Z'))).toEqual([]);
+    const [listed] = (await h.call('GET', '/api/v1/schedules')).body.items;
+    expect(listed.last_error).toMatch(/401|token|令牌|认证|登录/i);
+    expect(listed.next_run_at).toBe('2026-12-13T12:00:00.000Z');
+    expect((await h.call('GET', '/api/v1/history/sessions?size=100')).body.total).toBe(before);
     await h.call('DELETE', `/api/v1/schedules/${created.body.id}`);
   });
 
