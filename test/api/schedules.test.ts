@@ -279,6 +279,14 @@ describe('scheduled digests: runs on a controllable clock', () => {
     expect(listed.last_error).toMatch(/401|token|令牌|认证|登录/i);
     expect(listed.next_run_at).toBe('2026-12-13T12:00:00.000Z');
     expect((await h.call('GET', '/api/v1/history/sessions?size=100')).body.total).toBe(before);
+    // Run now as the signed-in owner works, and keeps their current token for the timed runs.
+    const now = await h.call('POST', `/api/v1/schedules/${created.body.id}/run`);
+    expect(now.status).toBe(202);
+    await runToEnd(h, h.tokens.laoxiao, now.body.session_id);
+    const timed = await h.api.scheduler.runDue(new Date('2026-12-13T12:00:00.000Z'));
+    expect(timed).toHaveLength(1);
+    await runToEnd(h, h.tokens.laoxiao, timed[0].session_id);
+    expect((await h.call('GET', '/api/v1/schedules')).body.items[0].last_error).toBeNull();
     await h.call('DELETE', `/api/v1/schedules/${created.body.id}`);
   });
 
@@ -317,7 +325,15 @@ describe('scheduled digests: runs on a controllable clock', () => {
     expect(listed.last_run_at).toBe('2026-12-08T02:00:00.000Z');
     // Its timetable is untouched by a run now.
     expect(listed.next_run_at).toBe('2027-01-01T00:00:00.000Z');
-    await h.call('DELETE', `/api/v1/schedules/${created.body.id}`);
+    expect((await h.call('DELETE', `/api/v1/schedules/${created.body.id}`)).status).toBe(204);
+    // The sessions it started stay in the history; a chat's session is marked as such.
+    const kept = await h.call('GET', `/api/v1/history/sessions/${run.body.session_id}`);
+    expect(kept.body).toMatchObject({ origin: 'schedule', schedule: { name: '比价' } });
+    const chat = await h.chat(h.tokens.laoxiao, { message: '你好' });
+    const chatId = chat.headers.get('x-session-id');
+    const items = (await h.call('GET', '/api/v1/history/sessions?size=100')).body.items;
+    expect(items.find((s: { id: string }) => s.id === chatId)).toMatchObject({ origin: 'chat' });
+    expect(items.find((s: { id: string }) => s.id === chatId)).not.toHaveProperty('unseen');
   });
 });
 
