@@ -179,18 +179,7 @@ export class Scheduler {
         })
         .execute();
       const ref = await this.deps.runs.start(user, { message: scheduleRequest(paramsOf(row)), sessionId: session.id });
-      await db
-        .updateTable('schedule_runs')
-        .set({ session_id: session.id })
-        .where('schedule_id', '=', row.id)
-        .where('due_at', '=', dueAt)
-        .where('trigger', '=', trigger)
-        .execute();
-      await db
-        .updateTable('schedules')
-        .set({ last_run_at: dueAt, last_error: null })
-        .where('id', '=', row.id)
-        .execute();
+      await this.record(row.id, dueAt, trigger, { session_id: session.id, error: null });
       return { schedule_id: row.id, due_at: dueAt, session_id: session.id, run_id: ref.runId };
     } catch (error) {
       const message = errorText(error);
@@ -200,20 +189,31 @@ export class Scheduler {
         await db.deleteFrom('scheduled_sessions').where('session_id', '=', sessionId).execute();
         await db.deleteFrom('chat_sessions').where('id', '=', sessionId).execute();
       }
-      await db
-        .updateTable('schedule_runs')
-        .set({ error: message })
-        .where('schedule_id', '=', row.id)
-        .where('due_at', '=', dueAt)
-        .where('trigger', '=', trigger)
-        .execute();
-      await db
-        .updateTable('schedules')
-        .set({ last_run_at: dueAt, last_error: message })
-        .where('id', '=', row.id)
-        .execute();
+      await this.record(row.id, dueAt, trigger, { session_id: null, error: message });
       return { error };
     }
+  }
+
+  /** What came of a claimed run, on its claim row and as the schedule's last run. */
+  private async record(
+    scheduleId: string,
+    dueAt: string,
+    trigger: 'cron' | 'manual',
+    outcome: { session_id: string | null; error: string | null },
+  ): Promise<void> {
+    const { db } = this.deps;
+    await db
+      .updateTable('schedule_runs')
+      .set(outcome)
+      .where('schedule_id', '=', scheduleId)
+      .where('due_at', '=', dueAt)
+      .where('trigger', '=', trigger)
+      .execute();
+    await db
+      .updateTable('schedules')
+      .set({ last_run_at: dueAt, last_error: outcome.error })
+      .where('id', '=', scheduleId)
+      .execute();
   }
 }
 
