@@ -26,6 +26,8 @@ import type { History } from './history.ts';
 import type { OrderNotices } from './order-notices.ts';
 import { redact } from './redact.ts';
 import type { RunManager, RunRef } from './runs.ts';
+import type { Scheduler } from './scheduler.ts';
+import type { Schedules } from './schedules.ts';
 import type { UsageLedger } from './usage.ts';
 
 type Env = { Variables: { user: ApiUser; traceId: string } };
@@ -62,6 +64,34 @@ const ApprovalBody = z.strictObject({
   version: z.number().int().positive(),
   comment: z.string().trim().max(500).regex(NoControl, 'control characters are not allowed').optional(),
 });
+const ScheduleFields = {
+  name: z.string().trim().min(1).max(100).regex(NoControl, 'control characters are not allowed'),
+  cron: z.string().trim().min(1).max(100),
+  timezone: z.string().trim().min(1).max(64).optional(),
+};
+/** Part codes and category names a price watch names. */
+const WatchedName = z.string().trim().min(1).max(64).regex(NoControl, 'control characters are not allowed');
+const ScheduleBody = z.discriminatedUnion('kind', [
+  z.strictObject({ ...ScheduleFields, kind: z.literal('inventory_digest') }),
+  z
+    .strictObject({
+      ...ScheduleFields,
+      kind: z.literal('price_watch'),
+      parts: z.array(WatchedName).max(50).default([]),
+      categories: z.array(WatchedName).max(20).default([]),
+      threshold_pct: z.number().positive().max(1000),
+    })
+    .refine((b) => b.parts.length + b.categories.length > 0, {
+      message: 'name at least one part or category',
+      path: ['parts'],
+    }),
+  z.strictObject({
+    ...ScheduleFields,
+    kind: z.literal('custom'),
+    request: z.string().trim().min(1).max(MAX_MESSAGE_CHARS).regex(NoControl, 'control characters are not allowed'),
+  }),
+]);
+const ScheduleId = z.uuid();
 const FileQuery = z.object({ format: z.enum(EXPORT_FORMATS).optional() });
 const PageQuery = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
@@ -77,6 +107,8 @@ export interface ApiAppDeps {
   approvals: OrderApprovals;
   /** Tells the conversation that drafted an order what the admin decided. */
   notices: OrderNotices;
+  schedules: Schedules;
+  scheduler: Scheduler;
   usage: UsageLedger;
   /** Readiness checks by name; each resolves when its dependency answers. */
   readiness: Record<string, () => Promise<unknown>>;
@@ -190,6 +222,19 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     await deps.notices.decided(order);
     return c.json(order);
   });
+
+  app.get('/api/v1/schedules', async (c) => c.json(await deps.schedules.list(c.var.user)));
+  app.post('/api/v1/schedules', async (c) => {
+    const body = await parseJson(c, ScheduleBody);
+    return c.json(await deps.schedules.create(c.var.user, body), 201);
+  });
+  app.delete('/api/v1/schedules/:id', async (c) => {
+    await deps.schedules.delete(c.var.user, scheduleId(c.req.param('id')));
+    return c.body(null, 204);
+  });
+  app.post('/api/v1/schedules/:id/run', async (c) =>
+    c.json(await deps.scheduler.runNow(c.var.user, scheduleId(c.req.param('id'))), 202),
+  );
 
   app.get('/api/v1/history/sessions', async (c) => {
     const q = parse(PageQuery, c.req.query(), 'query');
@@ -314,6 +359,12 @@ async function parseJson<T extends z.ZodType>(c: Context<Env>, schema: T): Promi
     throw new ProblemError(400, 'bad_request', '请求体不是有效的 JSON / the body is not valid JSON');
   }
   return parse(schema, raw, '(body)');
+}
+
+/** A schedule id that is not a UUID names no schedule: 404 like any other missing one. */
+function scheduleId(raw: string): string {
+  if (!ScheduleId.safeParse(raw).success) throw notFound(`没有这个定时任务 / no schedule ${raw.slice(0, 64)}`);
+  return raw;
 }
 
 /** `decodeURIComponent` that answers a malformed escape (`%ZZ`, a cut `%E0%A4%A`) with 400 instead of a URIError. */

@@ -5,6 +5,7 @@ import { type Generated, Kysely, PostgresDialect, SqliteDialect, sql } from 'kys
 import pg from 'pg';
 import { withPostgresSetupLock } from '../shared/index.ts';
 import { migrateOrderNotices, type OrderNoticeTables } from './order-notices.ts';
+import { migrateSchedules, type ScheduleTables } from './schedules.ts';
 import { migrateUsage, type UsageTables } from './usage.ts';
 
 export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
@@ -12,7 +13,7 @@ export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
 /** Run states that hold the session: a second start while one of these exists gets 409. */
 export const ACTIVE_RUN_STATUSES: RunStatus[] = ['running', 'waiting'];
 
-export interface ApiTables extends UsageTables, OrderNoticeTables {
+export interface ApiTables extends UsageTables, OrderNoticeTables, ScheduleTables {
   chat_sessions: {
     id: string;
     owner: string;
@@ -135,6 +136,7 @@ async function migrate(db: Kysely<ApiTables>, dialect: ApiDatabase['dialect']): 
     .execute();
   await migrateUsage(db);
   await migrateOrderNotices(db);
+  await migrateSchedules(db);
 }
 
 /** Adds a nullable text column that a table created by an older version lacks. */

@@ -30,15 +30,25 @@ export class History {
     },
   ) {}
 
+  /** The caller's sessions, newest first; those a schedule started say so, and whether they were opened yet. */
   async list(user: ApiUser, page: number, size: number) {
     const db = this.deps.db;
-    const [items, count] = await Promise.all([
+    const [rows, count, unseen] = await Promise.all([
       db
         .selectFrom('chat_sessions')
-        .select(['id', 'title', 'created_at', 'updated_at'])
-        .where('owner', '=', user.username)
-        .orderBy('updated_at', 'desc')
-        .orderBy('id')
+        .leftJoin('scheduled_sessions', 'scheduled_sessions.session_id', 'chat_sessions.id')
+        .select([
+          'chat_sessions.id',
+          'chat_sessions.title',
+          'chat_sessions.created_at',
+          'chat_sessions.updated_at',
+          'scheduled_sessions.schedule_id',
+          'scheduled_sessions.schedule_name',
+          'scheduled_sessions.seen_at',
+        ])
+        .where('chat_sessions.owner', '=', user.username)
+        .orderBy('chat_sessions.updated_at', 'desc')
+        .orderBy('chat_sessions.id')
         .limit(size)
         .offset((page - 1) * size)
         .execute(),
@@ -47,13 +57,33 @@ export class History {
         .select((eb) => eb.fn.countAll().as('total'))
         .where('owner', '=', user.username)
         .executeTakeFirst(),
+      this.unseenScheduled(user),
     ]);
-    return { items, total: Number(count?.total ?? 0), page, size };
+    const items = rows.map(({ schedule_id, schedule_name, seen_at, ...session }) => ({
+      ...session,
+      ...(schedule_id
+        ? { origin: 'schedule' as const, schedule: { id: schedule_id, name: schedule_name }, unseen: !seen_at }
+        : { origin: 'chat' as const }),
+    }));
+    return { items, total: Number(count?.total ?? 0), page, size, unseen_scheduled: unseen };
+  }
+
+  /** How many sessions schedules started for the caller that the caller has not opened (the browser's badge). */
+  async unseenScheduled(user: ApiUser): Promise<number> {
+    const row = await this.deps.db
+      .selectFrom('scheduled_sessions')
+      .innerJoin('chat_sessions', 'chat_sessions.id', 'scheduled_sessions.session_id')
+      .select((eb) => eb.fn.countAll().as('total'))
+      .where('scheduled_sessions.owner', '=', user.username)
+      .where('scheduled_sessions.seen_at', 'is', null)
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
   }
 
   /** One session rebuilt from its stored run events: what the user saw, including a partial answer of a stopped run. */
   async get(user: ApiUser, id: string) {
     const session = await this.deps.sessions.owned(user, id);
+    const scheduled = await this.openScheduled(id);
     const runs = await this.deps.runs.ofSession(id);
     const events = await this.deps.runs.eventsOf(
       runs.map((r) => r.id),
@@ -98,6 +128,9 @@ export class History {
     const waiting = runs.find((r) => r.status === 'waiting');
     return {
       ...session,
+      ...(scheduled
+        ? { origin: 'schedule' as const, schedule: { id: scheduled.schedule_id, name: scheduled.schedule_name } }
+        : { origin: 'chat' as const }),
       messages,
       steps,
       pending_interrupts: waiting ? (JSON.parse(waiting.pending ?? '[]') as unknown[]) : [],
@@ -107,6 +140,23 @@ export class History {
       last_event_id: runs.length ? await this.deps.runs.lastSeq(runs[runs.length - 1].id) : 0,
       files: await this.files(user, id),
     };
+  }
+
+  /** A scheduled session's mark, noting that its owner opened it (which clears it from the badge). */
+  private async openScheduled(id: string) {
+    const row = await this.deps.db
+      .selectFrom('scheduled_sessions')
+      .select(['schedule_id', 'schedule_name', 'seen_at'])
+      .where('session_id', '=', id)
+      .executeTakeFirst();
+    if (row && !row.seen_at) {
+      await this.deps.db
+        .updateTable('scheduled_sessions')
+        .set({ seen_at: new Date().toISOString() })
+        .where('session_id', '=', id)
+        .execute();
+    }
+    return row;
   }
 
   async rename(user: ApiUser, id: string, title: string) {
@@ -129,6 +179,7 @@ export class History {
     for (const file of await this.files(user, id)) await backend.delete?.(file.path);
     await (await this.deps.runtime.checkpointer()).deleteThread(id);
     await this.deps.runs.deleteSessionRuns(id);
+    await this.deps.db.deleteFrom('scheduled_sessions').where('session_id', '=', id).execute();
     await this.deps.db.deleteFrom('chat_sessions').where('id', '=', id).execute();
   }
 

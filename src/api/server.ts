@@ -5,6 +5,7 @@ import { loadWebSettings } from '../tools/web/index.ts';
 import { createApiApp } from './app.ts';
 import { OrderApprovals } from './approvals.ts';
 import { ErpUsers } from './auth.ts';
+import { defaultTimezone } from './cron.ts';
 import { openApiDatabase } from './db.ts';
 import { DemoSignIn, type DemoSignInMode, type DemoUser } from './demo.ts';
 import { RunEventLog } from './events.ts';
@@ -13,6 +14,8 @@ import { History } from './history.ts';
 import { DEFAULT_DECISION_POLL_MS, OrderNotices } from './order-notices.ts';
 import { RunStore } from './run-store.ts';
 import { type RunLimits, RunManager } from './runs.ts';
+import { Scheduler } from './scheduler.ts';
+import { CredentialSealer, Schedules } from './schedules.ts';
 import { Sessions } from './sessions.ts';
 import { UsageLedger, type UsageSettings, usageSettings } from './usage.ts';
 
@@ -43,6 +46,8 @@ export interface ApiOptions {
   /** How often a followed session with an order waiting for an admin asks the ERP for the decision; default from
    *  `PROCURA_DECISION_POLL_MS`, else 15 s. */
   decisionPollMs?: number;
+  /** Scheduled digests: the clock they read, and whether and how often this process runs the timer (every 30 s). */
+  scheduler?: { now?: () => Date; timer?: boolean; intervalMs?: number };
 }
 
 export interface Api {
@@ -50,6 +55,8 @@ export interface Api {
   /** Every route the HTTP app declares (method and path pattern), as its router holds them. */
   routes: ReadonlyArray<{ method: string; path: string }>;
   runs: RunManager;
+  /** Starts due schedules; `runDue(now)` is what the timer calls. */
+  scheduler: Scheduler;
   close(): Promise<void>;
 }
 
@@ -109,12 +116,27 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   }
   const history = new History({ db: database.db, runs: store, sessions, runtime: options.runtime, usage });
   const erpBase = options.erpUrl.replace(/\/$/, '');
+  const users = new ErpUsers(erpBase);
+  const env = options.runtime.options.env ?? process.env;
+  const now = options.scheduler?.now ?? (() => new Date());
+  const sealer = CredentialSealer.open(options.dataDir, env);
+  const schedules = new Schedules({ db: database.db, sealer, timezone: defaultTimezone(env), now });
+  const scheduler = new Scheduler({
+    db: database.db,
+    schedules,
+    sealer,
+    sessions,
+    runs,
+    resolveUser: (token, projectId) => users.resolve(`Bearer ${token}`, projectId),
+    now,
+    log,
+  });
   const exports = new ReportExports(history, {
     chromiumPath: loadWebSettings().chromiumPath,
     loadImage: chartImageLoader(options.chartImageOrigins ?? []),
   });
   const app = createApiApp({
-    users: new ErpUsers(erpBase),
+    users,
     runs,
     events,
     history,
@@ -127,6 +149,8 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       log,
       pollMs: options.decisionPollMs ?? decisionPollMs(options.runtime.options.env ?? process.env),
     }),
+    schedules,
+    scheduler,
     usage,
     webDir: options.webDir ?? WEB_DIST,
     demo: new DemoSignIn(options.demoUsers ?? [], options.demoSignIn ?? 'loopback'),
@@ -154,11 +178,14 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       ...options.readiness,
     },
   });
+  if (options.scheduler?.timer !== false) scheduler.start(options.scheduler?.intervalMs);
   return {
     fetch: app.fetch,
     routes: app.routes.map(({ method, path }) => ({ method, path })),
     runs,
+    scheduler,
     close: async () => {
+      await scheduler.stop();
       await runs.close();
       await exports.close();
       await events.close();

@@ -21,6 +21,10 @@ export interface SessionSummary {
   updatedAt?: string;
   createdAt?: string;
   status?: string;
+  /** Set when a schedule started the session: the schedule's name. */
+  scheduleName?: string;
+  /** A scheduled session its owner has not opened yet. */
+  unseen?: boolean;
 }
 
 /** A failed API call, with the server's message (Chinese first, English after " / "). */
@@ -321,5 +325,11 @@ export function sessionSummary(row: Record<string, unknown>): SessionSummary {
     updatedAt: pick('updated_at', 'updatedAt', 'last_active', 'created_at', 'createdAt'),
     createdAt: pick('created_at', 'createdAt'),
     status: pick('status', 'run_status'),
+    ...(row.origin === 'schedule'
+      ? {
+          scheduleName: String((row.schedule as { name?: unknown } | undefined)?.name ?? ''),
+          unseen: row.unseen === true,
+        }
+      : {}),
   };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { InMemoryStore } from '@langchain/langgraph';
 import { FilesystemBackend } from 'deepagents';
 import type { AgentRuntimeOptions } from '../../src/agent/index.ts';
-import { type ApiOptions, createApi } from '../../src/api/index.ts';
+import { type Api, type ApiOptions, createApi } from '../../src/api/index.ts';
 import { listen, type RunningServer } from '../../src/shared/index.ts';
 import { type AgentHarness, startAgentHarness } from '../agent/harness.ts';
 import { collect, openSse } from './sse.ts';
@@ -22,6 +22,10 @@ export const tempStorage: AgentRuntimeOptions['storage'] = async () => {
 
 export interface ApiHarness {
   agent: AgentHarness;
+  /** The API behind `url` (replaced by `restartApi`). */
+  readonly api: Api;
+  /** The options it was opened with: a second API process over the same data opens with these. */
+  apiOptions(): ApiOptions;
   url: string;
   erpUrl: string;
   tokens: Record<string, string>;
@@ -69,6 +73,10 @@ export async function startApiHarness(
   const base = () => server.url;
   const harness: ApiHarness = {
     agent,
+    get api() {
+      return api;
+    },
+    apiOptions,
     get url() {
       return base();
     },

@@ -4,6 +4,7 @@ import { ApprovalQueue } from './components/ApprovalQueue.tsx';
 import { Conversation } from './components/Conversation.tsx';
 import { OrderPanel } from './components/OrderPanel.tsx';
 import { ReportPanel } from './components/ReportPanel.tsx';
+import { SchedulesPanel } from './components/SchedulesPanel.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
 import { SignIn } from './components/SignIn.tsx';
 import { Steps } from './components/Steps.tsx';
@@ -14,6 +15,8 @@ import { useChat } from './useChat.ts';
 import { useStandingPermissions } from './useStanding.ts';
 
 const TOKEN_KEY = 'procura.token';
+/** How often the history is read again, so a scheduled run that landed meanwhile shows up with its badge. */
+const HISTORY_POLL_MS = 30_000;
 const LANG_KEY = 'procura.lang';
 
 /** Signed-in user as `GET /api/v1/me` reports it (username, role), when the API offers it. */
@@ -99,8 +102,23 @@ function Workspace({
   const [tab, setTab] = useState<InspectorTabId>('steps');
   const [wide, setWide] = useState(false);
   const [showUsage, setShowUsage] = useState(false);
+  const [showSchedules, setShowSchedules] = useState(false);
   const { view, refreshSessions, open } = chat;
   const spent = conversationUsage(view);
+  const unseen = chat.sessions.filter((s) => s.unseen);
+  // Opening a scheduled session marks it read on the server: read the history again for the badge.
+  const openSession = useCallback(
+    async (id: string) => {
+      await open(id);
+      await refreshSessions();
+    },
+    [open, refreshSessions],
+  );
+
+  useEffect(() => {
+    const timer = setInterval(() => void refreshSessions(), HISTORY_POLL_MS);
+    return () => clearInterval(timer);
+  }, [refreshSessions]);
 
   useEffect(() => {
     client
@@ -116,8 +134,8 @@ function Workspace({
       .catch(() => undefined);
     void refreshSessions();
     const id = /^#\/s\/([\w-]+)/.exec(window.location.hash)?.[1];
-    if (id) void open(id);
-  }, [client, refreshSessions, open]);
+    if (id) void openSession(id);
+  }, [client, refreshSessions, openSession]);
 
   const charts = view.messages.flatMap((m) => m.charts);
   const hasReport = view.files.some((f) => f.endsWith('.md'));
@@ -142,6 +160,25 @@ function Workspace({
           )}
         </div>
         <div className="topbar-actions">
+          {unseen.length > 0 && (
+            <button
+              type="button"
+              className="btn btn-ghost notify-badge"
+              data-testid="scheduled-badge"
+              title={`${unseen.length} ${t('unseenScheduled')}`}
+              onClick={() => void openSession(unseen[0].id)}
+            >
+              ⏰ <span className="notify-count">{unseen.length}</span>
+            </button>
+          )}
+          <button
+            type="button"
+            className="btn btn-ghost"
+            data-testid="schedules"
+            onClick={() => setShowSchedules((s) => !s)}
+          >
+            {t('schedules')}
+          </button>
           {me?.role === 'admin' && (
             <button type="button" className="btn btn-ghost" data-testid="usage" onClick={() => setShowUsage((s) => !s)}>
               {t('usage')}
@@ -164,7 +201,7 @@ function Workspace({
       <Sidebar
         sessions={chat.sessions}
         currentId={view.id}
-        onOpen={chat.open}
+        onOpen={openSession}
         onNew={chat.newChat}
         onRename={chat.rename}
         onDelete={chat.remove}
@@ -184,6 +221,13 @@ function Workspace({
           </div>
         )}
         {showUsage && <UsagePanel client={client} onClose={() => setShowUsage(false)} />}
+        {showSchedules && (
+          <SchedulesPanel
+            client={client}
+            onClose={() => setShowSchedules(false)}
+            onRan={() => void refreshSessions()}
+          />
+        )}
         {view.error && (
           <div className="banner banner-error" data-testid="error-banner">
             <strong>{t('error')}：</strong>

@@ -20,7 +20,7 @@ function Icon({ path }: { path: string }) {
   );
 }
 
-/** History: sessions newest first; rename inline, delete after a confirmation. */
+/** History: sessions newest first, those a schedule started marked (bold while unread); rename inline, delete after a confirmation. */
 export function Sidebar({
   sessions,
   currentId,
@@ -50,9 +50,11 @@ export function Sidebar({
         {sorted.map((s) => (
           <li
             key={s.id}
-            className={`session-item ${s.id === currentId ? 'active' : ''}`}
+            className={`session-item ${s.id === currentId ? 'active' : ''} ${s.unseen ? 'session-unseen' : ''}`}
             data-session={s.id}
             data-testid="session-item"
+            data-scheduled={s.scheduleName !== undefined || undefined}
+            data-unseen={s.unseen || undefined}
           >
             {editing?.id === s.id ? (
               <form
@@ -75,7 +77,20 @@ export function Sidebar({
               </form>
             ) : (
               <button type="button" className="session-open" onClick={() => onOpen(s.id)}>
-                <span className="session-title">{s.title || t('untitled')}</span>
+                <span className="session-title">
+                  {s.scheduleName !== undefined && (
+                    <span
+                      className="session-scheduled"
+                      data-testid="scheduled-mark"
+                      title={`${t('scheduledMark')}: ${s.scheduleName}`}
+                      role="img"
+                      aria-label={t('scheduledMark')}
+                    >
+                      ⏰
+                    </span>
+                  )}
+                  {s.title || t('untitled')}
+                </span>
                 <span className="session-time">
                   {s.status === 'running' || s.status === 'waiting' ? <span className="dot" /> : null}
                   {when(s.updatedAt)}

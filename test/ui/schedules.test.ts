@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiHarness, startApiHarness } from '../api/harness.ts';
+import { ROOT } from './procura.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = fs.existsSync(CHROMIUM);
+
+describe.skipIf(!hasChromium)('browser UI: scheduled digests', () => {
+  let h: ApiHarness;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
+    // The timer is off: only "run now" starts a run here.
+    h = await startApiHarness({ scheduler: { timer: false } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    page = await (await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' })).newPage();
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('a schedule created and run now in the panel yields the badge and a marked session; opening it clears the badge', async () => {
+    await page.goto(h.url);
+    await page.locator('input[name=token]').fill(h.tokens.laoxiao);
+    await page.getByRole('button', { name: '登录' }).click();
+    await page.getByTestId('composer').waitFor();
+    expect(await page.getByTestId('scheduled-badge').count()).toBe(0);
+
+    await page.getByTestId('schedules').click();
+    await page.getByTestId('schedule-name').fill('每日库存');
+    await page.getByTestId('schedule-cron').fill('0 8 * * *');
+    await page.getByTestId('schedule-create').click();
+    const item = page.getByTestId('schedule-item').filter({ hasText: '每日库存' });
+    await item.waitFor();
+    expect(await item.textContent()).toContain('Asia/Shanghai');
+    const [created] = (await h.call('GET', '/api/v1/schedules')).body.items;
+    expect(created).toMatchObject({ name: '每日库存', cron: '0 8 * * *', kind: 'inventory_digest' });
+
+    await item.getByTestId('schedule-run').click();
+    const badge = page.getByTestId('scheduled-badge');
+    await badge.waitFor();
+    expect((await badge.textContent())?.trim()).toContain('1');
+    const session = page.locator('[data-testid=session-item][data-unseen=true]');
+    await session.waitFor();
+    expect(await session.getByTestId('scheduled-mark').count()).toBe(1);
+    expect(await session.textContent()).toContain('每日库存');
+
+    await badge.click();
+    await page.getByText('库存预警', { exact: false }).first().waitFor({ timeout: 60_000 });
+    await badge.waitFor({ state: 'detached' });
+    const opened = page.locator('[data-testid=session-item][data-scheduled=true]');
+    expect(await opened.getAttribute('data-unseen')).toBeNull();
+    // Still marked as scheduled after it was read.
+    expect(await opened.getByTestId('scheduled-mark').count()).toBe(1);
+    expect((await h.call('GET', '/api/v1/history/sessions')).body.unseen_scheduled).toBe(0);
+  }, 180_000);
+});

@@ -1,0 +1,194 @@
+import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import type { ChatClient } from '../../../src/protocol/index.ts';
+import { useT } from '../i18n.ts';
+
+const KINDS = ['inventory_digest', 'price_watch', 'custom'] as const;
+type Kind = (typeof KINDS)[number];
+
+/** A schedule as `GET /api/v1/schedules` lists it. */
+interface Schedule {
+  id: string;
+  name: string;
+  cron: string;
+  timezone: string;
+  kind: Kind;
+  next_run_at: string;
+  last_run_at: string | null;
+  last_error: string | null;
+}
+
+const list = (text: string) =>
+  text
+    .split(/[,，、\s]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** The caller's schedules: create, run now, delete. A run lands in the history like a chat. */
+export function SchedulesPanel({
+  client,
+  onClose,
+  onRan,
+}: {
+  client: ChatClient;
+  onClose: () => void;
+  /** A run now started: the history gains its session. */
+  onRan: () => void;
+}) {
+  const t = useT();
+  const [items, setItems] = useState<Schedule[]>();
+  const [error, setError] = useState<string>();
+  const [form, setForm] = useState({
+    name: '',
+    cron: '0 8 * * 1-5',
+    timezone: '',
+    kind: 'inventory_digest' as Kind,
+    parts: '',
+    categories: '',
+    threshold: '10',
+    request: '',
+  });
+
+  const load = useCallback(async () => {
+    try {
+      setItems((await client.json<{ items: Schedule[] }>('GET', '/api/v1/schedules')).items);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }, [client]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const act = async (work: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await work();
+      await load();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  const create = (e: FormEvent) => {
+    e.preventDefault();
+    const kindFields =
+      form.kind === 'price_watch'
+        ? { parts: list(form.parts), categories: list(form.categories), threshold_pct: Number(form.threshold) }
+        : form.kind === 'custom'
+          ? { request: form.request }
+          : {};
+    void act(() =>
+      client.json('POST', '/api/v1/schedules', {
+        name: form.name,
+        cron: form.cron,
+        ...(form.timezone.trim() ? { timezone: form.timezone.trim() } : {}),
+        kind: form.kind,
+        ...kindFields,
+      }),
+    );
+  };
+  const field = (key: keyof typeof form) => ({
+    value: form[key],
+    onChange: (e: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: e.target.value })),
+  });
+
+  return (
+    <div className="usage-panel" data-testid="schedules-panel">
+      <div className="usage-head">
+        <h3>{t('schedulesTitle')}</h3>
+        <button type="button" className="link" onClick={onClose}>
+          {t('close')}
+        </button>
+      </div>
+      {error && <p className="banner banner-error">{error}</p>}
+      <form className="schedule-form" onSubmit={create}>
+        <label>
+          {t('scheduleName')}
+          <input required maxLength={100} data-testid="schedule-name" {...field('name')} />
+        </label>
+        <label>
+          {t('scheduleCron')}
+          <input required maxLength={100} data-testid="schedule-cron" {...field('cron')} />
+        </label>
+        <label>
+          {t('scheduleTimezone')}
+          <input maxLength={64} placeholder="Asia/Shanghai" {...field('timezone')} />
+        </label>
+        <label>
+          {t('scheduleKind')}
+          <select data-testid="schedule-kind" {...field('kind')}>
+            {KINDS.map((k) => (
+              <option key={k} value={k}>
+                {t(`kind_${k}`)}
+              </option>
+            ))}
+          </select>
+        </label>
+        {form.kind === 'price_watch' && (
+          <>
+            <label>
+              {t('scheduleParts')}
+              <input {...field('parts')} />
+            </label>
+            <label>
+              {t('scheduleCategories')}
+              <input {...field('categories')} />
+            </label>
+            <label>
+              {t('scheduleThreshold')}
+              <input type="number" min="0.1" step="0.1" {...field('threshold')} />
+            </label>
+          </>
+        )}
+        {form.kind === 'custom' && (
+          <label>
+            {t('scheduleRequest')}
+            <input required maxLength={8000} data-testid="schedule-request" {...field('request')} />
+          </label>
+        )}
+        <button type="submit" className="btn btn-primary btn-small" data-testid="schedule-create">
+          {t('scheduleCreate')}
+        </button>
+      </form>
+      {items?.length === 0 && <p className="muted">{t('scheduleNone')}</p>}
+      <ul className="schedule-list">
+        {items?.map((s) => (
+          <li key={s.id} className="schedule-row" data-testid="schedule-item">
+            <span className="schedule-name">
+              <strong>{s.name}</strong> <code>{s.cron}</code> {s.timezone} · {t(`kind_${s.kind}`)}
+              <br />
+              <span className="muted">
+                {t('scheduleNext')}: {new Date(s.next_run_at).toLocaleString()}
+                {s.last_run_at && ` · ${t('scheduleLast')}: ${new Date(s.last_run_at).toLocaleString()}`}
+              </span>
+              {s.last_error && <span className="badge badge-warn">{s.last_error}</span>}
+            </span>
+            <button
+              type="button"
+              className="btn btn-small"
+              data-testid="schedule-run"
+              onClick={() =>
+                void act(async () => {
+                  await client.json('POST', `/api/v1/schedules/${s.id}/run`);
+                  onRan();
+                })
+              }
+            >
+              {t('scheduleRunNow')}
+            </button>
+            <button
+              type="button"
+              className="link"
+              data-testid="schedule-delete"
+              onClick={() =>
+                window.confirm(t('confirmDelete')) && void act(() => client.json('DELETE', `/api/v1/schedules/${s.id}`))
+              }
+            >
+              {t('delete')}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
