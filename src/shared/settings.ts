@@ -67,20 +67,41 @@ export function loadSettings(
   overrides: Partial<Record<keyof Settings, unknown>> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Settings {
+  const parsed = parseSettings({
+    schema: settingsSchema,
+    envNames,
+    read: (key, envName) => overrides[key] ?? env[envName],
+    invalid: '配置无效 / invalid settings',
+  });
+  return { ...parsed, dataDir: path.resolve(parsed.dataDir) };
+}
+
+/**
+ * Validates settings named by environment variables: each key's value from `read` (unset when empty), then
+ * `overrides` on top. Invalid values fail fast, each named with its variable, under the `invalid` heading.
+ */
+export function parseSettings<S extends z.ZodObject>(options: {
+  schema: S;
+  envNames: Record<keyof z.output<S>, string>;
+  read: (key: keyof z.output<S>, envName: string) => unknown;
+  overrides?: Record<string, unknown>;
+  invalid: string;
+}): z.output<S> {
+  const envNames: Record<string, string> = options.envNames;
   const raw: Record<string, unknown> = {};
   for (const [key, envName] of Object.entries(envNames)) {
-    const value = overrides[key as keyof Settings] ?? env[envName];
+    const value = options.read(key as keyof z.output<S>, envName);
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  const parsed = settingsSchema.safeParse(raw);
+  const parsed = options.schema.safeParse({ ...raw, ...options.overrides });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0]) as keyof Settings;
+      const key = String(issue.path[0]);
       return `${key} (${envNames[key]}): ${issue.message}`;
     });
-    throw new Error(`配置无效 / invalid settings:\n  ${problems.join('\n  ')}`);
+    throw new Error(`${options.invalid}:\n  ${problems.join('\n  ')}`);
   }
-  return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
+  return parsed.data;
 }
 
 /** Where each part is reached. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseSettings } from '../../shared/index.ts';
 
 /** Settings of the web tools, from the environment; addresses of the local sites come from the caller. */
 const webSettingsSchema = z.object({
@@ -41,25 +42,19 @@ export function loadWebSettings(
   overrides: Partial<WebSettings> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): WebSettings {
-  const raw: Record<string, unknown> = {};
-  for (const [key, envName] of Object.entries(envNames)) {
-    const value = env[envName];
-    if (value !== undefined && value !== '')
-      raw[key] =
-        key === 'allowlist'
-          ? value
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean)
-          : value;
-  }
-  const parsed = webSettingsSchema.safeParse({ ...raw, ...overrides });
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0]) as keyof WebSettings;
-      return `${key} (${envNames[key]}): ${issue.message}`;
-    });
-    throw new Error(`网络工具配置无效 / invalid web settings:\n  ${problems.join('\n  ')}`);
-  }
-  return parsed.data;
+  return parseSettings({
+    schema: webSettingsSchema,
+    envNames,
+    read: (key, envName) => {
+      const value = env[envName];
+      return key === 'allowlist' && value
+        ? value
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : value;
+    },
+    overrides,
+    invalid: '网络工具配置无效 / invalid web settings',
+  });
 }
