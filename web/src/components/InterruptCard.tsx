@@ -9,6 +9,13 @@ type PriceCheckOf = NonNullable<
   NonNullable<NonNullable<Extract<InterruptData, { kind: 'approval' }>['details']>['lines']>[number]['priceCheck']
 >;
 
+/** What each kind of card is given: its interrupt, whether a decision is on its way, and where decisions go. */
+interface CardProps<K extends InterruptData['kind']> {
+  interrupt: Extract<InterruptData, { kind: K }>;
+  busy: boolean;
+  onDecide: (decision: HumanDecision) => void;
+}
+
 /** The human decision a paused run waits for: approval of a write, a choice, or missing order fields. */
 export function InterruptCard({
   interrupt,
@@ -34,12 +41,7 @@ function ApprovalCard({
   busy,
   onDecide,
   onAlwaysAllow,
-}: {
-  interrupt: Extract<InterruptData, { kind: 'approval' }>;
-  busy: boolean;
-  onDecide: (decision: HumanDecision) => void;
-  onAlwaysAllow?: () => void;
-}) {
+}: CardProps<'approval'> & { onAlwaysAllow?: () => void }) {
   const t = useT();
   const [mode, setMode] = useState<'view' | 'edit' | 'reject'>('view');
   const [args, setArgs] = useState<Args>(() => structuredClone(interrupt.args ?? {}));
@@ -207,34 +209,22 @@ function ApprovalCard({
           </>
         )}
         {mode === 'edit' && (
-          <>
-            <button
-              type="button"
-              className="btn btn-primary"
-              disabled={busy}
-              onClick={() => onDecide({ type: 'edit', args: withoutEmpty(args) })}
-            >
-              {t('saveEdit')}
-            </button>
-            <button type="button" className="btn" onClick={() => setMode('view')}>
-              {t('cancel')}
-            </button>
-          </>
+          <ConfirmOrCancel
+            className="btn btn-primary"
+            label={t('saveEdit')}
+            busy={busy}
+            onConfirm={() => onDecide({ type: 'edit', args: withoutEmpty(args) })}
+            onCancel={() => setMode('view')}
+          />
         )}
         {mode === 'reject' && (
-          <>
-            <button
-              type="button"
-              className="btn btn-danger"
-              disabled={busy}
-              onClick={() => onDecide({ type: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) })}
-            >
-              {t('confirmReject')}
-            </button>
-            <button type="button" className="btn" onClick={() => setMode('view')}>
-              {t('cancel')}
-            </button>
-          </>
+          <ConfirmOrCancel
+            className="btn btn-danger"
+            label={t('confirmReject')}
+            busy={busy}
+            onConfirm={() => onDecide({ type: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) })}
+            onCancel={() => setMode('view')}
+          />
         )}
       </footer>
     </section>
@@ -270,15 +260,28 @@ function FragmentKV({ name, value }: { name: string; value: unknown }) {
   );
 }
 
-function AskUserCard({
-  interrupt,
-  busy,
-  onDecide,
-}: {
-  interrupt: Extract<InterruptData, { kind: 'ask_user' }>;
+/** The footer of an edit or a rejection being written: send it, or go back to the plain view. */
+function ConfirmOrCancel(props: {
+  className: string;
+  label: string;
   busy: boolean;
-  onDecide: (decision: HumanDecision) => void;
+  onConfirm: () => void;
+  onCancel: () => void;
 }) {
+  const t = useT();
+  return (
+    <>
+      <button type="button" className={props.className} disabled={props.busy} onClick={props.onConfirm}>
+        {props.label}
+      </button>
+      <button type="button" className="btn" onClick={props.onCancel}>
+        {t('cancel')}
+      </button>
+    </>
+  );
+}
+
+function AskUserCard({ interrupt, busy, onDecide }: CardProps<'ask_user'>) {
   const t = useT();
   const [chosen, setChosen] = useState<string[]>([]);
   const options: ChoiceOption[] = (interrupt.options ?? []).slice(0, 8);
@@ -332,15 +335,7 @@ function AskUserCard({
 
 const FIELD_INPUT: Record<string, string> = { quantity: 'number', unitPrice: 'number', expectedDate: 'date' };
 
-function OrderInfoCard({
-  interrupt,
-  busy,
-  onDecide,
-}: {
-  interrupt: Extract<InterruptData, { kind: 'order_info' }>;
-  busy: boolean;
-  onDecide: (decision: HumanDecision) => void;
-}) {
+function OrderInfoCard({ interrupt, busy, onDecide }: CardProps<'order_info'>) {
   const t = useT();
   const [values, setValues] = useState<Record<string, string>>({});
   const fields = interrupt.fields ?? [];
