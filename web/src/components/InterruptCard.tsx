@@ -98,12 +98,11 @@ function ApprovalCard({
                 </td>
                 <td className="num">
                   {editing ? (
-                    <input
-                      type="number"
+                    <NumberInput
+                      label={t('quantity')}
                       min={1}
-                      aria-label={t('quantity')}
                       value={Number(line.quantity ?? 0)}
-                      onChange={(e) => setLine(i, 'quantity', Number(e.target.value))}
+                      onText={(text) => setLine(i, 'quantity', Number(text))}
                     />
                   ) : (
                     String(line.quantity ?? '—')
@@ -111,16 +110,13 @@ function ApprovalCard({
                 </td>
                 <td className="num">
                   {editing ? (
-                    <input
-                      type="number"
+                    <NumberInput
+                      label={t('unitPrice')}
                       min={0}
                       step="0.01"
-                      aria-label={t('unitPrice')}
                       value={line.unitPrice === undefined ? '' : Number(line.unitPrice)}
                       placeholder={money(partOf(line)?.listPrice)}
-                      onChange={(e) =>
-                        setLine(i, 'unitPrice', e.target.value === '' ? undefined : Number(e.target.value))
-                      }
+                      onText={(text) => setLine(i, 'unitPrice', text === '' ? undefined : Number(text))}
                     />
                   ) : (
                     <>
@@ -257,6 +253,28 @@ function FragmentKV({ name, value }: { name: string; value: unknown }) {
       <dt>{label}</dt>
       <dd>{shown ?? <code>{JSON.stringify(value)}</code>}</dd>
     </>
+  );
+}
+
+/** A number field of an order line being edited; `onText` gets what the field holds, empty included. */
+function NumberInput(props: {
+  label: string;
+  min: number;
+  step?: string;
+  value: number | '';
+  placeholder?: string;
+  onText: (text: string) => void;
+}) {
+  return (
+    <input
+      type="number"
+      min={props.min}
+      step={props.step}
+      aria-label={props.label}
+      value={props.value}
+      placeholder={props.placeholder}
+      onChange={(e) => props.onText(e.target.value)}
+    />
   );
 }
 
