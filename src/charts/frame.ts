@@ -1,4 +1,4 @@
-import type { EChartsOption } from 'echarts/types/dist/echarts';
+import type { EChartsOption, SeriesOption } from 'echarts/types/dist/echarts';
 import { type ChartTheme, FONT_FAMILY, THEMES, type ThemeName } from './theme.ts';
 
 /** Options every AntV chart tool shares (all optional; maps have no theme/style). */
@@ -59,6 +59,39 @@ export function baseOption(args: CommonArgs, frame: Frame): EChartsOption {
   };
 }
 
+/** A chart that is one series placing itself (no axes): the shared base and that series. */
+export function singleSeries(args: CommonArgs, frame: Frame, series: SeriesOption): EChartsOption {
+  return { ...baseOption(args, frame), series: [series] };
+}
+
+/** Where a self-placing series sits: margins in pixels, the top one counted from below the title. */
+export function insetOf(
+  frame: Frame,
+  margins: { top: number; right: number; bottom: number; left: number },
+): { top: number; right: number; bottom: number; left: number } {
+  return { ...margins, top: frame.top + margins.top };
+}
+
+/**
+ * Series on an x/y grid: a legend when there are groups to tell apart, the grid sized to it, the given axes.
+ * Axes come built (`axisOf`), since a horizontal chart puts its category axis on y.
+ */
+export function cartesianOption(
+  args: CommonArgs,
+  frame: Frame,
+  chart: { legend: string[]; xAxis: Record<string, unknown>; yAxis: Record<string, unknown>; series: SeriesOption[] },
+): EChartsOption {
+  const legend = legendOf(frame, chart.legend);
+  return {
+    ...baseOption(args, frame),
+    legend,
+    grid: gridOf(frame, Boolean(legend), args),
+    xAxis: chart.xAxis,
+    yAxis: chart.yAxis,
+    series: chart.series,
+  };
+}
+
 /** A legend along the bottom, shown only when there is more than one series to tell apart. */
 export function legendOf(frame: Frame, names: string[]): EChartsOption['legend'] {
   if (names.length < 2) return undefined;
@@ -89,18 +122,16 @@ export function gridOf(frame: Frame, legend: boolean, args: CommonArgs): Record<
   };
 }
 
-/** Categories in first-seen order and, per group, the value at each category (null when missing). */
-export function pivot<T>(
+/** Categories in first-seen order and, per group, the summed value at each category (null when missing). */
+export function pivot<T extends { value: number; group?: string }>(
   rows: T[],
   category: (row: T) => string,
-  value: (row: T) => number,
-  group: (row: T) => string | undefined,
 ): { categories: string[]; groups: Array<{ name: string; values: Array<number | null> }> } {
   const categories = [...new Set(rows.map(category))];
   const index = new Map(categories.map((c, i) => [c, i]));
   const groups = new Map<string, Array<number | null>>();
   for (const row of rows) {
-    const name = group(row) ?? '';
+    const name = row.group ?? '';
     if (!groups.has(name))
       groups.set(
         name,
@@ -108,7 +139,7 @@ export function pivot<T>(
       );
     const values = groups.get(name)!;
     const at = index.get(category(row))!;
-    values[at] = (values[at] ?? 0) + value(row);
+    values[at] = (values[at] ?? 0) + row.value;
   }
   return { categories, groups: [...groups].map(([name, values]) => ({ name, values })) };
 }

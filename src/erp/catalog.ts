@@ -542,18 +542,13 @@ export function listPrice(line: ProductLine, supplier: DemoSupplier): number {
   return Math.round(line.basePrice * supplier.priceFactor * (1 + spread) * 100) / 100;
 }
 
-export interface DemoPart {
+/** One supplier's offer of a product line in a project: the line's own facts, the supplier's code and price. */
+export interface DemoPart
+  extends Pick<ProductLine, 'model' | 'category' | 'nameZh' | 'nameEn' | 'spec' | 'unit' | 'moq'> {
   projectId: string;
   supplierKey: string;
   code: string;
-  model: string;
-  category: string;
-  nameZh: string;
-  nameEn: string;
-  spec: string;
-  unit: string;
   unitPrice: number;
-  moq: number;
 }
 
 /** Every (project, line, supplier) offer of the demo catalogue, in a stable order. */

@@ -55,6 +55,13 @@ const TERMINAL: Record<string, StreamEnd> = {
   order_decision: 'done',
 };
 
+/** One request whose answer is an event stream: the first one, then each re-attach. */
+interface StreamRequest {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
 /** `GET /api/v1/agent/suggestions`: example requests from the user's catalogue, by the flow they start. */
 export interface AgentSuggestions {
   offline: boolean;
@@ -238,10 +245,10 @@ export class ChatClient {
       if (TERMINAL[event.event]) state.end = TERMINAL[event.event];
       onEvent(event);
     };
-    let request = { method, path, body };
+    let request: StreamRequest = { method, path, body };
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.readStream(request.method, request.path, request.body, seen, signal, state.lastEventId);
+        await this.readStream(request, seen, signal, state.lastEventId);
       } catch (error) {
         if (signal?.aborted) return { ...state, end: 'aborted' };
         // Only a connection that dropped mid-stream is retried; a refused request is the caller's to handle.
@@ -260,9 +267,7 @@ export class ChatClient {
   }
 
   private async readStream(
-    method: string,
-    path: string,
-    body: unknown,
+    { method, path, body }: StreamRequest,
     onEvent: (event: ChatEvent) => void,
     signal?: AbortSignal,
     lastEventId?: string,

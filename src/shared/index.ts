@@ -10,7 +10,7 @@ export {
 export { type Logger, logger } from './logger.ts';
 export { withPostgresSetupLock } from './postgres-setup.ts';
 export { hashSeed, seededRandom } from './random.ts';
-export { loadSettings, type PartAddresses, partAddresses, type Settings } from './settings.ts';
+export { loadSettings, type PartAddresses, parseSettings, partAddresses, type Settings } from './settings.ts';
 export { sleep } from './sleep.ts';
 export {
   type Conversation,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSettings, partAddresses } from './settings.ts';
+import { z } from 'zod';
+import { loadSettings, parseSettings, partAddresses } from './settings.ts';
 
 describe('settings', () => {
   it('has embedded defaults', () => {
@@ -19,6 +20,12 @@ describe('settings', () => {
     const load = () => loadSettings({}, { ERP_PORT: 'eighty', DATABASE_URL: 'mysql://x' });
     expect(load).toThrow(/erpPort \(ERP_PORT\)/);
     expect(load).toThrow(/databaseUrl \(DATABASE_URL\)/);
+  });
+
+  it('refuses a setting that names no environment variable', () => {
+    const parse = () =>
+      parseSettings({ schema: z.object({ port: z.number().optional() }), read: () => undefined, invalid: 'x' });
+    expect(parse).toThrow(/setting port names no environment variable/);
   });
 
   it('gives every part an address: the configured URL, else the local part on its port', () => {

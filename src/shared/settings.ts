@@ -5,82 +5,94 @@ const httpUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/
 
 /** Every address and storage location is a setting; defaults are the embedded single-machine layout. */
 const settingsSchema = z.object({
-  host: z.string().min(1).default('127.0.0.1'),
-  dataDir: z.string().min(1).default('./data'),
-  databaseUrl: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  redisUrl: z.url({ protocol: /^rediss?$/ }).optional(),
-  erpPort: z.coerce.number().int().min(0).max(65535).default(8080),
-  suppliersPort: z.coerce.number().int().min(0).max(65535).default(8090),
-  chartsPort: z.coerce.number().int().min(0).max(65535).default(8070),
-  chartMcpPort: z.coerce.number().int().min(0).max(65535).default(1122),
+  host: z.string().min(1).default('127.0.0.1').meta({ env: 'PROCURA_HOST' }),
+  dataDir: z.string().min(1).default('./data').meta({ env: 'PROCURA_DATA_DIR' }),
+  databaseUrl: z
+    .url({ protocol: /^postgres(ql)?$/ })
+    .optional()
+    .meta({ env: 'DATABASE_URL' }),
+  redisUrl: z
+    .url({ protocol: /^rediss?$/ })
+    .optional()
+    .meta({ env: 'REDIS_URL' }),
+  erpPort: z.coerce.number().int().min(0).max(65535).default(8080).meta({ env: 'ERP_PORT' }),
+  suppliersPort: z.coerce.number().int().min(0).max(65535).default(8090).meta({ env: 'SUPPLIERS_PORT' }),
+  chartsPort: z.coerce.number().int().min(0).max(65535).default(8070).meta({ env: 'CHARTS_PORT' }),
+  chartMcpPort: z.coerce.number().int().min(0).max(65535).default(1122).meta({ env: 'CHART_MCP_PORT' }),
   /** A chart MCP server to use instead of spawning the local one (e.g. a hosted AntV server). */
-  chartMcpUrl: httpUrl.optional(),
-  erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000),
-  apiPort: z.coerce.number().int().min(0).max(65535).default(3000),
+  chartMcpUrl: httpUrl.optional().meta({ env: 'CHART_MCP_URL' }),
+  erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000).meta({ env: 'ERP_MCP_PORT' }),
+  apiPort: z.coerce.number().int().min(0).max(65535).default(3000).meta({ env: 'API_PORT' }),
   /** Sandbox limits; unset means the built-in defaults (see the README, "Sandbox"). */
-  sandboxMemoryMb: z.coerce.number().int().min(1).max(4096).optional(),
-  sandboxTimeoutMs: z.coerce.number().int().min(100).optional(),
-  sandboxCpuMs: z.coerce.number().int().min(100).optional(),
-  sandboxOutputChars: z.coerce.number().int().min(100).optional(),
-  sandboxDiskQuotaMb: z.coerce.number().int().min(1).optional(),
-  sandboxSpares: z.coerce.number().int().min(0).max(64).optional(),
-  sandboxMaxConcurrent: z.coerce.number().int().min(1).max(256).optional(),
+  sandboxMemoryMb: z.coerce.number().int().min(1).max(4096).optional().meta({ env: 'SANDBOX_MEMORY_MB' }),
+  sandboxTimeoutMs: z.coerce.number().int().min(100).optional().meta({ env: 'SANDBOX_TIMEOUT_MS' }),
+  sandboxCpuMs: z.coerce.number().int().min(100).optional().meta({ env: 'SANDBOX_CPU_MS' }),
+  sandboxOutputChars: z.coerce.number().int().min(100).optional().meta({ env: 'SANDBOX_OUTPUT_CHARS' }),
+  sandboxDiskQuotaMb: z.coerce.number().int().min(1).optional().meta({ env: 'SANDBOX_DISK_QUOTA_MB' }),
+  sandboxSpares: z.coerce.number().int().min(0).max(64).optional().meta({ env: 'SANDBOX_SPARES' }),
+  sandboxMaxConcurrent: z.coerce.number().int().min(1).max(256).optional().meta({ env: 'SANDBOX_MAX_CONCURRENT' }),
   /** The ERP REST API (`…/api`) when it is not the local one. */
-  erpUrl: httpUrl.optional(),
+  erpUrl: httpUrl.optional().meta({ env: 'ERP_URL' }),
   /** The supplier web shops when they are not the local ones. */
-  suppliersUrl: httpUrl.optional(),
+  suppliersUrl: httpUrl.optional().meta({ env: 'SUPPLIERS_URL' }),
   /** The ERP MCP server the agent uses; pointing it at another server replaces the demo ERP for the agent. */
-  erpMcpUrl: httpUrl.optional(),
+  erpMcpUrl: httpUrl.optional().meta({ env: 'ERP_MCP_URL' }),
   /** More MCP servers for the agents: a JSON array, or the path of a JSON file holding one (see `src/mcp/config.ts`). */
-  mcpServers: z.string().trim().min(1).optional(),
+  mcpServers: z.string().trim().min(1).optional().meta({ env: 'PROCURA_MCP_SERVERS' }),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
-
-const envNames: Record<keyof Settings, string> = {
-  host: 'PROCURA_HOST',
-  dataDir: 'PROCURA_DATA_DIR',
-  databaseUrl: 'DATABASE_URL',
-  redisUrl: 'REDIS_URL',
-  erpPort: 'ERP_PORT',
-  suppliersPort: 'SUPPLIERS_PORT',
-  chartsPort: 'CHARTS_PORT',
-  chartMcpPort: 'CHART_MCP_PORT',
-  chartMcpUrl: 'CHART_MCP_URL',
-  erpMcpPort: 'ERP_MCP_PORT',
-  apiPort: 'API_PORT',
-  sandboxMemoryMb: 'SANDBOX_MEMORY_MB',
-  sandboxTimeoutMs: 'SANDBOX_TIMEOUT_MS',
-  sandboxCpuMs: 'SANDBOX_CPU_MS',
-  sandboxOutputChars: 'SANDBOX_OUTPUT_CHARS',
-  sandboxDiskQuotaMb: 'SANDBOX_DISK_QUOTA_MB',
-  sandboxSpares: 'SANDBOX_SPARES',
-  sandboxMaxConcurrent: 'SANDBOX_MAX_CONCURRENT',
-  erpUrl: 'ERP_URL',
-  suppliersUrl: 'SUPPLIERS_URL',
-  erpMcpUrl: 'ERP_MCP_URL',
-  mcpServers: 'PROCURA_MCP_SERVERS',
-};
 
 /** Settings from the environment, overridden by explicit values (CLI flags). Invalid values fail fast, naming the setting. */
 export function loadSettings(
   overrides: Partial<Record<keyof Settings, unknown>> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Settings {
+  const parsed = parseSettings({
+    schema: settingsSchema,
+    read: (key, envName) => overrides[key] ?? env[envName],
+    invalid: '配置无效 / invalid settings',
+  });
+  return { ...parsed, dataDir: path.resolve(parsed.dataDir) };
+}
+
+/**
+ * Validates settings that each name their environment variable (`.meta({ env })` on the field): each key's value
+ * from `read` (unset when empty), then `overrides` on top. Invalid values fail fast, each named with its
+ * variable, under the `invalid` heading.
+ */
+export function parseSettings<S extends z.ZodObject>(options: {
+  schema: S;
+  read: (key: keyof z.output<S>, envName: string) => unknown;
+  overrides?: Record<string, unknown>;
+  invalid: string;
+}): z.output<S> {
+  const envNames = envNamesOf(options.schema);
   const raw: Record<string, unknown> = {};
   for (const [key, envName] of Object.entries(envNames)) {
-    const value = overrides[key as keyof Settings] ?? env[envName];
+    const value = options.read(key as keyof z.output<S>, envName);
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  const parsed = settingsSchema.safeParse(raw);
+  const parsed = options.schema.safeParse({ ...raw, ...options.overrides });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0]) as keyof Settings;
+      const key = String(issue.path[0]);
       return `${key} (${envNames[key]}): ${issue.message}`;
     });
-    throw new Error(`配置无效 / invalid settings:\n  ${problems.join('\n  ')}`);
+    throw new Error(`${options.invalid}:\n  ${problems.join('\n  ')}`);
   }
-  return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
+  return parsed.data;
+}
+
+/** Each setting's environment variable, as its field declares it. */
+function envNamesOf(schema: z.ZodObject): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(schema.shape).map(([key, field]) => {
+      const env = (field as z.ZodType).meta()?.env;
+      if (typeof env !== 'string') throw new Error(`setting ${key} names no environment variable`);
+      return [key, env];
+    }),
+  );
 }
 
 /** Where each part is reached. */

@@ -1,32 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { isToolFailure, Tool, type ToolContext, ToolError, ToolRegistry } from './registry.ts';
+import { isToolFailure, Tool, type ToolContext, ToolError, ToolRegistry, type ToolSpec } from './registry.ts';
+
+/** A declaration for these tests, where only the name, safety and schema matter. */
+function spec<S extends z.ZodType>(name: string, safety: ToolSpec['safety'], schema: S): ToolSpec<S> {
+  return { name, label: name, description: name, schema, safety, group: 'test' };
+}
 
 class Ledger {
   constructor(readonly owner: string) {}
 
-  @Tool({
-    name: 'test_ledger_read',
-    label: '读账',
-    description: 'read',
-    schema: z.object({ id: z.number().int() }),
-    safety: 'read-only',
-    group: 'ledger',
-  })
+  @Tool(spec('test_ledger_read', 'read-only', z.object({ id: z.number().int() })))
   async read(input: { id: number }) {
     if (input.id === 404) throw new ToolError('no such entry', 'look the id up first');
     if (input.id === 500) throw new Error('disk on fire');
     return { id: input.id, owner: this.owner };
   }
 
-  @Tool({
-    name: 'test_ledger_write',
-    label: '记账',
-    description: 'write',
-    schema: z.object({ amount: z.number().positive() }),
-    safety: 'write',
-    group: 'ledger',
-  })
+  @Tool(spec('test_ledger_write', 'write', z.object({ amount: z.number().positive() })))
   async write(input: { amount: number }) {
     return { written: input.amount };
   }
@@ -80,28 +71,14 @@ describe('ToolRegistry', () => {
   it('refuses duplicate names and private methods', () => {
     expect(() => {
       class Twin {
-        @Tool({
-          name: 'test_ledger_read',
-          label: 'x',
-          description: 'x',
-          schema: z.object({}),
-          safety: 'read-only',
-          group: 'x',
-        })
+        @Tool(spec('test_ledger_read', 'read-only', z.object({})))
         async again() {}
       }
       return Twin;
     }).toThrow(/declared twice/);
     expect(() => {
       class Hidden {
-        @Tool({
-          name: 'test_hidden',
-          label: 'x',
-          description: 'x',
-          schema: z.object({}),
-          safety: 'read-only',
-          group: 'x',
-        })
+        @Tool(spec('test_hidden', 'read-only', z.object({})))
         async #secret() {}
 
         reveal() {
@@ -128,14 +105,7 @@ describe('approval and remote tools', () => {
 
   it('registers a tool described by JSON schema and runs it with the caller context', async () => {
     const remote = new ToolRegistry().registerRemote(
-      {
-        name: 'test_remote_echo',
-        label: '回声',
-        description: 'echo',
-        schema: z.object({ text: z.string() }),
-        safety: 'read-only',
-        group: 'remote',
-      },
+      spec('test_remote_echo', 'read-only', z.object({ text: z.string() })),
       { type: 'object', properties: { text: { type: 'string' } } },
       async (input, ctx) => ({ echoed: (input as { text: string }).text, by: ctx.userId }),
     );

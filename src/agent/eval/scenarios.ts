@@ -22,6 +22,22 @@ async function ordersNoted(db: Db, needle: string) {
   return rows.filter((r) => r.note.includes(needle));
 }
 
+/** The first seeded order of project P001 in `status`. */
+function seededOrder(db: Db, status: 'draft' | 'received') {
+  return db
+    .selectFrom('orders')
+    .select(['id', 'order_no', 'status'])
+    .where('status', '=', status)
+    .where('project_id', '=', 'P001')
+    .limit(1)
+    .executeTakeFirstOrThrow();
+}
+
+async function checkCancelled(db: Db, orderId: number) {
+  const after = await db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirstOrThrow();
+  return after.status === 'cancelled' ? undefined : fail(`status ${after.status}`);
+}
+
 function workspaceFile(h: AgentHarness, session: string, pattern: RegExp): string | undefined {
   const root = path.join(h.dataDir, 'workspaces');
   if (!fs.existsSync(root)) return undefined;
@@ -70,23 +86,26 @@ async function checkAnalysis(h: AgentHarness, session: string, model: string, mi
 
 const approveAll = () => ({ type: 'approve' });
 
+/** One turn asking laoxiao's price comparison, judged by the analysis file, report and charts it leaves. */
+function comparison(name: string, message: string, model: string, minSuppliers: number): Scenario {
+  return {
+    name,
+    user: 'laoxiao',
+    run: async (h, s) => {
+      await converse(h, s, 'laoxiao', message, approveAll);
+      return checkAnalysis(h, s, model, minSuppliers);
+    },
+  };
+}
+
 export const SCENARIOS: Scenario[] = [
-  {
-    name: '比价分析：摩托车火花塞（中文）',
-    user: 'laoxiao',
-    run: async (h, s) => {
-      await converse(h, s, 'laoxiao', '帮我对摩托车火花塞做供应商比价分析', approveAll);
-      return checkAnalysis(h, s, 'F7TC', 5);
-    },
-  },
-  {
-    name: 'Comparison: brake pads (English)',
-    user: 'laoxiao',
-    run: async (h, s) => {
-      await converse(h, s, 'laoxiao', 'Compare suppliers for motorcycle brake pads and write a report', approveAll);
-      return checkAnalysis(h, s, 'BP-125F', 3);
-    },
-  },
+  comparison('比价分析：摩托车火花塞（中文）', '帮我对摩托车火花塞做供应商比价分析', 'F7TC', 5),
+  comparison(
+    'Comparison: brake pads (English)',
+    'Compare suppliers for motorcycle brake pads and write a report',
+    'BP-125F',
+    3,
+  ),
   {
     name: '库存预警',
     user: 'laoxiao',
@@ -175,33 +194,16 @@ export const SCENARIOS: Scenario[] = [
     name: '取消订单',
     user: 'laoxiao',
     run: async (h, s) => {
-      const [order] = await h.erp.database.db
-        .selectFrom('orders')
-        .select(['id', 'order_no'])
-        .where('status', '=', 'draft')
-        .where('project_id', '=', 'P001')
-        .limit(1)
-        .execute();
+      const order = await seededOrder(h.erp.database.db, 'draft');
       await converse(h, s, 'laoxiao', `取消订单 ${order.order_no}，原因：需求变更`, approveAll);
-      const after = await h.erp.database.db
-        .selectFrom('orders')
-        .select('status')
-        .where('id', '=', order.id)
-        .executeTakeFirstOrThrow();
-      return after.status === 'cancelled' ? undefined : fail(`status ${after.status}`);
+      return checkCancelled(h.erp.database.db, order.id);
     },
   },
   {
     name: '查询订单状态',
     user: 'laoxiao',
     run: async (h, s) => {
-      const [order] = await h.erp.database.db
-        .selectFrom('orders')
-        .select(['order_no', 'status'])
-        .where('status', '=', 'received')
-        .where('project_id', '=', 'P001')
-        .limit(1)
-        .execute();
+      const order = await seededOrder(h.erp.database.db, 'received');
       const { turn, seen } = await converse(h, s, 'laoxiao', `订单 ${order.order_no} 现在是什么状态？`, approveAll);
       if (seen.length) return fail('a lookup asked for approval');
       return turn.answer.includes(order.order_no) && turn.answer.includes('received')
@@ -232,22 +234,8 @@ export const SCENARIOS: Scenario[] = [
         : fail(`orders: ${JSON.stringify(rows)}`);
     },
   },
-  {
-    name: '比价分析：机油滤清器（其他类别）',
-    user: 'laoxiao',
-    run: async (h, s) => {
-      await converse(h, s, 'laoxiao', '机油滤清器哪家便宜？', approveAll);
-      return checkAnalysis(h, s, 'OF-HF204', 3);
-    },
-  },
-  {
-    name: 'Comparison: batteries (English)',
-    user: 'laoxiao',
-    run: async (h, s) => {
-      await converse(h, s, 'laoxiao', 'Which supplier is cheapest for motorcycle batteries?', approveAll);
-      return checkAnalysis(h, s, 'YTX7L-BS', 2);
-    },
-  },
+  comparison('比价分析：机油滤清器（其他类别）', '机油滤清器哪家便宜？', 'OF-HF204', 3),
+  comparison('Comparison: batteries (English)', 'Which supplier is cheapest for motorcycle batteries?', 'YTX7L-BS', 2),
   {
     name: '追问：再来100个',
     user: 'laoxiao',
@@ -269,12 +257,7 @@ export const SCENARIOS: Scenario[] = [
       const [created] = await ordersNoted(h.erp.database.db, '给火炬下 300 只 A7TC');
       if (!created) return fail('the first order was not written');
       await converse(h, s, 'laoxiao', '取消刚才那个', approveAll);
-      const after = await h.erp.database.db
-        .selectFrom('orders')
-        .select('status')
-        .where('id', '=', created.id)
-        .executeTakeFirstOrThrow();
-      return after.status === 'cancelled' ? undefined : fail(`status ${after.status}`);
+      return checkCancelled(h.erp.database.db, created.id);
     },
   },
   {

@@ -1,5 +1,5 @@
 import type { SeriesOption } from 'echarts/types/dist/echarts';
-import { axisOf, baseOption, type CommonArgs, gridOf, legendOf } from '../frame.ts';
+import { axisOf, type CommonArgs, cartesianOption } from '../frame.ts';
 import { defineChart } from '../module.ts';
 import { boxStats, groupValues } from '../stats.ts';
 
@@ -32,14 +32,11 @@ export const boxplot = defineChart<DistributionArgs>({
         symbolSize: 6,
       });
     });
-    const legend = legendOf(frame, groups);
-    return {
-      ...baseOption(args, frame),
-      legend,
-      grid: gridOf(frame, Boolean(legend), args),
+    return cartesianOption(args, frame, {
+      legend: groups,
       xAxis: axisOf(frame, { type: 'category', data: categories }, args.axisXTitle),
       yAxis: axisOf(frame, { type: 'value', scale: args.style?.startAtZero !== true }, args.axisYTitle),
       series,
-    };
+    });
   },
 });

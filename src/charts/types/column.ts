@@ -1,5 +1,5 @@
 import type { BarSeriesOption } from 'echarts/types/dist/echarts';
-import { axisOf, baseOption, type CommonArgs, gridOf, legendOf, pivot } from '../frame.ts';
+import { axisOf, type CommonArgs, cartesianOption, pivot } from '../frame.ts';
 import { defineChart } from '../module.ts';
 
 export interface CategoryArgs extends CommonArgs {
@@ -13,12 +13,7 @@ export function categoryChart(type: 'column' | 'bar') {
   return defineChart<CategoryArgs>({
     type,
     build(args, frame) {
-      const { categories, groups } = pivot(
-        args.data,
-        (d) => d.category,
-        (d) => d.value,
-        (d) => d.group,
-      );
+      const { categories, groups } = pivot(args.data, (d) => d.category);
       const stacked = (args.stack ?? type === 'bar') && groups.length > 1;
       const series: BarSeriesOption[] = groups.map((g) => ({
         type: 'bar',
@@ -28,20 +23,14 @@ export function categoryChart(type: 'column' | 'bar') {
         barMaxWidth: 48,
         label: { show: groups.length === 1 && categories.length <= 12, position: type === 'bar' ? 'right' : 'top' },
       }));
-      const legend = legendOf(
-        frame,
-        groups.map((g) => g.name),
-      );
       const categoryAxis = axisOf(frame, { type: 'category', data: categories }, args.axisXTitle);
       const valueAxis = axisOf(frame, { type: 'value' }, args.axisYTitle);
-      return {
-        ...baseOption(args, frame),
-        legend,
-        grid: gridOf(frame, Boolean(legend), args),
+      return cartesianOption(args, frame, {
+        legend: groups.map((g) => g.name),
         xAxis: type === 'column' ? categoryAxis : valueAxis,
         yAxis: type === 'column' ? valueAxis : { ...categoryAxis, inverse: true, nameLocation: 'start', nameGap: 12 },
         series,
-      };
+      });
     },
   });
 }

@@ -1,24 +1,33 @@
 import dagre from '@dagrejs/dagre';
-import { baseOption, type CommonArgs, textWidth } from '../frame.ts';
+import { baseOption, type CommonArgs, type Frame, textWidth } from '../frame.ts';
 import { ChartInputError, defineChart } from '../module.ts';
 
 export interface GraphArgs extends CommonArgs {
   data: { nodes: Array<{ name: string }>; edges: Array<{ source: string; target: string; name?: string }> };
 }
 
-/** Names an edge uses that are not declared nodes: drawing them would silently invent nodes. */
-export function missingNodes(args: GraphArgs): string[] {
+/** Refuses edges that use names not declared as nodes: drawing them would silently invent nodes. */
+export function assertNodesDeclared(args: GraphArgs): void {
   const names = new Set(args.data.nodes.map((n) => n.name));
-  return [...new Set(args.data.edges.flatMap((e) => [e.source, e.target]).filter((n) => !names.has(n)))];
+  const missing = [...new Set(args.data.edges.flatMap((e) => [e.source, e.target]).filter((n) => !names.has(n)))];
+  if (missing.length)
+    throw new ChartInputError(`边引用了未声明的节点 / edges use undeclared nodes: ${missing.join(', ')}`);
+}
+
+/** The edges as graph links, each labelled with its name when it has one. */
+export function edgeLinks(args: GraphArgs, frame: Frame, fontSize: number) {
+  return args.data.edges.map((e) => ({
+    source: e.source,
+    target: e.target,
+    label: { show: Boolean(e.name), formatter: e.name ?? '', color: frame.theme.subtleText, fontSize },
+  }));
 }
 
 /** Layered left-to-right layout by dagre, scaled into the frame; boxes, arrows and edge labels. */
 export const flowDiagram = defineChart<GraphArgs>({
   type: 'flow-diagram',
   build(args, frame) {
-    const missing = missingNodes(args);
-    if (missing.length)
-      throw new ChartInputError(`边引用了未声明的节点 / edges use undeclared nodes: ${missing.join(', ')}`);
+    assertNodesDeclared(args);
     const graph = new dagre.graphlib.Graph().setGraph({ rankdir: 'LR', nodesep: 30, ranksep: 60, edgesep: 20 });
     graph.setDefaultEdgeLabel(() => ({}));
     for (const node of args.data.nodes) graph.setNode(node.name, { width: textWidth(node.name, 13) + 24, height: 36 });
@@ -47,11 +56,7 @@ export const flowDiagram = defineChart<GraphArgs>({
               itemStyle: { color: frame.palette[i % frame.palette.length] },
             };
           }),
-          links: args.data.edges.map((e) => ({
-            source: e.source,
-            target: e.target,
-            label: { show: Boolean(e.name), formatter: e.name ?? '', color: frame.theme.subtleText, fontSize: 11 },
-          })),
+          links: edgeLinks(args, frame, 11),
           label: { show: true, color: '#fff', fontSize: 13 },
           lineStyle: { color: frame.theme.axisLine, width: 1.5, curveness: 0.1 },
         },

@@ -1,5 +1,5 @@
 import type { LineSeriesOption } from 'echarts/types/dist/echarts';
-import { axisOf, baseOption, type CommonArgs, gridOf, legendOf, pivot } from '../frame.ts';
+import { axisOf, type CommonArgs, cartesianOption, pivot } from '../frame.ts';
 import { defineChart } from '../module.ts';
 
 export interface TimeSeriesArgs extends CommonArgs {
@@ -12,12 +12,7 @@ export function timeSeriesChart(type: 'line' | 'area') {
   return defineChart<TimeSeriesArgs>({
     type,
     build(args, frame) {
-      const { categories, groups } = pivot(
-        args.data,
-        (d) => d.time,
-        (d) => d.value,
-        (d) => d.group,
-      );
+      const { categories, groups } = pivot(args.data, (d) => d.time);
       const dense = categories.length > 60;
       const series: LineSeriesOption[] = groups.map((g) => ({
         type: 'line',
@@ -30,14 +25,8 @@ export function timeSeriesChart(type: 'line' | 'area') {
         stack: type === 'area' && args.stack ? 'total' : undefined,
         connectNulls: true,
       }));
-      const legend = legendOf(
-        frame,
-        groups.map((g) => g.name),
-      );
-      return {
-        ...baseOption(args, frame),
-        legend,
-        grid: gridOf(frame, Boolean(legend), args),
+      return cartesianOption(args, frame, {
+        legend: groups.map((g) => g.name),
         xAxis: axisOf(frame, { type: 'category', data: categories, boundaryGap: false }, args.axisXTitle),
         yAxis: axisOf(
           frame,
@@ -45,7 +34,7 @@ export function timeSeriesChart(type: 'line' | 'area') {
           args.axisYTitle,
         ),
         series,
-      };
+      });
     },
   });
 }

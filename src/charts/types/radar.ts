@@ -9,12 +9,7 @@ interface RadarArgs extends CommonArgs {
 export const radar = defineChart<RadarArgs>({
   type: 'radar',
   build(args, frame) {
-    const { categories, groups } = pivot(
-      args.data,
-      (d) => d.name,
-      (d) => d.value,
-      (d) => d.group,
-    );
+    const { categories, groups } = pivot(args.data, (d) => d.name);
     const max = niceCeiling(Math.max(...args.data.map((d) => d.value)) * 1.05);
     const legend = legendOf(
       frame,

@@ -1,4 +1,4 @@
-import { baseOption, type CommonArgs } from '../frame.ts';
+import { type CommonArgs, insetOf, singleSeries } from '../frame.ts';
 import { defineChart } from '../module.ts';
 
 interface SankeyArgs extends CommonArgs {
@@ -10,24 +10,16 @@ export const sankey = defineChart<SankeyArgs>({
   type: 'sankey',
   build(args, frame) {
     const names = [...new Set(args.data.flatMap((d) => [d.source, d.target]))];
-    return {
-      ...baseOption(args, frame),
-      series: [
-        {
-          type: 'sankey',
-          top: frame.top + 8,
-          bottom: 16,
-          left: 16,
-          right: 96,
-          // ECharts has no centred alignment; justify is its closest layout.
-          nodeAlign: args.nodeAlign === 'center' || !args.nodeAlign ? 'justify' : args.nodeAlign,
-          layoutIterations: 32,
-          data: names.map((name) => ({ name })),
-          links: args.data,
-          lineStyle: { color: 'gradient', opacity: 0.35 },
-          label: { color: frame.theme.text },
-        },
-      ],
-    };
+    return singleSeries(args, frame, {
+      type: 'sankey',
+      ...insetOf(frame, { top: 8, right: 96, bottom: 16, left: 16 }),
+      // ECharts has no centred alignment; justify is its closest layout.
+      nodeAlign: args.nodeAlign === 'center' || !args.nodeAlign ? 'justify' : args.nodeAlign,
+      layoutIterations: 32,
+      data: names.map((name) => ({ name })),
+      links: args.data,
+      lineStyle: { color: 'gradient', opacity: 0.35 },
+      label: { color: frame.theme.text },
+    });
   },
 });

@@ -1,4 +1,4 @@
-import { axisOf, baseOption, type CommonArgs, gridOf, legendOf } from '../frame.ts';
+import { axisOf, type CommonArgs, cartesianOption } from '../frame.ts';
 import { defineChart } from '../module.ts';
 
 interface ScatterArgs extends CommonArgs {
@@ -14,14 +14,11 @@ export const scatter = defineChart<ScatterArgs>({
       if (!groups.has(name)) groups.set(name, []);
       groups.get(name)!.push([d.x, d.y]);
     }
-    const legend = legendOf(frame, [...groups.keys()]);
-    return {
-      ...baseOption(args, frame),
-      legend,
-      grid: gridOf(frame, Boolean(legend), args),
+    return cartesianOption(args, frame, {
+      legend: [...groups.keys()],
       xAxis: axisOf(frame, { type: 'value', scale: true }, args.axisXTitle),
       yAxis: axisOf(frame, { type: 'value', scale: true }, args.axisYTitle),
       series: [...groups].map(([name, data]) => ({ type: 'scatter', name, data, symbolSize: 9 })),
-    };
+    });
   },
 });

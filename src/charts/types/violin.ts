@@ -1,5 +1,5 @@
 import type { CustomSeriesRenderItemAPI, CustomSeriesRenderItemParams, SeriesOption } from 'echarts/types/dist/echarts';
-import { axisOf, baseOption, gridOf, legendOf } from '../frame.ts';
+import { axisOf, cartesianOption } from '../frame.ts';
 import { defineChart } from '../module.ts';
 import { boxStats, density, groupValues } from '../stats.ts';
 import type { DistributionArgs } from './boxplot.ts';
@@ -55,11 +55,8 @@ export const violin = defineChart<DistributionArgs>({
         },
       };
     });
-    const legend = legendOf(frame, groups);
-    return {
-      ...baseOption(args, frame),
-      legend,
-      grid: gridOf(frame, Boolean(legend), args),
+    return cartesianOption(args, frame, {
+      legend: groups,
       xAxis: axisOf(frame, { type: 'category', data: categories }, args.axisXTitle),
       yAxis: axisOf(
         frame,
@@ -67,6 +64,6 @@ export const violin = defineChart<DistributionArgs>({
         args.axisYTitle,
       ),
       series,
-    };
+    });
   },
 });

@@ -126,6 +126,12 @@ export class ErpClient {
     return this.request<T>('GET', path, { query, signal: control.signal });
   }
 
+  /** One write to an order, answered with the order as it now stands. */
+  private async writeOrder(method: string, path: string, request: ErpRequest, control: ToolControl) {
+    const order = await this.request<OrderWire>(method, path, { ...request, signal: control.signal });
+    return { success: true, stateChanged: true, order: orderView(order) };
+  }
+
   /** The project's part categories, as the line a model reads when picking one. */
   async categoryHint(): Promise<string> {
     const { items } = await this.request<{ items: Array<{ code: string; nameZh: string; parts: number }> }>(
@@ -266,12 +272,12 @@ export class ErpClient {
     const key = control.callId
       ? `call-${createHash('sha256').update(control.callId).digest('hex').slice(0, 40)}`
       : randomUUID();
-    const created = await this.request<OrderWire>('POST', '/orders/create', {
-      body: { ...order, status: submit ? 'pending_approval' : 'draft' },
-      headers: { 'idempotency-key': key },
-      signal: control.signal,
-    });
-    return { success: true, stateChanged: true, order: orderView(created) };
+    return this.writeOrder(
+      'POST',
+      '/orders/create',
+      { body: { ...order, status: submit ? 'pending_approval' : 'draft' }, headers: { 'idempotency-key': key } },
+      control,
+    );
   }
 
   @Tool({
@@ -285,8 +291,7 @@ export class ErpClient {
   })
   async orderUpdate(input: z.infer<typeof OrderUpdateInput>, control: ToolControl) {
     const { orderId, ...body } = input;
-    const updated = await this.request<OrderWire>('PUT', `/orders/update/${orderId}`, { body, signal: control.signal });
-    return { success: true, stateChanged: true, order: orderView(updated) };
+    return this.writeOrder('PUT', `/orders/update/${orderId}`, { body }, control);
   }
 
   @Tool({
@@ -300,11 +305,7 @@ export class ErpClient {
   })
   async orderCancel(input: z.infer<typeof OrderCancelInput>, control: ToolControl) {
     const { orderId, ...body } = input;
-    const cancelled = await this.request<OrderWire>('POST', `/orders/${orderId}/cancel`, {
-      body,
-      signal: control.signal,
-    });
-    return { success: true, stateChanged: true, order: orderView(cancelled) };
+    return this.writeOrder('POST', `/orders/${orderId}/cancel`, { body }, control);
   }
 
   @Tool({

@@ -1,65 +1,55 @@
 import { z } from 'zod';
+import { parseSettings } from '../../shared/index.ts';
 
 /** Settings of the web tools, from the environment; addresses of the local sites come from the caller. */
 const webSettingsSchema = z.object({
-  chromiumPath: z.string().min(1).default('/usr/bin/chromium'),
-  cacheTtlSeconds: z.coerce.number().int().min(0).max(86_400).default(600),
-  timeoutMs: z.coerce.number().int().min(1000).max(120_000).default(20_000),
-  maxBytes: z.coerce.number().int().min(10_000).max(50_000_000).default(3_000_000),
-  maxRedirects: z.coerce.number().int().min(0).max(20).default(5),
-  maxRetryAfterSeconds: z.coerce.number().int().min(0).max(120).default(10),
+  chromiumPath: z.string().min(1).default('/usr/bin/chromium').meta({ env: 'PROCURA_CHROMIUM_PATH' }),
+  cacheTtlSeconds: z.coerce.number().int().min(0).max(86_400).default(600).meta({ env: 'PROCURA_WEB_CACHE_TTL' }),
+  timeoutMs: z.coerce.number().int().min(1000).max(120_000).default(20_000).meta({ env: 'PROCURA_WEB_TIMEOUT_MS' }),
+  maxBytes: z.coerce
+    .number()
+    .int()
+    .min(10_000)
+    .max(50_000_000)
+    .default(3_000_000)
+    .meta({ env: 'PROCURA_WEB_MAX_BYTES' }),
+  maxRedirects: z.coerce.number().int().min(0).max(20).default(5).meta({ env: 'PROCURA_WEB_MAX_REDIRECTS' }),
+  maxRetryAfterSeconds: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(120)
+    .default(10)
+    .meta({ env: 'PROCURA_WEB_MAX_RETRY_AFTER' }),
   /** Extra `host:port` entries the SSRF guard lets through (comma-separated in the environment). */
-  allowlist: z.array(z.string().min(1)).default([]),
-  searchProvider: z.enum(['local', 'zhipu', 'tavily']).default('local'),
-  zhipuApiKey: z.string().optional(),
-  zhipuUrl: z.url().default('https://open.bigmodel.cn/api/paas/v4/web_search'),
-  zhipuEngine: z.string().default('search_std'),
-  tavilyApiKey: z.string().optional(),
-  tavilyUrl: z.url().default('https://api.tavily.com/search'),
+  allowlist: z.array(z.string().min(1)).default([]).meta({ env: 'PROCURA_WEB_ALLOWLIST' }),
+  searchProvider: z.enum(['local', 'zhipu', 'tavily']).default('local').meta({ env: 'PROCURA_WEB_SEARCH' }),
+  zhipuApiKey: z.string().optional().meta({ env: 'ZHIPU_API_KEY' }),
+  zhipuUrl: z.url().default('https://open.bigmodel.cn/api/paas/v4/web_search').meta({ env: 'ZHIPU_SEARCH_URL' }),
+  zhipuEngine: z.string().default('search_std').meta({ env: 'ZHIPU_SEARCH_ENGINE' }),
+  tavilyApiKey: z.string().optional().meta({ env: 'TAVILY_API_KEY' }),
+  tavilyUrl: z.url().default('https://api.tavily.com/search').meta({ env: 'TAVILY_SEARCH_URL' }),
 });
 
 export type WebSettings = z.infer<typeof webSettingsSchema>;
-
-const envNames: Record<keyof WebSettings, string> = {
-  chromiumPath: 'PROCURA_CHROMIUM_PATH',
-  cacheTtlSeconds: 'PROCURA_WEB_CACHE_TTL',
-  timeoutMs: 'PROCURA_WEB_TIMEOUT_MS',
-  maxBytes: 'PROCURA_WEB_MAX_BYTES',
-  maxRedirects: 'PROCURA_WEB_MAX_REDIRECTS',
-  maxRetryAfterSeconds: 'PROCURA_WEB_MAX_RETRY_AFTER',
-  allowlist: 'PROCURA_WEB_ALLOWLIST',
-  searchProvider: 'PROCURA_WEB_SEARCH',
-  zhipuApiKey: 'ZHIPU_API_KEY',
-  zhipuUrl: 'ZHIPU_SEARCH_URL',
-  zhipuEngine: 'ZHIPU_SEARCH_ENGINE',
-  tavilyApiKey: 'TAVILY_API_KEY',
-  tavilyUrl: 'TAVILY_SEARCH_URL',
-};
 
 /** Web settings from the environment, overridden by explicit values. Invalid values fail fast, naming the variable. */
 export function loadWebSettings(
   overrides: Partial<WebSettings> = {},
   env: NodeJS.ProcessEnv = process.env,
 ): WebSettings {
-  const raw: Record<string, unknown> = {};
-  for (const [key, envName] of Object.entries(envNames)) {
-    const value = env[envName];
-    if (value !== undefined && value !== '')
-      raw[key] =
-        key === 'allowlist'
-          ? value
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean)
-          : value;
-  }
-  const parsed = webSettingsSchema.safeParse({ ...raw, ...overrides });
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const key = String(issue.path[0]) as keyof WebSettings;
-      return `${key} (${envNames[key]}): ${issue.message}`;
-    });
-    throw new Error(`网络工具配置无效 / invalid web settings:\n  ${problems.join('\n  ')}`);
-  }
-  return parsed.data;
+  return parseSettings({
+    schema: webSettingsSchema,
+    read: (key, envName) => {
+      const value = env[envName];
+      return key === 'allowlist' && value
+        ? value
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : value;
+    },
+    overrides,
+    invalid: '网络工具配置无效 / invalid web settings',
+  });
 }

@@ -9,6 +9,13 @@ type PriceCheckOf = NonNullable<
   NonNullable<NonNullable<Extract<InterruptData, { kind: 'approval' }>['details']>['lines']>[number]['priceCheck']
 >;
 
+/** What each kind of card is given: its interrupt, whether a decision is on its way, and where decisions go. */
+interface CardProps<K extends InterruptData['kind']> {
+  interrupt: Extract<InterruptData, { kind: K }>;
+  busy: boolean;
+  onDecide: (decision: HumanDecision) => void;
+}
+
 /** The human decision a paused run waits for: approval of a write, a choice, or missing order fields. */
 export function InterruptCard({
   interrupt,
@@ -34,12 +41,7 @@ function ApprovalCard({
   busy,
   onDecide,
   onAlwaysAllow,
-}: {
-  interrupt: Extract<InterruptData, { kind: 'approval' }>;
-  busy: boolean;
-  onDecide: (decision: HumanDecision) => void;
-  onAlwaysAllow?: () => void;
-}) {
+}: CardProps<'approval'> & { onAlwaysAllow?: () => void }) {
   const t = useT();
   const [mode, setMode] = useState<'view' | 'edit' | 'reject'>('view');
   const [args, setArgs] = useState<Args>(() => structuredClone(interrupt.args ?? {}));
@@ -96,12 +98,11 @@ function ApprovalCard({
                 </td>
                 <td className="num">
                   {editing ? (
-                    <input
-                      type="number"
+                    <NumberInput
+                      label={t('quantity')}
                       min={1}
-                      aria-label={t('quantity')}
                       value={Number(line.quantity ?? 0)}
-                      onChange={(e) => setLine(i, 'quantity', Number(e.target.value))}
+                      onText={(text) => setLine(i, 'quantity', Number(text))}
                     />
                   ) : (
                     String(line.quantity ?? '—')
@@ -109,16 +110,13 @@ function ApprovalCard({
                 </td>
                 <td className="num">
                   {editing ? (
-                    <input
-                      type="number"
+                    <NumberInput
+                      label={t('unitPrice')}
                       min={0}
                       step="0.01"
-                      aria-label={t('unitPrice')}
                       value={line.unitPrice === undefined ? '' : Number(line.unitPrice)}
                       placeholder={money(partOf(line)?.listPrice)}
-                      onChange={(e) =>
-                        setLine(i, 'unitPrice', e.target.value === '' ? undefined : Number(e.target.value))
-                      }
+                      onText={(text) => setLine(i, 'unitPrice', text === '' ? undefined : Number(text))}
                     />
                   ) : (
                     <>
@@ -207,34 +205,22 @@ function ApprovalCard({
           </>
         )}
         {mode === 'edit' && (
-          <>
-            <button
-              type="button"
-              className="btn btn-primary"
-              disabled={busy}
-              onClick={() => onDecide({ type: 'edit', args: withoutEmpty(args) })}
-            >
-              {t('saveEdit')}
-            </button>
-            <button type="button" className="btn" onClick={() => setMode('view')}>
-              {t('cancel')}
-            </button>
-          </>
+          <ConfirmOrCancel
+            className="btn btn-primary"
+            label={t('saveEdit')}
+            busy={busy}
+            onConfirm={() => onDecide({ type: 'edit', args: withoutEmpty(args) })}
+            onCancel={() => setMode('view')}
+          />
         )}
         {mode === 'reject' && (
-          <>
-            <button
-              type="button"
-              className="btn btn-danger"
-              disabled={busy}
-              onClick={() => onDecide({ type: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) })}
-            >
-              {t('confirmReject')}
-            </button>
-            <button type="button" className="btn" onClick={() => setMode('view')}>
-              {t('cancel')}
-            </button>
-          </>
+          <ConfirmOrCancel
+            className="btn btn-danger"
+            label={t('confirmReject')}
+            busy={busy}
+            onConfirm={() => onDecide({ type: 'reject', ...(reason.trim() ? { reason: reason.trim() } : {}) })}
+            onCancel={() => setMode('view')}
+          />
         )}
       </footer>
     </section>
@@ -270,15 +256,50 @@ function FragmentKV({ name, value }: { name: string; value: unknown }) {
   );
 }
 
-function AskUserCard({
-  interrupt,
-  busy,
-  onDecide,
-}: {
-  interrupt: Extract<InterruptData, { kind: 'ask_user' }>;
-  busy: boolean;
-  onDecide: (decision: HumanDecision) => void;
+/** A number field of an order line being edited; `onText` gets what the field holds, empty included. */
+function NumberInput(props: {
+  label: string;
+  min: number;
+  step?: string;
+  value: number | '';
+  placeholder?: string;
+  onText: (text: string) => void;
 }) {
+  return (
+    <input
+      type="number"
+      min={props.min}
+      step={props.step}
+      aria-label={props.label}
+      value={props.value}
+      placeholder={props.placeholder}
+      onChange={(e) => props.onText(e.target.value)}
+    />
+  );
+}
+
+/** The footer of an edit or a rejection being written: send it, or go back to the plain view. */
+function ConfirmOrCancel(props: {
+  className: string;
+  label: string;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const t = useT();
+  return (
+    <>
+      <button type="button" className={props.className} disabled={props.busy} onClick={props.onConfirm}>
+        {props.label}
+      </button>
+      <button type="button" className="btn" onClick={props.onCancel}>
+        {t('cancel')}
+      </button>
+    </>
+  );
+}
+
+function AskUserCard({ interrupt, busy, onDecide }: CardProps<'ask_user'>) {
   const t = useT();
   const [chosen, setChosen] = useState<string[]>([]);
   const options: ChoiceOption[] = (interrupt.options ?? []).slice(0, 8);
@@ -332,15 +353,7 @@ function AskUserCard({
 
 const FIELD_INPUT: Record<string, string> = { quantity: 'number', unitPrice: 'number', expectedDate: 'date' };
 
-function OrderInfoCard({
-  interrupt,
-  busy,
-  onDecide,
-}: {
-  interrupt: Extract<InterruptData, { kind: 'order_info' }>;
-  busy: boolean;
-  onDecide: (decision: HumanDecision) => void;
-}) {
+function OrderInfoCard({ interrupt, busy, onDecide }: CardProps<'order_info'>) {
   const t = useT();
   const [values, setValues] = useState<Record<string, string>>({});
   const fields = interrupt.fields ?? [];

@@ -15,24 +15,60 @@ const zhipuResponse = z.object({
     .default([]),
 });
 
-/** Zhipu (BigModel) Web Search API: `POST /api/paas/v4/web_search`. */
-export class ZhipuSearch implements SearchProvider {
-  readonly name = 'zhipu';
+/** A remote result in the fields a hit is made of; `content` is cut down to the snippet. */
+interface RemoteResult {
+  title: string;
+  url: string;
+  content: string;
+  source: string;
+  score?: number;
+  publishedAt?: string;
+}
 
-  constructor(private readonly options: { url: string; apiKey?: string; engine: string }) {}
+/** A search API asked by one authenticated JSON POST: each API says how to ask it and how to read its answer. */
+abstract class RemoteSearch<Options extends { url: string; apiKey?: string }> implements SearchProvider {
+  abstract readonly name: string;
+  /** The API's name in error messages. */
+  protected abstract readonly label: string;
+
+  constructor(protected readonly options: Options) {}
+
+  protected abstract request(query: string, topK: number): Record<string, unknown>;
+  protected abstract read(answer: unknown): RemoteResult[];
 
   async search(query: string, topK: number, signal?: AbortSignal): Promise<SearchHit[]> {
+    const body = this.request(query, topK);
+    const answer = await postSearchApi(this.label, this.options.url, this.options.apiKey, body, signal);
+    return this.read(answer)
+      .slice(0, topK)
+      .map(({ title, url, content, source, score, publishedAt }) => ({
+        title,
+        url,
+        snippet: content.slice(0, 500),
+        source,
+        ...(score !== undefined ? { score } : {}),
+        ...(publishedAt ? { publishedAt } : {}),
+      }));
+  }
+}
+
+/** Zhipu (BigModel) Web Search API: `POST /api/paas/v4/web_search`. */
+export class ZhipuSearch extends RemoteSearch<{ url: string; apiKey?: string; engine: string }> {
+  readonly name = 'zhipu';
+  protected readonly label = '智谱 Zhipu';
+
+  protected request(query: string, topK: number) {
     // The API takes at most 70 characters of query and 50 results.
-    const body = { search_query: query.slice(0, 70), search_engine: this.options.engine, count: Math.min(topK, 50) };
-    const data = zhipuResponse.parse(
-      await postSearchApi('智谱 Zhipu', this.options.url, this.options.apiKey, body, signal),
-    );
-    return data.search_result.slice(0, topK).map((r) => ({
+    return { search_query: query.slice(0, 70), search_engine: this.options.engine, count: Math.min(topK, 50) };
+  }
+
+  protected read(answer: unknown): RemoteResult[] {
+    return zhipuResponse.parse(answer).search_result.map((r) => ({
       title: r.title,
       url: r.link,
-      snippet: r.content.slice(0, 500),
+      content: r.content,
       source: r.media ? `zhipu:${r.media}` : 'zhipu',
-      ...(r.publish_date ? { publishedAt: r.publish_date } : {}),
+      publishedAt: r.publish_date,
     }));
   }
 }
@@ -52,23 +88,22 @@ const tavilyResponse = z.object({
 });
 
 /** Tavily Search API: `POST /search`. */
-export class TavilySearch implements SearchProvider {
+export class TavilySearch extends RemoteSearch<{ url: string; apiKey?: string }> {
   readonly name = 'tavily';
+  protected readonly label = 'Tavily';
 
-  constructor(private readonly options: { url: string; apiKey?: string }) {}
+  protected request(query: string, topK: number) {
+    return { query, max_results: Math.min(topK, 20), search_depth: 'basic', topic: 'general' };
+  }
 
-  async search(query: string, topK: number, signal?: AbortSignal): Promise<SearchHit[]> {
-    const body = { query, max_results: Math.min(topK, 20), search_depth: 'basic', topic: 'general' };
-    const data = tavilyResponse.parse(
-      await postSearchApi('Tavily', this.options.url, this.options.apiKey, body, signal),
-    );
-    return data.results.slice(0, topK).map((r) => ({
+  protected read(answer: unknown): RemoteResult[] {
+    return tavilyResponse.parse(answer).results.map((r) => ({
       title: r.title,
       url: r.url,
-      snippet: r.content.slice(0, 500),
+      content: r.content,
       source: 'tavily',
-      ...(r.score !== undefined ? { score: r.score } : {}),
-      ...(r.published_date ? { publishedAt: r.published_date } : {}),
+      score: r.score,
+      publishedAt: r.published_date,
     }));
   }
 }
