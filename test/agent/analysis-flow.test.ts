@@ -46,6 +46,75 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     }
   }, 120_000);
 
+  it('reports price anomalies and supplier scorecards with the ERP’s own answers', async () => {
+    const workspace = path.join(h.dataDir, 'workspaces');
+    const files = fs.readdirSync(workspace, { recursive: true }).map(String);
+    const report = fs.readFileSync(
+      path.join(workspace, files.find((f) => /analysis\/report_\d{8}\.md$/.test(f))!),
+      'utf8',
+    );
+    const result = JSON.parse(
+      fs.readFileSync(path.join(workspace, files.find((f) => f.endsWith('data/analysis_result.json'))!), 'utf8'),
+    ) as { suppliers: Array<{ code: string; erpPrice: number; webPrice: number | null }> };
+    const erp = async (route: string) =>
+      (
+        await h.erp.fetch(
+          new Request(`http://erp.test/api${route}`, { headers: { authorization: `Bearer ${h.tokens.laoxiao}` } }),
+        )
+      ).json() as Promise<Record<string, never>>;
+    const parts = (await erp('/parts?name=F7TC&size=50')).items as Array<{
+      id: number;
+      code: string;
+      supplier: { id: number };
+    }>;
+
+    // Price anomalies: one row per ERP list price and per web quote, each as the ERP's price check judges it.
+    const anomalies = table(report, '价格异常 / Price anomalies');
+    const priced = result.suppliers.flatMap((s) => [
+      { code: s.code, source: 'ERP 目录价', price: s.erpPrice },
+      ...(s.webPrice === null ? [] : [{ code: s.code, source: '官网报价', price: s.webPrice }]),
+    ]);
+    expect(anomalies.map((r) => [r.料号, r.价格来源])).toEqual(priced.map((p) => [p.code, p.source]));
+    expect(priced.filter((p) => p.source === '官网报价').length).toBeGreaterThanOrEqual(5);
+    let flagged = 0;
+    for (const [i, p] of priced.entries()) {
+      const part = parts.find((x) => x.code === p.code)!;
+      const check = await erp(`/parts/${part.id}/price-check?unitPrice=${p.price}&supplierId=${part.supplier.id}`);
+      const row = anomalies[i];
+      expectPrinted(row.单价, p.price, 2);
+      expectPrinted(row['12 个月中位价'], check.median12m, 2);
+      expectPrinted(row['12 个月最低价'], check.minPrice12m, 2);
+      expectPrinted(row.偏离中位价, check.deviationPct, 1);
+      expect(row.严重程度).toContain(check.severity);
+      if (['info', 'warn', 'critical'].includes(check.severity)) {
+        flagged++;
+        expect(section(report, '价格异常 / Price anomalies')).toMatch(
+          new RegExp(`高于 12 个月中位价的报价：.*${row.供应商} ${p.source} ¥${p.price.toFixed(2)}`),
+        );
+      }
+    }
+    // The demo history makes some F7TC prices stand out (Bosch's list price is well above the median).
+    expect(flagged).toBeGreaterThan(0);
+
+    // Supplier scorecards: one row per supplier compared, as the ERP scores it.
+    const cards = table(report, '供应商评分 / Supplier scorecards');
+    expect(cards).toHaveLength(result.suppliers.length);
+    for (const s of result.suppliers) {
+      const part = parts.find((x) => x.code === s.code)!;
+      const card = (await erp(`/suppliers/${part.supplier.id}/scorecard?months=12`)) as Record<
+        string,
+        Record<string, number | null>
+      >;
+      const row = cards[result.suppliers.indexOf(s)];
+      expectPrinted(row.准时交付率, card.delivery.onTimePct, 1);
+      expect(num(row.已收货订单)).toBe(card.delivery.received);
+      expectPrinted(row['目录价 vs 市场中位价'], card.price.vsMarketMedianPct, 1);
+      expect(num(row.订单数)).toBe(card.volume.orders);
+      expectPrinted(row.采购金额, card.volume.amount, 2);
+      expectPrinted(row.取消率, card.cancellations.pct, 1);
+    }
+  });
+
   it('remembers the suppliers and the query in the user’s preferences', async () => {
     const storage = await h.runtime.storage();
     const ctx = h.contextFor('laoxiao', 'analysis-1');
@@ -58,3 +127,36 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     expect(text).toContain('火花塞');
   });
 });
+
+/** The text of a report section, from its heading to the next one. */
+function section(report: string, heading: string): string {
+  const start = report.indexOf(`## ${heading}\n`);
+  expect(start, `no section ${heading}`).toBeGreaterThanOrEqual(0);
+  const end = report.indexOf('\n## ', start + 3);
+  return report.slice(start, end < 0 ? undefined : end);
+}
+
+/** The Markdown table of a report section, as rows keyed by the header cells. */
+function table(report: string, heading: string): Array<Record<string, string>> {
+  const lines = section(report, heading)
+    .split('\n')
+    .filter((l) => l.startsWith('|'));
+  const cells = (line: string) =>
+    line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+  const header = cells(lines[0]);
+  return lines.slice(2).map((line) => Object.fromEntries(cells(line).map((c, i) => [header[i], c])));
+}
+
+/** A number as the report prints it (¥1,234.50, +4.6%, 28). */
+const num = (cell: string) => Number(cell.replace(/[¥,%+]/g, ''));
+
+/** The cell shows `value` rounded to `decimals` places. */
+function expectPrinted(cell: string, value: number | null, decimals: number) {
+  expect(value, cell).not.toBeNull();
+  expect(Math.abs(num(cell) - (value as number)), `${cell} vs ${value}`).toBeLessThanOrEqual(
+    0.5 * 10 ** -decimals + 1e-9,
+  );
+}
