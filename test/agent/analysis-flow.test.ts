@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentHarness, startAgentHarness } from './harness.ts';
+import { type ModelCall, recordingModels } from './stand-ins.ts';
 
 describe('canonical analysis on the offline model (real sandbox, charts, supplier sites)', () => {
   let h: AgentHarness;
@@ -160,3 +162,55 @@ function expectPrinted(cell: string, value: number | null, decimals: number) {
     0.5 * 10 ** -decimals + 1e-9,
   );
 }
+
+describe('what a real model is sent for an analysis and an order', () => {
+  const calls: ModelCall[] = [];
+  let h: AgentHarness;
+  const text = (m: BaseMessage) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content));
+  // The orchestrator delegates the request to the sub-agent it names; the sub-agent answers at once.
+  const script = (call: ModelCall) => {
+    if (call.agent !== 'orchestrator') return new AIMessage('完成 / done');
+    if (call.messages.some((m) => m.getType() === 'tool')) return new AIMessage('好的 / ok');
+    const asked = call.messages
+      .filter((m) => m.getType() === 'human')
+      .map(text)
+      .join('\n');
+    const subagent = asked.includes('下') ? 'procurement-order' : 'procurement-analyst';
+    return new AIMessage({
+      content: '',
+      tool_calls: [
+        { id: 't1', name: 'task', args: { subagent_type: subagent, description: asked }, type: 'tool_call' },
+      ],
+    });
+  };
+  beforeAll(async () => {
+    h = await startAgentHarness(undefined, { models: recordingModels(calls, script) });
+  }, 90_000);
+  afterAll(() => h?.close());
+  const system = (call: ModelCall) =>
+    call.messages
+      .filter((m) => m.getType() === 'system')
+      .map(text)
+      .join('\n');
+
+  it('the analyst gets price_check and supplier_scorecard, the skill that uses them and both report sections', async () => {
+    await h.send(h.contextFor('laoxiao', 'real-analysis'), '帮我对摩托车火花塞做供应商比价分析');
+    const analyst = calls.find((c) => c.agent === 'procurement-analyst');
+    expect(analyst, calls.map((c) => c.agent).join()).toBeDefined();
+    expect(analyst!.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['price_check', 'supplier_scorecard']));
+    const prompt = system(analyst!);
+    expect(prompt).toContain('## 价格异常 / Price anomalies');
+    expect(prompt).toContain('## 供应商评分 / Supplier scorecards');
+    // The skill as the skills middleware lists it, synced from skills/procurement/.
+    expect(prompt).toContain('price-anomalies');
+    expect(prompt).toContain('/skills/procurement/price-anomalies/SKILL.md');
+  }, 120_000);
+
+  it('the order agent gets price_check and is told to check each line before drafting', async () => {
+    await h.send(h.contextFor('laoxiao', 'real-order'), '给博世下 200 个 F7TC 火花塞的采购单');
+    const order = calls.find((c) => c.agent === 'procurement-order');
+    expect(order, calls.map((c) => c.agent).join()).toBeDefined();
+    expect(order!.tools.map((t) => t.name)).toContain('price_check');
+    expect(system(order!)).toMatch(/起草订单前对每一行调用 price_check/);
+  }, 120_000);
+});
