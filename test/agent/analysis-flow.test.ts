@@ -2,6 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ANOMALIES_HEADING,
+  printedAs,
+  printedNumber,
+  reportSection,
+  SCORECARDS_HEADING,
+  sectionTable,
+} from '../../src/agent/eval/price-review.ts';
 import { type AgentHarness, startAgentHarness } from './harness.ts';
 import { type ModelCall, recordingModels } from './stand-ins.ts';
 
@@ -71,7 +79,7 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     }>;
 
     // Price anomalies: one row per ERP list price and per web quote, each as the ERP's price check judges it.
-    const anomalies = table(report, '价格异常 / Price anomalies');
+    const anomalies = sectionTable(report, ANOMALIES_HEADING) ?? [];
     const priced = result.suppliers.flatMap((s) => [
       { code: s.code, source: 'ERP 目录价', price: s.erpPrice },
       ...(s.webPrice === null ? [] : [{ code: s.code, source: '官网报价', price: s.webPrice }]),
@@ -83,14 +91,19 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
       const part = parts.find((x) => x.code === p.code)!;
       const check = await erp(`/parts/${part.id}/price-check?unitPrice=${p.price}&supplierId=${part.supplier.id}`);
       const row = anomalies[i];
-      expectPrinted(row.单价, p.price, 2);
-      expectPrinted(row['12 个月中位价'], check.median12m, 2);
-      expectPrinted(row['12 个月最低价'], check.minPrice12m, 2);
-      expectPrinted(row.偏离中位价, check.deviationPct, 1);
+      expect(printedAs(row.单价, p.price, 2), `${row.单价} vs ${p.price}`).toBe(true);
+      expect(printedAs(row['12 个月中位价'], check.median12m, 2), `${row['12 个月中位价']} vs ${check.median12m}`).toBe(
+        true,
+      );
+      expect(
+        printedAs(row['12 个月最低价'], check.minPrice12m, 2),
+        `${row['12 个月最低价']} vs ${check.minPrice12m}`,
+      ).toBe(true);
+      expect(printedAs(row.偏离中位价, check.deviationPct, 1), `${row.偏离中位价} vs ${check.deviationPct}`).toBe(true);
       expect(row.严重程度).toContain(check.severity);
       if (['info', 'warn', 'critical'].includes(check.severity)) {
         flagged++;
-        expect(section(report, '价格异常 / Price anomalies')).toMatch(
+        expect(reportSection(report, ANOMALIES_HEADING)).toMatch(
           new RegExp(`高于 12 个月中位价的报价：.*${row.供应商} ${p.source} ¥${p.price.toFixed(2)}`),
         );
       }
@@ -99,7 +112,7 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     expect(flagged).toBeGreaterThan(0);
 
     // Supplier scorecards: one row per supplier compared, as the ERP scores it.
-    const cards = table(report, '供应商评分 / Supplier scorecards');
+    const cards = sectionTable(report, SCORECARDS_HEADING) ?? [];
     expect(cards).toHaveLength(result.suppliers.length);
     for (const s of result.suppliers) {
       const part = parts.find((x) => x.code === s.code)!;
@@ -108,12 +121,18 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
         Record<string, number | null>
       >;
       const row = cards[result.suppliers.indexOf(s)];
-      expectPrinted(row.准时交付率, card.delivery.onTimePct, 1);
-      expect(num(row.已收货订单)).toBe(card.delivery.received);
-      expectPrinted(row['目录价 vs 市场中位价'], card.price.vsMarketMedianPct, 1);
-      expect(num(row.订单数)).toBe(card.volume.orders);
-      expectPrinted(row.采购金额, card.volume.amount, 2);
-      expectPrinted(row.取消率, card.cancellations.pct, 1);
+      expect(
+        printedAs(row.准时交付率, card.delivery.onTimePct, 1),
+        `${row.准时交付率} vs ${card.delivery.onTimePct}`,
+      ).toBe(true);
+      expect(printedNumber(row.已收货订单)).toBe(card.delivery.received);
+      expect(
+        printedAs(row['目录价 vs 市场中位价'], card.price.vsMarketMedianPct, 1),
+        `${row['目录价 vs 市场中位价']} vs ${card.price.vsMarketMedianPct}`,
+      ).toBe(true);
+      expect(printedNumber(row.订单数)).toBe(card.volume.orders);
+      expect(printedAs(row.采购金额, card.volume.amount, 2), `${row.采购金额} vs ${card.volume.amount}`).toBe(true);
+      expect(printedAs(row.取消率, card.cancellations.pct, 1), `${row.取消率} vs ${card.cancellations.pct}`).toBe(true);
     }
   });
 
@@ -129,39 +148,6 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     expect(text).toContain('火花塞');
   });
 });
-
-/** The text of a report section, from its heading to the next one. */
-function section(report: string, heading: string): string {
-  const start = report.indexOf(`## ${heading}\n`);
-  expect(start, `no section ${heading}`).toBeGreaterThanOrEqual(0);
-  const end = report.indexOf('\n## ', start + 3);
-  return report.slice(start, end < 0 ? undefined : end);
-}
-
-/** The Markdown table of a report section, as rows keyed by the header cells. */
-function table(report: string, heading: string): Array<Record<string, string>> {
-  const lines = section(report, heading)
-    .split('\n')
-    .filter((l) => l.startsWith('|'));
-  const cells = (line: string) =>
-    line
-      .split('|')
-      .slice(1, -1)
-      .map((c) => c.trim());
-  const header = cells(lines[0]);
-  return lines.slice(2).map((line) => Object.fromEntries(cells(line).map((c, i) => [header[i], c])));
-}
-
-/** A number as the report prints it (¥1,234.50, +4.6%, 28). */
-const num = (cell: string) => Number(cell.replace(/[¥,%+]/g, ''));
-
-/** The cell shows `value` rounded to `decimals` places. */
-function expectPrinted(cell: string, value: number | null, decimals: number) {
-  expect(value, cell).not.toBeNull();
-  expect(Math.abs(num(cell) - (value as number)), `${cell} vs ${value}`).toBeLessThanOrEqual(
-    0.5 * 10 ** -decimals + 1e-9,
-  );
-}
 
 describe('what a real model is sent for an analysis and an order', () => {
   const calls: ModelCall[] = [];
