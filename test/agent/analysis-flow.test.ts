@@ -108,6 +108,12 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
         );
       }
     }
+    // The web quotes ranked by their deviation from the median, lowest first, as the ERP computed it.
+    const webRows = anomalies.filter((r) => r.价格来源 === '官网报价');
+    const ranked = [...webRows].sort((a, b) => printedNumber(a.偏离中位价) - printedNumber(b.偏离中位价));
+    expect(reportSection(report, ANOMALIES_HEADING)).toContain(
+      `官网报价相对 12 个月中位价：${ranked.map((r) => `${r.供应商} ${r.偏离中位价}`).join('、')}。`,
+    );
     // The demo history makes some F7TC prices stand out (Bosch's list price is well above the median).
     expect(flagged).toBeGreaterThan(0);
 
