@@ -25,6 +25,9 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     const turn = await h.send(ctx, '帮我对摩托车火花塞做供应商比价分析');
     expect(turn.interrupts).toEqual([]);
     expect(turn.answer).toContain('供应商比价结果');
+    // The summary carries the review too: the flagged prices and each supplier's delivery record.
+    expect(turn.answer).toMatch(/价格异常（对比 ERP 近 12 个月成交中位价 ¥[\d.]+）：.*warn/);
+    expect(turn.answer).toMatch(/供应商评分：.*准时 [\d.]+%/);
 
     const workspace = path.join(h.dataDir, 'workspaces');
     const files = fs.readdirSync(workspace, { recursive: true }).map(String);
