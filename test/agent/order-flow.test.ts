@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import { InMemoryStore } from '@langchain/langgraph';
 import { FilesystemBackend } from 'deepagents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,27 @@ const tempStorage = async () => {
   };
 };
 
+/** Records every tool call of a run, sub-agents' included, in order. */
+class ToolRecorder extends BaseCallbackHandler {
+  name = 'tool-recorder';
+  readonly calls: Array<{ name: string; input: unknown }> = [];
+  override handleToolStart(
+    _tool: unknown,
+    input: string,
+    _runId: string,
+    _parent?: string,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    runName?: string,
+  ) {
+    let parsed: unknown = input;
+    try {
+      parsed = JSON.parse(input);
+    } catch {}
+    this.calls.push({ name: runName ?? '', input: parsed });
+  }
+}
+
 describe('order flow on the offline model', () => {
   let h: AgentHarness;
   beforeAll(async () => {
@@ -30,6 +52,8 @@ describe('order flow on the offline model', () => {
 
   it('approve → exactly one order in the ERP', async () => {
     const ctx = h.contextFor('laoxiao', 'order-approve');
+    const tools = new ToolRecorder();
+    h.callbacks.push(tools);
     const first = await h.send(ctx, '给博世下 200 个 F7TC 火花塞的采购单');
     expect(first.interrupts).toHaveLength(1);
     expect(first.interrupts[0].value).toMatchObject({
@@ -51,9 +75,19 @@ describe('order flow on the offline model', () => {
       deviationPct: erpCheck.deviationPct,
       median12m: erpCheck.median12m,
     });
+    // The order agent checked the line's price with the ERP before drafting the order, through its own tool.
+    const precheck = tools.calls.findIndex((c) => c.name === 'price_check');
+    expect(precheck, JSON.stringify(tools.calls)).toBeGreaterThanOrEqual(0);
+    expect(tools.calls[precheck].input).toMatchObject({ partId: line.partId, unitPrice: line.listPrice });
     const done = await h.send(ctx, resume(first.interrupts[0].id, { type: 'approve' }));
+    h.callbacks.splice(h.callbacks.indexOf(tools), 1);
+    expect(precheck).toBeLessThan(tools.calls.findIndex((c) => c.name === 'order_create'));
     expect(done.interrupts).toHaveLength(0);
     expect(done.answer).toMatch(/PO-\d{6}-\d{6}/);
+    // …and says what the check found, as the ERP answers it.
+    expect(done.answer).toContain(`下单前价格检查 / price check before drafting：BS-F7TC ¥${line.listPrice}`);
+    expect(done.answer).toContain(String(erpCheck.severity));
+    expect(done.answer).toContain(String(erpCheck.reason));
     const orders = await ordersFor('给博世下 200 个 F7TC');
     expect(orders).toHaveLength(1);
   });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentStorage } from '../../src/agent/backends/index.ts';
+import { ANOMALIES_HEADING, printedAs, SCORECARDS_HEADING, sectionTable } from '../../src/agent/eval/price-review.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 
 const hasChromium = fs.existsSync(process.env.PROCURA_CHROMIUM_PATH ?? '/usr/bin/chromium');
@@ -83,7 +84,9 @@ describe('report exports: the analysis report as PDF and XLSX', () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(Buffer.from(res.bytes) as never);
     const names = workbook.worksheets.map((s) => s.name);
-    const tableLines = reportText.split('\n').filter((l) => l.startsWith('|'));
+    // The first table of the report: the comparison detail.
+    const firstTable = reportText.slice(reportText.indexOf('\n|') + 1);
+    const tableLines = firstTable.slice(0, firstTable.search(/\n(?!\|)/)).split('\n');
     const header = tableLines[0]
       .split('|')
       .slice(1, -1)
@@ -106,6 +109,38 @@ describe('report exports: the analysis report as PDF and XLSX', () => {
     const data = workbook.worksheets.find((s) => s.name === 'analysis_result.suppliers');
     expect(data, names.join(', ')).toBeDefined();
     expect(data!.rowCount - 1).toBe(tableLines.length - 2);
+  });
+
+  it('XLSX: the price anomalies and supplier scorecards become sheets of their own, numbers as numbers', async () => {
+    const res = await download(h, `/api/v1/files/${sessionId}${reportPath}?format=xlsx`);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(Buffer.from(res.bytes) as never);
+    for (const heading of [ANOMALIES_HEADING, SCORECARDS_HEADING]) {
+      const rows = sectionTable(reportText, heading);
+      expect(rows?.length, heading).toBeGreaterThan(0);
+      // Named after the section's heading (a slash is not allowed in a sheet name).
+      const sheet = workbook.worksheets.find((s) => s.name.startsWith(heading.split(' / ')[0]));
+      expect(sheet, workbook.worksheets.map((s) => s.name).join(', ')).toBeDefined();
+      const header = (sheet!.getRow(1).values as unknown[]).slice(1);
+      expect(header).toEqual(Object.keys(rows![0]));
+      expect(sheet!.rowCount - 1).toBe(rows!.length);
+      rows!.forEach((row, i) => {
+        const cells = sheet!.getRow(i + 2);
+        header.forEach((column, c) => {
+          const printed = row[String(column)];
+          const cell = cells.getCell(c + 1);
+          if (/^[¥+-]?[\d,.]+%?$/.test(printed) && /\d/.test(printed)) {
+            // Money and percentages read back as the numbers the report prints.
+            expect(typeof cell.value, `${heading} ${column} ${printed}`).toBe('number');
+            const scale = printed.endsWith('%') ? 100 : 1;
+            expect(printedAs(printed, (cell.value as number) * scale, 2)).toBe(true);
+          } else expect(cell.value ?? '—').toBe(printed);
+        });
+      });
+    }
+    // The price data behind the sections: the analysis result's price checks and scorecards.
+    const names = workbook.worksheets.map((s) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['analysis_result.priceChecks', 'analysis_result.scorecards']));
   });
 
   it('lists and serves only the session’s own output, not the global guidelines every run loads', async () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentHarness, TurnResult } from './local-stack.ts';
 import { resume } from './local-stack.ts';
+import { checkPriceReview, erpAsUser } from './price-review.ts';
 
 /** What a scenario leaves behind, checked by end state (ERP rows, files, charts, refusals), never by wording. */
 export interface Scenario {
@@ -276,6 +277,39 @@ export const SCENARIOS: Scenario[] = [
       const { turn } = await converse(h, s, 'laoxiao', '你好', approveAll);
       const toolCalls = turn.messages.filter((m) => m.tool_calls?.length).length;
       return toolCalls === 0 && turn.answer.length > 0 ? undefined : fail(`${toolCalls} tool calls for a greeting`);
+    },
+  },
+  {
+    name: '比价报告：价格异常与供应商评分',
+    user: 'laoxiao',
+    run: async (h, s) => {
+      await converse(h, s, 'laoxiao', '蓄电池比价，出个报告，标出价格异常', approveAll);
+      const failed = await checkAnalysis(h, s, 'YTX7L-BS', 2);
+      const report = workspaceFile(h, s, /analysis\/report_\d{8}\.md$/);
+      return failed ?? (report ? checkPriceReview(h, report) : fail('no report'));
+    },
+  },
+  {
+    name: '下单前检查价格',
+    user: 'laoxiao',
+    run: async (h, s) => {
+      const { turn } = await converse(h, s, 'laoxiao', '给 NGK 下 300 个 D8TC 火花塞的采购单', approveAll);
+      const [row] = await ordersNoted(h.erp.database.db, '给 NGK 下 300 个 D8TC');
+      if (row?.code !== 'NG-D8TC') return fail(`orders: ${JSON.stringify(row)}`);
+      const part = await h.erp.database.db
+        .selectFrom('parts')
+        .select(['id', 'unit_price_e4'])
+        .where('code', '=', row.code)
+        .where('project_id', '=', 'P001')
+        .executeTakeFirstOrThrow();
+      const unitPrice = part.unit_price_e4 / 10_000;
+      const check = await erpAsUser<{ severity: string }>(h, `/parts/${part.id}/price-check?unitPrice=${unitPrice}`);
+      const said = turn.answer.split('\n').find((l) => l.startsWith('下单前价格检查'));
+      return said?.includes(`${row.code} ¥${unitPrice}`) && said.includes(check.severity)
+        ? undefined
+        : fail(
+            `the answer does not state the ERP's price check (${check.severity}): ${said ?? turn.answer.slice(-200)}`,
+          );
     },
   },
 ];

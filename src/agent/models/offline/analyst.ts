@@ -5,6 +5,16 @@ import { type ConversationView, called, items, lastStep, stripLineNumbers, type 
 import { askUser, chosen, ground, taskIntent, taskTexts } from './grounding.ts';
 import type { Plan } from './model.ts';
 import { CAPABILITIES_GOAL } from './orchestrator.ts';
+import {
+  anomalySection,
+  type ReviewedOffer,
+  type ReviewResult,
+  reviewAdvice,
+  reviewCalls,
+  reviewResults,
+  reviewSummary,
+  scorecardSection,
+} from './price-review.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
 export const ANALYST_PATHS = {
@@ -47,11 +57,17 @@ for (const h of input.history) {
 }
 const trend = Object.keys(months).sort().map((m) => ({ month: m, avgPrice: round(months[m].amount / months[m].qty) }));
 const prices = suppliers.map((s) => s.webPrice ?? s.erpPrice);
+// The ERP's price checks (12-month median per product) and supplier scorecards, as its tools answered them.
+const priceChecks = input.priceChecks || [];
+const anomalies = priceChecks
+  .filter((c) => ['info', 'warn', 'critical'].includes(c.severity))
+  .sort((a, b) => b.deviationPct - a.deviationPct);
 const result = {
   category: input.category, model: input.model, generatedAt: input.generatedAt,
   suppliers, cheapestErp: best('erpPrice'), cheapestWeb: best('webPrice'),
   priceSpreadPct: round(((Math.max(...prices) - Math.min(...prices)) / Math.min(...prices)) * 100),
   trend, outliers: suppliers.filter((s) => s.webVsErpPct !== null && Math.abs(s.webVsErpPct) >= 10),
+  priceChecks, anomalies, scorecards: input.scorecards || [],
 };
 await fs.writeFile('${ANALYST_PATHS.result}', JSON.stringify(result, null, 2));
 console.log(JSON.stringify(result));
@@ -59,7 +75,10 @@ console.log(JSON.stringify(result));
 
 export const ANALYSIS_COMMAND = `node ${ANALYST_PATHS.script}`;
 
-/** The analyst: scan skills → ERP data + supplier prices → analysis code → 2–4 charts → report → summary. */
+/**
+ * The analyst: scan skills → ERP data + supplier prices → the ERP's price checks and scorecards → analysis code →
+ * 2–4 charts → report → summary.
+ */
 export function planAnalysis(view: ConversationView): Plan {
   if (view.request.includes(CAPABILITIES_GOAL)) return planCapabilities(view);
   const texts = taskTexts(view);
@@ -136,7 +155,18 @@ export function planAnalysis(view: ConversationView): Plan {
     const price = pagePrice(step.result);
     if (entry && price !== undefined) webPrices.set(entry.code, price);
   }
-  // 4. analysis code in the sandbox
+  // 4. the ERP's judgement: each list price and web quote against 12 months of paid prices, each supplier's scorecard
+  const reviewed: ReviewedOffer[] = offers.map((p) => ({
+    partId: p.id,
+    supplierId: p.supplier.id,
+    supplier: p.supplier.name,
+    code: p.code,
+    erpPrice: p.unitPrice,
+    webPrice: webPrices.get(p.code) ?? null,
+  }));
+  const review = reviewCalls(view, reviewed);
+  if (review) return review;
+  // 5. analysis code in the sandbox
   if (!called(view, 'execute')) {
     if (!called(view, 'write_file')) {
       const history = items<OrderItem>(lastStep(view, 'order_search_details')).flatMap((o) =>
@@ -162,6 +192,7 @@ export function planAnalysis(view: ConversationView): Plan {
           moq: p.moq,
         })),
         history,
+        ...reviewResults(view, reviewed),
       };
       return {
         toolCalls: [
@@ -175,7 +206,7 @@ export function planAnalysis(view: ConversationView): Plan {
   const result = analysisResult(lastStep(view, 'execute'));
   if (!result)
     return { text: `分析脚本执行失败：${lastStep(view, 'execute')?.text ?? ''}\nThe analysis script failed.` };
-  // 5. charts, then the report
+  // 6. charts, then the report
   if (!called(view, 'generate_visualization') && view.tools.has('generate_visualization')) {
     return { toolCalls: chartCalls(result) };
   }
@@ -231,7 +262,7 @@ function planCapabilities(view: ConversationView): Plan {
   return { text: capabilitiesText(suggestions) };
 }
 
-interface AnalysisResult {
+interface AnalysisResult extends ReviewResult {
   category: string;
   model: string;
   suppliers: Array<{
@@ -367,7 +398,7 @@ function comparisonReport(r: AnalysisResult, charts: string[]): string {
   return [
     `# ${r.category}（${r.model}）供应商比价报告`,
     '',
-    `生成时间：${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · 数据来源：ERP（目录价、近 12 个月订单）+ 供应商官网报价`,
+    `生成时间：${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · 数据来源：ERP（目录价、近 12 个月订单、价格检查、供应商评分）+ 供应商官网报价`,
     '',
     '## 结论',
     `- ERP 目录价最低：${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)}` : '—'}`,
@@ -384,6 +415,8 @@ function comparisonReport(r: AnalysisResult, charts: string[]): string {
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
+    ...anomalySection(r),
+    ...scorecardSection(r),
     '## 价格趋势',
     ...r.trend.map((t) => `- ${t.month}：${yuan(t.avgPrice)}`),
     '',
@@ -394,6 +427,7 @@ function comparisonReport(r: AnalysisResult, charts: string[]): string {
     r.cheapestWeb && r.cheapestErp && r.cheapestWeb.supplier !== r.cheapestErp.supplier
       ? `- 以 ${r.cheapestWeb.supplier} 的官网价为基准，与 ${r.cheapestErp.supplier} 议价；大批量采购按阶梯价下单。`
       : `- 优先向 ${r.cheapestErp?.supplier ?? '最低价供应商'} 采购，并保留一家备选供应商以控制供货风险。`,
+    ...reviewAdvice(r),
     '- 官网价格为网页公开数据，下单前请向供应商书面确认。',
     '',
   ].join('\n');
@@ -410,6 +444,7 @@ function comparisonSummary(r: AnalysisResult, charts: string[], reportPath: stri
     `- ERP 目录价最低：${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)}` : '—'}；官网报价最低：${r.cheapestWeb ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)}` : '—'}。`,
     `- 供应商间价差 ${r.priceSpreadPct.toFixed(1)}%${r.outliers.length ? `；官网价明显偏离 ERP 的有：${r.outliers.map((o) => `${o.supplier} ${pct(o.webVsErpPct)}`).join('、')}` : ''}。`,
     ...(trendFirst ? [] : [trend]),
+    ...reviewSummary(r),
     `- 报告：${reportPath}；分析数据：${ANALYST_PATHS.result}`,
     ...charts.map((url, i) => `- 图表 ${i + 1}：${url}`),
   ].join('\n');

@@ -2,6 +2,7 @@ import { type PartRef, shortName } from './catalogue.ts';
 import { type ConversationView, called, items, lastStep, type ToolStep } from './conversation.ts';
 import { chosen, type Facts, ground, partOptions, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
 import type { Plan } from './model.ts';
+import { severityText } from './price-review.ts';
 
 interface OrderItem {
   id: number;
@@ -150,6 +151,17 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
       text: `数量 ${facts.quantity} 低于最小起订量 ${part.moq}，未创建订单。/ Below the minimum order quantity: no order was created.`,
     };
   }
+  // The line's price against what the project paid over 12 months, as the ERP judges it, before the draft is shown.
+  const check = view.steps.find((s) => s.name === 'price_check' && Number(s.args.partId) === part.id);
+  if (!check && view.tools.has('price_check')) {
+    return {
+      toolCalls: [
+        { name: 'price_check', args: { partId: part.id, unitPrice: part.unitPrice, supplierId: part.supplier.id } },
+      ],
+    };
+  }
+  if (check && check.text === undefined) return {};
+  const checked = check && priceCheckText(check, part);
   const created = lastStep(view, 'order_create');
   if (!created) {
     const note = `Procura 起草 / drafted by Procura: ${texts.words.slice(0, 200)}${facts.note ? `\n备注 / note: ${facts.note}` : ''}`;
@@ -168,7 +180,23 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
       ],
     };
   }
-  return { text: confirmation(created, draftLine(part, facts)) };
+  const answer = confirmation(created, draftLine(part, facts));
+  // Said last: a follow-up reads the first lines of this answer for the order it refers to.
+  if (!checked) return { text: answer };
+  // Said last (a follow-up reads the first lines of this answer for the order it refers to); the reason once.
+  return {
+    text: `${answer}\n${checked.line}${checked.reason && !answer.includes(checked.reason) ? `；${checked.reason}` : ''}`,
+  };
+}
+
+/** What `price_check` said about the line's price, for the answer. */
+function priceCheckText(step: ToolStep, part: PartRef): { line: string; reason: string } | undefined {
+  const result = step.result as { success?: boolean; severity?: string; reason?: string } | undefined;
+  if (!result?.severity || result.success === false) return undefined;
+  return {
+    reason: result.reason ?? '',
+    line: `下单前价格检查 / price check before drafting：${part.code} ¥${part.unitPrice} — ${severityText(result.severity)}`,
+  };
 }
 
 function draftLine(part: PartRef, facts: Facts): string {
