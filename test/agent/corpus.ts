@@ -157,6 +157,9 @@ export const CORPUS: Case[] = [
   // Analysis: any category with several suppliers
   { say: '帮我对摩托车火花塞做供应商比价分析', expect: analysis('F7TC') },
   { say: '比较一下各家刹车片的价格', expect: analysis('BP-125F') },
+  { say: '帮我对摩托车刹车片做供应商比价分析', expect: analysis('BP-125F') },
+  { say: 'compare suppliers for motorcycle brake pads', expect: analysis('BP-125F') },
+  { say: '摩托车机油滤清器做个比价', expect: analysis('OF-HF204') },
   { say: '机油滤清器哪家便宜？', expect: analysis('OF-HF204') },
   { say: '链条供应商比价', expect: analysis(undefined, '链条') },
   { say: 'Compare tyre prices across suppliers', expect: analysis(undefined, '胎') },

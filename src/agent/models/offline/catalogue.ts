@@ -3,11 +3,11 @@ import {
   blankSpans,
   CJK,
   cjkRuns,
-  commonRun,
   findLatinPhrase,
   latinWords,
   normalize,
   sameWord,
+  sharedRuns,
   singular,
 } from './text.ts';
 
@@ -295,8 +295,7 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
       else if (c.length >= 3 && part.model.toUpperCase().includes(c)) score += 100;
     }
     for (const run of runs) {
-      const shared = commonRun(run, part.name);
-      if (shared >= 2) score += shared * 10;
+      score += sharedRuns(run, part.name) * 10;
     }
     for (const q of english) if ((results.get(q.query) ?? []).some((p) => p.id === part.id)) score += 10;
     return { part, score };

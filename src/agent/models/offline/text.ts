@@ -96,23 +96,40 @@ export function findLatinPhrase(
 /** CJK runs of a text. */
 export const cjkRuns = (text: string) => text.match(CJK_RUN) ?? [];
 
-/** Length of the longest common substring of two strings (by code point). */
-export function commonRun(a: string, b: string): number {
-  const x = [...a];
-  const y = [...b];
-  let best = 0;
+/** The longest common substring of two code-point arrays: its length and where it starts in each. */
+function longestCommon(x: string[], y: string[]): { length: number; i: number; j: number } {
+  let best = { length: 0, i: 0, j: 0 };
   let prev = new Array(y.length + 1).fill(0);
   for (let i = 1; i <= x.length; i++) {
     const row = new Array(y.length + 1).fill(0);
     for (let j = 1; j <= y.length; j++) {
       if (x[i - 1] === y[j - 1]) {
         row[j] = prev[j - 1] + 1;
-        if (row[j] > best) best = row[j];
+        if (row[j] > best.length) best = { length: row[j], i: i - row[j], j: j - row[j] };
       }
     }
     prev = row;
   }
   return best;
+}
+
+/**
+ * How many characters two strings share in common runs of at least `min`, taken longest first and never twice:
+ * "摩托车刹车片" shares 摩托车 and 刹车片 (6) with 摩托车前刹车片 but only 摩托车 (3) with 摩托车火花塞, so a
+ * compound phrase prefers the name that has all of its words over one that has only its first.
+ */
+export function sharedRuns(a: string, b: string, min = 2): number {
+  const x = [...a];
+  const y = [...b];
+  let total = 0;
+  for (;;) {
+    const run = longestCommon(x, y);
+    if (run.length < min) return total;
+    total += run.length;
+    // Blank the run on both sides with characters that match nothing, so it is not counted again.
+    x.fill('\u0000', run.i, run.i + run.length);
+    y.fill('\u0001', run.j, run.j + run.length);
+  }
 }
 
 /** Replaces the given spans with a separator, so what is left can be read for other facts. */
