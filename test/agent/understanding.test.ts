@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { matchParts, type PartRef, partQueries } from '../../src/agent/models/offline/catalogue.ts';
 import { readDate } from '../../src/agent/models/offline/dates.ts';
 
 /**
@@ -7,6 +8,17 @@ import { readDate } from '../../src/agent/models/offline/dates.ts';
  */
 
 const today = new Date('2026-12-03T08:00:00Z');
+
+const part = (id: number, code: string, model: string, name: string): PartRef => ({
+  id,
+  code,
+  model,
+  name,
+  category: 'x',
+  unitPrice: 10,
+  moq: 10,
+  supplier: { id: 1, name: '德尔福' },
+});
 
 describe('reading a request', () => {
   it('reads a day of this or next month as a delivery date, and a bare day only as a deadline', () => {
@@ -19,5 +31,34 @@ describe('reading a request', () => {
     // A count of days is not a date of the month, nor is a size.
     expect(readDate('3日内', today)?.value).toBe('2026-12-06');
     expect(readDate('5号电池 20 个', today)).toBeUndefined();
+  });
+});
+
+describe('matching parts', () => {
+  const front = part(25, 'DP-BP-125F', 'BP-125F', '摩托车前刹车片 125cc');
+  const rear = part(29, 'DP-BP-150R', 'BP-150R', '摩托车后刹车片 150cc');
+
+  it('knows a code typed without its separators', () => {
+    const results = new Map([['刹车片', [front, rear]]]);
+    expect(matchParts('BP150R刹车片', results)).toEqual([rear]);
+    expect(matchParts('bp-150r 刹车片', results)).toEqual([rear]);
+  });
+
+  it('searches the pieces of a separator-less code the catalogue does not know as typed', () => {
+    const first = partQueries('YTX7LBS').map((q) => q.query);
+    expect(first).toEqual(['YTX7LBS']);
+    const again = partQueries('YTX7LBS', new Map([['YTX7LBS', []]])).map((q) => q.query);
+    expect(again).toEqual(['YTX7LBS', 'YTX7', '7LBS']);
+    const battery = part(54, 'VT-YTX7L-BS', 'YTX7L-BS', '摩托车蓄电池 YTX7L-BS');
+    expect(
+      matchParts(
+        'YTX7LBS',
+        new Map([
+          ['YTX7LBS', []],
+          ['YTX7', [battery]],
+          ['7LBS', []],
+        ]),
+      ),
+    ).toEqual([battery]);
   });
 });
