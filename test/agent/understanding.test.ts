@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { matchParts, type PartRef, partQueries } from '../../src/agent/models/offline/catalogue.ts';
 import { readDate } from '../../src/agent/models/offline/dates.ts';
+import { readRequest } from '../../src/agent/models/offline/intent.ts';
 
 /**
  * The offline model's understanding layer on its own: what a request says before any lookup, and how the parts a
@@ -31,6 +32,21 @@ describe('reading a request', () => {
     // A count of days is not a date of the month, nor is a size.
     expect(readDate('3日内', today)?.value).toBe('2026-12-06');
     expect(readDate('5号电池 20 个', today)).toBeUndefined();
+  });
+
+  it('reads restocking questions as stock warnings, not as orders', () => {
+    expect(readRequest('which items need restocking?', today).intent).toBe('inventory');
+    expect(readRequest('what needs replenishment', today).intent).toBe('inventory');
+  });
+
+  it('reads the orders a buyer placed and the ones waiting for approval as look-ups with their filter', () => {
+    const mine = readRequest('看看我下过的单', today);
+    expect(mine.intent).toBe('lookup');
+    expect(mine.scores.mine).toBeGreaterThan(0);
+    const pending = readRequest('list orders waiting for approval', today);
+    expect(pending.intent).toBe('lookup');
+    expect(pending.scores.pending).toBeGreaterThan(0);
+    expect(readRequest('还没批的采购单有哪些', today).scores.pending).toBeGreaterThan(0);
   });
 });
 
