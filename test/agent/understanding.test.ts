@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { matchParts, type PartRef, partQueries } from '../../src/agent/models/offline/catalogue.ts';
 import { readDate } from '../../src/agent/models/offline/dates.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
+import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
 
 /**
  * The offline model's understanding layer on its own: what a request says before any lookup, and how the parts a
@@ -32,6 +33,17 @@ describe('reading a request', () => {
     // A count of days is not a date of the month, nor is a size.
     expect(readDate('3日内', today)?.value).toBe('2026-12-06');
     expect(readDate('5号电池 20 个', today)).toBeUndefined();
+  });
+
+  it('reads English numbers in words, compound ones too, and no article or pronoun as a quantity', () => {
+    const q = (text: string) => readQuantity(text)?.value;
+    expect(q('please procure two hundred fifty A7TC from Bosch')).toBe(250);
+    expect(q('two hundred and fifty pcs')).toBe(250);
+    expect(q('twenty-five sets')).toBe(25);
+    expect(q('one thousand five hundred F7TC')).toBe(1500);
+    expect(q('make it three hundred')).toBe(300);
+    expect(q('cancel that one')).toBeUndefined();
+    expect(q('buy a D8TC')).toBeUndefined();
   });
 
   it('reads restocking questions as stock warnings, not as orders', () => {
