@@ -51,6 +51,13 @@ describe('reading a request', () => {
     expect(readRequest('what needs replenishment', today).intent).toBe('inventory');
   });
 
+  it('reads shortage questions as stock warnings, and the assistant’s name as no request', () => {
+    expect(readRequest('仓库里哪些东西要补了', today).intent).toBe('inventory');
+    expect(readRequest('are we short on anything?', today).intent).toBe('inventory');
+    expect(readRequest('Hello Procura!', today).intent).toBe('greeting');
+    expect(readRequest('Procura, buy 200 D8TC from Bosch', today).intent).toBe('create');
+  });
+
   it('reads the orders a buyer placed and the ones waiting for approval as look-ups with their filter', () => {
     const mine = readRequest('看看我下过的单', today);
     expect(mine.intent).toBe('lookup');
