@@ -42,6 +42,8 @@ describe('reading a request', () => {
     expect(q('twenty-five sets')).toBe(25);
     expect(q('one thousand five hundred F7TC')).toBe(1500);
     expect(q('make it three hundred')).toBe(300);
+    expect(q('order 3 hundred F7TC')).toBe(300);
+    expect(q('1.5 thousand pcs')).toBe(1500);
     expect(q('cancel that one')).toBeUndefined();
     expect(q('buy a D8TC')).toBeUndefined();
   });

@@ -114,10 +114,10 @@ function englishNumber(text: string): number | undefined {
 /** Digits with suffixes (1,000 · 1k · 1.5k · 2万 · 3w) or English words (two hundred, a thousand). */
 export function plainNumber(text: string): number | undefined {
   const t = text.trim().toLowerCase();
-  const digits = /^(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|千|w|万)?$/.exec(t);
+  const digits = /^(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|千|w|万|hundred|thousand)?$/.exec(t);
   if (digits) {
     const base = Number(digits[1].replace(/,/g, ''));
-    const factor = digits[2] === 'k' || digits[2] === '千' ? 1000 : digits[2] ? 10000 : 1;
+    const factor = { k: 1000, 千: 1000, thousand: 1000, hundred: 100, w: 10000, 万: 10000 }[digits[2] ?? ''] ?? 1;
     return Math.round(base * factor);
   }
   const english = englishNumber(t);
@@ -125,7 +125,7 @@ export function plainNumber(text: string): number | undefined {
   return chineseNumber(t);
 }
 
-const NUMBER = `(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)\\s*(?:k|千|w|万)?(?![\\d.])|[零〇一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]+|${EN_NUMBER}`;
+const NUMBER = `(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万)?(?![\\d.]))|[零〇一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]+|${EN_NUMBER}`;
 const UNIT = '(?:个|只|件|条|套|副|块|支|根|盒|箱|片|台|颗|pcs?\\b|pieces?\\b|units?\\b|sets?\\b|pairs?\\b|ea\\b)';
 
 export interface Span {
@@ -146,7 +146,7 @@ export function readQuantity(text: string): ({ value: number } & Span) | undefin
   }
   // "×200", "x 200", "数量 200", "qty 200", "改成300", "to 300", "再来100", "order 300 …"
   const cued = new RegExp(
-    `(?:[×x*]\\s*|数量\\s*[:：为是]?\\s*|qty\\s*:?\\s*|quantity\\s*(?:of|to|:)?\\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|来|要|to\\s+|make it\\s+|order\\s+|buy\\s+|purchase\\s+|procure\\s+|need\\s+|get\\s+|another\\s+)(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?\\s*(?:k|千|w|万)?|[零〇一二两三四五六七八九十百千万]{2,}|${EN_LARGE})(?![\\d./:-]|\\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))`,
+    `(?:[×x*]\\s*|数量\\s*[:：为是]?\\s*|qty\\s*:?\\s*|quantity\\s*(?:of|to|:)?\\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|来|要|to\\s+|make it\\s+|order\\s+|buy\\s+|purchase\\s+|procure\\s+|need\\s+|get\\s+|another\\s+)(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万))?|[零〇一二两三四五六七八九十百千万]{2,}|${EN_LARGE})(?![\\d./:-]|\\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))`,
     'gi',
   );
   for (const m of text.matchAll(cued)) {
@@ -157,7 +157,7 @@ export function readQuantity(text: string): ({ value: number } & Span) | undefin
   }
   // A bare number that is not part of a code, date, price or order number.
   const bare =
-    /(?<![\w./-])(\d+(?:\.\d+)?\s*[kK千万](?![A-Za-z])|\d{1,3}(?:,\d{3})+|\d{1,7})(?![\w./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|%|days?|weeks?))/gi;
+    /(?<![\w./-])(\d+(?:\.\d+)?\s+(?:hundred|thousand)\b|\d+(?:\.\d+)?\s*[kK千万](?![A-Za-z])|\d{1,3}(?:,\d{3})+|\d{1,7})(?![\w./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|%|days?|weeks?))/gi;
   for (const m of text.matchAll(bare)) {
     const value = plainNumber(m[1]);
     if (value && value > 0) return { value, start: m.index, end: m.index + m[0].length };
