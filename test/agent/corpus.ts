@@ -468,4 +468,37 @@ export const CORPUS: Case[] = [
     say: '再来100个',
     expect: order('博世', 'F7TC', 100),
   },
+  // Colloquial orders, three-way comparisons, mixed digits and words, follow-ups after a rejection
+  { say: '老样子，冠军的F7TC再拿五百只', expect: order('冠军', 'F7TC', 500) },
+  { say: '帮忙找瓦尔塔订三十个YTX7L-BS电瓶，月底要', expect: order('瓦尔塔', 'YTX7L-BS', 30, 'date') },
+  { say: 'Denso IC-125 coils, qty 75', expect: order('电装', 'IC-125', 75) },
+  { say: '博世的空气滤芯AF-125，采购数量：120', expect: order('博世', 'AF-125', 120) },
+  { say: '从NGK进三百只CR7HIX铱金火花塞', expect: order('NGK', 'CR7HIX', 300) },
+  { say: '朝阳 90/90-18 ×25条', expect: order('朝阳', '90/90-18', 25) },
+  { say: 'order 3 hundred F7TC frm Champion', expect: order('冠军', 'F7TC', 300) },
+  {
+    say: '对比一下火炬、恒久、大同三家的428H-118L链条价格',
+    expect: { kind: 'analysis', model: '428H-118L', suppliers: 3 },
+  },
+  { say: 'HF204 机滤 哪家性价比高', expect: analysis('OF-HF204') },
+  { say: '帮我分析下点火线圈的采购价格', expect: analysis('IC-125') },
+  { say: '最近哪些配件库存偏低', expect: inventory },
+  { say: 'low inventory report', expect: inventory },
+  { say: '我提交的采购单', expect: { kind: 'lookup', filter: 'mine' } },
+  { say: '大同链条的订单情况', expect: { kind: 'lookup', filter: { supplier: '大同' } } },
+  {
+    before: [{ say: '给德尔福下 100 副 BP-125F', decide: 'approve' }],
+    say: 'cancel it',
+    expect: { kind: 'cancel', order: 'previous' },
+  },
+  {
+    before: [{ say: '给德尔福下 100 副 BP-125F', decide: 'approve' }],
+    say: '交期改到下周五',
+    expect: { kind: 'update', order: 'previous', due: 'friday' },
+  },
+  {
+    before: [{ say: '给火炬下 200 只 A7TC', decide: 'reject' }],
+    say: '那换成电装吧',
+    expect: order('电装', 'A7TC', 200),
+  },
 ];
