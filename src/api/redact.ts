@@ -1,5 +1,13 @@
-/** Secret shapes that must never reach an event, a log or the history: API tokens, bearer headers, provider keys. */
-const SECRET_PATTERNS = [/\bpk_[A-Za-z0-9_-]{16,}/g, /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, /\bsk-[A-Za-z0-9_-]{16,}/g];
+/**
+ * Secret shapes that must never reach an event, a log or the history: API tokens, demo sign-in sessions (`pds_`,
+ * which stand for a user's token), bearer headers, provider keys.
+ */
+const SECRET_PATTERNS = [
+  /\bpk_[A-Za-z0-9_-]{16,}/g,
+  /\bpds_[A-Za-z0-9_-]{16,}/g,
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\bsk-[A-Za-z0-9_-]{16,}/g,
+];
 
 /** Text with the given secrets and anything shaped like a token replaced by `[redacted]` (JSON stays valid). */
 export function redact(text: string, secrets: string[] = []): string {

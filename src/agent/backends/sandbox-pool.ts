@@ -199,6 +199,9 @@ export class SandboxPool {
     const { child } = sandbox;
     this.running.add(child);
     return new Promise<ExecuteResponse>((resolve) => {
+      // File requests are answered one after another, and none once the run has ended: a script that queued
+      // thousands of writes and was then stopped writes nothing more, and holds up nobody's next run.
+      let requests = Promise.resolve();
       let settled = false;
       let killed = false;
       const finish = (response: ExecuteResponse) => {
@@ -209,7 +212,8 @@ export class SandboxPool {
         this.running.delete(child);
         child.off('message', onMessage);
         child.off('exit', onExit);
-        resolve(response);
+        // The run is over once the file request in hand (if any) is: nothing is written after it ends.
+        void requests.then(() => resolve(response));
       };
       const timer = setTimeout(() => {
         killed = true;
@@ -218,7 +222,8 @@ export class SandboxPool {
       const demotion = setTimeout(() => demote(sandbox), DEMOTE_AFTER_MS);
       const onMessage = (message: SandboxMessage) => {
         if (message.type === 'done') finish(message.response);
-        else if (message.type === 'fs') void this.answer(child, message, files);
+        else if (message.type === 'fs')
+          requests = requests.then(() => (settled ? undefined : this.answer(child, message, files)));
       };
       const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
         if (killed) return finish({ output: timeoutMessage(limits), exitCode: EXIT_CODES.timeout, truncated: false });

@@ -250,6 +250,21 @@ describe('sandbox exhaustion', () => {
     ).toBeUndefined();
   });
 
+  it('writes nothing for a script once it was stopped, and its queued writes hold up no later run', async () => {
+    const session = workspaces.sandbox('flooder', 's1');
+    // Thousands of writes queued without waiting, then a loop until the time limit stops the script.
+    const run = await session.execute(
+      'js: for (let i = 0; i < 3000; i++) fs.writeFile("/q" + i + ".txt", "x"); for (;;) {}',
+    );
+    expect(run.exitCode).toBe(EXIT_CODES.timeout);
+    const files = () => fs.readdirSync(session.rootDir).length;
+    const atEnd = files();
+    const next = await session.execute('js: await fs.writeFile("/after.txt", "ok"); console.log("ok")');
+    expect(next).toMatchObject({ output: 'ok', exitCode: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(files()).toBe(atEnd + 1);
+  });
+
   it('holds the quota when many writes race', async () => {
     const sandbox = workspaces.sandbox('racer', 's1');
     const results = await Promise.all(

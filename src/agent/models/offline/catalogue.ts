@@ -247,6 +247,16 @@ function phrases(text: string): string[] {
   return [...out];
 }
 
+/** Neighbouring letter and digit runs of a separator-less code: BP150R → BP150, 150R; YTX7LBS → YTX7, 7LBS. */
+const codePieces = (code: string) => {
+  if (/[-/.]/.test(code)) return [];
+  const runs = code.match(/[A-Za-z]+|\d+/g) ?? [];
+  return runs
+    .slice(0, -1)
+    .map((r, i) => r + runs[i + 1])
+    .filter((p) => p.length >= 3);
+};
+
 const bigrams = (phrase: string) => {
   const chars = [...phrase];
   return chars.slice(0, -1).map((c, i) => c + chars[i + 1]);
@@ -260,8 +270,10 @@ export function partQueries(text: string, searched?: Map<string, PartRef[]>): Pa
   const zh = phrases(text).flatMap((p) =>
     searched?.get(p)?.length === 0 && [...p].length > 2 ? [p, ...bigrams(p)] : [p],
   );
+  // A code typed without its separators (BP150R for BP-150R) is not found as such: its letter and digit pieces are.
+  const codes = codeTokens(text).flatMap((c) => (searched?.get(c)?.length === 0 ? [c, ...codePieces(c)] : [c]));
   return [
-    ...codeTokens(text).map((query) => ({ query, kind: 'code' as const })),
+    ...[...new Set(codes)].map((query) => ({ query, kind: 'code' as const })),
     ...[...new Set(zh)].map((query) => ({ query, kind: 'zh' as const })),
     ...contentWords(text).map((query) => ({ query, kind: 'en' as const })),
   ];
@@ -269,6 +281,9 @@ export function partQueries(text: string, searched?: Map<string, PartRef[]>): Pa
 
 /** Whether a text names anything that could be a part (so "not found" is a fact, not a missing field). */
 export const namesSomething = (text: string) => partQueries(text).length > 0;
+
+/** A code as buyers type it, with or without its separators: BP150R, bp-150r and BP-150R are one code. */
+const bareCode = (code: string) => code.toUpperCase().replace(/[-/.\s]/g, '');
 
 export interface PartMatch {
   part: PartRef;
@@ -284,15 +299,15 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
   const queries = partQueries(text, results);
   const parts = new Map<number, PartRef>();
   for (const q of queries) for (const p of results.get(q.query) ?? []) parts.set(p.id, p);
-  const codes = codeTokens(text).map((c) => c.toUpperCase());
+  const codes = codeTokens(text).map(bareCode);
   const runs = cjkRuns(text);
   const english = queries.filter((q) => q.kind === 'en');
   const scored: PartMatch[] = [...parts.values()].map((part) => {
     let score = 0;
     for (const c of codes) {
-      if (c === part.code.toUpperCase()) score += 1000;
-      else if (c === part.model.toUpperCase()) score += 500;
-      else if (c.length >= 3 && part.model.toUpperCase().includes(c)) score += 100;
+      if (c === bareCode(part.code)) score += 1000;
+      else if (c === bareCode(part.model)) score += 500;
+      else if (c.length >= 3 && bareCode(part.model).includes(c)) score += 100;
     }
     for (const run of runs) {
       score += sharedRuns(run, part.name) * 10;

@@ -2,7 +2,7 @@ import { chineseNumber, plainNumber, type Span } from './quantities.ts';
 
 /**
  * Delivery dates as buyers write them, relative to today: 下周五, 本周三, 周五前, 明天, 3天内, 两周后, 月底,
- * 12月15日前, 12/15, 2026-12-15, by Friday, next Friday, tomorrow, in 10 days, within 2 weeks, by Dec 15.
+ * 12月15日前, 本月25号, 25号前, 12/15, 2026-12-15, by Friday, next Friday, tomorrow, in 10 days, within 2 weeks, by Dec 15.
  * The answer is an ISO date (YYYY-MM-DD, UTC calendar).
  */
 
@@ -55,6 +55,19 @@ function monthDay(today: Date, month: number, date: number, year?: number): Date
   if (d.getUTCMonth() !== month - 1) return undefined;
   if (!year && d < day(today)) d = new Date(Date.UTC(today.getUTCFullYear() + 1, month - 1, date));
   return d;
+}
+
+/** That day of this month (or of a later one); `rollOver` moves a day already past to next month. */
+function dayOfMonth(today: Date, date: number, monthsAhead: number, rollOver = false): Date | undefined {
+  const at = (ahead: number) =>
+    monthDay(
+      today,
+      ((today.getUTCMonth() + ahead) % 12) + 1,
+      date,
+      today.getUTCFullYear() + Math.floor((today.getUTCMonth() + ahead) / 12),
+    );
+  const d = at(monthsAhead);
+  return rollOver && d && d < day(today) ? at(monthsAhead + 1) : d;
 }
 
 const count = (raw: string) => plainNumber(raw) ?? chineseNumber(raw);
@@ -112,6 +125,15 @@ export function readDate(text: string, today = new Date()): ({ value: string } &
         const unit = m[2].toLowerCase();
         return addDays(today, unit.startsWith('day') ? n : unit.startsWith('week') ? 7 * n : 30 * n);
       },
+    ],
+    [
+      /(本月|这个?月|当月|下个?月)(\d{1,2}|[一二三四五六七八九十]{1,3})[日号]/,
+      (m) => dayOfMonth(today, count(m[2]) ?? 0, m[1].startsWith('下') ? 1 : 0),
+    ],
+    // A bare day of the month counts only as a deadline (25号前, 3日到货), never as a count (3日内 is read above).
+    [
+      /(?<![\d月])(\d{1,2}|[一二三四五六七八九十]{1,3})[日号](?=\s*(?:之前|以前|前|到货|交货|送到|截止))/,
+      (m) => dayOfMonth(today, count(m[1]) ?? 0, 0, true),
     ],
     [/下个?月底|end of next month/i, () => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 2, 0))],
     [

@@ -80,9 +80,20 @@ const CUES: Array<[Cue, number, string[]]> = [
       'safety stock',
       'below safety',
       'stock warning',
+      'restocking',
+      'need restock',
+      'needs restock',
+      'replenishment',
+      'short on',
+      'running short',
+      'run short',
     ],
   ],
-  ['inventory', 2, ['库存', '预警', '存货', '需要补货', '该补货', 'inventory', 'stock', 'reorder', 'low on']],
+  [
+    'inventory',
+    2,
+    ['库存', '预警', '存货', '仓库', '需要补货', '该补货', '要补', '该补', 'inventory', 'stock', 'reorder', 'low on'],
+  ],
   ['inventory', 1, ['补货', 'restock', 'replenish']],
   [
     'compare',
@@ -232,8 +243,46 @@ const CUES: Array<[Cue, number, string[]]> = [
       'it',
     ],
   ],
-  ['mine', 1, ['我的', '我下的', '我创建', 'my', 'mine', 'i placed', 'i created']],
-  ['pending', 1, ['待审批', '审批中', '等待审批', '未审批', 'pending', 'awaiting approval']],
+  [
+    'mine',
+    1,
+    [
+      '我的',
+      '我下的',
+      '我下过',
+      '我订的',
+      '我订过',
+      '我提交的',
+      '我创建',
+      'my',
+      'mine',
+      'i placed',
+      'i created',
+      'i made',
+    ],
+  ],
+  [
+    'pending',
+    1,
+    [
+      '待审批',
+      '审批中',
+      '等待审批',
+      '等审批',
+      '未审批',
+      '待审核',
+      '待批',
+      '还没批',
+      'pending',
+      'awaiting approval',
+      'waiting for approval',
+      'waiting approval',
+      'need approval',
+      'needs approval',
+      'unapproved',
+      'not approved',
+    ],
+  ],
 ];
 
 const CUE_TABLE = CUES.map(([cue, weight, words]) => ({
@@ -262,7 +311,12 @@ export interface Reading {
 /** Reads one request: cues → intent, plus order number, quantity, delivery date, price ceiling and note. */
 export function readRequest(raw: string, today = new Date()): Reading {
   const text = normalize(raw);
-  const spans: Array<{ start: number; end: number }> = [];
+  // Addressing the assistant by name ("Hello Procura", "Procura，帮我…") says nothing about the request; unread,
+  // the name passes for a typo of "procure".
+  const spans: Array<{ start: number; end: number }> = [...text.matchAll(/\bprocura\b/gi)].map((m) => ({
+    start: m.index,
+    end: m.index + m[0].length,
+  }));
   const orderNoMatch = ORDER_NO.exec(text);
   if (orderNoMatch) spans.push({ start: orderNoMatch.index, end: orderNoMatch.index + orderNoMatch[0].length });
   const noteMatch =

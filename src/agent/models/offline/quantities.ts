@@ -57,6 +57,8 @@ export function chineseNumber(text: string): number | undefined {
 }
 
 const ENGLISH: Record<string, number> = {
+  a: 1,
+  zero: 0,
   one: 1,
   two: 2,
   three: 3,
@@ -67,8 +69,15 @@ const ENGLISH: Record<string, number> = {
   eight: 8,
   nine: 9,
   ten: 10,
+  eleven: 11,
   twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
   fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
   twenty: 20,
   thirty: 30,
   forty: 40,
@@ -77,28 +86,46 @@ const ENGLISH: Record<string, number> = {
   seventy: 70,
   eighty: 80,
   ninety: 90,
-  a: 1,
 };
+const EN_WORD = `(?:${Object.keys(ENGLISH)
+  .filter((w) => w !== 'a')
+  .join('|')}|hundred|thousand)`;
+/** An English number in words: two hundred, two hundred and fifty, twenty-five, one thousand five hundred. */
+const EN_NUMBER = `\\b(?:a|${EN_WORD})(?:(?:\\s+and)?[\\s-]+${EN_WORD})*\\b`;
+/** The same, with a hundred or a thousand in it: on its own (no unit, no cue) only such a number is a quantity. */
+const EN_LARGE = `\\b(?:a|${EN_WORD})(?:(?:\\s+and)?[\\s-]+${EN_WORD})*?(?:\\s+and)?[\\s-]+(?:hundred|thousand)(?:(?:\\s+and)?[\\s-]+${EN_WORD})*\\b`;
+
+/** Reads an English number in words; undefined when the text is not one. */
+function englishNumber(text: string): number | undefined {
+  if (!new RegExp(`^${EN_NUMBER}$`, 'i').test(text)) return undefined;
+  let total = 0;
+  let current = 0;
+  for (const word of text.toLowerCase().split(/[\s-]+/)) {
+    if (word === 'and') continue;
+    if (word === 'hundred') current = (current || 1) * 100;
+    else if (word === 'thousand') {
+      total += (current || 1) * 1000;
+      current = 0;
+    } else current += ENGLISH[word] ?? 0;
+  }
+  return total + current;
+}
 
 /** Digits with suffixes (1,000 · 1k · 1.5k · 2万 · 3w) or English words (two hundred, a thousand). */
 export function plainNumber(text: string): number | undefined {
   const t = text.trim().toLowerCase();
-  const digits = /^(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|千|w|万)?$/.exec(t);
+  const digits = /^(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|千|w|万|hundred|thousand)?$/.exec(t);
   if (digits) {
     const base = Number(digits[1].replace(/,/g, ''));
-    const factor = digits[2] === 'k' || digits[2] === '千' ? 1000 : digits[2] ? 10000 : 1;
+    const factor = { k: 1000, 千: 1000, thousand: 1000, hundred: 100, w: 10000, 万: 10000 }[digits[2] ?? ''] ?? 1;
     return Math.round(base * factor);
   }
-  const words =
-    /^(a|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:\s+(hundred|thousand))?$/.exec(
-      t,
-    );
-  if (words) return ENGLISH[words[1]] * (words[2] === 'thousand' ? 1000 : words[2] === 'hundred' ? 100 : 1);
+  const english = englishNumber(t);
+  if (english !== undefined) return english;
   return chineseNumber(t);
 }
 
-const NUMBER =
-  '(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)\\s*(?:k|千|w|万)?(?![\\d.])|[零〇一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]+|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\\s+(?:hundred|thousand)';
+const NUMBER = `(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万)?(?![\\d.]))|[零〇一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]+|${EN_NUMBER}`;
 const UNIT = '(?:个|只|件|条|套|副|块|支|根|盒|箱|片|台|颗|pcs?\\b|pieces?\\b|units?\\b|sets?\\b|pairs?\\b|ea\\b)';
 
 export interface Span {
@@ -118,8 +145,10 @@ export function readQuantity(text: string): ({ value: number } & Span) | undefin
     if (value && value > 0) return { value, start: m.index, end: m.index + m[0].length };
   }
   // "×200", "x 200", "数量 200", "qty 200", "改成300", "to 300", "再来100", "order 300 …"
-  const cued =
-    /(?:[×x*]\s*|数量\s*[:：为是]?\s*|qty\s*:?\s*|quantity\s*(?:of|to|:)?\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|来|要|to\s+|make it\s+|order\s+|buy\s+|purchase\s+|need\s+|get\s+|another\s+)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s*(?:k|千|w|万)?|[零〇一二两三四五六七八九十百千万]{2,}|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty)\s+(?:hundred|thousand))(?![\d./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))/gi;
+  const cued = new RegExp(
+    `(?:[×x*]\\s*|数量\\s*[:：为是]?\\s*|qty\\s*:?\\s*|quantity\\s*(?:of|to|:)?\\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|来|要|to\\s+|make it\\s+|order\\s+|buy\\s+|purchase\\s+|procure\\s+|need\\s+|get\\s+|another\\s+)(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万))?|[零〇一二两三四五六七八九十百千万]{2,}|${EN_LARGE})(?![\\d./:-]|\\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))`,
+    'gi',
+  );
   for (const m of text.matchAll(cued)) {
     const value = plainNumber(m[1]);
     // Only the number is the quantity: the cue before it (改成, 再来) still says what to do with it.
@@ -128,9 +157,14 @@ export function readQuantity(text: string): ({ value: number } & Span) | undefin
   }
   // A bare number that is not part of a code, date, price or order number.
   const bare =
-    /(?<![\w./-])(\d+(?:\.\d+)?\s*[kK千万](?![A-Za-z])|\d{1,3}(?:,\d{3})+|\d{1,7})(?![\w./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|%|days?|weeks?))/gi;
+    /(?<![\w./-])(\d+(?:\.\d+)?\s+(?:hundred|thousand)\b|\d+(?:\.\d+)?\s*[kK千万](?![A-Za-z])|\d{1,3}(?:,\d{3})+|\d{1,7})(?![\w./:-]|\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|%|days?|weeks?))/gi;
   for (const m of text.matchAll(bare)) {
     const value = plainNumber(m[1]);
+    if (value && value > 0) return { value, start: m.index, end: m.index + m[0].length };
+  }
+  // A number in words on its own counts only with a hundred or a thousand in it ("that one" is no quantity).
+  for (const m of text.matchAll(new RegExp(`${EN_LARGE}(?!\\s*(?:元|块钱|rmb|yuan|cny))`, 'gi'))) {
+    const value = plainNumber(m[0]);
     if (value && value > 0) return { value, start: m.index, end: m.index + m[0].length };
   }
   return undefined;
