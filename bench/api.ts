@@ -18,7 +18,7 @@ import { AgentRuntime } from '../src/agent/index.ts';
 import { createApi, DEFAULT_LIMITS } from '../src/api/index.ts';
 import { listen } from '../src/shared/index.ts';
 import { registerChartTools } from '../src/tools/charts/index.ts';
-import { spawnApi, startLocalParts } from '../test/api/process.ts';
+import { type ApiProcess, spawnApi, startLocalParts } from '../test/api/process.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -188,14 +188,33 @@ async function withPeakRss<T>(pids: number[], work: () => Promise<T>) {
   return { result, wallMs, before, peak };
 }
 
-const rows: Array<Record<string, string | number>> = [];
+type Row = Record<string, string | number>;
+/** Every row, for the summary at the end. */
+const rows: Row[] = [];
 const failures: string[] = [];
+/** Rows of the phase under way: printed as soon as it ends, so a later phase that fails loses nothing. */
+let phaseRows: Row[] = [];
+let phaseFailures = 0;
+
+function addRow(row: Row): void {
+  rows.push(row);
+  phaseRows.push(row);
+}
+
+/** Prints the table of the phase that just ended (and its errors), then starts the next phase. */
+function endPhase(title: string): void {
+  console.log(`\n${title} (load average ${os.loadavg()[0].toFixed(1)})`);
+  console.table(phaseRows);
+  for (const failure of failures.slice(phaseFailures)) console.log(`error: ${failure}`);
+  phaseRows = [];
+  phaseFailures = failures.length;
+}
 
 /** Rows for one batch of concurrent runs. */
 function report(label: string, runs: RunResult[], wallMs: number, memory?: { before: number; peak: number }) {
   const failed = runs.filter((r) => !r.ok);
   failures.push(...failed.slice(0, 3).map((r) => `${label}: ${r.ending}`));
-  rows.push({
+  addRow({
     scenario: label,
     p50: ms(
       percentile(
@@ -214,7 +233,7 @@ function report(label: string, runs: RunResult[], wallMs: number, memory?: { bef
     ).toFixed(0)} events/s, ${failed.length} errors`,
   });
   if (memory) {
-    rows.push({
+    addRow({
       scenario: '  memory per session (peak rss − before) / sessions',
       p50: `${((memory.peak - memory.before) / runs.length / 1024).toFixed(0)} KiB`,
       p99: '',
@@ -223,6 +242,7 @@ function report(label: string, runs: RunResult[], wallMs: number, memory?: { bef
   }
 }
 
+console.log(`${os.cpus().length} cores, offline model at ${latencyMs} ms a call, ${sessions} sessions`);
 await apiRun(server.url, token, ORDER, 'interrupt'); // warm-up: builds the agent, opens the databases
 await graphRun(-1);
 
@@ -243,7 +263,7 @@ for (let i = 0; i < samples; i++) {
 }
 const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 const eventsPerRun = mean(sequential.map((r) => r.events));
-rows.push({
+addRow({
   scenario: `one at a time (${samples} order runs): time to first event`,
   p50: ms(
     percentile(
@@ -259,7 +279,7 @@ rows.push({
   ),
   detail: `run to interrupt ${ms(mean(sequential.map((r) => r.totalMs)))} mean, ${eventsPerRun.toFixed(0)} events`,
 });
-rows.push({
+addRow({
   scenario: '  CPU per run: API / bare graph (floor)',
   p50: ms(apiCpu / samples),
   p99: ms(directCpu / samples),
@@ -267,10 +287,11 @@ rows.push({
     (apiCpu - directCpu) / samples / eventsPerRun,
   )} per event; wall ${ms(mean(sequential.map((r) => r.totalMs)))} / ${ms(mean(direct.map((r) => r.totalMs)))}`,
 });
+endPhase('One at a time');
 
 const width = maxConcurrent ?? DEFAULT_LIMITS.maxConcurrent;
 const bare = await withPeakRss([process.pid], () => pool(sessions, width, (i) => graphRun(1_000 + i)));
-rows.push({
+addRow({
   scenario: `floor: ${sessions} bare graph runs, ${width} at once`,
   p50: '',
   p99: '',
@@ -294,12 +315,13 @@ report(
   concurrent.wallMs,
   concurrent,
 );
-rows.push({
+addRow({
   scenario: '  runs/s: API / bare graph',
   p50: `${((bare.wallMs / concurrent.wallMs) * 100).toFixed(0)} %`,
   p99: '',
   detail: 'same concurrency, same run of the bench',
 });
+endPhase(`${sessions} concurrent sessions, one process`);
 
 /** New buyers with their tokens, so many sessions stay under each user's start limit in `procura api`. */
 const newBuyers = (count: number, label: string) =>
@@ -317,13 +339,15 @@ const greetings = await withPeakRss([process.pid], () =>
   Promise.all(Array.from({ length: 100 }, (_, i) => apiRun(server.url, greeters[i % greeters.length], '你好', 'done'))),
 );
 report('100 concurrent greetings from 10 users, one process', greetings.result, greetings.wallMs);
+endPhase('Greetings, one process');
 
 const databaseUrl = process.env.DATABASE_URL;
 const redisUrl = process.env.REDIS_URL;
 if (databaseUrl && redisUrl) {
   const env = { ...offlineEnv, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
-  const pair = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(dataDir, `api-${name}`), urls, env)));
+  let pair: ApiProcess[] = [];
   try {
+    pair = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(dataDir, `api-${name}`), urls, env)));
     for (const p of pair) await apiRun(p.url, token, ORDER, 'interrupt');
     const pids = pair.map((p) => p.child.pid as number);
     const buyers = await newBuyers(Math.ceil(sessions / 10), 'buyer');
@@ -346,15 +370,18 @@ if (databaseUrl && redisUrl) {
       ),
     );
     report('100 concurrent greetings from 10 users, 2 processes', spreadGreetings.result, spreadGreetings.wallMs);
+  } catch (error) {
+    failures.push(`2 processes: ${(error as Error).message}`);
   } finally {
+    endPhase('2 processes, PostgreSQL + Redis');
     await Promise.all(pair.map((p) => p.stop()));
   }
 } else {
-  rows.push({ scenario: '2 processes: set DATABASE_URL and REDIS_URL', p50: '', p99: '', detail: 'skipped' });
+  addRow({ scenario: '2 processes: set DATABASE_URL and REDIS_URL', p50: '', p99: '', detail: 'skipped' });
 }
 
 console.log(
-  `${os.cpus().length} cores, offline model at ${latencyMs} ms a call, load average ${os.loadavg()[0].toFixed(1)}`,
+  `\nSummary: ${os.cpus().length} cores, offline model at ${latencyMs} ms a call, load average ${os.loadavg()[0].toFixed(1)}`,
 );
 console.table(rows);
 for (const failure of failures) console.log(`error: ${failure}`);
