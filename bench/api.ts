@@ -6,9 +6,11 @@
  * - many concurrent sessions on one process: first event p50/p99, runs/s against the bare graph at the same
  *   concurrency, memory per session, errors; then 100 concurrent greetings from 10 users;
  * - with DATABASE_URL and REDIS_URL: the same concurrent sessions on two `procura api` processes.
- * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 32]
+ * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 32 --profile <dir>]
+ * `--profile` writes a CPU profile (.cpuprofile, for Chrome DevTools) of the one-process concurrent sessions phase.
  */
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,6 +28,7 @@ const { values: args } = parseArgs({
     latency: { type: 'string', default: process.env.PROCURA_OFFLINE_LATENCY_MS ?? '50' },
     samples: { type: 'string', default: '20' },
     'max-concurrent': { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 const sessions = Number(args.sessions);
@@ -188,6 +191,23 @@ async function withPeakRss<T>(pids: number[], work: () => Promise<T>) {
   return { result, wallMs, before, peak };
 }
 
+/** `work` under the CPU profiler when `--profile` is given: `<dir>/<name>.cpuprofile`. */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!args.profile) return work();
+  const inspector = new Session();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await inspector.post('Profiler.stop');
+    fs.mkdirSync(args.profile, { recursive: true });
+    fs.writeFileSync(path.join(args.profile, `${name}.cpuprofile`), JSON.stringify(profile));
+    inspector.disconnect();
+  }
+}
+
 type Row = Record<string, string | number>;
 /** Every row, for the summary at the end. */
 const rows: Row[] = [];
@@ -306,8 +326,10 @@ report(
   fixed.wallMs,
   fixed,
 );
-const concurrent = await withPeakRss([process.pid], () =>
-  Promise.all(Array.from({ length: sessions }, () => apiRun(server.url, token, ORDER, 'interrupt'))),
+const concurrent = await profiled('sessions', () =>
+  withPeakRss([process.pid], () =>
+    Promise.all(Array.from({ length: sessions }, () => apiRun(server.url, token, ORDER, 'interrupt'))),
+  ),
 );
 report(
   `${sessions} concurrent order sessions, one process (${concurrency})`,
