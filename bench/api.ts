@@ -69,7 +69,8 @@ const fixedApi = await createApi({
 const fixedServer = await listen(fixedApi.fetch, { host: '127.0.0.1', port: 0 });
 const token = erp.demoTokens.laoxiao;
 const users = await erp.services.users.list();
-const buyer = users.find((u) => u.username === 'laoxiao')!;
+const laoxiao = { user: users.find((u) => u.username === 'laoxiao')!, token };
+type Buyer = typeof laoxiao;
 const ORDER = '给博世下 200 个 F7TC 火花塞的采购单';
 const concurrency = `${maxConcurrent ?? DEFAULT_LIMITS.maxConcurrent} executing at once`;
 
@@ -128,7 +129,7 @@ async function apiRun(base: string, as: string, message: string, expect: string)
 }
 
 /** The same order run on the bare graph (no API, no events stored): the floor. */
-async function graphRun(i: number): Promise<{ totalMs: number; chunks: number }> {
+async function graphRun(i: number, { user: buyer, token } = laoxiao): Promise<{ totalMs: number; chunks: number }> {
   const sessionId = `bench-direct-${i}-${crypto.randomUUID()}`;
   const ctx = {
     userId: buyer.username,
@@ -262,6 +263,19 @@ function report(label: string, runs: RunResult[], wallMs: number, memory?: { bef
   }
 }
 
+/**
+ * New buyers with their tokens: each phase's sessions belong to 10-session users of its own, so many sessions stay
+ * under each user's start limit in `procura api` and no phase works in the workspaces an earlier one left behind.
+ */
+const newBuyers = (count: number, label: string) =>
+  Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const username = `bench-${label}-${i}-${Date.now()}`;
+      const user = await erp.services.users.create({ username, role: 'buyer', projectIds: ['P001'] });
+      return { user, token: await erp.services.users.issueToken(username, 'bench') } satisfies Buyer;
+    }),
+  );
+
 console.log(`${os.cpus().length} cores, offline model at ${latencyMs} ms a call, ${sessions} sessions`);
 await apiRun(server.url, token, ORDER, 'interrupt'); // warm-up: builds the agent, opens the databases
 await graphRun(-1);
@@ -310,15 +324,24 @@ addRow({
 endPhase('One at a time');
 
 const width = maxConcurrent ?? DEFAULT_LIMITS.maxConcurrent;
-const bare = await withPeakRss([process.pid], () => pool(sessions, width, (i) => graphRun(1_000 + i)));
+const perUser = (label: string) => newBuyers(Math.ceil(sessions / 10), label);
+const bareBuyers = await perUser('bare');
+const bare = await withPeakRss([process.pid], () =>
+  pool(sessions, width, (i) => graphRun(1_000 + i, bareBuyers[i % bareBuyers.length])),
+);
 addRow({
   scenario: `floor: ${sessions} bare graph runs, ${width} at once`,
   p50: '',
   p99: '',
   detail: `${((sessions / bare.wallMs) * 1000).toFixed(1)} runs/s`,
 });
+const fixedBuyers = await perUser('fixed');
 const fixed = await withPeakRss([process.pid], () =>
-  Promise.all(Array.from({ length: sessions }, () => apiRun(fixedServer.url, token, ORDER, 'interrupt'))),
+  Promise.all(
+    Array.from({ length: sessions }, (_, i) =>
+      apiRun(fixedServer.url, fixedBuyers[i % fixedBuyers.length].token, ORDER, 'interrupt'),
+    ),
+  ),
 );
 report(
   `${sessions} concurrent order sessions, fixed ${width} slots (no loop-delay check)`,
@@ -326,9 +349,14 @@ report(
   fixed.wallMs,
   fixed,
 );
+const loopBuyers = await perUser('loop');
 const concurrent = await profiled('sessions', () =>
   withPeakRss([process.pid], () =>
-    Promise.all(Array.from({ length: sessions }, () => apiRun(server.url, token, ORDER, 'interrupt'))),
+    Promise.all(
+      Array.from({ length: sessions }, (_, i) =>
+        apiRun(server.url, loopBuyers[i % loopBuyers.length].token, ORDER, 'interrupt'),
+      ),
+    ),
   ),
 );
 report(
@@ -345,20 +373,12 @@ addRow({
 });
 endPhase(`${sessions} concurrent sessions, one process`);
 
-/** New buyers with their tokens, so many sessions stay under each user's start limit in `procura api`. */
-const newBuyers = (count: number, label: string) =>
-  Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const username = `bench-${label}-${i}-${Date.now()}`;
-      await erp.services.users.create({ username, role: 'buyer', projectIds: ['P001'] });
-      return erp.services.users.issueToken(username, 'bench');
-    }),
-  );
-
 // 10 users × 10 sessions greeting at once, each user under the default per-user start limit.
 const greeters = await newBuyers(10, 'greeter');
 const greetings = await withPeakRss([process.pid], () =>
-  Promise.all(Array.from({ length: 100 }, (_, i) => apiRun(server.url, greeters[i % greeters.length], '你好', 'done'))),
+  Promise.all(
+    Array.from({ length: 100 }, (_, i) => apiRun(server.url, greeters[i % greeters.length].token, '你好', 'done')),
+  ),
 );
 report('100 concurrent greetings from 10 users, one process', greetings.result, greetings.wallMs);
 endPhase('Greetings, one process');
@@ -372,11 +392,12 @@ if (databaseUrl && redisUrl) {
     pair = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(dataDir, `api-${name}`), urls, env)));
     for (const p of pair) await apiRun(p.url, token, ORDER, 'interrupt');
     const pids = pair.map((p) => p.child.pid as number);
-    const buyers = await newBuyers(Math.ceil(sessions / 10), 'buyer');
+    const buyers = await perUser('pair');
+    const pairGreeters = await newBuyers(10, 'pair-greeter');
     const spread = await withPeakRss(pids, () =>
       Promise.all(
         Array.from({ length: sessions }, (_, i) =>
-          apiRun(pair[i % 2].url, buyers[i % buyers.length], ORDER, 'interrupt'),
+          apiRun(pair[i % 2].url, buyers[i % buyers.length].token, ORDER, 'interrupt'),
         ),
       ),
     );
@@ -388,7 +409,9 @@ if (databaseUrl && redisUrl) {
     );
     const spreadGreetings = await withPeakRss(pids, () =>
       Promise.all(
-        Array.from({ length: 100 }, (_, i) => apiRun(pair[i % 2].url, greeters[i % greeters.length], '你好', 'done')),
+        Array.from({ length: 100 }, (_, i) =>
+          apiRun(pair[i % 2].url, pairGreeters[i % pairGreeters.length].token, '你好', 'done'),
+        ),
       ),
     );
     report('100 concurrent greetings from 10 users, 2 processes', spreadGreetings.result, spreadGreetings.wallMs);
