@@ -270,7 +270,7 @@ function report(label: string, runs: RunResult[], wallMs: number, memory?: { bef
 const newBuyers = (count: number, label: string) =>
   Promise.all(
     Array.from({ length: count }, async (_, i) => {
-      const username = `bench-${label}-${i}-${Date.now()}`;
+      const username = `bench-${label}-${i}-${Date.now().toString(36)}`; // ≤ 32 characters
       const user = await erp.services.users.create({ username, role: 'buyer', projectIds: ['P001'] });
       return { user, token: await erp.services.users.issueToken(username, 'bench') } satisfies Buyer;
     }),
