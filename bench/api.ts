@@ -6,9 +6,11 @@
  * - many concurrent sessions on one process: first event p50/p99, runs/s against the bare graph at the same
  *   concurrency, memory per session, errors; then 100 concurrent greetings from 10 users;
  * - with DATABASE_URL and REDIS_URL: the same concurrent sessions on two `procura api` processes.
- * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 32]
+ * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 32 --profile <dir>]
+ * `--profile` writes a CPU profile (.cpuprofile, for Chrome DevTools) of the one-process concurrent sessions phase.
  */
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,7 +20,7 @@ import { AgentRuntime } from '../src/agent/index.ts';
 import { createApi, DEFAULT_LIMITS } from '../src/api/index.ts';
 import { listen } from '../src/shared/index.ts';
 import { registerChartTools } from '../src/tools/charts/index.ts';
-import { spawnApi, startLocalParts } from '../test/api/process.ts';
+import { type ApiProcess, spawnApi, startLocalParts } from '../test/api/process.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -26,6 +28,7 @@ const { values: args } = parseArgs({
     latency: { type: 'string', default: process.env.PROCURA_OFFLINE_LATENCY_MS ?? '50' },
     samples: { type: 'string', default: '20' },
     'max-concurrent': { type: 'string' },
+    profile: { type: 'string' },
   },
 });
 const sessions = Number(args.sessions);
@@ -66,7 +69,8 @@ const fixedApi = await createApi({
 const fixedServer = await listen(fixedApi.fetch, { host: '127.0.0.1', port: 0 });
 const token = erp.demoTokens.laoxiao;
 const users = await erp.services.users.list();
-const buyer = users.find((u) => u.username === 'laoxiao')!;
+const laoxiao = { user: users.find((u) => u.username === 'laoxiao')!, token };
+type Buyer = typeof laoxiao;
 const ORDER = '给博世下 200 个 F7TC 火花塞的采购单';
 const concurrency = `${maxConcurrent ?? DEFAULT_LIMITS.maxConcurrent} executing at once`;
 
@@ -125,7 +129,7 @@ async function apiRun(base: string, as: string, message: string, expect: string)
 }
 
 /** The same order run on the bare graph (no API, no events stored): the floor. */
-async function graphRun(i: number): Promise<{ totalMs: number; chunks: number }> {
+async function graphRun(i: number, { user: buyer, token } = laoxiao): Promise<{ totalMs: number; chunks: number }> {
   const sessionId = `bench-direct-${i}-${crypto.randomUUID()}`;
   const ctx = {
     userId: buyer.username,
@@ -188,14 +192,50 @@ async function withPeakRss<T>(pids: number[], work: () => Promise<T>) {
   return { result, wallMs, before, peak };
 }
 
-const rows: Array<Record<string, string | number>> = [];
+/** `work` under the CPU profiler when `--profile` is given: `<dir>/<name>.cpuprofile`. */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!args.profile) return work();
+  const inspector = new Session();
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await inspector.post('Profiler.stop');
+    fs.mkdirSync(args.profile, { recursive: true });
+    fs.writeFileSync(path.join(args.profile, `${name}.cpuprofile`), JSON.stringify(profile));
+    inspector.disconnect();
+  }
+}
+
+type Row = Record<string, string | number>;
+/** Every row, for the summary at the end. */
+const rows: Row[] = [];
 const failures: string[] = [];
+/** Rows of the phase under way: printed as soon as it ends, so a later phase that fails loses nothing. */
+let phaseRows: Row[] = [];
+let phaseFailures = 0;
+
+function addRow(row: Row): void {
+  rows.push(row);
+  phaseRows.push(row);
+}
+
+/** Prints the table of the phase that just ended (and its errors), then starts the next phase. */
+function endPhase(title: string): void {
+  console.log(`\n${title} (load average ${os.loadavg()[0].toFixed(1)})`);
+  console.table(phaseRows);
+  for (const failure of failures.slice(phaseFailures)) console.log(`error: ${failure}`);
+  phaseRows = [];
+  phaseFailures = failures.length;
+}
 
 /** Rows for one batch of concurrent runs. */
 function report(label: string, runs: RunResult[], wallMs: number, memory?: { before: number; peak: number }) {
   const failed = runs.filter((r) => !r.ok);
   failures.push(...failed.slice(0, 3).map((r) => `${label}: ${r.ending}`));
-  rows.push({
+  addRow({
     scenario: label,
     p50: ms(
       percentile(
@@ -214,7 +254,7 @@ function report(label: string, runs: RunResult[], wallMs: number, memory?: { bef
     ).toFixed(0)} events/s, ${failed.length} errors`,
   });
   if (memory) {
-    rows.push({
+    addRow({
       scenario: '  memory per session (peak rss − before) / sessions',
       p50: `${((memory.peak - memory.before) / runs.length / 1024).toFixed(0)} KiB`,
       p99: '',
@@ -223,6 +263,20 @@ function report(label: string, runs: RunResult[], wallMs: number, memory?: { bef
   }
 }
 
+/**
+ * New buyers with their tokens: each phase's sessions belong to 10-session users of its own, so many sessions stay
+ * under each user's start limit in `procura api` and no phase works in the workspaces an earlier one left behind.
+ */
+const newBuyers = (count: number, label: string) =>
+  Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const username = `bench-${label}-${i}-${Date.now().toString(36)}`; // ≤ 32 characters
+      const user = await erp.services.users.create({ username, role: 'buyer', projectIds: ['P001'] });
+      return { user, token: await erp.services.users.issueToken(username, 'bench') } satisfies Buyer;
+    }),
+  );
+
+console.log(`${os.cpus().length} cores, offline model at ${latencyMs} ms a call, ${sessions} sessions`);
 await apiRun(server.url, token, ORDER, 'interrupt'); // warm-up: builds the agent, opens the databases
 await graphRun(-1);
 
@@ -243,7 +297,7 @@ for (let i = 0; i < samples; i++) {
 }
 const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 const eventsPerRun = mean(sequential.map((r) => r.events));
-rows.push({
+addRow({
   scenario: `one at a time (${samples} order runs): time to first event`,
   p50: ms(
     percentile(
@@ -259,7 +313,7 @@ rows.push({
   ),
   detail: `run to interrupt ${ms(mean(sequential.map((r) => r.totalMs)))} mean, ${eventsPerRun.toFixed(0)} events`,
 });
-rows.push({
+addRow({
   scenario: '  CPU per run: API / bare graph (floor)',
   p50: ms(apiCpu / samples),
   p99: ms(directCpu / samples),
@@ -267,17 +321,27 @@ rows.push({
     (apiCpu - directCpu) / samples / eventsPerRun,
   )} per event; wall ${ms(mean(sequential.map((r) => r.totalMs)))} / ${ms(mean(direct.map((r) => r.totalMs)))}`,
 });
+endPhase('One at a time');
 
 const width = maxConcurrent ?? DEFAULT_LIMITS.maxConcurrent;
-const bare = await withPeakRss([process.pid], () => pool(sessions, width, (i) => graphRun(1_000 + i)));
-rows.push({
+const perUser = (label: string) => newBuyers(Math.ceil(sessions / 10), label);
+const bareBuyers = await perUser('bare');
+const bare = await withPeakRss([process.pid], () =>
+  pool(sessions, width, (i) => graphRun(1_000 + i, bareBuyers[i % bareBuyers.length])),
+);
+addRow({
   scenario: `floor: ${sessions} bare graph runs, ${width} at once`,
   p50: '',
   p99: '',
   detail: `${((sessions / bare.wallMs) * 1000).toFixed(1)} runs/s`,
 });
+const fixedBuyers = await perUser('fixed');
 const fixed = await withPeakRss([process.pid], () =>
-  Promise.all(Array.from({ length: sessions }, () => apiRun(fixedServer.url, token, ORDER, 'interrupt'))),
+  Promise.all(
+    Array.from({ length: sessions }, (_, i) =>
+      apiRun(fixedServer.url, fixedBuyers[i % fixedBuyers.length].token, ORDER, 'interrupt'),
+    ),
+  ),
 );
 report(
   `${sessions} concurrent order sessions, fixed ${width} slots (no loop-delay check)`,
@@ -285,8 +349,15 @@ report(
   fixed.wallMs,
   fixed,
 );
-const concurrent = await withPeakRss([process.pid], () =>
-  Promise.all(Array.from({ length: sessions }, () => apiRun(server.url, token, ORDER, 'interrupt'))),
+const loopBuyers = await perUser('loop');
+const concurrent = await profiled('sessions', () =>
+  withPeakRss([process.pid], () =>
+    Promise.all(
+      Array.from({ length: sessions }, (_, i) =>
+        apiRun(server.url, loopBuyers[i % loopBuyers.length].token, ORDER, 'interrupt'),
+      ),
+    ),
+  ),
 );
 report(
   `${sessions} concurrent order sessions, one process (${concurrency})`,
@@ -294,43 +365,39 @@ report(
   concurrent.wallMs,
   concurrent,
 );
-rows.push({
+addRow({
   scenario: '  runs/s: API / bare graph',
   p50: `${((bare.wallMs / concurrent.wallMs) * 100).toFixed(0)} %`,
   p99: '',
   detail: 'same concurrency, same run of the bench',
 });
-
-/** New buyers with their tokens, so many sessions stay under each user's start limit in `procura api`. */
-const newBuyers = (count: number, label: string) =>
-  Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const username = `bench-${label}-${i}-${Date.now()}`;
-      await erp.services.users.create({ username, role: 'buyer', projectIds: ['P001'] });
-      return erp.services.users.issueToken(username, 'bench');
-    }),
-  );
+endPhase(`${sessions} concurrent sessions, one process`);
 
 // 10 users × 10 sessions greeting at once, each user under the default per-user start limit.
 const greeters = await newBuyers(10, 'greeter');
 const greetings = await withPeakRss([process.pid], () =>
-  Promise.all(Array.from({ length: 100 }, (_, i) => apiRun(server.url, greeters[i % greeters.length], '你好', 'done'))),
+  Promise.all(
+    Array.from({ length: 100 }, (_, i) => apiRun(server.url, greeters[i % greeters.length].token, '你好', 'done')),
+  ),
 );
 report('100 concurrent greetings from 10 users, one process', greetings.result, greetings.wallMs);
+endPhase('Greetings, one process');
 
 const databaseUrl = process.env.DATABASE_URL;
 const redisUrl = process.env.REDIS_URL;
 if (databaseUrl && redisUrl) {
   const env = { ...offlineEnv, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
-  const pair = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(dataDir, `api-${name}`), urls, env)));
+  let pair: ApiProcess[] = [];
   try {
+    pair = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(dataDir, `api-${name}`), urls, env)));
     for (const p of pair) await apiRun(p.url, token, ORDER, 'interrupt');
     const pids = pair.map((p) => p.child.pid as number);
-    const buyers = await newBuyers(Math.ceil(sessions / 10), 'buyer');
+    const buyers = await perUser('pair');
+    const pairGreeters = await newBuyers(10, 'pair-greeter');
     const spread = await withPeakRss(pids, () =>
       Promise.all(
         Array.from({ length: sessions }, (_, i) =>
-          apiRun(pair[i % 2].url, buyers[i % buyers.length], ORDER, 'interrupt'),
+          apiRun(pair[i % 2].url, buyers[i % buyers.length].token, ORDER, 'interrupt'),
         ),
       ),
     );
@@ -342,19 +409,24 @@ if (databaseUrl && redisUrl) {
     );
     const spreadGreetings = await withPeakRss(pids, () =>
       Promise.all(
-        Array.from({ length: 100 }, (_, i) => apiRun(pair[i % 2].url, greeters[i % greeters.length], '你好', 'done')),
+        Array.from({ length: 100 }, (_, i) =>
+          apiRun(pair[i % 2].url, pairGreeters[i % pairGreeters.length].token, '你好', 'done'),
+        ),
       ),
     );
     report('100 concurrent greetings from 10 users, 2 processes', spreadGreetings.result, spreadGreetings.wallMs);
+  } catch (error) {
+    failures.push(`2 processes: ${(error as Error).message}`);
   } finally {
+    endPhase('2 processes, PostgreSQL + Redis');
     await Promise.all(pair.map((p) => p.stop()));
   }
 } else {
-  rows.push({ scenario: '2 processes: set DATABASE_URL and REDIS_URL', p50: '', p99: '', detail: 'skipped' });
+  addRow({ scenario: '2 processes: set DATABASE_URL and REDIS_URL', p50: '', p99: '', detail: 'skipped' });
 }
 
 console.log(
-  `${os.cpus().length} cores, offline model at ${latencyMs} ms a call, load average ${os.loadavg()[0].toFixed(1)}`,
+  `\nSummary: ${os.cpus().length} cores, offline model at ${latencyMs} ms a call, load average ${os.loadavg()[0].toFixed(1)}`,
 );
 console.table(rows);
 for (const failure of failures) console.log(`error: ${failure}`);

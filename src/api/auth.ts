@@ -16,10 +16,12 @@ const CACHE_MS = 10_000;
 
 /**
  * Resolves bearer tokens to ERP users through the ERP's own `GET /me`, so the API runs as a separate process and
- * the ERP stays the only place that knows tokens. Answers are cached briefly per token and project.
+ * the ERP stays the only place that knows tokens. Answers are cached briefly per token and project, and requests
+ * arriving together with the same token share one lookup (a burst of new chats asks the ERP once, not per chat).
  */
 export class ErpUsers {
   private readonly cache = new Map<string, { user: ApiUser; until: number }>();
+  private readonly asking = new Map<string, Promise<ApiUser>>();
 
   constructor(private readonly erpUrl: string) {}
 
@@ -32,6 +34,18 @@ export class ErpUsers {
       .digest('hex');
     const cached = this.cache.get(key);
     if (cached && cached.until > Date.now()) return cached.user;
+    let asking = this.asking.get(key);
+    if (!asking) {
+      asking = this.lookUp(token, projectId).finally(() => this.asking.delete(key));
+      this.asking.set(key, asking);
+    }
+    const user = await asking;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(key, { user, until: Date.now() + CACHE_MS });
+    return user;
+  }
+
+  private async lookUp(token: string, projectId: string | undefined): Promise<ApiUser> {
     let response: Response;
     try {
       response = await fetch(`${this.erpUrl}/me`, {
@@ -50,15 +64,6 @@ export class ErpUsers {
     if (!response.ok)
       throw new ProblemError(503, 'erp_unavailable', `ERP 返回 ${response.status} / ERP answered ${response.status}`);
     const me = (await response.json()) as Omit<ApiUser, 'token'>;
-    const user: ApiUser = {
-      username: me.username,
-      displayName: me.displayName,
-      role: me.role,
-      projectId: me.projectId,
-      token,
-    };
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(key, { user, until: Date.now() + CACHE_MS });
-    return user;
+    return { username: me.username, displayName: me.displayName, role: me.role, projectId: me.projectId, token };
   }
 }

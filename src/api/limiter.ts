@@ -84,6 +84,11 @@ export class RunLimiter {
     });
   }
 
+  /** Whether a run asking for a slot now would wait in line. */
+  get full(): boolean {
+    return this.line.length > 0 || !this.hasRoom();
+  }
+
   /** Runs waiting for a slot. */
   get waiting(): number {
     return this.line.length;

@@ -75,7 +75,8 @@ export class RunManager {
     await this.deps.usage.checkBudget(user.username);
     const message = redact(input.message, [user.token]);
     const session = await this.deps.sessions.openOrCreate(user, input.sessionId, message);
-    await this.adoptOrphan(user, session.id);
+    // A session created just now has no runs a crash could have left behind.
+    if (!session.created) await this.adoptOrphan(user, session.id);
     const runId = crypto.randomUUID();
     const inserted = await this.deps.store.insertRunning({
       id: runId,
@@ -92,7 +93,7 @@ export class RunManager {
         { run_id: activeRun?.id, run_status: activeRun?.status, session_id: session.id },
       );
     }
-    await this.deps.sessions.touch(session.id);
+    if (!session.created) await this.deps.sessions.touch(session.id);
     this.launch(user, { runId, sessionId: session.id, afterSeq: 0 }, { kind: 'message', message });
     return { runId, sessionId: session.id, afterSeq: 0 };
   }

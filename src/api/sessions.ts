@@ -35,14 +35,21 @@ export class Sessions {
     return inProject(user, await this.owned(user, id));
   }
 
-  /** The caller's session `id` (created when new), or a new session titled after the first message. */
-  async openOrCreate(user: ApiUser, id: string | undefined, firstMessage: string): Promise<SessionRow> {
+  /**
+   * The caller's session `id` (created when new), or a new session titled after the first message. `created` says
+   * the session is new, so nothing of it (runs, checkpoints) can exist yet.
+   */
+  async openOrCreate(
+    user: ApiUser,
+    id: string | undefined,
+    firstMessage: string,
+  ): Promise<SessionRow & { created: boolean }> {
     if (id) {
       if (!SESSION_ID.test(id)) throw badRequest('会话 id 无效 / invalid session id (1–64 of A-Z a-z 0-9 _ -)');
       const existing = await this.db.selectFrom('chat_sessions').selectAll().where('id', '=', id).executeTakeFirst();
       if (existing) {
         if (existing.owner !== user.username) throw notFound(`会话不存在 / no session ${id}`);
-        return inProject(user, existing);
+        return { ...inProject(user, existing), created: false };
       }
     }
     const now = new Date().toISOString();
@@ -55,7 +62,7 @@ export class Sessions {
       updated_at: now,
     };
     await this.db.insertInto('chat_sessions').values(row).execute();
-    return row;
+    return { ...row, created: true };
   }
 
   async touch(id: string): Promise<void> {

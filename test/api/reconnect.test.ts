@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUED } from '../../src/api/run-execution.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 import { collect, openSse, type SseEvent } from './sse.ts';
 
@@ -95,17 +96,13 @@ describe('chat API: reconnect and cancel mid-run', () => {
     expect((await collect(again.events)).at(-1)?.event).toBe('done');
   });
 
-  it('runs past the concurrency limit wait in line: their first event comes at once, cancel leaves the line', async () => {
+  it('runs past the concurrency limit wait in line: their first event comes at once and says so, cancel leaves the line', async () => {
     const narrow = await startApiHarness({ limits: { maxConcurrent: 1 } }, { PROCURA_OFFLINE_LATENCY_MS: '250' });
     try {
-      const first = await openSse(`${narrow.url}/api/v1/agent/chat/stream`, {
-        token: narrow.tokens.laoxiao,
-        body: { message: '给博世下 220 个 F7TC 火花塞的采购单' },
-      });
-      const queued = await openSse(`${narrow.url}/api/v1/agent/chat/stream`, {
-        token: narrow.tokens.laoxiao,
-        body: { message: '给电装下 220 个 D8TC 火花塞的采购单' },
-      });
+      const start = (message: string) =>
+        openSse(`${narrow.url}/api/v1/agent/chat/stream`, { token: narrow.tokens.laoxiao, body: { message } });
+      const first = await start('给博世下 220 个 F7TC 火花塞的采购单');
+      const queued = await start('给电装下 220 个 D8TC 火花塞的采购单');
       const queuedEvents = [];
       for await (const e of queued.events) {
         queuedEvents.push(e);
@@ -115,9 +112,29 @@ describe('chat API: reconnect and cancel mid-run', () => {
           });
         }
       }
-      expect(queuedEvents.map((e) => e.event)).toEqual(['progress', 'progress', 'done']);
-      expect(queuedEvents.at(-1)?.data.status).toBe('cancelled');
-      expect((await collect(first.events)).at(-1)?.event).toBe('interrupt');
+      expect(queuedEvents.map((e) => [e.event, e.data.title ?? e.data.status])).toEqual([
+        ['progress', QUEUED],
+        ['progress', '已停止 / stopped'],
+        ['done', 'cancelled'],
+      ]);
+      // A run that waits its turn: the queued step first, then the same step working once a slot is free.
+      const waiting = await start('给博世下 221 个 F7TC 火花塞的采购单');
+      const firstEvents = await collect(first.events);
+      expect(firstEvents[0].data.title).toBe('处理中 / working');
+      expect(firstEvents.at(-1)?.event).toBe('interrupt');
+      const waited = await collect(waiting.events);
+      const runStep = waited.filter((e) => e.data.phase === 'run').map((e) => [e.data.id, e.data.title]);
+      expect(runStep.slice(0, 2)).toEqual([
+        [waited[0].data.id, QUEUED],
+        [waited[0].data.id, '处理中 / working'],
+      ]);
+      expect(waited.map((e) => e.id)).toEqual(waited.map((_, i) => i + 1));
+      expect(waited.at(-1)?.event).toBe('interrupt');
+      // Rejoining from the start replays exactly what the live client saw, queued step included.
+      const again = await openSse(`${narrow.url}/api/v1/agent/chat/stream/${waiting.headers.get('x-session-id')}`, {
+        token: narrow.tokens.laoxiao,
+      });
+      expect(await collect(again.events)).toEqual(waited);
       // The slot is free again: a new run gets through.
       expect((await narrow.chat(narrow.tokens.laoxiao, { message: '你好' })).events.at(-1)?.event).toBe('done');
     } finally {
