@@ -114,6 +114,8 @@ export interface ApiAppDeps {
   readiness: Record<string, () => Promise<unknown>>;
   /** Built browser UI (`web/dist`), served at `/` when it exists. */
   webDir?: string;
+  /** Origins the browser UI may load images from besides itself (the chart renderer's). */
+  imageOrigins?: string[];
   /** Embedded mode's one-click demo sign-in (offers nothing outside embedded mode). */
   demo: DemoSignIn;
   /** Example requests built from the user's catalogue, and whether the offline model answers. */
@@ -276,6 +278,11 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
   const webDir = deps.webDir;
   if (webDir && fs.existsSync(path.join(webDir, 'index.html'))) {
     const root = path.relative(process.cwd(), webDir) || '.';
+    const policy = uiContentSecurityPolicy(deps.imageOrigins ?? []);
+    app.use('*', async (c, next) => {
+      await next();
+      c.header('content-security-policy', policy);
+    });
     app.use('*', serveStatic({ root }));
     // Single-page app: every other GET is the UI's own route.
     app.get('*', serveStatic({ root, path: 'index.html' }));
@@ -284,6 +291,27 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
     problemResponse(c, new ProblemError(404, 'not_found', `没有这个页面 / nothing at ${c.req.path}`)),
   );
   return app;
+}
+
+/**
+ * What the browser UI may load: its own code, styles and API, and images from itself and the chart renderer.
+ * Answers are model output, which a hostile web page can steer: an image from anywhere else could carry data away
+ * in its address, so the browser refuses it.
+ */
+export function uiContentSecurityPolicy(imageOrigins: string[]): string {
+  const images = ["'self'", 'data:', 'blob:', ...imageOrigins.map((o) => new URL(o).origin)];
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    `img-src ${[...new Set(images)].join(' ')}`,
+    "connect-src 'self'",
+    "font-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 }
 
 /**

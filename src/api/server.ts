@@ -41,7 +41,8 @@ export interface ApiOptions {
   usage?: UsageSettings;
   /** Extra readiness checks (e.g. the chart MCP server). */
   readiness?: Record<string, () => Promise<unknown>>;
-  /** The chart renderer's origins: the only place a report's images are loaded from when it is exported as PDF. */
+  /** The chart renderer's origins: the only place besides the API itself that the browser UI and a report exported
+   *  as PDF load images from. */
   chartImageOrigins?: string[];
   /** How often a followed session with an order waiting for an admin asks the ERP for the decision; default from
    *  `PROCURA_DECISION_POLL_MS`, else 15 s. */
@@ -153,6 +154,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     scheduler,
     usage,
     webDir: options.webDir ?? WEB_DIST,
+    imageOrigins: options.chartImageOrigins,
     demo: new DemoSignIn(options.demoUsers ?? [], options.demoSignIn ?? 'loopback'),
     suggestions: async (user, traceId) =>
       suggestionsFor(

@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
@@ -130,6 +132,31 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
     },
     RUN_MS + 60_000,
   );
+
+  it('refuses an image in an answer from any address but its own and the chart renderer', async () => {
+    // A listener on another loopback port stands in for a server a hostile page would have an answer point at.
+    const asked: string[] = [];
+    const outside = http.createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => outside.listen(0, '127.0.0.1', resolve));
+    const { port } = outside.address() as AddressInfo;
+    try {
+      const src = `http://127.0.0.1:${port}/leak.png?q=secret`;
+      const refused = await page.evaluate(`new Promise((resolve) => {
+        document.addEventListener('securitypolicyviolation', (e) => resolve(e.violatedDirective), { once: true });
+        const img = document.createElement('img');
+        img.src = ${JSON.stringify(src)};
+        document.querySelector('.messages').append(img);
+      })`);
+      expect(refused).toBe('img-src');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(asked).toEqual([]);
+    } finally {
+      outside.close();
+    }
+  });
 
   it(
     'approves an order in the card; the order is confirmed and in the ERP',
