@@ -18,6 +18,10 @@ interface StartedPart {
   took?: number;
   demoTokens?: Record<string, string>;
   runtime?: AgentRuntime;
+  /** The chat API builds the agent before it answers: when that was done and how long it took (ms, wall). */
+  agentReady?: { at: number; took: number };
+  /** A part built inside another one's start (the agent, inside the chat API's) reports those times (s). */
+  own?: { readyAt: number; took: number };
   close(): Promise<void>;
 }
 
@@ -157,6 +161,7 @@ const parts: PartSpec[] = [
         url: `${api.server.url}/`,
         detail: `SSE ${api.server.url}/api/v1/agent/chat/stream`,
         runtime: api.runtime,
+        agentReady: api.agentReady,
         close: api.close,
       };
     },
@@ -167,8 +172,12 @@ const parts: PartSpec[] = [
     // Built now rather than on the first chat, so the first answer does not wait for it; it lists the chart
     // tools of the chart MCP server, hence after that.
     async start(_settings, started) {
-      const models = await started.get('Chat API + UI')!.runtime!.models();
+      const api = started.get('Chat API + UI')!;
+      const models = await api.runtime!.models();
+      // Its time is its build inside the chat API's start, not the moment this step took to find it ready.
+      const own = api.agentReady && { readyAt: api.agentReady.at / 1000, took: api.agentReady.took / 1000 };
       return {
+        own,
         url: 'in-process',
         detail: `model ${models.mainName}${models.provider === 'offline' ? ' (offline / 离线模型)' : ''}`,
         close: async () => undefined,
@@ -199,7 +208,7 @@ async function startAll(settings: Settings): Promise<Map<string, StartedPart>> {
       throw new Error(`${spec.name} 启动失败 / failed to start: ${error.message}`, { cause: error });
     });
     const now = performance.now();
-    started.set(spec.name, { ...part, name: spec.name, took: (now - from) / 1000, readyAt: now / 1000 });
+    started.set(spec.name, { ...part, name: spec.name, took: (now - from) / 1000, readyAt: now / 1000, ...part.own });
   };
   for (const spec of [browserUi, ...parts]) pending.set(spec.name, startPart(spec));
   const results = await Promise.allSettled(pending.values());
