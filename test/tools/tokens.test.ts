@@ -35,12 +35,23 @@ describe('countTokens', () => {
   });
 
   it('agrees with js-tiktoken on every tool definition a model is sent', async () => {
+    const asked: string[] = [];
     const toolbox = createToolbox({
-      erp: { baseUrl: 'http://127.0.0.1:9/api' },
+      erp: {
+        baseUrl: 'http://127.0.0.1:9/api',
+        fetch: async (request: Request) => {
+          asked.push(request.url);
+          return Response.json({ items: [] });
+        },
+      },
       web: { suppliersUrl: 'http://127.0.0.1:9' },
     });
     const listed = await listToolsForModel(toolbox.registry, { userId: 't', role: 'buyer', traceId: 't' });
     expect(listed.length).toBeGreaterThan(10);
+    // without a user's token the listing asks the ERP nothing (it would refuse anyway)
+    expect(asked).toEqual([]);
+    await listToolsForModel(toolbox.registry, { userId: 't', role: 'buyer', traceId: 't', token: 'tok' });
+    expect(asked).toEqual([expect.stringContaining('/parts/categories')]);
     for (const t of listed) {
       const text = JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters });
       expect(t.tokens, t.name).toBe(tiktoken(text));
