@@ -46,7 +46,9 @@ export class GuardedHttp {
   ) {}
 
   private connect() {
-    this.client ??= import('undici').then(({ Agent, fetch }) => ({
+    // `default` is undici's CommonJS exports, both from Node and from the CLI's bundle (which gives a CommonJS
+    // package imported on demand no named exports).
+    this.client ??= import('undici').then(({ default: { Agent, fetch } }) => ({
       agent: new Agent({ connect: { lookup: this.guard.connectLookup }, keepAliveTimeout: 10_000 }),
       fetch,
     }));
