@@ -42,7 +42,12 @@ for (let round = 0; round < ROUNDS; round++)
   }
 
 const bare = median(floor);
-console.log(`procura start-up, median of ${ROUNDS} runs (ms), ${os.cpus().length} cores, Node ${process.version}`);
+console.log(
+  `procura start-up, median of ${ROUNDS} runs (ms), ${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}, Node ${process.version}`,
+);
 console.log(
   `${'command'.padEnd(14)} ${'node -e 0'.padStart(9)} ${'compiled'.padStart(9)} ${'ratio'.padStart(6)} ${'sources (tsx)'.padStart(13)} ${'ratio'.padStart(6)}`,
 );

@@ -11,6 +11,7 @@ export {
   CALL_ID_META,
   type CallerCredentials,
   createErpMcpApp,
+  createMcpApp,
   createMcpServer,
   credentialsFromHeaders,
   type ErpMcpOptions,

@@ -8,6 +8,7 @@ import {
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Hono } from 'hono';
 import { listen, type RunningServer } from '../shared/index.ts';
 import { type ErpEndpoint, registerErpTools } from '../tools/erp/index.ts';
@@ -25,6 +26,12 @@ export const CALL_ID_META = 'procura/callId';
 
 const TRACE_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * One JSON-schema validator for every server instance. The stateless HTTP server builds a server per request, and
+ * each would otherwise compile a new Ajv (its keywords and formats) — most of what a call over MCP cost.
+ */
+let validator: AjvJsonSchemaValidator | undefined;
+
 /** The MCP face of a registry: its tools with annotations from their declarations, each call run as the caller. */
 export function createMcpServer(
   registry: ToolRegistry,
@@ -35,9 +42,13 @@ export function createMcpServer(
     onUnexpected?: (error: unknown, traceId: string) => void;
   },
 ): Server {
+  validator ??= new AjvJsonSchemaValidator();
   const server = new Server(
     { name: options.name, version: options.version ?? '1.0.0' },
-    { capabilities: { tools: { listChanged: false } } },
+    {
+      capabilities: { tools: { listChanged: false } },
+      jsonSchemaValidator: validator,
+    },
   );
   // Listing is open (discovery needs no token); with a token, descriptions carry the caller's live values.
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
@@ -105,19 +116,14 @@ export interface ErpMcpOptions {
 export const erpToolRegistry = (erp: ErpEndpoint) => registerErpTools(new ToolRegistry(), erp);
 
 /**
- * The ERP MCP server's HTTP app: streamable HTTP at `/mcp`, stateless — every request carries the caller's
- * bearer token, project and trace id, which go on to the ERP with each call.
+ * A registry's MCP server over streamable HTTP at `/mcp`, stateless: each request gets its own server and transport
+ * (the SDK's rule for stateless transports), and carries the caller's credentials in its headers.
  */
-export function createErpMcpApp(options: ErpMcpOptions): Hono {
-  const registry = erpToolRegistry(options.erp);
+export function createMcpApp(registry: ToolRegistry, options: Parameters<typeof createMcpServer>[1]): Hono {
   const app = new Hono();
   app.get('/health', (c) => c.json({ status: 'ok', tools: registry.list().length }));
   app.all('/mcp', async (c) => {
-    const server = createMcpServer(registry, {
-      name: 'procura-erp',
-      credentials: credentialsFromHeaders,
-      onUnexpected: options.onUnexpected,
-    });
+    const server = createMcpServer(registry, options);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -128,6 +134,18 @@ export function createErpMcpApp(options: ErpMcpOptions): Hono {
     return response;
   });
   return app;
+}
+
+/**
+ * The ERP MCP server's HTTP app: every request carries the caller's bearer token, project and trace id, which go
+ * on to the ERP with each call.
+ */
+export function createErpMcpApp(options: ErpMcpOptions): Hono {
+  return createMcpApp(erpToolRegistry(options.erp), {
+    name: 'procura-erp',
+    credentials: credentialsFromHeaders,
+    onUnexpected: options.onUnexpected,
+  });
 }
 
 /** Runs the ERP MCP server over streamable HTTP. */

@@ -1,5 +1,3 @@
-import pg from 'pg';
-
 /** One key for every part: schema set-up is rare and short, so one lock for all of it is simplest and safe. */
 const SETUP_LOCK_KEY = 7_310_352_114;
 
@@ -9,6 +7,8 @@ const SETUP_LOCK_KEY = 7_310_352_114;
  * PostgreSQL is not safe: the loser fails on a unique index of the system catalogue.
  */
 export async function withPostgresSetupLock<T>(databaseUrl: string, work: () => Promise<T>): Promise<T> {
+  // Loaded here: every command loads this module, and only one with a PostgreSQL database needs the driver.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

@@ -13,7 +13,7 @@ export {
   type LangChainToolOptions,
   toLangChainTools,
 } from './langchain.ts';
-export { countTokens, listToolsForModel, type ToolListing } from './listing.ts';
+export { listToolsForModel, type ToolListing } from './listing.ts';
 export {
   describeIssues,
   failure,
@@ -30,5 +30,6 @@ export {
   type ToolStreamEvent,
 } from './registry.ts';
 export { MAX_PARALLEL_TOOLS, type ToolCall, ToolScheduler } from './scheduler.ts';
+export { countTokens } from './tokens.ts';
 // The composition root (`createToolbox`, in ./toolbox.ts) is not re-exported: re-exporting it made the type checker
 // load the ERP's HTTP schemas before zod's OpenAPI augmentation and reject them.

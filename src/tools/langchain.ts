@@ -1,4 +1,4 @@
-import { type StructuredToolInterface, tool } from '@langchain/core/tools';
+import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { ToolContext, ToolControl, ToolRegistry, ToolStreamEvent } from './registry.ts';
 import { ToolScheduler } from './scheduler.ts';
 
@@ -39,6 +39,8 @@ export async function toLangChainTools(
   const schedulerFor = typeof options.scheduler === 'function' ? options.scheduler : () => shared as ToolScheduler;
   const visibility = fixed ?? options.visibility ?? { role: 'viewer' as const };
   const definitions = registry.list(visibility, options.filter);
+  // LangChain is loaded by the agent that binds tools, not by every user of the registry (the CLI lists tools).
+  const { tool } = await import('@langchain/core/tools');
   return Promise.all(
     definitions.map(async (definition) =>
       tool(

@@ -1,5 +1,5 @@
-import { getEncoding, type Tiktoken } from 'js-tiktoken';
 import type { ToolContext, ToolRegistry } from './registry.ts';
+import { countTokens } from './tokens.ts';
 
 /** One tool as a model is shown it, with its declaration's policy and its size in tokens. */
 export interface ToolListing {
@@ -14,13 +14,6 @@ export interface ToolListing {
   parameters: Record<string, unknown>;
   /** cl100k_base tokens of the function definition (name, description, parameters) sent to the model. */
   tokens: number;
-}
-
-let encoder: Tiktoken | undefined;
-/** Token count with a real BPE (cl100k_base, loaded once). */
-export function countTokens(text: string): number {
-  encoder ??= getEncoding('cl100k_base');
-  return encoder.encode(text).length;
 }
 
 /** What the model sees of each visible tool (descriptions with live values for `ctx`), in registry order. */

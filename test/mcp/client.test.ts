@@ -2,8 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpConnections, mcpServersFrom, startErpMcpServer } from '../../src/mcp/index.ts';
-import { loadSettings } from '../../src/shared/index.ts';
+import { z } from 'zod';
+import {
+  type CallerCredentials,
+  createMcpApp,
+  credentialsFromHeaders,
+  McpConnections,
+  mcpServersFrom,
+  startErpMcpServer,
+} from '../../src/mcp/index.ts';
+import { listen, loadSettings } from '../../src/shared/index.ts';
 import { ToolRegistry } from '../../src/tools/index.ts';
 import { ToolScheduler } from '../../src/tools/scheduler.ts';
 import { createToolbox } from '../../src/tools/toolbox.ts';
@@ -98,6 +106,55 @@ describe('MCP client', () => {
     } finally {
       await toolbox.close();
       await connections.close();
+    }
+  });
+
+  it('sends the user’s token, project and trace id only to a server configured with forwardCredentials', async () => {
+    // A third-party server that records the credentials each call arrives with.
+    const seen: Array<CallerCredentials & { server: string }> = [];
+    const echo = new ToolRegistry().registerRemote(
+      {
+        name: 'kb_lookup',
+        label: 'kb',
+        description: 'look up',
+        schema: z.looseObject({}),
+        safety: 'read-only',
+        group: 'kb',
+      },
+      { type: 'object', properties: {} },
+      async () => ({ ok: true }),
+    );
+    const app = createMcpApp(echo, {
+      name: 'kb',
+      credentials: (headers) => {
+        const caller = credentialsFromHeaders(headers);
+        seen.push({ ...caller, server: String(headers['x-server']) });
+        return caller;
+      },
+    });
+    const server = await listen(app.fetch, { host: '127.0.0.1', port: 0 });
+    const connections = await McpConnections.connect([
+      { name: 'trusted', url: `${server.url}/mcp`, forwardCredentials: true, headers: { 'x-server': 'trusted' } },
+      // the default: forwardCredentials false
+      { name: 'other', url: `${server.url}/mcp`, prefix: 'other_', headers: { 'x-server': 'other' } },
+    ]);
+    try {
+      const registry = connections.registerInto(new ToolRegistry());
+      const ctx = env.context('laoxiao', { projectId: 'P7', traceId: 'trace-fwd-1' });
+      seen.length = 0;
+      expect(await registry.execute('kb_lookup', {}, ctx)).toEqual({ ok: true });
+      expect(await registry.execute('other_kb_lookup', {}, ctx)).toEqual({ ok: true });
+      const token = env.erp.demoTokens.laoxiao;
+      expect(seen.filter((c) => c.server === 'trusted')).toEqual([
+        { server: 'trusted', token, projectId: 'P7', traceId: 'trace-fwd-1' },
+      ]);
+      const other = seen.filter((c) => c.server === 'other');
+      expect(other).toHaveLength(1);
+      expect(other[0]).toMatchObject({ token: undefined, projectId: undefined, traceId: undefined });
+      expect(JSON.stringify(other)).not.toContain(token);
+    } finally {
+      await connections.close();
+      await server.close();
     }
   });
 

@@ -13,12 +13,14 @@ export interface ApiAddresses extends PartAddresses {
 /** Starts the chat API with its agent runtime, built first: a required MCP server that is down fails start-up. */
 export async function startApi(settings: Settings, addresses: ApiAddresses) {
   const runtime = agentRuntimeFor(settings, addresses);
+  const agentStarted = performance.now();
   try {
     await runtime.registry();
   } catch (error) {
     await runtime.close();
     throw error;
   }
+  const agentReadyAt = performance.now();
   const api = await startApiServer({
     runtime,
     erpUrl: addresses.erpUrl,
@@ -35,6 +37,8 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
   return {
     ...api,
     runtime,
+    /** When the agent was built (ms since the process started) and how long that took: the API waited for it. */
+    agentReady: { at: agentReadyAt, took: agentReadyAt - agentStarted },
     close: async () => {
       await api.close();
       await runtime.close();

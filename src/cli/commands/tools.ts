@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { createErp, type Erp } from '../../erp/index.ts';
-import { startErpMcpServer } from '../../mcp/index.ts';
+import type { Erp } from '../../erp/index.ts';
 import { listen, logger, partAddresses, type Settings } from '../../shared/index.ts';
 import { isToolFailure, type ToolContext, type ToolListing } from '../../tools/index.ts';
 import type { Toolbox } from '../../tools/toolbox.ts';
@@ -29,6 +28,8 @@ async function openSession(opts: Record<string, string | undefined>, requireUser
   const { createToolbox } = await import('../../tools/toolbox.ts');
   const token = opts.token ?? process.env.PROCURA_ERP_TOKEN;
   if (opts.user) {
+    // Loaded on use: listing the tools needs neither the ERP's database nor its server.
+    const { createErp } = await import('../../erp/index.ts');
     const erp: Erp = await createErp({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl });
     try {
       const user = await erp.services.users.byUsername(opts.user);
@@ -81,6 +82,10 @@ async function agentListing(opts: Record<string, string | undefined>, agent: str
   try {
     let ctx: ToolContext;
     if (opts.user) {
+      const [{ createErp }, { startErpMcpServer }] = await Promise.all([
+        import('../../erp/index.ts'),
+        import('../../mcp/index.ts'),
+      ]);
       const erp: Erp = await createErp({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl });
       opened.push(erp.close);
       const user = await erp.services.users.byUsername(opts.user);

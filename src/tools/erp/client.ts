@@ -200,7 +200,8 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
-    liveValues: (_ctx, host) => (host as ErpClient).categoryHint(),
+    // The ERP refuses every request without a token: a listing without a user asks nothing over the network.
+    liveValues: async (ctx, host) => (ctx.token ? (host as ErpClient).categoryHint() : undefined),
   })
   async partQuery(
     input: { name?: string; category?: string; supplierId?: number; page: number; size: number },

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { Tool, type ToolControl, ToolError } from '../registry.ts';
 import type { BrowserRenderer } from './browser.ts';
-import { extractHtml, type StructuredOffer } from './extract.ts';
+import type { ExtractedPage, StructuredOffer } from './extract.ts';
 import { BROWSER_HEADERS, type GuardedHttp, type HttpPage, PLAIN_HEADERS } from './http.ts';
 
 export const fetchUrlInput = z.object({
@@ -73,6 +73,10 @@ export function fenceUntrusted(source: string, text: string): string {
   ].join('\n');
 }
 
+/** The HTML extractor (a DOM, Readability, Turndown) is loaded on the first page read, not with the tool. */
+const extractHtml = async (html: string, pageUrl: string): Promise<ExtractedPage> =>
+  (await import('./extract.ts')).extractHtml(html, pageUrl);
+
 const RETRYABLE = new Set([429, 503]);
 const BLOCKED = new Set([401, 403, 406]);
 
@@ -140,7 +144,7 @@ export class WebFetcher {
       }
     }
     let html = page && /html|xml/i.test(page.contentType) ? page.body : undefined;
-    let extracted = html !== undefined && page ? extractHtml(html, page.finalUrl) : undefined;
+    let extracted = html !== undefined && page ? await extractHtml(html, page.finalUrl) : undefined;
     const wantsBrowser = input.mode === 'browser' || (input.mode === 'auto' && extracted?.needsJavaScript === true);
     if (wantsBrowser) {
       if (!this.options.browser.available && input.mode === 'auto') {
@@ -153,7 +157,7 @@ export class WebFetcher {
         attempts.push({ step: 'chromium', status: rendered.status });
         fetchedWith = 'chromium';
         html = rendered.html;
-        extracted = extractHtml(rendered.html, rendered.finalUrl);
+        extracted = await extractHtml(rendered.html, rendered.finalUrl);
         page = {
           status: rendered.status,
           finalUrl: rendered.finalUrl,

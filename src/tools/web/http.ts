@@ -1,4 +1,4 @@
-import { Agent, fetch } from 'undici';
+import type { Agent } from 'undici';
 import { ToolError } from '../registry.ts';
 import type { UrlGuard } from './guard.ts';
 
@@ -37,16 +37,26 @@ export const BROWSER_HEADERS: Record<string, string> = {
  * redirects, bytes and time are capped.
  */
 export class GuardedHttp {
-  private readonly agent: Agent;
+  /** undici and its connection pool, on the first request: a process that never fetches a page never loads them. */
+  private client?: Promise<{ agent: Agent; fetch: typeof import('undici').fetch }>;
 
   constructor(
     private readonly guard: UrlGuard,
     private readonly limits: HttpLimits,
-  ) {
-    this.agent = new Agent({ connect: { lookup: guard.connectLookup }, keepAliveTimeout: 10_000 });
+  ) {}
+
+  private connect() {
+    // `default` is undici's CommonJS exports, both from Node and from the CLI's bundle (which gives a CommonJS
+    // package imported on demand no named exports).
+    this.client ??= import('undici').then(({ default: { Agent, fetch } }) => ({
+      agent: new Agent({ connect: { lookup: this.guard.connectLookup }, keepAliveTimeout: 10_000 }),
+      fetch,
+    }));
+    return this.client;
   }
 
   async get(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpPage> {
+    const { agent, fetch } = await this.connect();
     const timeout = AbortSignal.timeout(this.limits.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let current = url;
@@ -57,7 +67,7 @@ export class GuardedHttp {
           headers,
           redirect: 'manual',
           signal: combined,
-          dispatcher: this.agent,
+          dispatcher: agent,
         });
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {
@@ -97,7 +107,9 @@ export class GuardedHttp {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    const client = this.client;
+    this.client = undefined;
+    if (client) await (await client).agent.close();
   }
 }
 

@@ -13,7 +13,7 @@ import { WebSearch } from './search/web-search.ts';
 import { loadWebSettings, type WebSettings } from './settings.ts';
 
 export { BrowserRenderer, CHROMIUM_ARGS } from './browser.ts';
-export { extractHtml, type StructuredOffer } from './extract.ts';
+export type { StructuredOffer } from './extract.ts';
 export {
   FENCE_CLOSE,
   FENCE_OPEN,
@@ -62,8 +62,17 @@ export function searchProviderFor(settings: WebSettings, suppliersUrl: string): 
       return new ZhipuSearch({ url: settings.zhipuUrl, apiKey: settings.zhipuApiKey, engine: settings.zhipuEngine });
     case 'tavily':
       return new TavilySearch({ url: settings.tavilyUrl, apiKey: settings.tavilyApiKey });
-    case 'local':
-      return new LocalSearchIndex(createSupplierSites().documents(suppliersUrl));
+    case 'local': {
+      // Indexed on the first search: listing the tools or starting a process that never searches skips it.
+      let index: LocalSearchIndex | undefined;
+      return {
+        name: 'local',
+        search: (query, topK) => {
+          index ??= new LocalSearchIndex(createSupplierSites().documents(suppliersUrl));
+          return index.search(query, topK);
+        },
+      };
+    }
   }
 }
 
