@@ -146,15 +146,16 @@ export class PartCatalog {
 
   private async rows(ctx: ErpContext, ids: number[]): Promise<Part[]> {
     if (!ids.length) return [];
-    const rows = await this.read<PartJoinRow>(
+    const rows = await this.read<PartValues>(
       `select ${PART_SELECT} from parts join suppliers on suppliers.id = parts.supplier_id
        where parts.project_id = ? and parts.id in (${ids.map(() => '?').join(', ')})`,
       [ctx.projectId, ...ids],
+      { arrays: true },
     );
-    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    const byId = new Map(rows.map((r) => [Number(r[0]), r]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
-      return row ? [toPart(row)] : [];
+      return row ? [toPart(partRowOf(row))] : [];
     });
   }
 
@@ -314,6 +315,41 @@ interface PartJoinRow {
   supplier_id: number;
   supplier_name_zh: string;
   supplier_name_en: string;
+}
+
+/** A `PART_SELECT` row as its values, in `partColumns` order. */
+type PartValues = [
+  number,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  number,
+  number,
+  number,
+  string,
+  string,
+];
+
+function partRowOf(v: PartValues): PartJoinRow {
+  return {
+    id: v[0],
+    code: v[1],
+    model: v[2],
+    category: v[3],
+    name_zh: v[4],
+    name_en: v[5],
+    spec: v[6],
+    unit: v[7],
+    unit_price_e4: v[8],
+    moq: v[9],
+    supplier_id: v[10],
+    supplier_name_zh: v[11],
+    supplier_name_en: v[12],
+  };
 }
 
 export function toPart(row: PartJoinRow): Part {
