@@ -155,7 +155,7 @@ export class PartCatalog {
     const byId = new Map(rows.map((r) => [Number(r[0]), r]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
-      return row ? [toPart(partRowOf(row))] : [];
+      return row ? [partOf(row)] : [];
     });
   }
 
@@ -334,40 +334,41 @@ type PartValues = [
   string,
 ];
 
-function partRowOf(v: PartValues): PartJoinRow {
+/** A part from its row's values: the search path reads rows as arrays, so it builds one object per part. */
+function partOf(v: PartValues): Part {
   return {
-    id: v[0],
+    id: Number(v[0]),
     code: v[1],
     model: v[2],
     category: v[3],
-    name_zh: v[4],
-    name_en: v[5],
+    categoryName: categoryNames.get(v[3]) ?? v[3],
+    nameZh: v[4],
+    nameEn: v[5],
     spec: v[6],
     unit: v[7],
-    unit_price_e4: v[8],
+    unitPrice: fromE4(v[8]),
+    currency: 'CNY',
     moq: v[9],
-    supplier_id: v[10],
-    supplier_name_zh: v[11],
-    supplier_name_en: v[12],
+    supplier: { id: Number(v[10]), nameZh: v[11], nameEn: v[12] },
   };
 }
 
 export function toPart(row: PartJoinRow): Part {
-  return {
-    id: Number(row.id),
-    code: row.code,
-    model: row.model,
-    category: row.category,
-    categoryName: categoryNames.get(row.category) ?? row.category,
-    nameZh: row.name_zh,
-    nameEn: row.name_en,
-    spec: row.spec,
-    unit: row.unit,
-    unitPrice: fromE4(row.unit_price_e4),
-    currency: 'CNY',
-    moq: row.moq,
-    supplier: { id: Number(row.supplier_id), nameZh: row.supplier_name_zh, nameEn: row.supplier_name_en },
-  };
+  return partOf([
+    row.id,
+    row.code,
+    row.model,
+    row.category,
+    row.name_zh,
+    row.name_en,
+    row.spec,
+    row.unit,
+    row.unit_price_e4,
+    row.moq,
+    row.supplier_id,
+    row.supplier_name_zh,
+    row.supplier_name_en,
+  ]);
 }
 
 function requireAdmin(ctx: ErpContext) {
