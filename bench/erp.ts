@@ -9,7 +9,7 @@
  * response time as autocannon measures it (process.hrtime, sub-millisecond) and takes the percentiles
  * itself. It also reports each server's CPU time per request, which a busy shared machine disturbs less
  * than req/s. Usage:
- *   npm run bench:erp [-- --parts 100000 --seconds 10 --connections 16]
+ *   npm run bench:erp [-- --parts 100000 --seconds 10 --warmup 3 --connections 16]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,6 +26,7 @@ const { values: args } = parseArgs({
   options: {
     parts: { type: 'string', default: '100000' },
     seconds: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
     connections: { type: 'string', default: '16' },
     server: { type: 'string' },
     floor: { type: 'boolean', default: false },
@@ -104,6 +105,7 @@ function answerParent(close: () => Promise<void>) {
 async function main() {
   const partCount = Number(args.parts);
   const seconds = Number(args.seconds);
+  const warmup = Number(args.warmup);
   const connections = Number(args.connections);
   const rows: Row[] = [];
   const backends: Array<{ name: string; databaseUrl?: string }> = [{ name: 'sqlite' }];
@@ -132,6 +134,7 @@ async function main() {
 
     if (!floor) {
       const bare = await child(['--floor'], sample);
+      await warm({ url: bare.url, connections, duration: warmup });
       floor = await run('none', 'floor: bare node:http, 20 part rows', bare.process, {
         url: bare.url,
         connections,
@@ -145,40 +148,21 @@ async function main() {
     const url = server.url;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     let q = 0;
-    rows.push(
-      await run(backend.name, SEARCH, server.process, {
-        url,
-        connections,
-        duration: seconds,
-        headers,
-        requests: [
-          {
-            method: 'GET',
-            setupRequest: (req) => ({
-              ...req,
-              path: `/api/parts/search?limit=20&name=${encodeURIComponent(QUERIES[q++ % QUERIES.length])}`,
-            }),
-          },
-        ],
-      }),
-    );
-    rows.push(
-      await run(backend.name, LIST, server.process, {
-        url,
-        connections,
-        duration: seconds,
-        headers,
-        requests: [
-          {
-            method: 'GET',
-            setupRequest: (req) => ({
-              ...req,
-              path: `/api/parts?size=20&page=${1 + (q % 5)}&name=${encodeURIComponent(QUERIES[q++ % QUERIES.length])}`,
-            }),
-          },
-        ],
-      }),
-    );
+    const reads = (duration: number, path: () => string): autocannon.Options => ({
+      url,
+      connections,
+      duration,
+      headers,
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) }],
+    });
+    const search = () => `/api/parts/search?limit=20&name=${encodeURIComponent(QUERIES[q++ % QUERIES.length])}`;
+    const list = () =>
+      `/api/parts?size=20&page=${1 + (q % 5)}&name=${encodeURIComponent(QUERIES[q++ % QUERIES.length])}`;
+    // A fresh server has cold code and an empty page cache: warm both reads up before measuring either.
+    await warm(reads(warmup, search));
+    await warm(reads(warmup, list));
+    rows.push(await run(backend.name, SEARCH, server.process, reads(seconds, search)));
+    rows.push(await run(backend.name, LIST, server.process, reads(seconds, list)));
     const body = JSON.stringify({ supplierId: supplier.id, lines: [{ partId: part.id, quantity: part.moq * 2 }] });
     let key = 0;
     rows.push(
@@ -259,6 +243,11 @@ async function main() {
     ]);
   console.log('');
   for (const [label, ok] of checks) console.log(`${ok ? 'met    ' : 'NOT met'}  ${label}`);
+}
+
+/** Load that is not measured. */
+async function warm(options: autocannon.Options) {
+  if (options.duration) await autocannon(options);
 }
 
 async function run(backend: string, scenario: string, server: ChildProcess, options: autocannon.Options): Promise<Row> {
