@@ -7,11 +7,13 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/erp/db/migrations.ts';
 import {
+  createErp,
   createErpServices,
   dropPostgresSchema,
   type ErpContext,
   openErpDatabase,
   type Part,
+  seedBulkParts,
 } from '../../src/erp/index.ts';
 import type { PartInput } from '../../src/erp/services/parts.ts';
 import { BACKENDS, type ErpHarness, startHarness } from './harness.ts';
@@ -120,6 +122,38 @@ for (const backend of BACKENDS) {
       expect(broad.items).toHaveLength(5);
       const category = await list('category=brake_pad&size=1');
       expect(category).toMatchObject({ total: 1000, totalCapped: true });
+    });
+
+    it("finds only the caller's project's parts, a project's words and prefixes alike", async () => {
+      const p2 = { ...admin, projectId: 'P002' };
+      const p2Supplier = (await h.erp.services.suppliers.list(p2))[0].id;
+      const elsewhere = await h.erp.services.parts.create(p2, {
+        supplierId: p2Supplier,
+        code: `T-${backend.name}-p2`,
+        model: 'ZORBLAX9',
+        category: 'brake_pad',
+        nameZh: '异地件',
+        nameEn: 'Zorblax gadget',
+        spec: '',
+        unit: '件',
+        unitPrice: 10,
+        moq: 1,
+      });
+      const here = await add({ nameEn: 'Zorblaxine gadget' });
+      expect((await search('zorblax')).map((p) => p.id)).toEqual([here.id]);
+      expect(await search('zorblax9')).toEqual([]);
+      expect(await search('异地件')).toEqual([]);
+      const asP2 = async (name: string) => {
+        const res = await h.call('GET', `/api/parts/search?name=${encodeURIComponent(name)}`, {
+          token: h.tokens.admin,
+          headers: { 'x-project-id': 'P002' },
+        });
+        expect(res.status).toBe(200);
+        return (res.body.items as Part[]).map((p) => p.id);
+      };
+      expect(await asP2('zorblax')).toEqual([elsewhere.id]);
+      expect(await asP2('zorb')).toEqual([elsewhere.id]);
+      expect(await asP2('异地')).toEqual([elsewhere.id]);
     });
 
     it('keeps the index in step with creates and updates, and leaves it alone when an update fails', async () => {
@@ -244,3 +278,29 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+describe('SQLite planner statistics after a bulk load', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-erp-stats-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('keeps per-index averages and no per-value samples, which re-plan a statement whenever its bindings change', async () => {
+    const erp = await createErp({ dataDir });
+    try {
+      await seedBulkParts(erp.database, 'P001', 300);
+      const count = async (table: string) => {
+        const exists = await sql<{ n: number }>`select count(*) as n from sqlite_master where name = ${table}`.execute(
+          erp.database.db,
+        );
+        if (!exists.rows[0].n) return 0;
+        return (await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(erp.database.db))
+          .rows[0].n;
+      };
+      expect(await count('sqlite_stat1')).toBeGreaterThan(0);
+      expect(await count('sqlite_stat4')).toBe(0);
+      const ctx: ErpContext = { userId: 1, username: 'laoxiao', role: 'buyer', projectId: 'P001' };
+      expect((await erp.services.parts.search(ctx, 'spark plug', 5)).length).toBe(5);
+    } finally {
+      await erp.close();
+    }
+  });
+});

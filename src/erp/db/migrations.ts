@@ -200,6 +200,18 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('orders_trace').on('orders').columns(['project_id', 'trace_id']).execute();
       },
     },
+    '005_project_scoped_search_tokens': {
+      // SQLite: each search token carries its project instead of a project column ANDed into every query
+      // (part-search.ts), and planner statistics lose the per-value samples that re-planned hot statements.
+      async up(db: Db) {
+        if (dialect !== 'sqlite') return;
+        await sql`drop table part_search`.execute(db);
+        await sql`create virtual table part_search using fts5(words, prefixes, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 0')`.execute(
+          db,
+        );
+        await new PartSearchIndex(dialect).rebuild(db);
+      },
+    },
   };
 }
 

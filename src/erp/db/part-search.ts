@@ -13,7 +13,9 @@ import type { ErpTables } from './schema.ts';
  * per-query score:
  * - SQLite: an FTS5 table with the whole words and the prefixes in two columns ~15 µs per tier query,
  *   where FTS5 `ORDER BY rank` (bm25) over the same matches took 3–20 ms, and the old token table joined
- *   with one EXISTS per token capped the whole search at 16 % of a bare HTTP server.
+ *   with one EXISTS per token capped the whole search at 16 % of a bare HTTP server. Each token carries
+ *   its project: a project column ANDed into every query walked a posting list as long as the project's
+ *   whole catalogue, and took about half of each tier query and capped count.
  * - PostgreSQL: a B-tree of (token, project, part), walked in part order by index-only scans, ~0.15 ms per
  *   tier query and ~0.6 ms for a count capped at 1,000. A GIN index over a tsvector of the same tokens finds
  *   matches as an unordered bitmap, so every page fetched, rechecked and sorted all of them: 2–100 ms, and
@@ -61,11 +63,14 @@ function documentOf(part: SearchablePart) {
 const WHOLE = '=';
 const wholePosting = (token: string) => (isLatinToken(token) ? WHOLE + token : token);
 
-/** A project id as one FTS5 token, whatever characters the id holds. */
-const projectToken = (projectId: string) => `p${Buffer.from(projectId).toString('hex')}`;
+/**
+ * A search token scoped to its project: the project id in hex, `z` (never a hex digit) and the token, one
+ * FTS5 token whatever characters the id holds.
+ */
+const projectScope = (projectId: string) => `p${Buffer.from(projectId).toString('hex')}z`;
 
 /** FTS5 query text: every token quoted (tokens are [a-z0-9] or CJK, so no quote can occur inside). */
-const ftsAll = (tokens: string[]) => tokens.map((t) => `"${t}"`).join(' AND ');
+const ftsAll = (scope: string, tokens: string[]) => tokens.map((t) => `"${scope}${t}"`).join(' AND ');
 
 const ROWS_PER_INSERT = 500;
 
@@ -81,9 +86,11 @@ export class PartSearchIndex {
       for (let i = 0; i < parts.length; i += ROWS_PER_INSERT) {
         const rows = parts.slice(i, i + ROWS_PER_INSERT).map((p) => {
           const doc = documentOf(p);
-          return sql`(${p.id}, ${doc.words.join(' ')}, ${doc.prefixes.join(' ')}, ${projectToken(p.project_id)})`;
+          const scope = projectScope(p.project_id);
+          const scoped = (tokens: string[]) => tokens.map((t) => scope + t).join(' ');
+          return sql`(${p.id}, ${scoped(doc.words)}, ${scoped(doc.prefixes)})`;
         });
-        await sql`insert into part_search (rowid, words, prefixes, project) values ${sql.join(rows)}`.execute(db);
+        await sql`insert into part_search (rowid, words, prefixes) values ${sql.join(rows)}`.execute(db);
       }
       return;
     }
@@ -136,7 +143,7 @@ export class PartSearchIndex {
   async compact(db: Kysely<ErpTables>, { inTransaction = false } = {}): Promise<void> {
     if (this.dialect === 'sqlite') {
       await sql`insert into part_search (part_search) values ('optimize')`.execute(db);
-      await sql`analyze`.execute(db);
+      await analyzeSqlite(db);
     } else {
       await sql.raw(`${inTransaction ? '' : 'vacuum '}analyze parts, part_tokens`).execute(db);
     }
@@ -179,11 +186,11 @@ export class PartSearchIndex {
   }
 
   private selectSqlite(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
-    const whole = `words : (${ftsAll(query.whole)})`;
-    const text =
-      tier === 'whole' ? whole : tier === 'partial' ? `(${ftsAll(query.any)}) NOT (${whole})` : ftsAll(query.any);
-    // The project is a token too, so the common case never leaves the FTS5 index.
-    const match = `project : "${projectToken(filter.projectId)}" AND (${text})`;
+    const scope = projectScope(filter.projectId);
+    const whole = `words : (${ftsAll(scope, query.whole)})`;
+    const any = ftsAll(scope, query.any);
+    // Tokens carry the project, so the common case never leaves the FTS5 index.
+    const match = tier === 'whole' ? whole : tier === 'partial' ? `(${any}) NOT (${whole})` : any;
     const joined = filter.category !== undefined || filter.supplierId !== undefined;
     const where = partFilter(filter, 'part_search.rowid', false);
     // CROSS JOIN keeps FTS5 as the outer loop, so rows come in rowid order and the LIMIT stops the walk;
@@ -218,6 +225,21 @@ export class PartSearchIndex {
       params: [driver, filter.projectId, ...params, ...where.params],
     };
   }
+}
+
+/**
+ * Refreshes SQLite's planner statistics without the per-value samples (`sqlite_stat4`). With samples, a
+ * statement whose bound value meets an indexed column (`project_id = ?`, `lower(code) = ?`) is parsed and
+ * planned again every time it runs with new bindings: a search's row fetch spent more time re-planning
+ * than reading. The per-index averages (`sqlite_stat1`) stay.
+ */
+export async function analyzeSqlite(db: Kysely<ErpTables>): Promise<void> {
+  await sql`analyze`.execute(db);
+  const stat4 = await sql`select 1 from sqlite_master where name = 'sqlite_stat4'`.execute(db);
+  if (!stat4.rows.length) return;
+  await sql`delete from sqlite_stat4`.execute(db);
+  // Reloads the statistics, so open statements and this connection forget the samples too.
+  await sql`analyze sqlite_schema`.execute(db);
 }
 
 /** Query text with `?` placeholders and its parameters, in order. */

@@ -146,15 +146,16 @@ export class PartCatalog {
 
   private async rows(ctx: ErpContext, ids: number[]): Promise<Part[]> {
     if (!ids.length) return [];
-    const rows = await this.read<PartJoinRow>(
+    const rows = await this.read<PartValues>(
       `select ${PART_SELECT} from parts join suppliers on suppliers.id = parts.supplier_id
        where parts.project_id = ? and parts.id in (${ids.map(() => '?').join(', ')})`,
       [ctx.projectId, ...ids],
+      { arrays: true },
     );
-    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    const byId = new Map(rows.map((r) => [Number(r[0]), r]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
-      return row ? [toPart(row)] : [];
+      return row ? [partOf(row)] : [];
     });
   }
 
@@ -316,22 +317,58 @@ interface PartJoinRow {
   supplier_name_en: string;
 }
 
-export function toPart(row: PartJoinRow): Part {
+/** A `PART_SELECT` row as its values, in `partColumns` order. */
+type PartValues = [
+  number,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  number,
+  number,
+  number,
+  string,
+  string,
+];
+
+/** A part from its row's values: the search path reads rows as arrays, so it builds one object per part. */
+function partOf(v: PartValues): Part {
   return {
-    id: Number(row.id),
-    code: row.code,
-    model: row.model,
-    category: row.category,
-    categoryName: categoryNames.get(row.category) ?? row.category,
-    nameZh: row.name_zh,
-    nameEn: row.name_en,
-    spec: row.spec,
-    unit: row.unit,
-    unitPrice: fromE4(row.unit_price_e4),
+    id: Number(v[0]),
+    code: v[1],
+    model: v[2],
+    category: v[3],
+    categoryName: categoryNames.get(v[3]) ?? v[3],
+    nameZh: v[4],
+    nameEn: v[5],
+    spec: v[6],
+    unit: v[7],
+    unitPrice: fromE4(v[8]),
     currency: 'CNY',
-    moq: row.moq,
-    supplier: { id: Number(row.supplier_id), nameZh: row.supplier_name_zh, nameEn: row.supplier_name_en },
+    moq: v[9],
+    supplier: { id: Number(v[10]), nameZh: v[11], nameEn: v[12] },
   };
+}
+
+export function toPart(row: PartJoinRow): Part {
+  return partOf([
+    row.id,
+    row.code,
+    row.model,
+    row.category,
+    row.name_zh,
+    row.name_en,
+    row.spec,
+    row.unit,
+    row.unit_price_e4,
+    row.moq,
+    row.supplier_id,
+    row.supplier_name_zh,
+    row.supplier_name_en,
+  ]);
 }
 
 function requireAdmin(ctx: ErpContext) {
