@@ -15,7 +15,8 @@ const KEPT_BUILDS = 3;
 
 /**
  * Packages loaded from node_modules at run time instead of being bundled: native addons, and packages that
- * read their own files (browser registry, wasm, fonts, map data) or are started as a child process.
+ * read their own files (browser registry, wasm, fonts, map data) or are started as a child process, and the
+ * tokenizer's 1 MB ranks, which a run loads only when it counts tokens.
  */
 const EXTERNAL = [
   'better-sqlite3',
@@ -31,6 +32,7 @@ const EXTERNAL = [
   'esbuild',
   'pino',
   'thread-stream',
+  'js-tiktoken',
 ];
 
 const BANNER = [

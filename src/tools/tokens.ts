@@ -1,4 +1,16 @@
-import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+
+interface Ranks {
+  pat_str: string;
+  bpe_ranks: string;
+}
+
+/** The 1 MB ranks module, read only when a count is not memoised: parsing it is most of a tool listing's start. */
+const cl100k = (): Ranks => createRequire(import.meta.url)('js-tiktoken/ranks/cl100k_base') as Ranks;
 
 /**
  * Counts cl100k_base tokens with the ranks js-tiktoken ships, without js-tiktoken's encoder: building its tables
@@ -11,7 +23,7 @@ let ranks: Map<string, number> | undefined;
 function loadRanks(): Map<string, number> {
   const map = new Map<string, number>();
   // Each line: `! <first rank> <token> <token> …`, consecutive ranks.
-  for (const line of cl100k.bpe_ranks.split('\n')) {
+  for (const line of cl100k().bpe_ranks.split('\n')) {
     const fields = line.split(' ');
     const first = Number.parseInt(fields[1], 10);
     for (let i = 2; i < fields.length; i++) map.set(fields[i], first + i - 2);
@@ -19,7 +31,7 @@ function loadRanks(): Map<string, number> {
   return map;
 }
 
-const pieces = new RegExp(cl100k.pat_str, 'gu');
+let pieces: RegExp | undefined;
 
 const keyOf = (bytes: Buffer, start: number, end: number) => bytes.toString('base64', start, end);
 
@@ -47,13 +59,60 @@ function mergedParts(bytes: Buffer, rankMap: Map<string, number>): number {
   return starts.length - 1;
 }
 
-/** cl100k_base token count of `text` (special-token text such as `<|endoftext|>` counts as ordinary text). */
-export function countTokens(text: string): number {
+function countUnmemoised(text: string): number {
   ranks ??= loadRanks();
+  pieces ??= new RegExp(cl100k().pat_str, 'gu');
   let count = 0;
   for (const [piece] of text.matchAll(pieces)) {
     const bytes = Buffer.from(piece, 'utf8');
     count += ranks.has(keyOf(bytes, 0, bytes.length)) ? 1 : mergedParts(bytes, ranks);
   }
+  return count;
+}
+
+/**
+ * Counts already made, by a hash of the text, kept across processes in the temp directory: a tool listing counts
+ * the same declarations every time, and a hit spares loading the ranks. A missing or unreadable file only means
+ * counting again. The file's name carries the counting's version: a change to how tokens are counted starts anew.
+ */
+const MEMO_FILE = path.join(os.tmpdir(), `procura-token-counts-v1-${process.getuid?.() ?? 'user'}.json`);
+const MEMO_MAX = 5_000;
+let memo: Map<string, number> | undefined;
+let memoChanged = false;
+
+function memoised(): Map<string, number> {
+  if (memo) return memo;
+  memo = new Map();
+  try {
+    const saved: unknown = JSON.parse(fs.readFileSync(MEMO_FILE, 'utf8'));
+    if (saved && typeof saved === 'object')
+      for (const [key, value] of Object.entries(saved)) if (Number.isInteger(value)) memo.set(key, value as number);
+  } catch {
+    // no memo yet, or a damaged one: it is rewritten on exit
+  }
+  process.once('exit', saveMemo);
+  return memo;
+}
+
+function saveMemo(): void {
+  if (!memo || !memoChanged) return;
+  const entries = [...memo].slice(-MEMO_MAX);
+  const partial = `${MEMO_FILE}.${process.pid}`;
+  try {
+    fs.writeFileSync(partial, JSON.stringify(Object.fromEntries(entries)), { mode: 0o600 });
+    fs.renameSync(partial, MEMO_FILE); // atomic: a concurrent reader sees the old file or the new one
+  } catch {
+    fs.rmSync(partial, { force: true });
+  }
+}
+
+/** cl100k_base token count of `text` (special-token text such as `<|endoftext|>` counts as ordinary text). */
+export function countTokens(text: string): number {
+  const key = createHash('sha256').update(text).digest('base64url');
+  const known = memoised().get(key);
+  if (known !== undefined) return known;
+  const count = countUnmemoised(text);
+  memo?.set(key, count);
+  memoChanged = true;
   return count;
 }

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import fc from 'fast-check';
 import { getEncoding } from 'js-tiktoken';
 import { describe, expect, it } from 'vitest';
@@ -58,4 +62,28 @@ describe('countTokens', () => {
     }
     await toolbox.close();
   });
+
+  it('counts a text once across processes: the next process answers from the memo without loading the ranks', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-tokens-'));
+    const text = `tool text ${Date.now()} 火花塞`;
+    const script = [
+      "import { createRequire } from 'node:module';",
+      `import { countTokens } from ${JSON.stringify(path.resolve('src/tools/tokens.ts'))};`,
+      `const count = countTokens(${JSON.stringify(text)});`,
+      "const loaded = Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes('cl100k_base'));",
+      'console.log(JSON.stringify({ count, loaded }));',
+    ].join('\n');
+    const file = path.join(tmp, 'count.mts');
+    fs.writeFileSync(file, script);
+    const run = () =>
+      JSON.parse(
+        execFileSync(process.execPath, ['--import', 'tsx', file], { env: { ...process.env, TMPDIR: tmp } }).toString(),
+      ) as { count: number; loaded: boolean };
+    try {
+      expect(run()).toEqual({ count: tiktoken(text), loaded: true });
+      expect(run()).toEqual({ count: tiktoken(text), loaded: false });
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
