@@ -3,14 +3,7 @@ import { badRequest, conflict, notFound } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import type { ApiTables } from './db.ts';
 
-export interface SessionRow {
-  id: string;
-  owner: string;
-  project_id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-}
+export type SessionRow = ApiTables['chat_sessions'];
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const TITLE_LENGTH = 40;

@@ -17,6 +17,7 @@ import type { ApprovalPolicies } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';
 import type { PriceChecks } from './price-checks.ts';
+import { requireSupplier } from './suppliers.ts';
 
 export interface OrderSearch {
   page: number;
@@ -104,17 +105,12 @@ export class OrderBook {
   }
 
   private async insertOrder(trx: Transaction<ErpTables>, ctx: ErpContext, input: CreateOrderInput): Promise<number> {
-    const supplier = await trx
-      .selectFrom('suppliers')
-      .select('id')
-      .where('id', '=', input.supplierId)
-      .where('project_id', '=', ctx.projectId)
-      .executeTakeFirst();
-    if (!supplier) {
-      throw unprocessable('供应商不存在 / unknown supplier', [
+    // An order naming a missing supplier is a field error of the order (422), not a missing resource.
+    await requireSupplier(trx, ctx, input.supplierId, () =>
+      unprocessable('供应商不存在 / unknown supplier', [
         { field: 'supplierId', message: `no supplier ${input.supplierId} in project ${ctx.projectId}` },
-      ]);
-    }
+      ]),
+    );
     checkExpectedDate(input.expectedDate);
     const lines = await this.priceLines(trx, ctx, input.supplierId, input.lines);
     const now = nowIso();

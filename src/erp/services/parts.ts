@@ -11,18 +11,12 @@ import { type ErpContext, fromE4, toE4 } from './context.ts';
 import { requireSupplier } from './suppliers.ts';
 
 /** A catalogue entry as an administrator writes it. */
-export interface PartInput {
+export type PartInput = Pick<
+  Part,
+  'code' | 'model' | 'category' | 'nameZh' | 'nameEn' | 'spec' | 'unit' | 'unitPrice' | 'moq'
+> & {
   supplierId: number;
-  code: string;
-  model: string;
-  category: string;
-  nameZh: string;
-  nameEn: string;
-  spec: string;
-  unit: string;
-  unitPrice: number;
-  moq: number;
-}
+};
 
 export interface PartQuery {
   page: number;
@@ -301,21 +295,12 @@ const partColumns = [
 /** `partColumns` as SQL text, for the hand-written queries of the search path. */
 const PART_SELECT = partColumns.join(', ');
 
-interface PartJoinRow {
+/** A part row with its supplier's names, as the search path's join reads it. */
+type PartJoinRow = Omit<ErpTables['parts'], 'id' | 'project_id'> & {
   id: number;
-  code: string;
-  model: string;
-  category: string;
-  name_zh: string;
-  name_en: string;
-  spec: string;
-  unit: string;
-  unit_price_e4: number;
-  moq: number;
-  supplier_id: number;
   supplier_name_zh: string;
   supplier_name_en: string;
-}
+};
 
 /** A `PART_SELECT` row as its values, in `partColumns` order. */
 type PartValues = [

@@ -62,13 +62,18 @@ export class SupplierDirectory {
 }
 
 /** The supplier's id when it exists in the caller's project; 404 otherwise (other projects' suppliers included). */
-export async function requireSupplier(db: Kysely<ErpTables>, ctx: ErpContext, supplierId: number): Promise<number> {
+export async function requireSupplier(
+  db: Kysely<ErpTables>,
+  ctx: ErpContext,
+  supplierId: number,
+  missing: () => Error = () => notFound(`供应商 ${supplierId} 不存在 / supplier ${supplierId} not found`),
+): Promise<number> {
   const supplier = await db
     .selectFrom('suppliers')
     .select('id')
     .where('id', '=', supplierId)
     .where('project_id', '=', ctx.projectId)
     .executeTakeFirst();
-  if (!supplier) throw notFound(`供应商 ${supplierId} 不存在 / supplier ${supplierId} not found`);
+  if (!supplier) throw missing();
   return Number(supplier.id);
 }

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { ChatClient } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
+import { useListing } from '../useListing.ts';
 import { money, PriceCheckBadge, type PriceCheckView } from './PriceCheck.tsx';
 
 /** A pending order as the ERP answers it: who asked, what, and why the policy wants an admin. */
@@ -25,22 +26,9 @@ interface PendingOrder {
 /** The admin's queue of orders waiting for approval: reasons, price checks, and a decision with a comment. */
 export function ApprovalQueue({ client }: { client: ChatClient }) {
   const t = useT();
-  const [orders, setOrders] = useState<PendingOrder[]>();
-  const [error, setError] = useState<string>();
+  const { items: orders, error, setError, load } = useListing<PendingOrder>(client, '/api/v1/approvals');
   const [comments, setComments] = useState<Record<number, string>>({});
   const [busy, setBusy] = useState<number>();
-
-  const load = useCallback(async () => {
-    try {
-      setOrders((await client.json<{ items: PendingOrder[] }>('GET', '/api/v1/approvals')).items);
-      setError(undefined);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  }, [client]);
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   const decide = async (order: PendingOrder, decision: 'approve' | 'reject') => {
     setBusy(order.id);

@@ -1,6 +1,8 @@
-import { type FormEvent, useCallback, useEffect, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import type { ChatClient } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
+import { useListing } from '../useListing.ts';
+import { Panel } from './Panel.tsx';
 
 const KINDS = ['inventory_digest', 'price_watch', 'custom'] as const;
 type Kind = (typeof KINDS)[number];
@@ -35,8 +37,7 @@ export function SchedulesPanel({
   onRan: () => void;
 }) {
   const t = useT();
-  const [items, setItems] = useState<Schedule[]>();
-  const [error, setError] = useState<string>();
+  const { items, error, setError, load } = useListing<Schedule>(client, '/api/v1/schedules');
   const [form, setForm] = useState({
     name: '',
     cron: '0 8 * * 1-5',
@@ -47,17 +48,6 @@ export function SchedulesPanel({
     threshold: '10',
     request: '',
   });
-
-  const load = useCallback(async () => {
-    try {
-      setItems((await client.json<{ items: Schedule[] }>('GET', '/api/v1/schedules')).items);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  }, [client]);
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   const act = async (work: () => Promise<unknown>) => {
     setError(undefined);
@@ -93,14 +83,7 @@ export function SchedulesPanel({
   });
 
   return (
-    <div className="usage-panel" data-testid="schedules-panel">
-      <div className="usage-head">
-        <h3>{t('schedulesTitle')}</h3>
-        <button type="button" className="link" onClick={onClose}>
-          {t('close')}
-        </button>
-      </div>
-      {error && <p className="banner banner-error">{error}</p>}
+    <Panel title={t('schedulesTitle')} testId="schedules-panel" error={error} onClose={onClose}>
       <form className="schedule-form" onSubmit={create}>
         <label>
           {t('scheduleName')}
@@ -189,6 +172,6 @@ export function SchedulesPanel({
           </li>
         ))}
       </ul>
-    </div>
+    </Panel>
   );
 }

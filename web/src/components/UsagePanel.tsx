@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ChatClient, RunUsage, UsageRow } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
+import { Panel } from './Panel.tsx';
 
 /** `$0.0123 · 1,234 tokens`: what a run or a conversation cost. */
 export function formatUsage(usage: RunUsage, t: (key: string) => string): string {
@@ -20,14 +21,7 @@ export function UsagePanel({ client, onClose }: { client: ChatClient; onClose: (
       .catch((e: Error) => setError(e.message));
   }, [client]);
   return (
-    <div className="usage-panel" data-testid="usage-panel">
-      <div className="usage-head">
-        <h3>{t('usageTitle')}</h3>
-        <button type="button" className="link" onClick={onClose}>
-          {t('close')}
-        </button>
-      </div>
-      {error && <p className="banner banner-error">{error}</p>}
+    <Panel title={t('usageTitle')} testId="usage-panel" error={error} onClose={onClose}>
       {!data && !error && <p className="muted">{t('loading')}</p>}
       {data && (
         <>
@@ -66,6 +60,6 @@ export function UsagePanel({ client, onClose }: { client: ChatClient; onClose: (
           )}
         </>
       )}
-    </div>
+    </Panel>
   );
 }
