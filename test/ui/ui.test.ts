@@ -145,8 +145,11 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
     try {
       const src = `http://127.0.0.1:${port}/leak.png?q=secret`;
       const refused = await page.evaluate(`new Promise((resolve) => {
-        document.addEventListener('securitypolicyviolation', (e) => resolve(e.violatedDirective), { once: true });
         const img = document.createElement('img');
+        document.addEventListener('securitypolicyviolation', (e) => {
+          img.remove(); // leave the page as the next tests expect it
+          resolve(e.violatedDirective);
+        }, { once: true });
         img.src = ${JSON.stringify(src)};
         document.querySelector('.messages').append(img);
       })`);
