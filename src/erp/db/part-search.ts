@@ -149,6 +149,20 @@ export class PartSearchIndex {
     }
   }
 
+  /** Ids of the parts in one tier, ascending, after skipping `offset`. */
+  async ids(
+    read: ReadQuery,
+    tier: IndexedTier,
+    query: SearchQuery,
+    filter: PartFilter,
+    limit: number,
+    offset = 0,
+  ): Promise<number[]> {
+    const select = this.select(tier, query, filter);
+    const rows = await read<{ id: number }>(`${select.text} limit ? offset ?`, [...select.params, limit, offset]);
+    return rows.map((r) => Number(r.id));
+  }
+
   /** How many parts a tier holds, counting no further than `cap`. */
   async count(
     read: ReadQuery,
@@ -157,9 +171,7 @@ export class PartSearchIndex {
     filter: PartFilter,
     cap: number,
   ): Promise<number> {
-    // Any `cap` matches count the same: SQLite's walk need not keep rowid order (a tenth of its cost).
-    const select =
-      this.dialect === 'sqlite' ? this.selectSqlite(tier, query, filter, false) : this.select(tier, query, filter);
+    const select = this.select(tier, query, filter);
     const rows = await read<{ n: number | string }>(`select count(*) as n from (${select.text} limit ?) capped`, [
       ...select.params,
       cap,
@@ -167,17 +179,13 @@ export class PartSearchIndex {
     return Number(rows[0].n);
   }
 
-  /**
-   * The query selecting the ids (`id`) of one tier, ascending: callers add `limit ? offset ?`, or wrap it to
-   * fetch the parts' rows in the same statement.
-   */
-  select(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
+  private select(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
     return this.dialect === 'sqlite'
       ? this.selectSqlite(tier, query, filter)
       : this.selectPostgres(tier, query, filter);
   }
 
-  private selectSqlite(tier: IndexedTier, query: SearchQuery, filter: PartFilter, ordered = true): Sql {
+  private selectSqlite(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
     const scope = projectScope(filter.projectId);
     const whole = `words : (${ftsAll(scope, query.whole)})`;
     const any = ftsAll(scope, query.any);
@@ -190,7 +198,7 @@ export class PartSearchIndex {
     return {
       text: `select part_search.rowid as id from part_search
         ${joined ? 'cross join parts not indexed on parts.id = part_search.rowid' : ''}
-        where part_search match ? and ${where.text} ${ordered ? 'order by part_search.rowid' : ''}`,
+        where part_search match ? and ${where.text} order by part_search.rowid`,
       params: [match, ...where.params],
     };
   }

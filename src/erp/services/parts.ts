@@ -33,9 +33,9 @@ const MAX_EXACT = 100;
 
 const categoryNames = new Map(PART_CATEGORIES.map((c) => [c.code, c.nameZh]));
 
-/** One relevance tier of a name search: its parts' rows in part order, and how many it holds (up to a cap). */
+/** One relevance tier of a name search: its ids in part order, and how many it holds (up to a cap). */
 interface TierSource {
-  rows(limit: number, offset: number): Promise<PartValues[]>;
+  ids(limit: number, offset: number): Promise<number[]>;
   count(cap: number): Promise<number>;
 }
 
@@ -63,13 +63,9 @@ export class PartCatalog {
     return query.orderBy('parts.id');
   }
 
-  private source(ctx: ErpContext, query: ReturnType<PartCatalog['filtered']>): TierSource {
+  private source(query: ReturnType<PartCatalog['filtered']>): TierSource {
     return {
-      rows: async (limit, offset) =>
-        this.rows(
-          ctx,
-          (await query.limit(limit).offset(offset).execute()).map((r) => Number(r.id)),
-        ),
+      ids: async (limit, offset) => (await query.limit(limit).offset(offset).execute()).map((r) => Number(r.id)),
       count: async (cap) => {
         const row = await this.db
           .selectFrom(query.limit(cap).as('capped'))
@@ -86,41 +82,30 @@ export class PartCatalog {
    * bigrams count as whole); parts matching some word only by a prefix. A lone character is no token and
    * falls back to a substring scan of names, code and model.
    */
-  private async tiers(ctx: ErpContext, name: string, filter: PartFilter): Promise<TierSource[]> {
+  private async tiers(name: string, filter: PartFilter): Promise<TierSource[]> {
     const text = name.trim().toLowerCase();
     const where = partFilter(filter, 'parts.id', true);
-    // The probe reads whole rows: it rarely finds any, and a hit is listed first, so no second read.
-    const exact = await this.read<PartValues>(
-      `select ${PART_SELECT} from parts join suppliers on suppliers.id = parts.supplier_id
-       where (lower(parts.code) = ? or lower(parts.model) = ?) and ${where.text}
-       order by parts.id limit ${MAX_EXACT}`,
-      [text, text, ...where.params],
-      { arrays: true },
-    );
+    const exact = (
+      await this.read<{ id: number }>(
+        `select parts.id as id from parts where (lower(parts.code) = ? or lower(parts.model) = ?) and ${where.text}
+         order by parts.id limit ${MAX_EXACT}`,
+        [text, text, ...where.params],
+      )
+    ).map((r) => Number(r.id));
     const exactTier: TierSource = {
-      rows: async (limit, offset) => exact.slice(offset, offset + limit),
+      ids: async (limit, offset) => exact.slice(offset, offset + limit),
       count: async (cap) => Math.min(exact.length, cap),
     };
-    const rest: PartFilter = { ...filter, exclude: exact.map((r) => Number(r[0])) };
+    const rest: PartFilter = { ...filter, exclude: exact };
     const query = searchQuery(name);
     if (query.needsScan || !query.any.length) {
       const scan = this.filtered(rest).where((eb) =>
         eb.or(['parts.name_zh', 'parts.name_en', 'parts.code', 'parts.model'].map((c) => containsText(c, name))),
       );
-      return [exactTier, this.source(ctx, scan)];
+      return [exactTier, this.source(scan)];
     }
     const indexed = (tier: 'whole' | 'partial'): TierSource => ({
-      // The page's rows in the statement that walks the tier: one statement per tier instead of two.
-      rows: (limit, offset) => {
-        const ids = this.index.select(tier, query, rest);
-        return this.read<PartValues>(
-          `select ${PART_SELECT} from (${ids.text} limit ? offset ?) hit
-           join parts on parts.id = hit.id join suppliers on suppliers.id = parts.supplier_id
-           order by hit.id`,
-          [...ids.params, limit, offset],
-          { arrays: true },
-        );
-      },
+      ids: (limit, offset) => this.index.ids(this.read, tier, query, rest, limit, offset),
       count: (cap) => this.index.count(this.read, tier, query, rest, cap),
     });
     // Without Latin words every token is whole, so there is no partial tier to walk.
@@ -129,37 +114,31 @@ export class PartCatalog {
       : [exactTier, indexed('whole')];
   }
 
-  /** `limit` ranked matches from `offset` on, walking the tiers and counting only the ones skipped whole. */
-  private async ranked(
-    ctx: ErpContext,
-    name: string,
-    filter: PartFilter,
-    offset: number,
-    limit: number,
-  ): Promise<Part[]> {
-    const rows: PartValues[] = [];
+  /** Ids of `limit` ranked matches from `offset` on, walking the tiers and counting only the ones skipped whole. */
+  private async rankedIds(name: string, filter: PartFilter, offset: number, limit: number): Promise<number[]> {
+    const ids: number[] = [];
     let skip = offset;
-    for (const tier of await this.tiers(ctx, name, filter)) {
-      if (rows.length === limit) break;
-      const found = await tier.rows(limit - rows.length, skip);
+    for (const tier of await this.tiers(name, filter)) {
+      if (ids.length === limit) break;
+      const found = await tier.ids(limit - ids.length, skip);
       if (found.length) skip = 0;
       else if (skip) skip -= await tier.count(skip);
-      rows.push(...found);
+      ids.push(...found);
     }
-    return rows.map(partOf);
+    return ids;
   }
 
   /** Capped count of every match of `name` (all tiers: the whole-word and exact tiers lie inside `any`). */
-  private async countMatches(ctx: ErpContext, name: string, filter: PartFilter, cap: number): Promise<number> {
+  private async countMatches(name: string, filter: PartFilter, cap: number): Promise<number> {
     const query = searchQuery(name);
     if (query.needsScan || !query.any.length) {
-      const tiers = await this.tiers(ctx, name, filter);
+      const tiers = await this.tiers(name, filter);
       return Math.min(cap, (await tiers[0].count(cap)) + (await tiers[1].count(cap)));
     }
     return this.index.count(this.read, 'any', query, filter, cap);
   }
 
-  private async rows(ctx: ErpContext, ids: number[]): Promise<PartValues[]> {
+  private async rows(ctx: ErpContext, ids: number[]): Promise<Part[]> {
     if (!ids.length) return [];
     const rows = await this.read<PartValues>(
       `select ${PART_SELECT} from parts join suppliers on suppliers.id = parts.supplier_id
@@ -170,7 +149,7 @@ export class PartCatalog {
     const byId = new Map(rows.map((r) => [Number(r[0]), r]));
     return ids.flatMap((id) => {
       const row = byId.get(id);
-      return row ? [row] : [];
+      return row ? [partOf(row)] : [];
     });
   }
 
@@ -178,13 +157,14 @@ export class PartCatalog {
   async list(ctx: ErpContext, q: PartQuery): Promise<Page<Part>> {
     const filter: PartFilter = { projectId: ctx.projectId, category: q.category, supplierId: q.supplierId };
     const offset = (q.page - 1) * q.size;
-    const all = this.source(ctx, this.filtered(filter));
-    const [items, counted] = await Promise.all([
-      q.name ? this.ranked(ctx, q.name, filter, offset, q.size) : all.rows(q.size, offset).then((r) => r.map(partOf)),
-      q.name ? this.countMatches(ctx, q.name, filter, TOTAL_CAP + 1) : all.count(TOTAL_CAP + 1),
+    const [ids, counted] = await Promise.all([
+      q.name ? this.rankedIds(q.name, filter, offset, q.size) : this.source(this.filtered(filter)).ids(q.size, offset),
+      q.name
+        ? this.countMatches(q.name, filter, TOTAL_CAP + 1)
+        : this.source(this.filtered(filter)).count(TOTAL_CAP + 1),
     ]);
     return {
-      items,
+      items: await this.rows(ctx, ids),
       total: Math.min(counted, TOTAL_CAP),
       totalCapped: counted > TOTAL_CAP,
       page: q.page,
@@ -194,7 +174,7 @@ export class PartCatalog {
 
   /** Parts whose name or code matches, most relevant first, at most `limit`. */
   async search(ctx: ErpContext, name: string, limit = 50): Promise<Part[]> {
-    return this.ranked(ctx, name, { projectId: ctx.projectId }, 0, limit);
+    return this.rows(ctx, await this.rankedIds(name, { projectId: ctx.projectId }, 0, limit));
   }
 
   /** Adds a part to the catalogue (administrators), searchable as soon as the transaction commits. */
