@@ -156,6 +156,29 @@ for (const backend of BACKENDS) {
       expect(await asP2('异地')).toEqual([elsewhere.id]);
     });
 
+    it('answers search and list pages over HTTP exactly as the catalogue service returns them', async () => {
+      const tricky = await add({
+        nameEn: 'Quoxel "pro" \\ damper',
+        nameZh: '夸克斯减震器',
+        spec: 'tab\tline\nend',
+        unitPrice: 1234.5678,
+      });
+      await add({ nameEn: 'Quoxel cheap damper', unitPrice: 0.0001 });
+      await add({ nameEn: 'Quoxelite damper', unitPrice: 99_999.9999 });
+      const reader: ErpContext = { ...admin, role: 'buyer' };
+      const found = await search('quoxel', 20);
+      expect(found).toEqual(await h.erp.services.parts.search(reader, 'quoxel', 20));
+      expect(found.map((p) => p.unitPrice)).toEqual([1234.5678, 0.0001, 99_999.9999]);
+      expect(found[0]).toMatchObject({ id: tricky.id, nameEn: 'Quoxel "pro" \\ damper', categoryName: '刹车片' });
+      for (const page of [1, 2])
+        expect(await list(`size=2&page=${page}&name=quoxel`)).toEqual(
+          await h.erp.services.parts.list(reader, { page, size: 2, name: 'quoxel' }),
+        );
+      expect(await list('size=3&page=1&category=brake_pad')).toEqual(
+        await h.erp.services.parts.list(reader, { page: 1, size: 3, category: 'brake_pad' }),
+      );
+    });
+
     it('keeps the index in step with creates and updates, and leaves it alone when an update fails', async () => {
       const part = await add({ nameEn: 'Quuxfoo valve cover', nameZh: '阀门罩' });
       expect((await search('quuxfoo')).map((p) => p.id)).toEqual([part.id]);

@@ -171,7 +171,9 @@ export class PartSearchIndex {
     filter: PartFilter,
     cap: number,
   ): Promise<number> {
-    const select = this.select(tier, query, filter);
+    // Any `cap` matches count the same: SQLite's walk need not keep rowid order (a tenth of its cost).
+    const select =
+      this.dialect === 'sqlite' ? this.selectSqlite(tier, query, filter, false) : this.select(tier, query, filter);
     const rows = await read<{ n: number | string }>(`select count(*) as n from (${select.text} limit ?) capped`, [
       ...select.params,
       cap,
@@ -185,7 +187,7 @@ export class PartSearchIndex {
       : this.selectPostgres(tier, query, filter);
   }
 
-  private selectSqlite(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
+  private selectSqlite(tier: IndexedTier, query: SearchQuery, filter: PartFilter, ordered = true): Sql {
     const scope = projectScope(filter.projectId);
     const whole = `words : (${ftsAll(scope, query.whole)})`;
     const any = ftsAll(scope, query.any);
@@ -198,7 +200,7 @@ export class PartSearchIndex {
     return {
       text: `select part_search.rowid as id from part_search
         ${joined ? 'cross join parts not indexed on parts.id = part_search.rowid' : ''}
-        where part_search match ? and ${where.text} order by part_search.rowid`,
+        where part_search match ? and ${where.text} ${ordered ? 'order by part_search.rowid' : ''}`,
       params: [match, ...where.params],
     };
   }

@@ -157,7 +157,8 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       request: { query: s.PartListQuery },
       ...standard(s.pageOf(s.PartSchema)),
     }),
-    async (c) => c.json(await services.parts.list(c.var.ctx, c.req.valid('query')), 200),
+    // The page arrives as JSON text: see PartCatalog.listJson.
+    async (c) => jsonText(c, await services.parts.listJson(c.var.ctx, c.req.valid('query'))),
   );
   app.openapi(
     createRoute({
@@ -170,7 +171,7 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     }),
     async (c) => {
       const q = c.req.valid('query');
-      return c.json({ items: await services.parts.search(c.var.ctx, q.name, q.limit) }, 200);
+      return jsonText(c, await services.parts.searchJson(c.var.ctx, q.name, q.limit));
     },
   );
   app.openapi(
@@ -408,4 +409,9 @@ function docsPage(app: OpenAPIHono<Env>): string {
 <style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:70rem}td{padding:.3rem .8rem;border-bottom:1px solid #ddd}code{font-size:.9rem}</style></head>
 <body><h1>Procura ERP API</h1><p>认证：<code>Authorization: Bearer &lt;token&gt;</code>，可选 <code>x-project-id</code>、<code>x-trace-id</code>。
 完整规范 / full spec: <a href="openapi.json">openapi.json</a></p><table>${rows.join('')}</table></body></html>`;
+}
+
+/** A 200 response carrying JSON text a service wrote, already in the route's documented shape. */
+function jsonText(c: Context, text: string) {
+  return c.body(text, 200, { 'content-type': 'application/json' });
 }
