@@ -6,7 +6,7 @@
  * - many concurrent sessions on one process: first event p50/p99, runs/s against the bare graph at the same
  *   concurrency, memory per session, errors; then 100 concurrent greetings from 10 users;
  * - with DATABASE_URL and REDIS_URL: the same concurrent sessions on two `procura api` processes.
- * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 32 --profile <dir>]
+ * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 8 --profile <dir>]
  * `--profile` writes a CPU profile (.cpuprofile, for Chrome DevTools) of the one-process concurrent sessions phase.
  */
 import fs from 'node:fs';

@@ -73,7 +73,7 @@ export async function openApiDatabase(options: {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<ApiTables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<ApiTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   await migrate(db, 'sqlite');
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
@@ -160,4 +160,27 @@ async function addTextColumn(
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; message?: string };
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint/.test(e?.message ?? '');
+}
+
+/** Distinct SQL texts kept prepared; batch inserts of varying sizes make new texts, so the cache is bounded. */
+const STATEMENT_CACHE = 500;
+
+/**
+ * The database as Kysely sees it, with each SQL text prepared once: Kysely prepares every query anew, and under
+ * load preparing cost as much CPU as running the statements (it all happens on the event loop that answers
+ * requests). A statement still being iterated (a streamed query) is busy, so another query gets a fresh one.
+ */
+function withStatementCache(sqlite: Sqlite.Database) {
+  const prepared = new Map<string, Sqlite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string): Sqlite.Statement {
+      const cached = prepared.get(text);
+      if (cached && !cached.busy) return cached;
+      const statement = sqlite.prepare(text);
+      if (prepared.size >= STATEMENT_CACHE) prepared.clear();
+      if (!cached) prepared.set(text, statement);
+      return statement;
+    },
+  };
 }

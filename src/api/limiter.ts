@@ -5,12 +5,16 @@ export interface LimiterSettings {
   startsPerMinute: number;
   /** Runs this process executes at once at most; later ones wait in line. */
   maxConcurrent: number;
-  /** Past one executing run, another starts only while the event loop's delay stays under this. */
+  /** Past one executing run, another starts only while the event loop's delay stays under this (Infinity: never
+   *  check the loop, fixed slots). */
   loopDelayMs: number;
 }
 
 const MINUTE_MS = 60_000;
 const SAMPLE_MS = 20;
+/** Runs granted a slot per sample at most, past the first: a burst of requests all arrives before the next sample
+ *  could show the loop falling behind, so without a cap the whole burst would start at once. */
+const GRANTS_PER_SAMPLE = 1;
 
 /**
  * What a process lets run: a sliding one-minute window of starts per user (429 past it) and executing runs with a
@@ -24,6 +28,7 @@ export class RunLimiter {
   private executing = 0;
   private readonly line: Array<() => void> = [];
   private delay = 0;
+  private grantedSinceSample = 0;
   private readonly sampler: NodeJS.Timeout;
 
   constructor(private readonly settings: LimiterSettings) {
@@ -32,6 +37,7 @@ export class RunLimiter {
       const now = performance.now();
       this.delay = this.delay * 0.7 + Math.max(0, now - expected) * 0.3;
       expected = now + SAMPLE_MS;
+      this.grantedSinceSample = 0;
       this.admit();
     }, SAMPLE_MS);
     this.sampler.unref();
@@ -66,13 +72,13 @@ export class RunLimiter {
       this.admit();
     };
     if (!this.line.length && this.hasRoom()) {
-      this.executing += 1;
+      this.grant();
       return Promise.resolve(release);
     }
     return new Promise((resolve, reject) => {
       const turn = () => {
         signal.removeEventListener('abort', leave);
-        this.executing += 1;
+        this.grant();
         resolve(release);
       };
       const leave = () => {
@@ -100,7 +106,15 @@ export class RunLimiter {
 
   private hasRoom(): boolean {
     if (this.executing === 0) return true;
-    return this.executing < this.settings.maxConcurrent && this.delay < this.settings.loopDelayMs;
+    if (this.executing >= this.settings.maxConcurrent) return false;
+    // An infinite delay limit turns the loop check off: fixed slots.
+    if (!Number.isFinite(this.settings.loopDelayMs)) return true;
+    return this.delay < this.settings.loopDelayMs && this.grantedSinceSample < GRANTS_PER_SAMPLE;
+  }
+
+  private grant(): void {
+    this.executing += 1;
+    this.grantedSinceSample += 1;
   }
 
   /** Lets the next run in line start when there is room (after a release, and as the loop catches up). */

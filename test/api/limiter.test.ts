@@ -59,6 +59,23 @@ describe('run limiter', () => {
     }
   });
 
+  it('lets a burst in one run per loop sample, so the delay check sees each start before admitting more', async () => {
+    const limiter = new RunLimiter({ startsPerMinute: 100, maxConcurrent: 8, loopDelayMs: 10_000 });
+    try {
+      const open = new AbortController().signal;
+      const burst = Array.from({ length: 4 }, () => limiter.acquire(open));
+      const inNow = burst.map(state);
+      await settle(0);
+      expect(inNow.filter((done) => done())).toHaveLength(1);
+      expect(limiter.waiting).toBe(3);
+      const releases = await Promise.all(burst);
+      expect(limiter.waiting).toBe(0);
+      for (const release of releases) release();
+    } finally {
+      limiter.close();
+    }
+  });
+
   it('refuses a user past the starts per minute with 429 and the seconds to wait; others are unaffected', () => {
     const limiter = new RunLimiter({ startsPerMinute: 2, maxConcurrent: 1, loopDelayMs: 40 });
     try {
