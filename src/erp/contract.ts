@@ -230,10 +230,14 @@ export const pageOf = <T extends z.ZodType>(item: T) =>
   });
 export type Page<T> = { items: T[] } & Omit<z.infer<ReturnType<typeof pageOf<z.ZodNever>>>, 'items'>;
 
+/** The highest unit price a part or an order line may carry (CNY): prices are stored in 1/10,000 yuan as 32-bit
+ *  integers on PostgreSQL, which end at about ¥214,748. */
+export const MAX_UNIT_PRICE = 100_000;
+
 export const OrderLineInputSchema = z.strictObject({
   partId: Id,
   quantity: z.number().int().positive().max(10_000_000),
-  unitPrice: z.number().nonnegative().max(100_000).optional(),
+  unitPrice: z.number().nonnegative().max(MAX_UNIT_PRICE).optional(),
 });
 export type OrderLineInput = z.infer<typeof OrderLineInputSchema>;
 

@@ -44,6 +44,11 @@ for (const backend of BACKENDS) {
         ...fields,
       });
     }
+    it('refuses a part priced past what the database stores, as a field error', async () => {
+      await expect(add({ unitPrice: 250_000 })).rejects.toMatchObject({ status: 422 });
+      await expect(add({ unitPrice: -1 })).rejects.toMatchObject({ status: 422 });
+    });
+
     const search = async (name: string, limit = 50) => {
       const res = await h.call('GET', `/api/parts/search?limit=${limit}&name=${encodeURIComponent(name)}`);
       expect(res.status).toBe(200);

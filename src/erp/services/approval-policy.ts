@@ -1,12 +1,6 @@
 import type { Kysely } from 'kysely';
 import { conflict, forbidden, unprocessable } from '../../shared/index.ts';
-import type {
-  ApprovalDecision,
-  ApprovalPolicy,
-  PriceSeverity,
-  PriceThresholds,
-  UpdatePolicyInput,
-} from '../contract.ts';
+import type { ApprovalDecision, ApprovalPolicy, PriceSeverity, UpdatePolicyInput } from '../contract.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { conflict, forbidden, notFound, unprocessable } from '../../shared/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
-import type { Page, Part } from '../contract.ts';
+import { MAX_UNIT_PRICE, type Page, type Part } from '../contract.ts';
 import type { ReadQuery } from '../db/database.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type PartFilter, type PartSearchIndex, partFilter, type SearchablePart } from '../db/part-search.ts';
@@ -262,8 +262,8 @@ export class PartCatalog {
     const errors = [];
     if (!categoryNames.has(input.category))
       errors.push({ field: 'category', message: `unknown category ${input.category}` });
-    if (!Number.isFinite(input.unitPrice) || input.unitPrice < 0)
-      errors.push({ field: 'unitPrice', message: 'must be ≥ 0' });
+    if (!Number.isFinite(input.unitPrice) || input.unitPrice < 0 || input.unitPrice > MAX_UNIT_PRICE)
+      errors.push({ field: 'unitPrice', message: `must be from 0 to ${MAX_UNIT_PRICE}` });
     if (!Number.isInteger(input.moq) || input.moq < 1)
       errors.push({ field: 'moq', message: 'must be a whole number ≥ 1' });
     if (!input.code.trim()) errors.push({ field: 'code', message: 'must not be empty' });
