@@ -64,14 +64,15 @@ export class Scheduler {
   async runNow(user: ApiUser, id: string): Promise<StartedRun> {
     const row = await this.deps.schedules.owned(user, id);
     const dueAt = this.deps.now().toISOString();
-    if (!(await this.claim(row.id, dueAt, 'manual'))) {
-      throw conflict('该定时任务刚刚已启动 / this schedule was just started', { schedule_id: id });
-    }
+    // Refused before the claim, so a run asked for in the wrong project leaves no claim without a run.
     if (row.project_id !== user.projectId) {
       throw conflict(
         `定时任务属于项目 ${row.project_id}，请在该项目中运行 / this schedule belongs to project ${row.project_id}: run it there`,
         { schedule_id: id, project_id: row.project_id },
       );
+    }
+    if (!(await this.claim(row.id, dueAt, 'manual'))) {
+      throw conflict('该定时任务刚刚已启动 / this schedule was just started', { schedule_id: id });
     }
     // The owner is signed in: the run uses their current token, and the schedule keeps it for its timed runs.
     const credential = this.deps.sealer.seal(user.token);
