@@ -1,5 +1,6 @@
 /**
- * ERP throughput and latency: part search, paged part list and order create against a 100k-part catalogue,
+ * ERP throughput and latency: part search (the same 12 queries over and over, and queries never made before),
+ * paged part list and order create against a 100k-part catalogue,
  * on SQLite and (when DATABASE_URL is set) PostgreSQL, next to a floor measured in the same run: a bare
  * `node:http` server answering 20 part rows as JSON with no database. Servers run in child processes so the
  * load generator does not share their event loop.
@@ -9,7 +10,8 @@
  * response time as autocannon measures it (process.hrtime, sub-millisecond) and takes the percentiles
  * itself. It also reports each server's CPU time per request, which a busy shared machine disturbs less
  * than req/s. Usage:
- *   npm run bench:erp [-- --parts 100000 --seconds 10 --warmup 3 --connections 16]
+ *   npm run bench:erp [-- --parts 100000 --seconds 10 --warmup 3 --connections 16 --profile <dir>]
+ * `--profile` writes a CPU profile of each ERP server child.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,6 +32,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '16' },
     server: { type: 'string' },
     floor: { type: 'boolean', default: false },
+    profile: { type: 'string' },
   },
 });
 
@@ -47,6 +50,7 @@ interface Row {
 
 const SEARCH = 'part search';
 const LIST = 'paged list with total';
+const UNREPEATED = 'part search, no query repeated';
 const QUERIES = [
   '火花塞',
   'spark plug',
@@ -64,8 +68,9 @@ const QUERIES = [
 
 /** Starts this script in a child mode and waits for the URL it serves. */
 async function child(mode: string[], message?: unknown): Promise<{ url: string; process: ChildProcess }> {
+  const profile = args.profile && mode[0] === '--server' ? ['--cpu-prof', '--cpu-prof-dir', args.profile] : [];
   const proc = fork(new URL(import.meta.url).pathname, mode, {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...profile],
     env: { ...process.env, LOG_LEVEL: 'warn' },
   });
   if (message !== undefined) proc.send(message as object);
@@ -130,6 +135,14 @@ async function main() {
     const supplier = (await erp.services.suppliers.list(ctx))[0];
     const part = (await erp.services.parts.bySupplier(ctx, supplier.id))[0];
     const sample = await erp.services.parts.search(ctx, QUERIES[0], 20);
+    // Searches no one has made before: the names of random parts, in both languages.
+    const fresh = (
+      await erp.database.read<[string, string]>(
+        "select name_en, name_zh from parts where project_id = 'P001' order by random() limit 50000",
+        [],
+        { arrays: true },
+      )
+    ).flat();
     await erp.close();
 
     if (!floor) {
@@ -162,6 +175,9 @@ async function main() {
     await warm(reads(warmup, search));
     await warm(reads(warmup, list));
     rows.push(await run(backend.name, SEARCH, server.process, reads(seconds, search)));
+    let f = 0;
+    const unrepeated = () => `/api/parts/search?limit=20&name=${encodeURIComponent(fresh[f++ % fresh.length])}`;
+    rows.push(await run(backend.name, UNREPEATED, server.process, reads(seconds, unrepeated)));
     rows.push(await run(backend.name, LIST, server.process, reads(seconds, list)));
     const body = JSON.stringify({ supplierId: supplier.id, lines: [{ partId: part.id, quantity: part.moq * 2 }] });
     let key = 0;

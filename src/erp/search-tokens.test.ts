@@ -11,10 +11,24 @@ describe('search tokens', () => {
   });
 
   it('turns a query into whole-word tokens and any-word tokens', () => {
-    expect(searchQuery('火花塞')).toEqual({ whole: ['火花', '花塞'], any: ['火花', '花塞'], needsScan: false });
-    expect(searchQuery('Spark PLUG')).toEqual({ whole: ['spark', 'plug'], any: ['spark', 'plug'], needsScan: false });
+    expect(searchQuery('火花塞')).toEqual({
+      whole: ['火花', '花塞'],
+      any: ['火花', '花塞'],
+      chars: [],
+      needsScan: false,
+    });
+    expect(searchQuery('Spark PLUG')).toEqual({
+      whole: ['spark', 'plug'],
+      any: ['spark', 'plug'],
+      chars: [],
+      needsScan: false,
+    });
     expect(searchQuery('链').needsScan).toBe(true);
-    expect(searchQuery("' OR 1=1 --").any).toEqual(['or']);
+    expect(searchQuery('o 2').needsScan).toBe(true);
+    // Lone characters beside a longer token: Latin ones are whole words, CJK ones are looked for in names.
+    expect(searchQuery('Tyre 2.75-18')).toMatchObject({ whole: ['tyre', '75', '18', '2'], needsScan: false });
+    expect(searchQuery('后 刹车片')).toMatchObject({ whole: ['刹车', '车片'], chars: ['后'], needsScan: false });
+    expect(searchQuery("' OR 1=1 --").any).toEqual(['or', '1']);
     expect(searchQuery('%_').any).toEqual([]);
     expect(searchQuery('transmissionbelt').any).toEqual(['transmission']);
   });

@@ -49,35 +49,45 @@ export function searchDocument(...texts: string[]): SearchDocument {
 
 /**
  * What a query asks for. `whole`: tokens that must all be whole words (CJK bigrams always are); `any`: the
- * same tokens as whole words or prefixes. A lone character (CJK or Latin) is no token, so `needsScan` tells
- * the caller to fall back to a substring scan.
+ * same tokens as whole words or prefixes. A lone Latin character ("o" of "O-ring", "2" of "2.75-18") is a
+ * whole word a part's document holds too; a lone CJK character is found in no bigram, so it comes back in
+ * `chars`, for the caller to look for in names among what the tokens find. A query of lone characters only
+ * has nothing to narrow by, so `needsScan` tells the caller to fall back to a substring scan.
  */
 export interface SearchQuery {
   whole: string[];
   any: string[];
+  chars: string[];
   needsScan: boolean;
 }
 
 export function searchQuery(query: string): SearchQuery {
   const whole = new Set<string>();
   const any = new Set<string>();
-  let needsScan = false;
+  const chars = new Set<string>();
+  const loneLatin = new Set<string>();
   for (const seg of segments(query)) {
     if (seg.cjk) {
-      if ([...seg.text].length === 1) needsScan = true;
+      if ([...seg.text].length === 1) chars.add(seg.text);
       else
         for (const gram of bigrams(seg.text)) {
           whole.add(gram);
           any.add(gram);
         }
     } else if (seg.text.length === 1) {
-      needsScan = true;
+      loneLatin.add(seg.text);
     } else {
       whole.add(seg.text.slice(0, MAX_WORD));
       any.add(seg.text.slice(0, MAX_PREFIX));
     }
   }
-  return { whole: [...whole], any: [...any], needsScan };
+  // With no longer token to walk by, lone characters match anywhere in a name: only a scan finds that.
+  if (!any.size) return { whole: [], any: [], chars: [], needsScan: Boolean(chars.size || loneLatin.size) };
+  for (const char of loneLatin) {
+    whole.add(char);
+    any.add(char);
+  }
+  return { whole: [...whole], any: [...any], chars: [...chars], needsScan: false };
 }
 
 /** Whether a token is Latin (a word or prefix) rather than a CJK bigram. */

@@ -113,6 +113,20 @@ for (const backend of BACKENDS) {
       expect(await search('麒麟 nosuchword')).toEqual([]);
     });
 
+    it('narrows by lone characters beside longer words: sizes like 3.00-10, and a single Chinese character', async () => {
+      const small = await add({ nameEn: 'Quillo tyre 3.00-10', nameZh: '奎洛轮胎' });
+      const wide = await add({ nameEn: 'Quillo tyre 3.50-10', nameZh: '奎洛轮胎' });
+      const ids = (parts: Part[]) => parts.map((p) => p.id);
+      expect(ids(await search('quillo tyre 3.00-10'))).toEqual([small.id]);
+      expect(ids(await search('quillo 3.50-10'))).toEqual([wide.id]);
+      expect(ids(await search('quillo 3'))).toEqual([small.id, wide.id]);
+      const rear = await add({ nameZh: '奎洛后刹车片', nameEn: 'Quillo pad' });
+      const front = await add({ nameZh: '奎洛前刹车片', nameEn: 'Quillo pad' });
+      expect(ids(await search('后 刹车片 奎洛'))).toEqual([rear.id]);
+      expect(ids(await search('前 奎洛'))).toEqual([front.id]);
+      expect((await list('name=%E5%90%8E%20%E5%A5%8E%E6%B4%9B')).total).toBe(1);
+    });
+
     it('counts totals exactly up to 1,000 and flags larger ones as capped', { timeout: 120_000 }, async () => {
       const rows = Array.from({ length: 1003 }, (_, i) => i);
       for (let start = 0; start < rows.length; start += 25)
@@ -199,6 +213,74 @@ for (const backend of BACKENDS) {
       expect(await search('gone')).toEqual([]);
       const buyer = { ...admin, role: 'buyer' as const };
       await expect(h.erp.services.parts.update(buyer, part.id, { nameEn: 'x' })).rejects.toMatchObject({ status: 403 });
+    });
+  });
+
+  describe.skipIf(!backend.enabled)(`part answers kept between requests (${backend.name})`, () => {
+    let h: ErpHarness;
+    let admin: ErpContext;
+    let supplierId: number;
+    beforeAll(async () => {
+      h = await startHarness(backend);
+      const user = await h.erp.services.users.byUsername('admin');
+      admin = { userId: user.id, username: 'admin', role: 'admin', projectId: 'P001' };
+      supplierId = (await h.erp.services.suppliers.list(admin))[0].id;
+    });
+    afterAll(async () => h?.close());
+    const add = (code: string, nameEn: string) =>
+      h.erp.services.parts.create(admin, {
+        supplierId,
+        code,
+        model: code,
+        category: 'brake_pad',
+        nameZh: '缓存件',
+        nameEn,
+        spec: '',
+        unit: '件',
+        unitPrice: 10,
+        moq: 1,
+      });
+    const get = async (url: string) => {
+      const res = await h.call('GET', url);
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+
+    it('answers with what the catalogue holds now: a page, its parts and its total follow every write', async () => {
+      const first = await add('KEEP-1', 'Keepsake rotor');
+      expect((await get('/api/parts/search?name=keepsake')).items.map((p: Part) => p.nameEn)).toEqual([
+        'Keepsake rotor',
+      ]);
+      expect((await get('/api/parts?name=keepsake')).total).toBe(1);
+      // Asked again (answers derived from the catalogue may be kept), then the catalogue changes.
+      await get('/api/parts/search?name=keepsake');
+      await h.erp.services.parts.update(admin, first.id, { unitPrice: 12.5, nameEn: 'Keepsake rotor disc' });
+      const second = await add('KEEP-2', 'Keepsake caliper');
+      expect((await get('/api/parts/search?name=keepsake')).items.map((p: Part) => [p.id, p.unitPrice])).toEqual([
+        [first.id, 12.5],
+        [second.id, 10],
+      ]);
+      expect(await get('/api/parts?name=keepsake&size=1')).toMatchObject({ total: 2, totalCapped: false });
+    });
+
+    it.skipIf(backend.name !== 'sqlite')('sees writes made by another connection to the same database', async () => {
+      const part = await add('KEEP-3', 'Heirloom bracket');
+      expect((await get('/api/parts/search?name=heirloom')).items[0]).toMatchObject({ id: part.id, unitPrice: 10 });
+      expect((await get('/api/parts?name=heirloom')).total).toBe(1);
+      // Another process on the same file (a second ERP, an administrator's script) changes the part.
+      const other = new Sqlite(h.erp.database.location);
+      try {
+        other
+          .prepare('update parts set unit_price_e4 = ?, name_en = ? where id = ?')
+          .run(770_000, 'Heirloom bracket v2', part.id);
+      } finally {
+        other.close();
+      }
+      expect((await get('/api/parts/search?name=heirloom')).items[0]).toMatchObject({
+        id: part.id,
+        unitPrice: 77,
+        nameEn: 'Heirloom bracket v2',
+      });
     });
   });
 

@@ -212,6 +212,26 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await new PartSearchIndex(dialect).rebuild(db);
       },
     },
+    '006_catalog_version': {
+      // SQLite: a counter every write to parts or suppliers moves, from any connection or process, so rendered
+      // part cards can be kept between requests and dropped the moment the catalogue changes (part-cards.ts).
+      // PostgreSQL reads a page's rows in the round trip a version check would cost, so it keeps no cards.
+      async up(db: Db) {
+        if (dialect !== 'sqlite') return;
+        await sql`create table catalog_version (id integer primary key check (id = 1), version integer not null)`.execute(
+          db,
+        );
+        await sql`insert into catalog_version (id, version) values (1, 0)`.execute(db);
+        for (const table of ['parts', 'suppliers'])
+          for (const event of ['insert', 'update', 'delete'])
+            await sql
+              .raw(
+                `create trigger ${table}_${event}_catalog_version after ${event} on ${table}
+                 begin update catalog_version set version = version + 1; end`,
+              )
+              .execute(db);
+      },
+    },
   };
 }
 

@@ -43,6 +43,8 @@ export interface PartFilter {
   supplierId?: number;
   /** Ids already listed by a better tier. */
   exclude?: number[];
+  /** Characters the part's Chinese name must hold (lone CJK characters of a query, which no token finds). */
+  chars?: string[];
 }
 
 const categories = new Map(PART_CATEGORIES.map((c) => [c.code, c]));
@@ -193,7 +195,7 @@ export class PartSearchIndex {
     const any = ftsAll(scope, query.any);
     // Tokens carry the project, so the common case never leaves the FTS5 index.
     const match = tier === 'whole' ? whole : tier === 'partial' ? `(${any}) NOT (${whole})` : any;
-    const joined = filter.category !== undefined || filter.supplierId !== undefined;
+    const joined = needsParts(filter);
     const where = partFilter(filter, 'part_search.rowid', false);
     // CROSS JOIN keeps FTS5 as the outer loop, so rows come in rowid order and the LIMIT stops the walk;
     // NOT INDEXED makes each part a primary-key lookup, never a scan of a category-wide index.
@@ -218,7 +220,7 @@ export class PartSearchIndex {
       conditions.push(`not (${whole.map(() => has).join(' and ')})`);
       params.push(...whole.flatMap((token) => [token, filter.projectId]));
     }
-    const joined = filter.category !== undefined || filter.supplierId !== undefined;
+    const joined = needsParts(filter);
     const where = partFilter(filter, 't0.part_id', joined);
     return {
       text: `select t0.part_id as id from part_tokens t0 ${joined ? 'join parts on parts.id = t0.part_id' : ''}
@@ -250,7 +252,11 @@ export interface Sql {
   params: unknown[];
 }
 
-/** The project, category, supplier and exclusion conditions, on `parts` when it is joined. */
+/** Whether a filter needs the `parts` row besides the index. */
+export const needsParts = (filter: PartFilter) =>
+  filter.category !== undefined || filter.supplierId !== undefined || Boolean(filter.chars?.length);
+
+/** The project, category, supplier, name and exclusion conditions, on `parts` when it is joined. */
 export function partFilter(filter: PartFilter, id: string, joined: boolean): Sql {
   const conditions: string[] = [];
   const params: unknown[] = [];
@@ -262,5 +268,7 @@ export function partFilter(filter: PartFilter, id: string, joined: boolean): Sql
   if (filter.category !== undefined) add('parts.category = ?', filter.category);
   if (filter.supplierId !== undefined) add('parts.supplier_id = ?', filter.supplierId);
   if (filter.exclude?.length) add(`${id} not in (${filter.exclude.map(() => '?').join(', ')})`, ...filter.exclude);
+  // CJK characters: no LIKE wildcard can occur in them.
+  for (const char of filter.chars ?? []) add('parts.name_zh like ?', `%${char}%`);
   return { text: conditions.length ? conditions.join(' and ') : '1 = 1', params };
 }
