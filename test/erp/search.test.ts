@@ -263,18 +263,29 @@ for (const backend of BACKENDS) {
       expect(await get('/api/parts?name=keepsake&size=1')).toMatchObject({ total: 2, totalCapped: false });
     });
 
-    it.skipIf(backend.name !== 'sqlite')('sees writes made by another connection to the same database', async () => {
+    it('sees writes made by another connection to the same database', async () => {
       const part = await add('KEEP-3', 'Heirloom bracket');
       expect((await get('/api/parts/search?name=heirloom')).items[0]).toMatchObject({ id: part.id, unitPrice: 10 });
       expect((await get('/api/parts?name=heirloom')).total).toBe(1);
-      // Another process on the same file (a second ERP, an administrator's script) changes the part.
-      const other = new Sqlite(h.erp.database.location);
-      try {
-        other
-          .prepare('update parts set unit_price_e4 = ?, name_en = ? where id = ?')
-          .run(770_000, 'Heirloom bracket v2', part.id);
-      } finally {
-        other.close();
+      // Another process on the same database (a second ERP, an administrator's script) changes the part.
+      const update = 'parts set unit_price_e4 = 770000, name_en = $1 where id = $2';
+      if (backend.name === 'sqlite') {
+        const other = new Sqlite(h.erp.database.location);
+        try {
+          other.prepare(`update ${update.replace(/\$\d/g, '?')}`).run('Heirloom bracket v2', part.id);
+        } finally {
+          other.close();
+        }
+      } else {
+        // A writer whose search_path does not name the ERP's schema.
+        const schema = /\(schema (\w+)\)/.exec(h.erp.database.location)?.[1];
+        const other = new pg.Client({ connectionString: databaseUrl });
+        await other.connect();
+        try {
+          await other.query(`update ${schema}.${update}`, ['Heirloom bracket v2', part.id]);
+        } finally {
+          await other.end();
+        }
       }
       expect((await get('/api/parts/search?name=heirloom')).items[0]).toMatchObject({
         id: part.id,

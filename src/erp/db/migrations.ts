@@ -213,23 +213,42 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       },
     },
     '006_catalog_version': {
-      // SQLite: a counter every write to parts or suppliers moves, from any connection or process, so rendered
-      // part cards can be kept between requests and dropped the moment the catalogue changes (part-cards.ts).
-      // PostgreSQL reads a page's rows in the round trip a version check would cost, so it keeps no cards.
+      // A counter every write to parts or suppliers moves, from any connection or process, so what lists and
+      // searches derive from the catalogue can be kept between requests and dropped the moment it changes
+      // (services/catalog-cache.ts).
       async up(db: Db) {
-        if (dialect !== 'sqlite') return;
-        await sql`create table catalog_version (id integer primary key check (id = 1), version integer not null)`.execute(
+        await sql`create table catalog_version (id integer primary key check (id = 1), version bigint not null)`.execute(
           db,
         );
         await sql`insert into catalog_version (id, version) values (1, 0)`.execute(db);
+        if (dialect === 'sqlite') {
+          for (const table of ['parts', 'suppliers'])
+            for (const event of ['insert', 'update', 'delete'])
+              await sql
+                .raw(
+                  `create trigger ${table}_${event}_catalog_version after ${event} on ${table}
+                   begin update catalog_version set version = version + 1; end`,
+                )
+                .execute(db);
+          return;
+        }
+        // Once per statement; the table is named with the trigger's own schema, whatever the writer's search_path.
+        await sql
+          .raw(
+            `create function bump_catalog_version() returns trigger language plpgsql as $$
+             begin
+               execute format('update %I.catalog_version set version = version + 1', tg_table_schema);
+               return null;
+             end $$`,
+          )
+          .execute(db);
         for (const table of ['parts', 'suppliers'])
-          for (const event of ['insert', 'update', 'delete'])
-            await sql
-              .raw(
-                `create trigger ${table}_${event}_catalog_version after ${event} on ${table}
-                 begin update catalog_version set version = version + 1; end`,
-              )
-              .execute(db);
+          await sql
+            .raw(
+              `create trigger ${table}_catalog_version after insert or update or delete on ${table}
+               for each statement execute function bump_catalog_version()`,
+            )
+            .execute(db);
       },
     },
   };

@@ -171,52 +171,43 @@ export class PartCatalog {
     });
   }
 
-  /**
-   * The version of the catalogue (SQLite; see CatalogCache), or undefined where nothing is kept between
-   * requests: PostgreSQL reads a page's rows in the round trip a version check would cost.
-   */
-  private async catalogVersion(): Promise<number | undefined> {
-    if (this.dialect !== 'sqlite') return undefined;
-    const [[version]] = await this.read<[number]>('select version from catalog_version', [], { arrays: true });
-    return version;
+  /** The version of the catalogue, which every write to parts or suppliers moves (see CatalogCache). */
+  private async catalogVersion(): Promise<number> {
+    const [[version]] = await this.read<[number | string]>('select version from catalog_version', [], {
+      arrays: true,
+    });
+    return Number(version);
   }
 
-  /** What `compute` derives from the catalogue, kept for `version` when there is one. */
-  private kept<T>(key: string, version: number | undefined, compute: () => Promise<T>): Promise<T> {
-    return version === undefined ? compute() : this.cache.answer(key, version, compute);
-  }
-
-  /**
-   * The parts of `ids`, in that order, as the JSON text of a `Part` array. On SQLite from the cards kept for
-   * `version`, SQLite writing the JSON of the others: building a row's values as JS strings, a `Part` from them
-   * and the JSON text again took about half of answering a page of parts.
-   */
-  private async rowsJson(ctx: ErpContext, ids: number[], version: number | undefined): Promise<string> {
+  /** The parts of `ids`, in that order, as the JSON text of a `Part` array, from the cards kept for `version`. */
+  private async rowsJson(ctx: ErpContext, ids: number[], version: number): Promise<string> {
     if (!ids.length) return '[]';
-    if (version === undefined) return JSON.stringify(await this.rows(ctx, ids));
-    return this.cache.cardArray(ids, ctx.projectId, version, (missing) =>
-      this.read<[number, string]>(
-        `select parts.id, json_object(
-           'id', parts.id, 'code', parts.code, 'model', parts.model, 'category', parts.category,
-           'categoryName', ${CATEGORY_NAME_SQL}, 'nameZh', parts.name_zh, 'nameEn', parts.name_en,
-           'spec', parts.spec, 'unit', parts.unit, 'unitPrice', parts.unit_price_e4 / 10000.0, 'currency', 'CNY',
-           'moq', parts.moq,
-           'supplier', json_object('id', parts.supplier_id, 'nameZh', suppliers.name_zh, 'nameEn', suppliers.name_en)
-         )
-         from json_each(?) wanted join parts on parts.id = wanted.value join suppliers on suppliers.id = parts.supplier_id
-         where parts.project_id = ?`,
-        [JSON.stringify(missing), ctx.projectId],
-        { arrays: true },
-      ),
+    return this.cache.cardArray(ids, ctx.projectId, version, (missing) => this.cards(ctx, missing));
+  }
+
+  /**
+   * Cards of the parts of `ids` as `[id, json]`. SQLite writes the JSON itself: building a row's values as JS
+   * strings, a `Part` from them and the JSON text again took about half of answering a page of parts.
+   */
+  private async cards(ctx: ErpContext, ids: number[]): Promise<Array<[number, string]>> {
+    if (this.dialect !== 'sqlite') return (await this.rows(ctx, ids)).map((part) => [part.id, JSON.stringify(part)]);
+    return this.read<[number, string]>(
+      `select parts.id, json_object(
+         'id', parts.id, 'code', parts.code, 'model', parts.model, 'category', parts.category,
+         'categoryName', ${CATEGORY_NAME_SQL}, 'nameZh', parts.name_zh, 'nameEn', parts.name_en,
+         'spec', parts.spec, 'unit', parts.unit, 'unitPrice', parts.unit_price_e4 / 10000.0, 'currency', 'CNY',
+         'moq', parts.moq,
+         'supplier', json_object('id', parts.supplier_id, 'nameZh', suppliers.name_zh, 'nameEn', suppliers.name_en)
+       )
+       from json_each(?) wanted join parts on parts.id = wanted.value join suppliers on suppliers.id = parts.supplier_id
+       where parts.project_id = ?`,
+      [JSON.stringify(ids), ctx.projectId],
+      { arrays: true },
     );
   }
 
-  /** Ids of a list page and its capped match count (kept for the catalogue `version`, when there is one). */
-  private async page(
-    ctx: ErpContext,
-    q: PartQuery,
-    version: number | undefined,
-  ): Promise<{ ids: number[]; counted: number }> {
+  /** Ids of a list page and its capped match count, kept for the catalogue `version`. */
+  private async page(ctx: ErpContext, q: PartQuery, version: number): Promise<{ ids: number[]; counted: number }> {
     const filter: PartFilter = { projectId: ctx.projectId, category: q.category, supplierId: q.supplierId };
     const offset = (q.page - 1) * q.size;
     const count = () =>
@@ -227,8 +218,8 @@ export class PartCatalog {
       q.name ? this.rankedIds(q.name, filter, offset, q.size) : this.source(this.filtered(filter)).ids(q.size, offset);
     const key = JSON.stringify([ctx.projectId, q.category, q.supplierId, q.name]);
     const [pageIds, counted] = await Promise.all([
-      this.kept(`page ${key} ${offset} ${q.size}`, version, ids),
-      this.kept(`count ${key}`, version, count),
+      this.cache.answer(`page ${key} ${offset} ${q.size}`, version, ids),
+      this.cache.answer(`count ${key}`, version, count),
     ]);
     return { ids: pageIds, counted };
   }
@@ -255,7 +246,7 @@ export class PartCatalog {
   async searchJson(ctx: ErpContext, name: string, limit = 50): Promise<string> {
     // Read before what is derived from it: a write in between then moves the version past what was kept.
     const version = await this.catalogVersion();
-    const ids = await this.kept(JSON.stringify(['search', ctx.projectId, name, limit]), version, () =>
+    const ids = await this.cache.answer(JSON.stringify(['search', ctx.projectId, name, limit]), version, () =>
       this.rankedIds(name, { projectId: ctx.projectId }, 0, limit),
     );
     return `{"items":${await this.rowsJson(ctx, ids, version)}}`;
