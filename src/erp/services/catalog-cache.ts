@@ -40,11 +40,15 @@ export class CatalogCache {
     version: number,
     render: (ids: number[]) => Promise<Array<[number, string]>>,
   ): Promise<string> {
-    const missing = this.holds(version) ? ids.filter((id) => this.cards.get(id)?.projectId !== projectId) : ids;
+    const keptFor = (id: number) => {
+      const card = this.cards.get(id);
+      return card?.projectId === projectId ? card.json : undefined;
+    };
+    const missing = this.holds(version) ? ids.filter((id) => keptFor(id) === undefined) : ids;
     const rendered = missing.length ? new Map(await render(missing)) : undefined;
     const json: string[] = [];
     for (const id of ids) {
-      const card = rendered?.get(id) ?? this.cards.get(id)?.json;
+      const card = missing.includes(id) ? rendered?.get(id) : keptFor(id);
       if (card !== undefined) json.push(card);
     }
     // Cards rendered after the version moved on belong to no version kept here.
