@@ -1,6 +1,6 @@
 import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
 import type { HumanDecision, HumanRequest } from '../protocol/index.ts';
-import { conflict, type Logger, unprocessable } from '../shared/index.ts';
+import { conflict, type Logger, sleep, unprocessable } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 import type { RunStatus } from './db.ts';
 import type { RunEventLog } from './events.ts';
@@ -10,6 +10,9 @@ import { CANCELLED, RunExecution, type RunInput, type Tracers } from './run-exec
 import type { PendingInterrupt, RunStore, StoredDecision } from './run-store.ts';
 import type { Sessions } from './sessions.ts';
 import type { UsageLedger } from './usage.ts';
+
+/** How long a resume waits for a run that stored its interrupt to record that it waits. */
+const INTERRUPT_SETTLE_MS = 2_000;
 
 /** Ended runs that can be taken up again from their last checkpoint (failed, stopped, or left by a restart). */
 const RETRYABLE: RunStatus[] = ['error', 'cancelled'];
@@ -105,7 +108,7 @@ export class RunManager {
   ): Promise<RunRef> {
     await this.deps.sessions.ownedInProject(user, input.sessionId);
     await this.adoptOrphan(user, input.sessionId);
-    const run = await this.deps.store.active(input.sessionId);
+    const run = await this.waitingRun(input.sessionId);
     if (run?.status !== 'waiting') {
       throw conflict('没有等待中的确认 / nothing in this session waits for a decision', {
         run_id: run?.id,
@@ -131,6 +134,22 @@ export class RunManager {
     const afterSeq = await this.deps.store.lastSeq(run.id);
     this.launch(user, { runId: run.id, sessionId: input.sessionId, afterSeq }, { kind: 'decision', decision });
     return { runId: run.id, sessionId: input.sessionId, afterSeq };
+  }
+
+  /**
+   * The session's active run, once it has recorded that it waits. A run stores and sends its interrupt before it
+   * records its status, so a client answering at once (from any process) can arrive in between: while the run's
+   * last stored event is an interrupt, it is given up to {@link INTERRUPT_SETTLE_MS} to record it.
+   */
+  private async waitingRun(sessionId: string) {
+    const deadline = Date.now() + INTERRUPT_SETTLE_MS;
+    for (;;) {
+      const run = await this.deps.store.active(sessionId);
+      if (run?.status !== 'running' || Date.now() > deadline) return run;
+      const [last] = await this.deps.store.replay(run.id, (await this.deps.store.lastSeq(run.id)) - 1);
+      if (last?.event !== 'interrupt') return run;
+      await sleep(25);
+    }
   }
 
   /**

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RunStore } from '../../src/api/run-store.ts';
+import { sleep } from '../../src/shared/index.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 import { collect, openSse, type SseEvent } from './sse.ts';
 
@@ -16,6 +18,29 @@ describe('chat API: order runs over SSE on the offline model', () => {
     h = await startApiHarness();
   }, 90_000);
   afterAll(() => h?.close());
+
+  it('takes a decision sent the moment the interrupt arrives, before the run has recorded that it waits', async () => {
+    // The run stores and sends its interrupt, then records its status: widen that gap.
+    const setStatus = RunStore.prototype.setStatus;
+    const slow = vi.spyOn(RunStore.prototype, 'setStatus').mockImplementation(async function (this: RunStore, ...args) {
+      if (args[1] === 'waiting') await sleep(400);
+      return setStatus.apply(this, args);
+    });
+    try {
+      const first = await h.chat(h.tokens.laoxiao, { message: ORDER });
+      const interrupt = first.events.at(-1) as SseEvent;
+      expect(interrupt.event).toBe('interrupt');
+      const second = await h.resume(h.tokens.laoxiao, {
+        session_id: first.headers.get('x-session-id'),
+        interrupt_id: interrupt.data.interrupt_id,
+        decision: { type: 'reject' },
+      });
+      expect(second.status).toBe(200);
+      expect(second.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    } finally {
+      slow.mockRestore();
+    }
+  });
 
   it('streams progress per agent, then an approval interrupt; approve writes exactly one order', async () => {
     const first = await h.chat(h.tokens.laoxiao, { message: ORDER });
