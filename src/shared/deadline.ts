@@ -39,3 +39,16 @@ export function deadline(ms: number, signal?: AbortSignal): Deadline {
     clear,
   };
 }
+
+/**
+ * A signal of one piece of work's own that follows `signal` until `clear()`. For a library that subscribes to the
+ * signal it is given and never unsubscribes: its listener then goes with the work instead of staying on the
+ * caller's signal, which a run keeps (and Node keeps alive while it has listeners, when it combines others).
+ */
+export function linkedSignal(signal?: AbortSignal): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const forward = () => controller.abort(signal?.reason);
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', forward, { once: true });
+  return { signal: controller.signal, clear: () => signal?.removeEventListener('abort', forward) };
+}
