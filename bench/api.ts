@@ -290,7 +290,8 @@ async function childHeap(url: string): Promise<HeapProbe> {
  * order sessions start at once from a client thread (its own V8 heap: the clients are not in the figure); at the
  * moment every one has had its first event, each server's heap is collected and read. Retained per active session
  * = (heap used + external) at that moment − the same before the sessions, over the sessions active then. What runs
- * that already ended left behind counts in the growth but not among the active sessions.
+ * that already ended left behind counts in the growth but not among the active sessions. Once every session ended,
+ * the heap is read again: what is left behind per session shows what finished runs keep (a leak grows it).
  */
 async function activeSessionMemory(
   label: string,
@@ -318,7 +319,8 @@ async function activeSessionMemory(
     const at = await heaps();
     // Sessions may end while the heaps are read: the fewer of the two counts, so none is counted that was gone.
     const active = Math.min(activeBefore, clients.active());
-    return { at, active, admitted, runs: await clients.done };
+    const runs = await clients.done;
+    return { at, active, admitted, runs, after: await heaps() };
   });
   const failed = result.runs.filter((r) => !r.ok);
   failures.push(...failed.slice(0, 3).map((r) => `${label}: ${r.ending}`));
@@ -331,6 +333,12 @@ async function activeSessionMemory(
     p50: result.active ? `${((result.at - before) / result.active / 1024).toFixed(0)} KiB` : 'n/a',
     p99: '',
     detail: `heap + external after a full GC ${mib(before)} → ${mib(result.at)} with ${result.active} sessions active${split}; ${failed.length} errors`,
+  });
+  addRow({
+    scenario: '  left behind per session once all ended',
+    p50: `${((result.after - before) / sessions / 1024).toFixed(0)} KiB`,
+    p99: '',
+    detail: `heap + external after a full GC ${mib(result.after)}: what ended sessions still hold (and compiled code)`,
   });
   addRow({
     scenario: `  peak RSS growth / sessions (${targets.rssScope})`,
