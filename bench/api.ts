@@ -4,8 +4,11 @@
  * in the same run so load from elsewhere hits both:
  * - one at a time: time to first event, and CPU and wall time per run, API against the bare graph;
  * - many concurrent sessions on one process: first event p50/p99, runs/s against the bare graph at the same
- *   concurrency, memory per session, errors; then 100 concurrent greetings from 10 users;
- * - with DATABASE_URL and REDIS_URL: the same concurrent sessions on two `procura api` processes.
+ *   concurrency, peak RSS growth, errors;
+ * - memory per active session: the server's heap after a full GC with every session active against before it
+ *   (see `activeSessionMemory`), clients on a thread of their own; then 100 concurrent greetings from 10 users;
+ * - with DATABASE_URL and REDIS_URL: the same concurrent sessions and memory on two `procura api` processes
+ *   (started with the inspector, through which their heaps are collected and read).
  * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 8 --profile <dir>]
  * `--profile` writes a CPU profile (.cpuprofile, for Chrome DevTools) of the one-process concurrent sessions phase.
  */
@@ -14,13 +17,14 @@ import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createParser } from 'eventsource-parser';
+import { WebSocket } from 'undici';
 import { createAgentStorage } from '../src/agent/backends/index.ts';
 import { AgentRuntime } from '../src/agent/index.ts';
 import { createApi, DEFAULT_LIMITS } from '../src/api/index.ts';
 import { listen } from '../src/shared/index.ts';
 import { registerChartTools } from '../src/tools/charts/index.ts';
 import { type ApiProcess, spawnApi, startLocalParts } from '../test/api/process.ts';
+import { apiRun, type ClientRun, clientThread, type RunResult } from './api-client.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -79,54 +83,6 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
 };
 const ms = (v: number) => `${v.toFixed(1)} ms`;
-
-interface RunResult {
-  firstMs: number;
-  totalMs: number;
-  events: number;
-  ok: boolean;
-  /** The last event, for a run that did not end as expected. */
-  ending?: string;
-}
-
-/** One run through the API to its end: time to first event, total time, events, and whether it ended in `expect`. */
-async function apiRun(base: string, as: string, message: string, expect: string): Promise<RunResult> {
-  const started = performance.now();
-  try {
-    const response = await fetch(`${base}/api/v1/agent/chat/stream`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${as}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ message }),
-    });
-    if (response.status !== 200 || !response.body) {
-      const ending = `HTTP ${response.status} ${await response.text()}`;
-      return { firstMs: Number.NaN, totalMs: performance.now() - started, events: 0, ok: false, ending };
-    }
-    let firstMs = Number.NaN;
-    let events = 0;
-    let last = { event: '', data: '' };
-    const parser = createParser({
-      onEvent: (e) => {
-        if (events === 0) firstMs = performance.now() - started;
-        events += 1;
-        last = { event: e.event ?? '', data: e.data };
-      },
-    });
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
-      parser.feed(decoder.decode(chunk, { stream: true }));
-    const ok = last.event === expect;
-    return {
-      firstMs,
-      totalMs: performance.now() - started,
-      events,
-      ok,
-      ending: ok ? undefined : `${last.event} ${last.data.slice(0, 300)}`,
-    };
-  } catch (error) {
-    return { firstMs: Number.NaN, totalMs: 0, events: 0, ok: false, ending: String(error) };
-  }
-}
 
 /** The same order run on the bare graph (no API, no events stored): the floor. */
 async function graphRun(i: number, { user: buyer, token } = laoxiao): Promise<{ totalMs: number; chunks: number }> {
@@ -232,7 +188,12 @@ function endPhase(title: string): void {
 }
 
 /** Rows for one batch of concurrent runs. */
-function report(label: string, runs: RunResult[], wallMs: number, memory?: { before: number; peak: number }) {
+function report(
+  label: string,
+  runs: RunResult[],
+  wallMs: number,
+  memory?: { before: number; peak: number; scope: string },
+) {
   const failed = runs.filter((r) => !r.ok);
   failures.push(...failed.slice(0, 3).map((r) => `${label}: ${r.ending}`));
   addRow({
@@ -255,12 +216,136 @@ function report(label: string, runs: RunResult[], wallMs: number, memory?: { bef
   });
   if (memory) {
     addRow({
-      scenario: '  memory per session (peak rss − before) / sessions',
+      scenario: `  peak RSS growth / sessions (${memory.scope})`,
       p50: `${((memory.peak - memory.before) / runs.length / 1024).toFixed(0)} KiB`,
       p99: '',
-      detail: `peak rss ${(memory.peak / 1024 / 1024).toFixed(0)} MiB`,
+      detail: `peak rss ${(memory.peak / 1024 / 1024).toFixed(0)} MiB, sampled every 50 ms; not the retained figure`,
     });
   }
+}
+
+/** Peak RSS of the one-process phases covers the whole bench process: the API, the ERP and the clients. */
+const ONE_PROCESS_RSS = 'whole bench process: API, ERP and clients';
+
+/**
+ * A server's heap right after a full garbage collection, so only what is still referenced counts: V8's heap in use
+ * plus `external` (memory outside it that JavaScript objects hold: Buffers, ArrayBuffers).
+ */
+interface HeapProbe {
+  read(): Promise<number>;
+  close(): void;
+}
+
+/** This thread's heap (the in-process API's), through the inspector. */
+function ownHeap(): HeapProbe {
+  const inspector = new Session();
+  inspector.connect();
+  return {
+    async read() {
+      await inspector.post('HeapProfiler.collectGarbage');
+      const { heapUsed, external } = process.memoryUsage();
+      return heapUsed + external;
+    },
+    close: () => inspector.disconnect(),
+  };
+}
+
+/** A `procura api` process's heap, through its inspector (it was started with `inspect`). */
+async function childHeap(url: string): Promise<HeapProbe> {
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  const pending = new Map<number, (message: { result?: unknown; error?: { message: string } }) => void>();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(String(event.data));
+    pending.get(message.id)?.(message);
+    pending.delete(message.id);
+  };
+  let id = 0;
+  const call = (method: string, params: object = {}) =>
+    new Promise<unknown>((resolve, reject) => {
+      id += 1;
+      pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  return {
+    async read() {
+      await call('HeapProfiler.collectGarbage');
+      const { result } = (await call('Runtime.evaluate', {
+        expression: 'JSON.stringify(process.memoryUsage())',
+        returnByValue: true,
+      })) as { result: { value: string } };
+      const { heapUsed, external } = JSON.parse(result.value) as NodeJS.MemoryUsage;
+      return heapUsed + external;
+    },
+    close: () => socket.close(),
+  };
+}
+
+/**
+ * Memory per active session. A session is active while its stream is open and its run admitted: it has had its
+ * first event (sent on admission, whether the run waits for a slot or executes) and not yet its last. `sessions`
+ * order sessions start at once from a client thread (its own V8 heap: the clients are not in the figure); at the
+ * moment every one has had its first event, each server's heap is collected and read. Retained per active session
+ * = (heap used + external) at that moment − the same before the sessions, over the sessions active then. What runs
+ * that already ended left behind counts in the growth but not among the active sessions. Once every session ended,
+ * the heap is read again: what is left behind per session shows what finished runs keep (a leak grows it).
+ */
+async function activeSessionMemory(
+  label: string,
+  targets: { bases: string[]; buyers: Buyer[]; probes: HeapProbe[]; pids: number[]; rssScope: string },
+  server?: () => { running: number; queued: number },
+): Promise<void> {
+  const runs: ClientRun[] = Array.from({ length: sessions }, (_, i) => ({
+    base: targets.bases[i % targets.bases.length],
+    token: targets.buyers[i % targets.buyers.length].token,
+    message: ORDER,
+    expect: 'interrupt',
+  }));
+  const clients = await clientThread(runs);
+  const heaps = async () => (await Promise.all(targets.probes.map((p) => p.read()))).reduce((a, b) => a + b, 0);
+  const before = await heaps();
+  const {
+    result,
+    before: rssBefore,
+    peak,
+  } = await withPeakRss(targets.pids, async () => {
+    clients.start();
+    await clients.allFirst;
+    const activeBefore = clients.active();
+    const admitted = server?.();
+    const at = await heaps();
+    // Sessions may end while the heaps are read: the fewer of the two counts, so none is counted that was gone.
+    const active = Math.min(activeBefore, clients.active());
+    const runs = await clients.done;
+    return { at, active, admitted, runs, after: await heaps() };
+  });
+  const failed = result.runs.filter((r) => !r.ok);
+  failures.push(...failed.slice(0, 3).map((r) => `${label}: ${r.ending}`));
+  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  const split = result.admitted
+    ? ` (server: ${result.admitted.running} admitted, ${result.admitted.queued} in line)`
+    : '';
+  addRow({
+    scenario: `${label}: retained per active session`,
+    p50: result.active ? `${((result.at - before) / result.active / 1024).toFixed(0)} KiB` : 'n/a',
+    p99: '',
+    detail: `heap + external after a full GC ${mib(before)} → ${mib(result.at)} with ${result.active} sessions active${split}; ${failed.length} errors`,
+  });
+  addRow({
+    scenario: '  left behind per session once all ended',
+    p50: `${((result.after - before) / sessions / 1024).toFixed(0)} KiB`,
+    p99: '',
+    detail: `heap + external after a full GC ${mib(result.after)}: what ended sessions still hold (and compiled code)`,
+  });
+  addRow({
+    scenario: `  peak RSS growth / sessions (${targets.rssScope})`,
+    p50: `${((peak - rssBefore) / sessions / 1024).toFixed(0)} KiB`,
+    p99: '',
+    detail: `peak rss ${(peak / 1024 / 1024).toFixed(0)} MiB, sampled every 50 ms over the whole phase`,
+  });
 }
 
 /**
@@ -347,7 +432,7 @@ report(
   `${sessions} concurrent order sessions, fixed ${width} slots (no loop-delay check)`,
   fixed.result,
   fixed.wallMs,
-  fixed,
+  { ...fixed, scope: ONE_PROCESS_RSS },
 );
 const loopBuyers = await perUser('loop');
 const concurrent = await profiled('sessions', () =>
@@ -359,12 +444,10 @@ const concurrent = await profiled('sessions', () =>
     ),
   ),
 );
-report(
-  `${sessions} concurrent order sessions, one process (${concurrency})`,
-  concurrent.result,
-  concurrent.wallMs,
-  concurrent,
-);
+report(`${sessions} concurrent order sessions, one process (${concurrency})`, concurrent.result, concurrent.wallMs, {
+  ...concurrent,
+  scope: ONE_PROCESS_RSS,
+});
 addRow({
   scenario: '  runs/s: API / bare graph',
   p50: `${((bare.wallMs / concurrent.wallMs) * 100).toFixed(0)} %`,
@@ -372,6 +455,21 @@ addRow({
   detail: 'same concurrency, same run of the bench',
 });
 endPhase(`${sessions} concurrent sessions, one process`);
+
+const ownProbe = ownHeap();
+await activeSessionMemory(
+  `${sessions} order sessions at once, one process`,
+  {
+    bases: [server.url],
+    buyers: await perUser('memory'),
+    probes: [ownProbe],
+    pids: [process.pid],
+    rssScope: 'whole bench process, client thread included',
+  },
+  () => ({ running: api.runs.running, queued: api.runs.queued }),
+);
+ownProbe.close();
+endPhase('Memory per active session, one process');
 
 // 10 users × 10 sessions greeting at once, each user under the default per-user start limit.
 const greeters = await newBuyers(10, 'greeter');
@@ -389,7 +487,9 @@ if (databaseUrl && redisUrl) {
   const env = { ...offlineEnv, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl };
   let pair: ApiProcess[] = [];
   try {
-    pair = await Promise.all(['a', 'b'].map((name) => spawnApi(path.join(dataDir, `api-${name}`), urls, env)));
+    pair = await Promise.all(
+      ['a', 'b'].map((name) => spawnApi(path.join(dataDir, `api-${name}`), urls, env, { inspect: true })),
+    );
     for (const p of pair) await apiRun(p.url, token, ORDER, 'interrupt');
     const pids = pair.map((p) => p.child.pid as number);
     const buyers = await perUser('pair');
@@ -401,12 +501,10 @@ if (databaseUrl && redisUrl) {
         ),
       ),
     );
-    report(
-      `${sessions} concurrent order sessions, 2 processes, PostgreSQL + Redis`,
-      spread.result,
-      spread.wallMs,
-      spread,
-    );
+    report(`${sessions} concurrent order sessions, 2 processes, PostgreSQL + Redis`, spread.result, spread.wallMs, {
+      ...spread,
+      scope: 'both server processes',
+    });
     const spreadGreetings = await withPeakRss(pids, () =>
       Promise.all(
         Array.from({ length: 100 }, (_, i) =>
@@ -415,6 +513,18 @@ if (databaseUrl && redisUrl) {
       ),
     );
     report('100 concurrent greetings from 10 users, 2 processes', spreadGreetings.result, spreadGreetings.wallMs);
+    const probes = await Promise.all(pair.map((p) => childHeap(p.inspectorUrl as string)));
+    try {
+      await activeSessionMemory(`${sessions} order sessions at once, 2 processes`, {
+        bases: pair.map((p) => p.url),
+        buyers: await perUser('pair-memory'),
+        probes,
+        pids,
+        rssScope: 'both server processes',
+      });
+    } finally {
+      for (const probe of probes) probe.close();
+    }
   } catch (error) {
     failures.push(`2 processes: ${(error as Error).message}`);
   } finally {

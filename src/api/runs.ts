@@ -63,9 +63,14 @@ export class RunManager {
     });
   }
 
-  /** Runs this process is executing right now. */
+  /** Runs this process has admitted and not yet ended: executing, or waiting in line for a slot. */
   get running(): number {
     return this.active.size;
+  }
+
+  /** Of those, the runs waiting in line for a slot. */
+  get queued(): number {
+    return this.limiter.waiting;
   }
 
   /**

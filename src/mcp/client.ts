@@ -4,6 +4,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { linkedSignal } from '../shared/index.ts';
 import {
   describeIssues,
   failure,
@@ -161,6 +162,9 @@ class McpConnection {
 
   /** Calls a tool as the user of `ctx`. A read is retried once on a fresh connection; a write never is. */
   async call(tool: string, input: unknown, ctx: ToolContext, control: ToolControl, retry: boolean): Promise<unknown> {
+    // The MCP client never takes its abort listener off the signal it is given; given the run's, every call would
+    // stay in memory (with the run it was part of) as long as that signal does.
+    const link = linkedSignal(control.signal);
     try {
       const client = await this.ensureConnected();
       const result = await caller.run(ctx, () =>
@@ -171,7 +175,7 @@ class McpConnection {
             _meta: control.callId ? { [CALL_ID_META]: control.callId } : undefined,
           },
           undefined,
-          { signal: control.signal, timeout: this.config.timeoutMs },
+          { signal: link.signal, timeout: this.config.timeoutMs },
         ),
       );
       return fromMcpResult(result as { content?: unknown[]; isError?: boolean }, this.config.name);
@@ -182,6 +186,8 @@ class McpConnection {
       throw error instanceof McpServerError
         ? error
         : new McpServerError(this.config.name, `调用 ${tool} 失败 / ${tool} failed: ${describeError(error)}`);
+    } finally {
+      link.clear();
     }
   }
 

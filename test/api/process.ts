@@ -14,6 +14,8 @@ const BIN = path.resolve(import.meta.dirname, '../../bin/procura.js');
 export interface ApiProcess {
   url: string;
   child: ChildProcess;
+  /** The inspector's WebSocket address, when started with `inspect`. */
+  inspectorUrl?: string;
   /** SIGTERM, then waits for the exit. */
   stop(): Promise<void>;
   /** SIGKILL: no shutdown code runs. */
@@ -25,10 +27,12 @@ export async function spawnApi(
   dataDir: string,
   urls: { erp: string; erpMcp: string; suppliers: string; chartMcp: string },
   env: NodeJS.ProcessEnv = {},
+  options: { inspect?: boolean } = {},
 ): Promise<ApiProcess> {
   const child = spawn(
     process.execPath,
     [
+      ...(options.inspect ? ['--inspect=127.0.0.1:0'] : []),
       BIN,
       'api',
       '--port',
@@ -50,8 +54,10 @@ export async function spawnApi(
     },
   );
   let stderr = '';
+  let inspectorUrl: string | undefined;
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;
+    inspectorUrl ??= /Debugger listening on (ws:\/\/\S+)/.exec(stderr)?.[1];
   });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`procura api did not start: ${stderr}`)), 60_000);
@@ -72,7 +78,7 @@ export async function spawnApi(
       child.once('exit', () => resolve());
       child.kill(signal);
     });
-  return { url, child, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+  return { url, child, inspectorUrl, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }
 
 /** The parts `procura api` talks to, run in the test's own process: ERP, supplier sites, chart renderer and MCP. */

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -85,6 +86,20 @@ describe('MCP client', () => {
         callId: 'c-9',
       })) as Any;
       expect(again.order.id).toBe(created.order.id);
+    } finally {
+      await connections.close();
+    }
+  });
+
+  it('leaves the caller’s signal as it found it once a call ended', async () => {
+    // The MCP client never unsubscribes from the signal it is given; a run's signal outlives many calls.
+    const connections = await McpConnections.connect([{ name: 'erp', url: mcp.mcpUrl, forwardCredentials: true }]);
+    try {
+      const registry = connections.registerInto(new ToolRegistry());
+      const run = new AbortController();
+      for (let i = 0; i < 3; i++)
+        await registry.execute('inventory_warning', {}, env.context('laoxiao'), { signal: run.signal });
+      expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
     } finally {
       await connections.close();
     }

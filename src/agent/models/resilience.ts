@@ -195,10 +195,21 @@ export function idleTimeoutFetch(idleMs: number): typeof fetch {
     const controller = new AbortController();
     const outer = init?.signal;
     const forward = () => controller.abort(outer?.reason);
+    // Every way the call ends takes the listener off: the caller's signal may outlive many calls.
+    const unlink = () => outer?.removeEventListener('abort', forward);
     if (outer?.aborted) forward();
     else outer?.addEventListener('abort', forward, { once: true });
-    const response = await fetch(input, { ...init, signal: controller.signal });
-    if (!response.body) return response;
+    let response: Response;
+    try {
+      response = await fetch(input, { ...init, signal: controller.signal });
+    } catch (error) {
+      unlink();
+      throw error;
+    }
+    if (!response.body) {
+      unlink();
+      return response;
+    }
     const reader = response.body.getReader();
     let timer: NodeJS.Timeout | undefined;
     const body = new ReadableStream<Uint8Array>({
@@ -211,10 +222,11 @@ export function idleTimeoutFetch(idleMs: number): typeof fetch {
         try {
           const { value, done } = await reader.read();
           if (done) {
-            outer?.removeEventListener('abort', forward);
+            unlink();
             stream.close();
           } else stream.enqueue(value);
         } catch (error) {
+          unlink();
           stream.error(stalled ? new ModelStallError(idleMs) : error);
         } finally {
           clearTimeout(timer);
@@ -222,7 +234,7 @@ export function idleTimeoutFetch(idleMs: number): typeof fetch {
       },
       cancel(reason) {
         clearTimeout(timer);
-        outer?.removeEventListener('abort', forward);
+        unlink();
         return reader.cancel(reason);
       },
     });

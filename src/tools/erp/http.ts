@@ -1,3 +1,5 @@
+import { deadline } from '../../shared/index.ts';
+
 /** Where the ERP is and how to reach it as one user. */
 export interface ErpConnection {
   /** API base, e.g. `http://127.0.0.1:8080/api`. */
@@ -90,15 +92,21 @@ export async function erpRequest<T>(
   };
   if (connection.projectId) headers['x-project-id'] = connection.projectId;
   if (request.body !== undefined) headers['content-type'] = 'application/json';
-  const timeout = AbortSignal.timeout(connection.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const limit = deadline(connection.timeoutMs ?? DEFAULT_TIMEOUT_MS, request.signal);
   const httpRequest = new Request(url, {
     method,
     headers,
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
-    signal: request.signal ? AbortSignal.any([request.signal, timeout]) : timeout,
+    signal: limit.signal,
   });
-  const response = await (connection.fetch ?? fetch)(httpRequest);
-  const text = await response.text();
+  let text: string;
+  let response: Response;
+  try {
+    response = await (connection.fetch ?? fetch)(httpRequest);
+    text = await response.text();
+  } finally {
+    limit.clear();
+  }
   const data = text ? safeJson(text) : undefined;
   if (!response.ok) {
     const problem = (data ?? {}) as {

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import { sleep } from '../../shared/index.ts';
 import { Tool, type ToolControl, ToolError } from '../registry.ts';
 import type { BrowserRenderer } from './browser.ts';
 import type { ExtractedPage, StructuredOffer } from './extract.ts';
@@ -80,15 +81,6 @@ const extractHtml = async (html: string, pageUrl: string): Promise<ExtractedPage
 const RETRYABLE = new Set([429, 503]);
 const BLOCKED = new Set([401, 403, 406]);
 
-const abortableSleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
-  });
-
 /** `Retry-After` as milliseconds: seconds or an HTTP date. */
 export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
   if (!value) return undefined;
@@ -104,7 +96,7 @@ export class WebFetcher {
 
   constructor(private readonly options: WebFetcherOptions) {
     this.cache = new LRUCache({ max: 500, ttl: Math.max(1, options.cacheTtlMs), ttlAutopurge: false });
-    this.sleep = options.sleep ?? abortableSleep;
+    this.sleep = options.sleep ?? sleep;
   }
 
   @Tool({

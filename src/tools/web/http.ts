@@ -1,4 +1,5 @@
 import type { Agent } from 'undici';
+import { deadline } from '../../shared/index.ts';
 import { ToolError } from '../registry.ts';
 import type { UrlGuard } from './guard.ts';
 
@@ -57,8 +58,8 @@ export class GuardedHttp {
 
   async get(url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpPage> {
     const { agent, fetch } = await this.connect();
-    const timeout = AbortSignal.timeout(this.limits.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const limit = deadline(this.limits.timeoutMs, signal);
+    const combined = limit.signal;
     let current = url;
     try {
       for (let hop = 0; ; hop++) {
@@ -91,7 +92,7 @@ export class GuardedHttp {
         };
       }
     } catch (error) {
-      if (timeout.aborted)
+      if (limit.timedOut)
         throw new ToolError(
           `请求超时（${this.limits.timeoutMs} ms）/ request timed out after ${this.limits.timeoutMs} ms: ${current}`,
           '稍后重试或换一个来源 / retry later or use another source',
@@ -103,6 +104,8 @@ export class GuardedHttp {
         `无法访问 ${current} / cannot reach ${current}: ${(cause as Error)?.message ?? (error as Error).message}`,
         '检查网址，或稍后重试 / check the URL or retry later',
       );
+    } finally {
+      limit.clear();
     }
   }
 
