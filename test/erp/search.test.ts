@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/erp/db/migrations.ts';
+import { PartSearchIndex } from '../../src/erp/db/part-search.ts';
 import {
   createErp,
   createErpServices,
@@ -15,6 +16,7 @@ import {
   type Part,
   seedBulkParts,
 } from '../../src/erp/index.ts';
+import { searchQuery } from '../../src/erp/search-tokens.ts';
 import type { PartInput } from '../../src/erp/services/parts.ts';
 import { BACKENDS, type ErpHarness, startHarness } from './harness.ts';
 
@@ -126,6 +128,23 @@ for (const backend of BACKENDS) {
       expect(ids(await search('前 奎洛'))).toEqual([front.id]);
       expect((await list('name=%E5%90%8E%20%E5%A5%8E%E6%B4%9B')).total).toBe(1);
     });
+
+    it.skipIf(backend.name !== 'postgres')(
+      'walks the rarest whole word first on PostgreSQL, whatever its length or its prefixes elsewhere',
+      async () => {
+        for (let i = 0; i < 12; i++) await add({ nameEn: `Glimmerwort fitting W8${i}` });
+        const rare = await add({ nameEn: 'Glimmerwort fitting W8' });
+        const query = await new PartSearchIndex('postgres').rarestFirst(
+          h.erp.database.read,
+          searchQuery('glimmerwort fitting w8'),
+          'P001',
+        );
+        // "w8" is a whole word of one part, and a prefix of twelve.
+        expect(query.whole[0]).toBe('w8');
+        expect(query.any.at(-1)).toBe('w8');
+        expect((await search('glimmerwort fitting w8'))[0].id).toBe(rare.id);
+      },
+    );
 
     it('counts totals exactly up to 1,000 and flags larger ones as capped', { timeout: 120_000 }, async () => {
       const rows = Array.from({ length: 1003 }, (_, i) => i);

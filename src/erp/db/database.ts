@@ -49,7 +49,9 @@ export async function openErpDatabase(options: DatabaseOptions): Promise<ErpData
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: 10,
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+      // No JIT: a search of many words is estimated costly enough to be compiled, which took 8–14 ms for a query
+      // that runs in 0.6 ms (1M parts).
+      options: `-c jit=off${schema ? ` -c search_path=${schema}` : ''}`,
     });
     const db = new Kysely<ErpTables>({ dialect: new PostgresDialect({ pool }) });
     await withPostgresSetupLock(options.databaseUrl, async () => {

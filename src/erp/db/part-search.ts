@@ -75,6 +75,8 @@ const projectScope = (projectId: string) => `p${Buffer.from(projectId).toString(
 const ftsAll = (scope: string, tokens: string[]) => tokens.map((t) => `"${scope}${t}"`).join(' AND ');
 
 const ROWS_PER_INSERT = 500;
+/** Postings counted per token to tell rare from common ones (rarestFirst): enough to order them, cheap to count. */
+const RARITY_CAP = 500;
 
 export class PartSearchIndex {
   constructor(readonly dialect: Dialect) {}
@@ -151,6 +153,32 @@ export class PartSearchIndex {
     }
   }
 
+  /**
+   * The query with its rarest tokens first. PostgreSQL walks the postings of the first token and probes the others
+   * for each part it meets, so the first should be the rarest: led by the longest token, a six-word product name
+   * whose longest word was "motorcycle" walked a fifth of a 1M catalogue and took close to a second. SQLite's
+   * FTS5 intersects the tokens itself.
+   */
+  async rarestFirst(read: ReadQuery, query: SearchQuery, projectId: string): Promise<SearchQuery> {
+    if (this.dialect !== 'postgres' || query.any.length < 2) return query;
+    // Each tier's tokens as it walks them: a whole-word posting is far rarer than the same text as a prefix.
+    const tokens = [...new Set([...query.whole.map(wholePosting), ...query.any])];
+    const rows = await read<[string, number | string]>(
+      `select t.token, (select count(*) from (select 1 from part_tokens p where p.token = t.token and p.project_id = ?
+         limit ${RARITY_CAP}) capped) from unnest(?::text[]) as t(token)`,
+      [projectId, tokens],
+      { arrays: true },
+    );
+    const postings = new Map(rows.map(([token, n]) => [token, Number(n)]));
+    const rarest = (posting: (token: string) => string) => (a: string, b: string) =>
+      (postings.get(posting(a)) ?? 0) - (postings.get(posting(b)) ?? 0) || b.length - a.length;
+    return {
+      ...query,
+      whole: [...query.whole].sort(rarest(wholePosting)),
+      any: [...query.any].sort(rarest((token) => token)),
+    };
+  }
+
   /** Ids of the parts in one tier, ascending, after skipping `offset`. */
   async ids(
     read: ReadQuery,
@@ -209,10 +237,12 @@ export class PartSearchIndex {
 
   private selectPostgres(tier: IndexedTier, query: SearchQuery, filter: PartFilter): Sql {
     const required = tier === 'whole' ? query.whole.map(wholePosting) : query.any;
-    // The longest token is usually the rarest: it drives the walk, the others are probed per part.
-    const [driver, ...others] = [...required].sort((a, b) => b.length - a.length);
+    // The first token drives the walk (see rarestFirst), the others are probed per part.
+    const [driver, ...others] = required;
+    // `offset 0` keeps each probe a per-part index lookup: flattened into a join, the planner (which cannot tell a
+    // rare token from a common one) merged the postings of a common word whole, 20 ms at 1M parts for 5 matches.
     const has =
-      'exists (select 1 from part_tokens tx where tx.token = ? and tx.project_id = ? and tx.part_id = t0.part_id)';
+      'exists (select 1 from part_tokens tx where tx.token = ? and tx.project_id = ? and tx.part_id = t0.part_id offset 0)';
     const conditions = others.map(() => has);
     const params: unknown[] = others.flatMap((token) => [token, filter.projectId]);
     if (tier === 'partial') {

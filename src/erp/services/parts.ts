@@ -105,7 +105,7 @@ export class PartCatalog {
       ids: async (limit, offset) => exact.slice(offset, offset + limit),
       count: async (cap) => Math.min(exact.length, cap),
     };
-    const query = searchQuery(name);
+    const query = await this.index.rarestFirst(this.read, searchQuery(name), filter.projectId);
     const rest: PartFilter = { ...filter, exclude: exact, chars: query.chars };
     if (query.needsScan || !query.any.length) {
       const scan = this.filtered(rest).where((eb) =>
@@ -153,7 +153,8 @@ export class PartCatalog {
       const tiers = await this.tiers(name, filter);
       return Math.min(cap, (await tiers[0].count(cap)) + (await tiers[1].count(cap)));
     }
-    return this.index.count(this.read, 'any', query, { ...filter, chars: query.chars }, cap);
+    const ordered = await this.index.rarestFirst(this.read, query, filter.projectId);
+    return this.index.count(this.read, 'any', ordered, { ...filter, chars: query.chars }, cap);
   }
 
   private async rows(ctx: ErpContext, ids: number[]): Promise<Part[]> {
