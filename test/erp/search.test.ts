@@ -129,9 +129,9 @@ for (const backend of BACKENDS) {
       expect((await list('name=%E5%90%8E%20%E5%A5%8E%E6%B4%9B')).total).toBe(1);
     });
 
-    it.skipIf(backend.name !== 'postgres')(
-      'walks the rarest whole word first on PostgreSQL, whatever its length or its prefixes elsewhere',
-      async () => {
+    // PostgreSQL alone walks one token's postings and probes the others; FTS5 intersects them itself.
+    if (backend.name === 'postgres')
+      it('walks the rarest whole word first on PostgreSQL, whatever its length or its prefixes elsewhere', async () => {
         for (let i = 0; i < 12; i++) await add({ nameEn: `Glimmerwort fitting W8${i}` });
         const rare = await add({ nameEn: 'Glimmerwort fitting W8' });
         const query = await new PartSearchIndex('postgres').rarestFirst(
@@ -143,8 +143,7 @@ for (const backend of BACKENDS) {
         expect(query.whole[0]).toBe('w8');
         expect(query.any.at(-1)).toBe('w8');
         expect((await search('glimmerwort fitting w8'))[0].id).toBe(rare.id);
-      },
-    );
+      });
 
     it('counts totals exactly up to 1,000 and flags larger ones as capped', { timeout: 120_000 }, async () => {
       const rows = Array.from({ length: 1003 }, (_, i) => i);
