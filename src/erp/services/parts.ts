@@ -6,7 +6,7 @@ import type { ReadQuery } from '../db/database.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type PartFilter, type PartSearchIndex, partFilter, type SearchablePart } from '../db/part-search.ts';
 import type { ErpTables } from '../db/schema.ts';
-import { isLatinToken, searchQuery } from '../search-tokens.ts';
+import { isLatinToken, type SearchQuery, searchQuery } from '../search-tokens.ts';
 import { CatalogCache } from './catalog-cache.ts';
 import { type ErpContext, fromE4, toE4 } from './context.ts';
 import { requireSupplier } from './suppliers.ts';
@@ -33,6 +33,9 @@ export const TOTAL_CAP = 1000;
 const MAX_EXACT = 100;
 
 const categoryNames = new Map(PART_CATEGORIES.map((c) => [c.code, c.nameZh]));
+
+/** A search query, worked out on first use (see PartCatalog.queryOf). */
+type QueryOf = () => Promise<SearchQuery>;
 
 /**
  * One relevance tier of a name search: its ids in part order, and how many it holds (up to a cap). `before`
@@ -91,7 +94,7 @@ export class PartCatalog {
    * bigrams count as whole); parts matching some word only by a prefix. A query of lone characters only falls
    * back to a substring scan of names, code and model.
    */
-  private async tiers(name: string, filter: PartFilter): Promise<TierSource[]> {
+  private async tiers(name: string, filter: PartFilter, queryOf: QueryOf): Promise<TierSource[]> {
     const text = name.trim().toLowerCase();
     const where = partFilter(filter, 'parts.id', true);
     const exact = (
@@ -105,7 +108,7 @@ export class PartCatalog {
       ids: async (limit, offset) => exact.slice(offset, offset + limit),
       count: async (cap) => Math.min(exact.length, cap),
     };
-    const query = await this.index.rarestFirst(this.read, searchQuery(name), filter.projectId);
+    const query = await queryOf();
     const rest: PartFilter = { ...filter, exclude: exact, chars: query.chars };
     if (query.needsScan || !query.any.length) {
       const scan = this.filtered(rest).where((eb) =>
@@ -129,12 +132,18 @@ export class PartCatalog {
   }
 
   /** Ids of `limit` ranked matches from `offset` on, walking the tiers and counting only the ones skipped whole. */
-  private async rankedIds(name: string, filter: PartFilter, offset: number, limit: number): Promise<number[]> {
+  private async rankedIds(
+    name: string,
+    filter: PartFilter,
+    offset: number,
+    limit: number,
+    queryOf = this.queryOf(name, filter.projectId),
+  ): Promise<number[]> {
     const ids: number[] = [];
     let skip = offset;
     // Every id of the tiers walked so far, while a tier that ran out from its first match shows all of them.
     let before: number[] | undefined = [];
-    for (const tier of await this.tiers(name, filter)) {
+    for (const tier of await this.tiers(name, filter, queryOf)) {
       if (ids.length === limit) break;
       const wanted = limit - ids.length;
       const found = await tier.ids(wanted, skip, before);
@@ -147,14 +156,22 @@ export class PartCatalog {
   }
 
   /** Capped count of every match of `name` (all tiers: the whole-word and exact tiers lie inside `any`). */
-  private async countMatches(name: string, filter: PartFilter, cap: number): Promise<number> {
-    const query = searchQuery(name);
+  private async countMatches(name: string, filter: PartFilter, cap: number, queryOf: QueryOf): Promise<number> {
+    const query = await queryOf();
     if (query.needsScan || !query.any.length) {
-      const tiers = await this.tiers(name, filter);
+      const tiers = await this.tiers(name, filter, queryOf);
       return Math.min(cap, (await tiers[0].count(cap)) + (await tiers[1].count(cap)));
     }
-    const ordered = await this.index.rarestFirst(this.read, query, filter.projectId);
-    return this.index.count(this.read, 'any', ordered, { ...filter, chars: query.chars }, cap);
+    return this.index.count(this.read, 'any', query, { ...filter, chars: query.chars }, cap);
+  }
+
+  /** `name` as a search query in the order the index walks it, worked out once however often it is asked for. */
+  private queryOf(name: string, projectId: string): QueryOf {
+    let query: Promise<SearchQuery> | undefined;
+    return () => {
+      query ??= this.index.rarestFirst(this.read, searchQuery(name), projectId);
+      return query;
+    };
   }
 
   private async rows(ctx: ErpContext, ids: number[]): Promise<Part[]> {
@@ -211,12 +228,16 @@ export class PartCatalog {
   private async page(ctx: ErpContext, q: PartQuery, version: number): Promise<{ ids: number[]; counted: number }> {
     const filter: PartFilter = { projectId: ctx.projectId, category: q.category, supplierId: q.supplierId };
     const offset = (q.page - 1) * q.size;
+    // The page and its count share one query (on PostgreSQL, one count of each word's postings).
+    const queryOf = this.queryOf(q.name ?? '', ctx.projectId);
     const count = () =>
       q.name
-        ? this.countMatches(q.name, filter, TOTAL_CAP + 1)
+        ? this.countMatches(q.name, filter, TOTAL_CAP + 1, queryOf)
         : this.source(this.filtered(filter)).count(TOTAL_CAP + 1);
     const ids = () =>
-      q.name ? this.rankedIds(q.name, filter, offset, q.size) : this.source(this.filtered(filter)).ids(q.size, offset);
+      q.name
+        ? this.rankedIds(q.name, filter, offset, q.size, queryOf)
+        : this.source(this.filtered(filter)).ids(q.size, offset);
     const key = JSON.stringify([ctx.projectId, q.category, q.supplierId, q.name]);
     const [pageIds, counted] = await Promise.all([
       this.cache.answer(`page ${key} ${offset} ${q.size}`, version, ids),
