@@ -18,44 +18,38 @@ function currentRun(messages: BaseMessage[]): BaseMessage[] {
   return messages;
 }
 
-/** A stopping message the user can read, instead of a stack trace. */
-function stop(text: string) {
-  return { messages: [new AIMessage({ content: text })], jumpTo: 'end' as const };
+/** Why the run must stop before its next model call, in words the user can read; undefined while it may go on. */
+function stopReason(messages: BaseMessage[], limits: RunLimits, agent: string): string | undefined {
+  const run = currentRun(messages);
+  const replies = run.filter((m): m is AIMessage => AIMessage.isInstance(m));
+  if (replies.length >= limits.modelCalls) {
+    return `本次任务已达到 ${agent} 的模型调用上限（${limits.modelCalls} 次），已停止。请把问题拆小后重试。\nStopped: ${agent} reached its limit of ${limits.modelCalls} model calls.`;
+  }
+  const calls = replies.flatMap((m) => m.tool_calls ?? []);
+  if (calls.length > limits.toolCalls) {
+    return `本次任务已达到 ${agent} 的工具调用上限（${limits.toolCalls} 次），已停止。\nStopped: ${agent} reached its limit of ${limits.toolCalls} tool calls.`;
+  }
+  const recent = calls.slice(-6).map((c) => `${c.name}:${JSON.stringify(c.args)}`);
+  const repeated = recent.find((key) => recent.filter((k) => k === key).length >= 3);
+  if (repeated) {
+    return `检测到重复调用（${repeated.split(':')[0]} 连续重复），已停止以免空转。\nStopped: the same tool call repeated 3 times.`;
+  }
+  return undefined;
 }
 
 /**
  * [6]+[7] Ends a run cleanly when it exceeds its model/tool-call budget, or when it repeats itself
- * (the same call 3 times within its last 6 calls).
+ * (the same call 3 times within its last 6 calls): the model call is answered with the stopping message, which
+ * has no tool calls, so the agent ends. It wraps the call rather than running as a step before it, so a run
+ * takes no extra graph step (and checkpoint) per model call.
  */
 export function createRunGuardsMiddleware(limits: RunLimits, agent: string) {
   return createMiddleware({
     name: `RunGuardsMiddleware`,
     contextSchema: runContextSchema,
-    beforeModel: {
-      canJumpTo: ['end'],
-      hook: (state) => {
-        const run = currentRun(state.messages);
-        const replies = run.filter((m): m is AIMessage => AIMessage.isInstance(m));
-        if (replies.length >= limits.modelCalls) {
-          return stop(
-            `本次任务已达到 ${agent} 的模型调用上限（${limits.modelCalls} 次），已停止。请把问题拆小后重试。\nStopped: ${agent} reached its limit of ${limits.modelCalls} model calls.`,
-          );
-        }
-        const calls = replies.flatMap((m) => m.tool_calls ?? []);
-        if (calls.length > limits.toolCalls) {
-          return stop(
-            `本次任务已达到 ${agent} 的工具调用上限（${limits.toolCalls} 次），已停止。\nStopped: ${agent} reached its limit of ${limits.toolCalls} tool calls.`,
-          );
-        }
-        const recent = calls.slice(-6).map((c) => `${c.name}:${JSON.stringify(c.args)}`);
-        const repeated = recent.find((key) => recent.filter((k) => k === key).length >= 3);
-        if (repeated) {
-          return stop(
-            `检测到重复调用（${repeated.split(':')[0]} 连续重复），已停止以免空转。\nStopped: the same tool call repeated 3 times.`,
-          );
-        }
-        return undefined;
-      },
+    wrapModelCall: (request, handler) => {
+      const reason = stopReason(request.state.messages, limits, agent);
+      return reason ? new AIMessage({ content: reason }) : handler(request);
     },
   });
 }
