@@ -79,13 +79,14 @@ export function findLatinPhrase(
   phrase: string[],
   plurals = true,
 ): { start: number; end: number } | undefined {
+  const matches = (typed: string, p: string) =>
+    sameWord(typed, p) || (plurals && (singular(typed) === p || sameWord(singular(typed), p)));
+  // Words of a phrase stand next to each other (a blank or a hyphen apart), not anywhere in the text.
+  const adjacent = (at: number) => words[at].index - (words[at - 1].index + words[at - 1].word.length) <= 3;
+  const matchesAt = (i: number) =>
+    phrase.every((p, k) => (k === 0 || adjacent(i + k)) && matches(words[i + k].word, p));
   for (let i = 0; i + phrase.length <= words.length; i++) {
-    const matches = (typed: string, p: string) =>
-      sameWord(typed, p) || (plurals && (singular(typed) === p || sameWord(singular(typed), p)));
-    // Words of a phrase stand next to each other (a blank or a hyphen apart), not anywhere in the text.
-    const adjacent = (k: number) =>
-      k === 0 || words[i + k].index - (words[i + k - 1].index + words[i + k - 1].word.length) <= 3;
-    if (phrase.every((p, k) => adjacent(k) && matches(words[i + k].word, p))) {
+    if (matchesAt(i)) {
       const last = words[i + phrase.length - 1];
       return { start: words[i].index, end: last.index + last.word.length };
     }
