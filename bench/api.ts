@@ -6,7 +6,8 @@
  * - many concurrent sessions on one process: first event p50/p99, runs/s against the bare graph at the same
  *   concurrency, peak RSS growth, errors;
  * - memory per active session: the server's heap after a full GC with every session active against before it
- *   (see `activeSessionMemory`), clients on a thread of their own; then 100 concurrent greetings from 10 users;
+ *   (see `activeSessionMemory`); then 100 concurrent greetings from 10 users.
+ * Concurrent clients run on a thread of their own, off the event loop of the server they measure;
  * - with DATABASE_URL and REDIS_URL: the same concurrent sessions and memory on two `procura api` processes
  *   (started with the inspector, through which their heaps are collected and read).
  * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 8 --profile <dir>]
@@ -127,6 +128,17 @@ async function pool<T>(count: number, width: number, task: (i: number) => Promis
     }),
   );
   return results;
+}
+
+/**
+ * `runs` all at once from the client thread: the clients' fetches and SSE parsing stay off the server's event loop,
+ * as a browser's would, so a first event is timed when it reaches the client, not when a loop busy with runs gets
+ * round to the client's callback.
+ */
+async function fromClientThread(runs: ClientRun[]): Promise<RunResult[]> {
+  const clients = await clientThread(runs);
+  clients.start();
+  return clients.done;
 }
 
 /** Peak resident memory over `work`, sampled every 50 ms from the given process ids (this one by default). */
@@ -422,10 +434,13 @@ addRow({
 });
 const fixedBuyers = await perUser('fixed');
 const fixed = await withPeakRss([process.pid], () =>
-  Promise.all(
-    Array.from({ length: sessions }, (_, i) =>
-      apiRun(fixedServer.url, fixedBuyers[i % fixedBuyers.length].token, ORDER, 'interrupt'),
-    ),
+  fromClientThread(
+    Array.from({ length: sessions }, (_, i) => ({
+      base: fixedServer.url,
+      token: fixedBuyers[i % fixedBuyers.length].token,
+      message: ORDER,
+      expect: 'interrupt',
+    })),
   ),
 );
 report(
@@ -437,10 +452,13 @@ report(
 const loopBuyers = await perUser('loop');
 const concurrent = await profiled('sessions', () =>
   withPeakRss([process.pid], () =>
-    Promise.all(
-      Array.from({ length: sessions }, (_, i) =>
-        apiRun(server.url, loopBuyers[i % loopBuyers.length].token, ORDER, 'interrupt'),
-      ),
+    fromClientThread(
+      Array.from({ length: sessions }, (_, i) => ({
+        base: server.url,
+        token: loopBuyers[i % loopBuyers.length].token,
+        message: ORDER,
+        expect: 'interrupt',
+      })),
     ),
   ),
 );
@@ -474,8 +492,13 @@ endPhase('Memory per active session, one process');
 // 10 users × 10 sessions greeting at once, each user under the default per-user start limit.
 const greeters = await newBuyers(10, 'greeter');
 const greetings = await withPeakRss([process.pid], () =>
-  Promise.all(
-    Array.from({ length: 100 }, (_, i) => apiRun(server.url, greeters[i % greeters.length].token, '你好', 'done')),
+  fromClientThread(
+    Array.from({ length: 100 }, (_, i) => ({
+      base: server.url,
+      token: greeters[i % greeters.length].token,
+      message: '你好',
+      expect: 'done',
+    })),
   ),
 );
 report('100 concurrent greetings from 10 users, one process', greetings.result, greetings.wallMs);
@@ -495,10 +518,13 @@ if (databaseUrl && redisUrl) {
     const buyers = await perUser('pair');
     const pairGreeters = await newBuyers(10, 'pair-greeter');
     const spread = await withPeakRss(pids, () =>
-      Promise.all(
-        Array.from({ length: sessions }, (_, i) =>
-          apiRun(pair[i % 2].url, buyers[i % buyers.length].token, ORDER, 'interrupt'),
-        ),
+      fromClientThread(
+        Array.from({ length: sessions }, (_, i) => ({
+          base: pair[i % 2].url,
+          token: buyers[i % buyers.length].token,
+          message: ORDER,
+          expect: 'interrupt',
+        })),
       ),
     );
     report(`${sessions} concurrent order sessions, 2 processes, PostgreSQL + Redis`, spread.result, spread.wallMs, {
@@ -506,10 +532,13 @@ if (databaseUrl && redisUrl) {
       scope: 'both server processes',
     });
     const spreadGreetings = await withPeakRss(pids, () =>
-      Promise.all(
-        Array.from({ length: 100 }, (_, i) =>
-          apiRun(pair[i % 2].url, pairGreeters[i % pairGreeters.length].token, '你好', 'done'),
-        ),
+      fromClientThread(
+        Array.from({ length: 100 }, (_, i) => ({
+          base: pair[i % 2].url,
+          token: pairGreeters[i % pairGreeters.length].token,
+          message: '你好',
+          expect: 'done',
+        })),
       ),
     );
     report('100 concurrent greetings from 10 users, 2 processes', spreadGreetings.result, spreadGreetings.wallMs);
