@@ -33,6 +33,8 @@ export class StreamMapper {
   private readonly agents = new Map<string, AgentName>([['', 'orchestrator']]);
   private readonly steps = new Map<string, { phase: 'subagent' | 'tool'; title: string; agent: AgentName }>();
   private readonly sent = new Set<string>();
+  /** Whether the orchestrator's model step under way has sent its text as tokens. */
+  private answerStreamed = false;
 
   constructor(private readonly labelOf: (tool: string) => string | undefined) {}
 
@@ -68,16 +70,31 @@ export class StreamMapper {
     if (agent !== 'orchestrator' || metadata?.langgraph_node !== 'model_request') return [];
     if (typeOf(message) !== 'ai') return [];
     const content = visibleText(message.content);
-    return content ? [{ event: 'token', data: { content, agent } }] : [];
+    if (!content) return [];
+    this.answerStreamed = true;
+    return [{ event: 'token', data: { content, agent } }];
+  }
+
+  /**
+   * The orchestrator's reply when its model step sent no tokens: a reply that no model produced (a run guard's
+   * stopping message answers the model call in its place) reaches the user too.
+   */
+  private unstreamedAnswer(agent: AgentName, node: string, message: MessageLike): ApiEvent[] {
+    if (agent !== 'orchestrator' || node !== 'model_request' || typeOf(message) !== 'ai') return [];
+    const streamed = this.answerStreamed;
+    this.answerStreamed = false;
+    const content = visibleText(message.content);
+    return !streamed && content ? [{ event: 'token', data: { content, agent } }] : [];
   }
 
   private fromUpdate(namespace: string[], update: Record<string, unknown>): ApiEvent[] {
     const agent = this.agents.get(namespace.join('|')) ?? 'orchestrator';
     const events: ApiEvent[] = [];
-    for (const value of Object.values(update ?? {})) {
+    for (const [node, value] of Object.entries(update ?? {})) {
       const messages = (value as { messages?: unknown })?.messages;
       if (!Array.isArray(messages)) continue;
       for (const message of messages as MessageLike[]) {
+        events.push(...this.unstreamedAnswer(agent, node, message));
         const type = typeOf(message);
         if (type === 'ai') {
           for (const call of message.tool_calls ?? []) {

@@ -1,0 +1,120 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { AIMessage } from '@langchain/core/messages';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { AgentRuntime } from '../../src/agent/index.ts';
+import { type Api, createApi } from '../../src/api/index.ts';
+import { listen, type RunningServer } from '../../src/shared/index.ts';
+import { type ModelCall, recordingModels } from '../agent/stand-ins.ts';
+import { startTestErp } from '../tools/harness.ts';
+import { tempStorage } from './harness.ts';
+import { collect, openSse } from './sse.ts';
+
+const MODEL_CALLS = 3;
+
+/** An orchestrator with a small model-call budget and one harmless tool. */
+const ORCHESTRATOR = `name: orchestrator
+description: 预算很小的主 Agent / an orchestrator on a small budget
+tools:
+  names: [note_down]
+limits:
+  model_calls: ${MODEL_CALLS}
+  tool_calls: 50
+prompt: |
+  你是测试用的主 Agent（协调者）。用 note_down 记录。
+`;
+
+const GREETING = '你好，我在 / hello, here I am';
+
+/**
+ * A model that answers a greeting, and otherwise never stops calling the tool, each time with new arguments (so
+ * only the budget can stop it).
+ */
+function script(call: ModelCall): AIMessage {
+  if (call.messages.some((m) => m.getType() === 'human' && m.content === '你好')) return new AIMessage(GREETING);
+  const notes = call.messages.filter((m) => m.getType() === 'tool').length;
+  return new AIMessage({
+    content: '',
+    tool_calls: [{ id: `note-${notes}`, name: 'note_down', args: { text: `note ${notes}` }, type: 'tool_call' }],
+  });
+}
+
+let env: Awaited<ReturnType<typeof startTestErp>>;
+let dir: string;
+let runtime: AgentRuntime;
+let api: Api;
+let server: RunningServer;
+const calls: ModelCall[] = [];
+
+beforeAll(async () => {
+  env = await startTestErp();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-run-limits-'));
+  const configDir = path.join(dir, 'agents');
+  fs.mkdirSync(configDir);
+  fs.writeFileSync(path.join(configDir, 'orchestrator.yaml'), ORCHESTRATOR);
+  runtime = new AgentRuntime({
+    dataDir: dir,
+    erpUrl: env.baseUrl,
+    models: recordingModels(calls, script),
+    storage: tempStorage,
+    configDir,
+    extraTools: [
+      async (registry) => {
+        registry.registerRemote(
+          {
+            name: 'note_down',
+            label: '记录',
+            description: 'notes a line down',
+            schema: z.object({ text: z.string() }),
+            safety: 'read-only',
+            group: 'test',
+          },
+          { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+          async (input) => ({ noted: (input as { text: string }).text }),
+        );
+        return undefined;
+      },
+    ],
+  });
+  api = await createApi({ runtime, erpUrl: env.baseUrl, dataDir: dir });
+  server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await api?.close();
+  await runtime?.close();
+  await env?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const answerOf = async (message: string) => {
+  const res = await openSse(`${server.url}/api/v1/agent/chat/stream`, {
+    token: env.erp.demoTokens.laoxiao,
+    body: { message },
+  });
+  const events = await collect(res.events);
+  const answer = events
+    .filter((e) => e.event === 'token')
+    .map((e) => (e.data as { content: string }).content)
+    .join('');
+  return { events, answer };
+};
+
+describe('run limits over the chat API', () => {
+  it('sends a model reply once', async () => {
+    const { answer } = await answerOf('你好');
+    expect(answer).toBe(GREETING);
+  }, 60_000);
+
+  it('sends the stopping message of a run at its model-call limit as the answer, and ends the run', async () => {
+    calls.length = 0;
+    const { events, answer } = await answerOf('一直记下去');
+    expect(answer).toContain(`模型调用上限（${MODEL_CALLS} 次）`);
+    expect(answer).toContain(`reached its limit of ${MODEL_CALLS} model calls`);
+    expect(calls).toHaveLength(MODEL_CALLS);
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+  }, 60_000);
+});
