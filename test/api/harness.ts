@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { InMemoryStore } from '@langchain/langgraph';
 import { FilesystemBackend } from 'deepagents';
-import type { AgentRuntimeOptions } from '../../src/agent/index.ts';
+import { type AgentModels, AgentRuntime, type AgentRuntimeOptions } from '../../src/agent/index.ts';
 import { type Api, type ApiOptions, createApi } from '../../src/api/index.ts';
 import { listen, type RunningServer } from '../../src/shared/index.ts';
 import { type AgentHarness, startAgentHarness } from '../agent/harness.ts';
+import { startTestErp } from '../tools/harness.ts';
 import { collect, openSse } from './sse.ts';
 
 /** Workspace files on the local file system (one temp root), memories in memory. */
@@ -122,4 +123,49 @@ export async function startApiHarness(
     },
   };
   return harness;
+}
+
+/** The chat API over one orchestrator and a model whose every reply the test scripts. */
+export interface ScriptedApi {
+  url: string;
+  tokens: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The chat API on the test ERP, with an orchestrator declared by `orchestrator` (its YAML), the given models (a
+ * scripted double) and the test's own tools.
+ */
+export async function startScriptedApi(options: {
+  orchestrator: string;
+  models: AgentModels;
+  extraTools?: AgentRuntimeOptions['extraTools'];
+  limits?: ApiOptions['limits'];
+}): Promise<ScriptedApi> {
+  const erp = await startTestErp();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-scripted-'));
+  const configDir = path.join(dir, 'agents');
+  fs.mkdirSync(configDir);
+  fs.writeFileSync(path.join(configDir, 'orchestrator.yaml'), options.orchestrator);
+  const runtime = new AgentRuntime({
+    dataDir: dir,
+    erpUrl: erp.baseUrl,
+    models: options.models,
+    storage: tempStorage,
+    configDir,
+    extraTools: options.extraTools,
+  });
+  const api = await createApi({ runtime, erpUrl: erp.baseUrl, dataDir: dir, limits: options.limits });
+  const server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
+  return {
+    url: server.url,
+    tokens: erp.erp.demoTokens,
+    async close() {
+      await server.close();
+      await api.close();
+      await runtime.close();
+      await erp.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,15 +1,8 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { AIMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AgentRuntime } from '../../src/agent/index.ts';
-import { type Api, createApi } from '../../src/api/index.ts';
-import { listen, type RunningServer } from '../../src/shared/index.ts';
 import { type ModelCall, recordingModels } from '../agent/stand-ins.ts';
-import { startTestErp } from '../tools/harness.ts';
-import { tempStorage } from './harness.ts';
+import { type ScriptedApi, startScriptedApi } from './harness.ts';
 import { collect, openSse } from './sse.ts';
 
 const MODEL_CALLS = 3;
@@ -41,25 +34,13 @@ function script(call: ModelCall): AIMessage {
   });
 }
 
-let env: Awaited<ReturnType<typeof startTestErp>>;
-let dir: string;
-let runtime: AgentRuntime;
-let api: Api;
-let server: RunningServer;
 const calls: ModelCall[] = [];
+let api: ScriptedApi;
 
 beforeAll(async () => {
-  env = await startTestErp();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-run-limits-'));
-  const configDir = path.join(dir, 'agents');
-  fs.mkdirSync(configDir);
-  fs.writeFileSync(path.join(configDir, 'orchestrator.yaml'), ORCHESTRATOR);
-  runtime = new AgentRuntime({
-    dataDir: dir,
-    erpUrl: env.baseUrl,
+  api = await startScriptedApi({
+    orchestrator: ORCHESTRATOR,
     models: recordingModels(calls, script),
-    storage: tempStorage,
-    configDir,
     extraTools: [
       async (registry) => {
         registry.registerRemote(
@@ -78,21 +59,13 @@ beforeAll(async () => {
       },
     ],
   });
-  api = await createApi({ runtime, erpUrl: env.baseUrl, dataDir: dir });
-  server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
 }, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-  await api?.close();
-  await runtime?.close();
-  await env?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => api?.close());
 
 const answerOf = async (message: string) => {
-  const res = await openSse(`${server.url}/api/v1/agent/chat/stream`, {
-    token: env.erp.demoTokens.laoxiao,
+  const res = await openSse(`${api.url}/api/v1/agent/chat/stream`, {
+    token: api.tokens.laoxiao,
     body: { message },
   });
   const events = await collect(res.events);
