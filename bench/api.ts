@@ -141,6 +141,16 @@ async function fromClientThread(runs: ClientRun[]): Promise<RunResult[]> {
   return clients.done;
 }
 
+/** `count` sessions sending `message`, spread in turn over the servers at `bases` and over `buyers`. */
+function clientRuns(count: number, bases: string[], buyers: Buyer[], message: string, expect: string): ClientRun[] {
+  return Array.from({ length: count }, (_, i) => ({
+    base: bases[i % bases.length],
+    token: buyers[i % buyers.length].token,
+    message,
+    expect,
+  }));
+}
+
 /** Peak resident memory over `work`, sampled every 50 ms from the given process ids (this one by default). */
 async function withPeakRss<T>(pids: number[], work: () => Promise<T>) {
   const rssOf = (pid: number) =>
@@ -310,13 +320,7 @@ async function activeSessionMemory(
   targets: { bases: string[]; buyers: Buyer[]; probes: HeapProbe[]; pids: number[]; rssScope: string },
   server?: () => { running: number; queued: number },
 ): Promise<void> {
-  const runs: ClientRun[] = Array.from({ length: sessions }, (_, i) => ({
-    base: targets.bases[i % targets.bases.length],
-    token: targets.buyers[i % targets.buyers.length].token,
-    message: ORDER,
-    expect: 'interrupt',
-  }));
-  const clients = await clientThread(runs);
+  const clients = await clientThread(clientRuns(sessions, targets.bases, targets.buyers, ORDER, 'interrupt'));
   const heaps = async () => (await Promise.all(targets.probes.map((p) => p.read()))).reduce((a, b) => a + b, 0);
   const before = await heaps();
   const {
@@ -434,14 +438,7 @@ addRow({
 });
 const fixedBuyers = await perUser('fixed');
 const fixed = await withPeakRss([process.pid], () =>
-  fromClientThread(
-    Array.from({ length: sessions }, (_, i) => ({
-      base: fixedServer.url,
-      token: fixedBuyers[i % fixedBuyers.length].token,
-      message: ORDER,
-      expect: 'interrupt',
-    })),
-  ),
+  fromClientThread(clientRuns(sessions, [fixedServer.url], fixedBuyers, ORDER, 'interrupt')),
 );
 report(
   `${sessions} concurrent order sessions, fixed ${width} slots (no loop-delay check)`,
@@ -452,14 +449,7 @@ report(
 const loopBuyers = await perUser('loop');
 const concurrent = await profiled('sessions', () =>
   withPeakRss([process.pid], () =>
-    fromClientThread(
-      Array.from({ length: sessions }, (_, i) => ({
-        base: server.url,
-        token: loopBuyers[i % loopBuyers.length].token,
-        message: ORDER,
-        expect: 'interrupt',
-      })),
-    ),
+    fromClientThread(clientRuns(sessions, [server.url], loopBuyers, ORDER, 'interrupt')),
   ),
 );
 report(`${sessions} concurrent order sessions, one process (${concurrency})`, concurrent.result, concurrent.wallMs, {
@@ -492,14 +482,7 @@ endPhase('Memory per active session, one process');
 // 10 users × 10 sessions greeting at once, each user under the default per-user start limit.
 const greeters = await newBuyers(10, 'greeter');
 const greetings = await withPeakRss([process.pid], () =>
-  fromClientThread(
-    Array.from({ length: 100 }, (_, i) => ({
-      base: server.url,
-      token: greeters[i % greeters.length].token,
-      message: '你好',
-      expect: 'done',
-    })),
-  ),
+  fromClientThread(clientRuns(100, [server.url], greeters, '你好', 'done')),
 );
 report('100 concurrent greetings from 10 users, one process', greetings.result, greetings.wallMs);
 endPhase('Greetings, one process');
@@ -515,37 +498,24 @@ if (databaseUrl && redisUrl) {
     );
     for (const p of pair) await apiRun(p.url, token, ORDER, 'interrupt');
     const pids = pair.map((p) => p.child.pid as number);
+    const pairUrls = pair.map((p) => p.url);
     const buyers = await perUser('pair');
     const pairGreeters = await newBuyers(10, 'pair-greeter');
     const spread = await withPeakRss(pids, () =>
-      fromClientThread(
-        Array.from({ length: sessions }, (_, i) => ({
-          base: pair[i % 2].url,
-          token: buyers[i % buyers.length].token,
-          message: ORDER,
-          expect: 'interrupt',
-        })),
-      ),
+      fromClientThread(clientRuns(sessions, pairUrls, buyers, ORDER, 'interrupt')),
     );
     report(`${sessions} concurrent order sessions, 2 processes, PostgreSQL + Redis`, spread.result, spread.wallMs, {
       ...spread,
       scope: 'both server processes',
     });
     const spreadGreetings = await withPeakRss(pids, () =>
-      fromClientThread(
-        Array.from({ length: 100 }, (_, i) => ({
-          base: pair[i % 2].url,
-          token: pairGreeters[i % pairGreeters.length].token,
-          message: '你好',
-          expect: 'done',
-        })),
-      ),
+      fromClientThread(clientRuns(100, pairUrls, pairGreeters, '你好', 'done')),
     );
     report('100 concurrent greetings from 10 users, 2 processes', spreadGreetings.result, spreadGreetings.wallMs);
     const probes = await Promise.all(pair.map((p) => childHeap(p.inspectorUrl as string)));
     try {
       await activeSessionMemory(`${sessions} order sessions at once, 2 processes`, {
-        bases: pair.map((p) => p.url),
+        bases: pairUrls,
         buyers: await perUser('pair-memory'),
         probes,
         pids,
