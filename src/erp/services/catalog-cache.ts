@@ -44,11 +44,11 @@ export class CatalogCache {
       const card = this.cards.get(id);
       return card?.projectId === projectId ? card.json : undefined;
     };
-    const missing = this.holds(version) ? ids.filter((id) => keptFor(id) === undefined) : ids;
-    const rendered = missing.length ? new Map(await render(missing)) : undefined;
+    const missing = new Set(this.holds(version) ? ids.filter((id) => keptFor(id) === undefined) : ids);
+    const rendered = missing.size ? new Map(await render([...missing])) : undefined;
     const json: string[] = [];
     for (const id of ids) {
-      const card = missing.includes(id) ? rendered?.get(id) : keptFor(id);
+      const card = missing.has(id) ? rendered?.get(id) : keptFor(id);
       if (card !== undefined) json.push(card);
     }
     // Cards rendered after the version moved on belong to no version kept here.
