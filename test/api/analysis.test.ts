@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgentStorage } from '../../src/agent/backends/index.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
+import { answerText } from './sse.ts';
 
 describe('chat API: the canonical analysis streams its stages (real sandbox storage)', () => {
   let h: ApiHarness;
@@ -27,10 +28,7 @@ describe('chat API: the canonical analysis streams its stages (real sandbox stor
     expect(analyst.length, titles).toBeGreaterThanOrEqual(5);
     expect(analyst.every((s) => s.status !== 'running')).toBe(true);
     expect(new Set(analyst.map((s) => s.title)).size, titles).toBeGreaterThanOrEqual(4);
-    const answer = events
-      .filter((e) => e.event === 'token')
-      .map((e) => e.data.content)
-      .join('');
+    const answer = answerText(events);
     expect(answer).toContain('供应商比价结果');
     expect(events.filter((e) => e.event === 'token').every((e) => e.data.agent === 'orchestrator')).toBe(true);
 

@@ -2,15 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../src/api/run-store.ts';
 import { sleep } from '../../src/shared/index.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
-import { collect, openSse, type SseEvent } from './sse.ts';
+import { answerText, collect, openSse, type SseEvent } from './sse.ts';
 
 const ORDER = '给博世下 200 个 F7TC 火花塞的采购单';
-
-const answerOf = (events: SseEvent[]) =>
-  events
-    .filter((e) => e.event === 'token')
-    .map((e) => e.data.content)
-    .join('');
 
 describe('chat API: order runs over SSE on the offline model', () => {
   let h: ApiHarness;
@@ -84,7 +78,7 @@ describe('chat API: order runs over SSE on the offline model', () => {
     expect(second.status).toBe(200);
     expect(second.events[0].id).toBe(interrupt.id + 1);
     expect(second.events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
-    expect(answerOf(second.events)).toMatch(/PO-\d{6}-\d{6}/);
+    expect(answerText(second.events)).toMatch(/PO-\d{6}-\d{6}/);
     // The step that waited for approval completes in the continued stream, under the same id.
     const orderStep = tools.find((e) => e.data.title === '创建采购订单');
     expect(second.events.find((e) => e.event === 'progress' && e.data.id === orderStep?.data.id)?.data).toMatchObject({
@@ -114,7 +108,7 @@ describe('chat API: order runs over SSE on the offline model', () => {
       decision: { type: 'reject', reason: '价格太高' },
     });
     expect(done.events.at(-1)?.event).toBe('done');
-    expect(answerOf(done.events)).toContain('未写入');
+    expect(answerText(done.events)).toContain('未写入');
     expect(await h.ordersNoted(message)).toHaveLength(0);
   });
 

@@ -6,6 +6,7 @@ import { FilesystemBackend } from 'deepagents';
 import { type AgentModels, AgentRuntime, type AgentRuntimeOptions } from '../../src/agent/index.ts';
 import { type Api, type ApiOptions, createApi } from '../../src/api/index.ts';
 import { listen, type RunningServer } from '../../src/shared/index.ts';
+import type { ToolRunner, ToolSpec } from '../../src/tools/index.ts';
 import { type AgentHarness, startAgentHarness } from '../agent/harness.ts';
 import { startTestErp } from '../tools/harness.ts';
 import { collect, openSse } from './sse.ts';
@@ -127,9 +128,17 @@ export async function startApiHarness(
 
 /** The chat API over one orchestrator and a model whose every reply the test scripts. */
 export interface ScriptedApi {
-  url: string;
   tokens: Record<string, string>;
+  /** Sends a message and reads the stream to its end. */
+  chat(token: string, body: { message: string }): ReturnType<typeof streamAll>;
   close(): Promise<void>;
+}
+
+/** A tool of the test's own, registered as the remote tools of a company's MCP server are. */
+export interface ScriptedTool {
+  spec: ToolSpec;
+  jsonSchema: Record<string, unknown>;
+  run: ToolRunner;
 }
 
 /**
@@ -139,7 +148,7 @@ export interface ScriptedApi {
 export async function startScriptedApi(options: {
   orchestrator: string;
   models: AgentModels;
-  extraTools?: AgentRuntimeOptions['extraTools'];
+  tools?: ScriptedTool[];
   limits?: ApiOptions['limits'];
 }): Promise<ScriptedApi> {
   const erp = await startTestErp();
@@ -153,13 +162,18 @@ export async function startScriptedApi(options: {
     models: options.models,
     storage: tempStorage,
     configDir,
-    extraTools: options.extraTools,
+    extraTools: [
+      async (registry) => {
+        for (const tool of options.tools ?? []) registry.registerRemote(tool.spec, tool.jsonSchema, tool.run);
+        return undefined;
+      },
+    ],
   });
   const api = await createApi({ runtime, erpUrl: erp.baseUrl, dataDir: dir, limits: options.limits });
   const server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
   return {
-    url: server.url,
     tokens: erp.erp.demoTokens,
+    chat: (token, body) => streamAll(`${server.url}/api/v1/agent/chat/stream`, token, body),
     async close() {
       await server.close();
       await api.close();

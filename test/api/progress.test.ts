@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type ModelCall, recordingModels } from '../agent/stand-ins.ts';
 import { type ScriptedApi, startScriptedApi } from './harness.ts';
-import { collect, openSse } from './sse.ts';
 
 const STEPS = 6;
 const STEP_MS = 500;
@@ -38,27 +37,24 @@ beforeAll(async () => {
     orchestrator: ORCHESTRATOR,
     models: recordingModels(calls, script),
     limits: { inactivityMs: INACTIVITY_MS },
-    extraTools: [
-      async (registry) => {
-        registry.registerRemote(
-          {
-            name: 'slow_count',
-            label: '慢慢数数',
-            description: 'counts to six, slowly, reporting each step',
-            schema: z.object({}),
-            safety: 'read-only',
-            group: 'test',
-          },
-          { type: 'object', properties: {} },
-          async (_input, _ctx, control) => {
-            for (let i = 1; i <= STEPS; i++) {
-              await new Promise((resolve) => setTimeout(resolve, STEP_MS));
-              control.progress?.(`数到 ${i} / counted ${i} of ${STEPS}`);
-            }
-            return { counted: STEPS };
-          },
-        );
-        return undefined;
+    tools: [
+      {
+        spec: {
+          name: 'slow_count',
+          label: '慢慢数数',
+          description: 'counts to six, slowly, reporting each step',
+          schema: z.object({}),
+          safety: 'read-only',
+          group: 'test',
+        },
+        jsonSchema: { type: 'object', properties: {} },
+        run: async (_input, _ctx, control) => {
+          for (let i = 1; i <= STEPS; i++) {
+            await new Promise((resolve) => setTimeout(resolve, STEP_MS));
+            control.progress?.(`数到 ${i} / counted ${i} of ${STEPS}`);
+          }
+          return { counted: STEPS };
+        },
       },
     ],
   });
@@ -68,11 +64,7 @@ afterAll(() => api?.close());
 
 describe('tool progress', () => {
   it('streams a tool’s progress() as updates of its step, each resetting the inactivity timer', async () => {
-    const res = await openSse(`${api.url}/api/v1/agent/chat/stream`, {
-      token: api.tokens.laoxiao,
-      body: { message: '数到六' },
-    });
-    const events = await collect(res.events);
+    const { events } = await api.chat(api.tokens.laoxiao, { message: '数到六' });
     const updates = events.filter((e) => e.event === 'progress' && (e.data as { id?: string }).id === 'count-1');
     const details = updates.map((e) => (e.data as { status: string; detail: string }).detail);
     // Running longer than the inactivity limit, the run lives on because each update counts as activity.

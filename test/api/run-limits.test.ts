@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type ModelCall, recordingModels } from '../agent/stand-ins.ts';
 import { type ScriptedApi, startScriptedApi } from './harness.ts';
-import { collect, openSse } from './sse.ts';
+import { answerText } from './sse.ts';
 
 const MODEL_CALLS = 3;
 
@@ -41,21 +41,18 @@ beforeAll(async () => {
   api = await startScriptedApi({
     orchestrator: ORCHESTRATOR,
     models: recordingModels(calls, script),
-    extraTools: [
-      async (registry) => {
-        registry.registerRemote(
-          {
-            name: 'note_down',
-            label: '记录',
-            description: 'notes a line down',
-            schema: z.object({ text: z.string() }),
-            safety: 'read-only',
-            group: 'test',
-          },
-          { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-          async (input) => ({ noted: (input as { text: string }).text }),
-        );
-        return undefined;
+    tools: [
+      {
+        spec: {
+          name: 'note_down',
+          label: '记录',
+          description: 'notes a line down',
+          schema: z.object({ text: z.string() }),
+          safety: 'read-only',
+          group: 'test',
+        },
+        jsonSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        run: async (input) => ({ noted: (input as { text: string }).text }),
       },
     ],
   });
@@ -64,16 +61,8 @@ beforeAll(async () => {
 afterAll(() => api?.close());
 
 const answerOf = async (message: string) => {
-  const res = await openSse(`${api.url}/api/v1/agent/chat/stream`, {
-    token: api.tokens.laoxiao,
-    body: { message },
-  });
-  const events = await collect(res.events);
-  const answer = events
-    .filter((e) => e.event === 'token')
-    .map((e) => (e.data as { content: string }).content)
-    .join('');
-  return { events, answer };
+  const { events } = await api.chat(api.tokens.laoxiao, { message });
+  return { events, answer: answerText(events) };
 };
 
 describe('run limits over the chat API', () => {

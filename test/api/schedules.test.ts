@@ -8,7 +8,7 @@ import { type Api, createApi } from '../../src/api/index.ts';
 import { CredentialSealer } from '../../src/api/schedules.ts';
 import { dropPostgresSchema } from '../../src/erp/index.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
-import { collect, openSse } from './sse.ts';
+import { answerText, collect, openSse } from './sse.ts';
 
 const ORDER = '给博世下 210 个 F7TC 火花塞的采购单';
 const databaseUrl = process.env.DATABASE_URL;
@@ -197,10 +197,7 @@ describe('scheduled digests: runs on a controllable clock', () => {
     const sessionId = started[0].session_id;
     const events = await runToEnd(h, h.tokens.laoxiao, sessionId);
     expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
-    const answer = events
-      .filter((e) => e.event === 'token')
-      .map((e) => e.data.content)
-      .join('');
+    const answer = answerText(events);
     expect(answer).toContain('库存预警');
 
     const history = await h.call('GET', '/api/v1/history/sessions');

@@ -73,3 +73,10 @@ export async function collect(events: AsyncGenerator<SseEvent>, stopAfter?: (e: 
   }
   return all;
 }
+
+/** The answer text a run streamed: its `token` events, joined. */
+export const answerText = (events: SseEvent[]) =>
+  events
+    .filter((e) => e.event === 'token')
+    .map((e) => e.data.content)
+    .join('');

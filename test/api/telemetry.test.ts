@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTelemetry } from '../../src/shared/telemetry.ts';
 import { type ChatRequest, called, ModelStandIn, offers, type Reply, toolResult } from '../agent/model-stand-in.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
+import { answerText } from './sse.ts';
 
 const KEY = 'sk-standin-otel-secret-42';
 const QUESTION = '帮我对 F7TC 火花塞做供应商比价分析';
@@ -145,12 +146,7 @@ describe('OpenTelemetry: GenAI spans and metrics of an analysis on a model servi
       .then((rows) => rows.map((r) => ({ unit_price: r.unit_price_e4 / 10_000 })));
     expect(chart?.data.params.series[0].data.slice().sort()).toEqual(prices.map((p) => p.unit_price).sort());
     const cheapest = Math.min(...prices.map((p) => p.unit_price));
-    expect(
-      res.events
-        .filter((e) => e.event === 'token')
-        .map((e) => e.data.content)
-        .join(''),
-    ).toContain(`¥${cheapest}`);
+    expect(answerText(res.events)).toContain(`¥${cheapest}`);
 
     const telemetry = await startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     await telemetry?.flush();
