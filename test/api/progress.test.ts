@@ -29,13 +29,12 @@ function script(call: ModelCall): AIMessage {
   });
 }
 
-const calls: ModelCall[] = [];
 let api: ScriptedApi;
 
 beforeAll(async () => {
   api = await startScriptedApi({
     orchestrator: ORCHESTRATOR,
-    models: recordingModels(calls, script),
+    models: recordingModels([], script),
     limits: { inactivityMs: INACTIVITY_MS },
     tools: [
       {
