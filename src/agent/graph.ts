@@ -23,7 +23,11 @@ import { createCompactionMiddleware } from './middleware/compaction.ts';
 import { createContextInjectionMiddleware } from './middleware/context-injection.ts';
 import { createRunGuardsMiddleware, createToolErrorGuardMiddleware } from './middleware/guards.ts';
 import { createMemoryUpdateMiddleware } from './middleware/memory-update.ts';
-import { createSkillsSyncMiddleware, createUserSkillsRestoreMiddleware } from './middleware/skills.ts';
+import {
+  createSkillsDiscoveryMiddleware,
+  createSkillsSyncMiddleware,
+  createUserSkillsRestoreMiddleware,
+} from './middleware/skills.ts';
 import { createToolSetMiddleware } from './middleware/toolset.ts';
 import type { AgentModels } from './models/index.ts';
 import { createModelRetryMiddleware } from './models/resilience.ts';
@@ -118,9 +122,9 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
         : plan.config.prompt,
       tools: parts.bound as SubAgent['tools'],
       model: parts.model,
-      skills: plan.config.skills,
       middleware: [
         createContextInjectionMiddleware(),
+        ...(plan.config.skills.length ? [createSkillsDiscoveryMiddleware(deps.backend, plan.config.skills)] : []),
         ...(plan.config.memory.length
           ? [createMemoryMiddleware({ backend: deps.backend, sources: plan.config.memory })]
           : []),
@@ -137,7 +141,6 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
     systemPrompt: main.config.prompt,
     tools: main.bound as never,
     subagents,
-    skills: main.config.skills,
     memory: main.config.memory,
     // deepagents still types factories with its deprecated shape; a factory receiving the runtime is what it calls.
     backend: deps.backend as never,
@@ -148,6 +151,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       createContextInjectionMiddleware(),
       createSkillsSyncMiddleware(deps.skills, deps.backend),
       createUserSkillsRestoreMiddleware(deps.backend),
+      ...(main.config.skills.length ? [createSkillsDiscoveryMiddleware(deps.backend, main.config.skills)] : []),
       summarization(),
       createCompactionMiddleware({ model: deps.models.light, backend: deps.backend }),
       createMemoryUpdateMiddleware({ model: deps.models.light, backend: deps.backend }),

@@ -111,4 +111,26 @@ describe('global guidelines and skills', () => {
     const main = calls.find((c) => c.agent === 'orchestrator')!;
     expect(system(main)).not.toContain('price-check');
   }, 120_000);
+
+  it('reads the skills index once as each agent starts, not as a step before every model call', async () => {
+    const ctx = contextFor('s-steps');
+    calls.length = 0;
+    const graph = await runtime.graph(ctx);
+    const stream = await graph.stream(
+      { messages: [{ role: 'user', content: '给博世下单' }] } as never,
+      {
+        configurable: { thread_id: 's-steps' },
+        context: ctx,
+        streamMode: 'updates',
+        subgraphs: true,
+      } as never,
+    );
+    const skillSteps: string[] = [];
+    for await (const [namespace, update] of stream as AsyncIterable<[string[], Record<string, unknown>]>)
+      for (const step of Object.keys(update))
+        if (step.startsWith('SkillsMiddleware.')) skillSteps.push(`${namespace.length ? 'sub-agent' : 'main'} ${step}`);
+    // The orchestrator asked twice and the order agent once: three model calls, two agents started.
+    expect(calls.map((c) => c.agent)).toEqual(['orchestrator', 'procurement-order', 'orchestrator']);
+    expect(skillSteps).toEqual(['main SkillsMiddleware.before_agent', 'sub-agent SkillsMiddleware.before_agent']);
+  }, 120_000);
 });

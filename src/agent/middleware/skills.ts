@@ -1,5 +1,5 @@
 import { SystemMessage } from '@langchain/core/messages';
-import type { BackendFactory } from 'deepagents';
+import { type BackendFactory, createSkillsMiddleware } from 'deepagents';
 import { createMiddleware } from 'langchain';
 import { runContext, runContextSchema } from '../context.ts';
 import type { FileUploader, SkillsSync } from '../skills/sync.ts';
@@ -60,5 +60,20 @@ export function createUserSkillsRestoreMiddleware(backend: BackendFactory) {
       });
       return undefined;
     },
+  });
+}
+
+/**
+ * [4] The sandbox's `/skills/` → the agent: deepagents' skills middleware, reading the skills index once as the agent
+ * starts, after [2] and [3] have filled the sandbox. deepagents reads it before a model call, which makes it a graph
+ * step, with its own checkpoint, before every model call of the run although only the first one reads anything.
+ */
+export function createSkillsDiscoveryMiddleware(backend: BackendFactory, sources: string[]) {
+  const discovery = createSkillsMiddleware({ backend: backend as never, sources });
+  return createMiddleware({
+    name: discovery.name,
+    stateSchema: discovery.stateSchema,
+    beforeAgent: discovery.beforeModel as never,
+    wrapModelCall: discovery.wrapModelCall,
   });
 }
