@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { FilesystemBackend } from 'deepagents';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { userContextText } from '../../src/agent/middleware/context-injection.ts';
 import {
   MEMORY_LIMITS,
@@ -76,5 +76,52 @@ describe('skills sync', () => {
     expect(new TextDecoder().decode(file.content!)).toBe('# B, revised');
     // A new process (fresh cache) learns what the sandbox already holds instead of re-uploading it.
     expect(await new SkillsSync(skills).sync('u/s', sandbox)).toEqual([]);
+  });
+
+  it('reads an unchanged local file once, however many sandboxes it goes to', async () => {
+    const skills = tmp('procura-skills-');
+    const file = path.join(skills, 'SKILL.md');
+    fs.writeFileSync(file, '# A');
+    const sandbox = new FilesystemBackend({ rootDir: tmp('procura-sandbox-'), virtualMode: true });
+    const sync = new SkillsSync(skills);
+    const reads = vi.spyOn(fs, 'readFileSync');
+    const readsOfSkill = () => reads.mock.calls.filter(([p]) => p === file).length;
+    try {
+      for (const session of ['u/s1', 'u/s2', 'u/s3']) await sync.sync(session, sandbox);
+      expect(readsOfSkill()).toBe(1);
+      fs.writeFileSync(file, '# A, revised');
+      expect(await sync.sync('u/s1', sandbox)).toEqual(['/skills/SKILL.md']);
+      expect(readsOfSkill()).toBe(2);
+    } finally {
+      reads.mockRestore();
+    }
+  });
+
+  it('remembers the 1,000 most recently synced sandboxes and asks a forgotten one again', async () => {
+    const skills = tmp('procura-skills-');
+    fs.writeFileSync(path.join(skills, 'SKILL.md'), '# A');
+    const sandbox = new FilesystemBackend({ rootDir: tmp('procura-sandbox-'), virtualMode: true });
+    const asked: string[] = [];
+    let workspace = '';
+    const counted = {
+      uploadFiles: (files: Array<[string, Uint8Array]>) => sandbox.uploadFiles(files),
+      downloadFiles: (paths: string[]) => {
+        asked.push(workspace);
+        return sandbox.downloadFiles(paths);
+      },
+    };
+    const sync = new SkillsSync(skills);
+    const syncs = async (...workspaces: string[]) => {
+      for (workspace of workspaces) await sync.sync(workspace, counted);
+    };
+    await syncs(...Array.from({ length: 1_001 }, (_, i) => `u/s${i}`));
+    expect(asked).toHaveLength(1_001);
+    asked.length = 0;
+    await syncs('u/s1000', 'u/s1');
+    expect(asked).toEqual([]);
+    // The oldest one fell out: learning what it holds again finds its files there and uploads nothing.
+    await syncs('u/s0');
+    expect(asked).toEqual(['u/s0']);
+    expect(await sync.sync('u/s0', counted)).toEqual([]);
   });
 });

@@ -23,13 +23,17 @@ interface LocalFile {
 
 const md5 = (data: Uint8Array) => createHash('md5').update(data).digest('hex');
 
+/** How many sandboxes a process remembers the contents of: every session has its own, and a server sees many. */
+const REMEMBERED_SANDBOXES = 1_000;
+
 /**
- * Keeps a sandbox's `/skills/` in step with the local `skills/` folder: incremental by content hash. Local hashes
- * are cached by (size, mtime) so unchanged files are not re-read; what each sandbox holds is remembered, so a
- * second sync uploads only what changed since.
+ * Keeps a sandbox's `/skills/` in step with the local `skills/` folder: incremental by content hash. Local files are
+ * kept, deployed and hashed, by (size, mtime), so unchanged files are not re-read; what each of the most recently
+ * synced sandboxes holds is remembered, so a second sync uploads only what changed since, and a forgotten sandbox is
+ * asked again.
  */
 export class SkillsSync {
-  private readonly localCache = new Map<string, { size: number; mtimeMs: number; hash: string }>();
+  private readonly localCache = new Map<string, { size: number; mtimeMs: number; hash: string; content: Buffer }>();
   private readonly synced = new Map<string, Map<string, string>>();
 
   /**
@@ -59,11 +63,13 @@ export class SkillsSync {
     }
     return sources.map(([target, full]) => {
       const stat = fs.statSync(full);
-      const cached = this.localCache.get(full);
-      const content = this.deploy(fs.readFileSync(full));
-      const hash = cached && cached.size === stat.size && cached.mtimeMs === stat.mtimeMs ? cached.hash : md5(content);
-      this.localCache.set(full, { size: stat.size, mtimeMs: stat.mtimeMs, hash });
-      return { target, hash, content };
+      let cached = this.localCache.get(full);
+      if (!cached || cached.size !== stat.size || cached.mtimeMs !== stat.mtimeMs) {
+        const content = this.deploy(fs.readFileSync(full));
+        cached = { size: stat.size, mtimeMs: stat.mtimeMs, hash: md5(content), content };
+        this.localCache.set(full, cached);
+      }
+      return { target, hash: cached.hash, content: cached.content };
     });
   }
 
@@ -79,13 +85,16 @@ export class SkillsSync {
   async sync(workspace: string, backend: FileUploader): Promise<string[]> {
     const local = this.localFiles();
     let known = this.synced.get(workspace);
-    if (!known) {
-      // First sight of this sandbox in this process: learn what it already holds.
+    if (known) this.synced.delete(workspace);
+    else {
+      // First sight of this sandbox in this process (or forgotten since): learn what it already holds.
       known = new Map();
       const remote = await backend.downloadFiles(local.map((f) => f.target));
       for (const r of remote) if (r.content) known.set(r.path, md5(r.content));
-      this.synced.set(workspace, known);
     }
+    // Most recently synced last; the least recent is forgotten.
+    this.synced.set(workspace, known);
+    if (this.synced.size > REMEMBERED_SANDBOXES) this.synced.delete(this.synced.keys().next().value as string);
     const changed = local.filter((f) => known.get(f.target) !== f.hash);
     if (changed.length === 0) return [];
     const results = await backend.uploadFiles(changed.map((f) => [f.target, new Uint8Array(f.content)]));
