@@ -6,10 +6,10 @@
  * - many concurrent sessions on one process: first event p50/p99, runs/s against the bare graph at the same
  *   concurrency, peak RSS growth, errors;
  * - memory per active session: the server's heap after a full GC with every session active against before it
- *   (see `activeSessionMemory`); then 100 concurrent greetings from 10 users.
- * Concurrent clients run on a thread of their own, off the event loop of the server they measure;
+ *   (see `activeSessionMemory`); then 100 concurrent greetings from 10 users;
  * - with DATABASE_URL and REDIS_URL: the same concurrent sessions and memory on two `procura api` processes
  *   (started with the inspector, through which their heaps are collected and read).
+ * Concurrent clients run on a thread of their own, off the event loop of the server they measure.
  * Usage: npm run bench:api [-- --sessions 200 --latency 50 --samples 20 --max-concurrent 8 --profile <dir>]
  * `--profile` writes a CPU profile (.cpuprofile, for Chrome DevTools) of the one-process concurrent sessions phase.
  */

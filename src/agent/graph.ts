@@ -82,6 +82,8 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       keep: { type: 'messages', value: 20 },
     });
   const modelRetry = createModelRetryMiddleware(deps.models.policy);
+  const skillsDiscovery = (sources: string[]) =>
+    sources.length ? [createSkillsDiscoveryMiddleware(deps.backend, sources)] : [];
   /** Each agent's own tools, and the middleware every agent ends with (its tool set, limits, guards, approval). */
   const agentParts = async (plan: AgentToolPlan) => {
     const readOnly = plan.config.read_only;
@@ -124,7 +126,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       model: parts.model,
       middleware: [
         createContextInjectionMiddleware(),
-        ...(plan.config.skills.length ? [createSkillsDiscoveryMiddleware(deps.backend, plan.config.skills)] : []),
+        ...skillsDiscovery(plan.config.skills),
         ...(plan.config.memory.length
           ? [createMemoryMiddleware({ backend: deps.backend, sources: plan.config.memory })]
           : []),
@@ -151,7 +153,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       createContextInjectionMiddleware(),
       createSkillsSyncMiddleware(deps.skills, deps.backend),
       createUserSkillsRestoreMiddleware(deps.backend),
-      ...(main.config.skills.length ? [createSkillsDiscoveryMiddleware(deps.backend, main.config.skills)] : []),
+      ...skillsDiscovery(main.config.skills),
       summarization(),
       createCompactionMiddleware({ model: deps.models.light, backend: deps.backend }),
       createMemoryUpdateMiddleware({ model: deps.models.light, backend: deps.backend }),

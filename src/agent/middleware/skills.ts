@@ -69,6 +69,7 @@ export function createUserSkillsRestoreMiddleware(backend: BackendFactory) {
  * step, with its own checkpoint, before every model call of the run although only the first one reads anything.
  */
 export function createSkillsDiscoveryMiddleware(backend: BackendFactory, sources: string[]) {
+  // deepagents still types backend factories with its deprecated shape.
   const discovery = createSkillsMiddleware({ backend: backend as never, sources });
   return createMiddleware({
     name: discovery.name,
