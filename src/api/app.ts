@@ -16,6 +16,7 @@ import {
   problemErrorHandler,
   problemResponse,
   traceIdMiddleware,
+  validationFailed,
 } from '../shared/index.ts';
 import type { OrderApprovals } from './approvals.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
@@ -407,11 +408,7 @@ function decodePathPart(raw: string): string {
 function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const errors = result.error.issues.slice(0, 20).map((issue) => ({
-    field: issue.path.join('.') || where,
-    message: issue.message,
-  }));
-  throw new ProblemError(422, 'validation_failed', '字段校验失败 / invalid fields', { errors });
+  throw validationFailed(result.error.issues, where);
 }
 
 const CONTENT_TYPES: Record<string, string> = {
