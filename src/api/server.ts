@@ -11,12 +11,13 @@ import { DemoSignIn, type DemoSignInMode, type DemoUser } from './demo.ts';
 import { RunEventLog } from './events.ts';
 import { chartImageLoader, ReportExports } from './exports.ts';
 import { History } from './history.ts';
+import { API_MIGRATIONS } from './migrations.ts';
 import { DEFAULT_DECISION_POLL_MS, OrderNotices } from './order-notices.ts';
 import { RunStore } from './run-store.ts';
 import { type RunLimits, RunManager } from './runs.ts';
 import { Scheduler } from './scheduler.ts';
 import { CredentialSealer, Schedules } from './schedules.ts';
-import { Sessions } from './sessions.ts';
+import { Sessions, type SessionTables } from './sessions.ts';
 import { UsageLedger, type UsageSettings, usageSettings } from './usage.ts';
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
@@ -79,6 +80,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
     schema: options.databaseSchema,
+    migrations: API_MIGRATIONS,
   });
   const store = new RunStore(database.db);
   const events = new RunEventLog(store, options.redisUrl, log);
@@ -177,7 +179,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
         return { provider: models.provider, name: models.mainName };
       },
       database: async () => {
-        await database.db.selectFrom('chat_sessions').select('id').limit(1).execute();
+        await database.db.withTables<SessionTables>().selectFrom('chat_sessions').select('id').limit(1).execute();
         return database.dialect;
       },
       ...options.readiness,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiUser } from '../../src/api/auth.ts';
 import { type ApiDatabase, openApiDatabase } from '../../src/api/db.ts';
-import { UsageLedger } from '../../src/api/usage.ts';
+import { migrateUsage, UsageLedger } from '../../src/api/usage.ts';
 import { dropPostgresSchema } from '../../src/erp/index.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -38,6 +38,7 @@ describe.each(backends)('model usage ledger ($name)', ({ name }) => {
       dataDir,
       databaseUrl: name === 'postgres' ? databaseUrl : undefined,
       schema,
+      migrations: [migrateUsage],
     });
   });
   afterAll(async () => {
