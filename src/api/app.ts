@@ -18,18 +18,18 @@ import {
   traceIdMiddleware,
   validationFailed,
 } from '../shared/index.ts';
-import type { OrderApprovals } from './approvals.ts';
+import type { DemoSignIn } from './admin/demo.ts';
+import type { UsageLedger } from './admin/usage.ts';
+import type { OrderNotices } from './approvals/order-notices.ts';
+import type { OrderApprovals } from './approvals/queue.ts';
 import type { ApiUser, ErpUsers } from './auth.ts';
-import type { DemoSignIn } from './demo.ts';
-import { MAX_SEQ, type RunEventLog } from './events.ts';
-import { EXPORT_FORMATS, type ReportExports } from './exports.ts';
-import type { History } from './history.ts';
-import type { OrderNotices } from './order-notices.ts';
+import { MAX_SEQ, type RunEventLog } from './chat/events.ts';
+import type { History } from './chat/history.ts';
+import type { RunManager, RunRef } from './chat/runs.ts';
 import { redact } from './redact.ts';
-import type { RunManager, RunRef } from './runs.ts';
-import type { Scheduler } from './scheduler.ts';
-import type { Schedules } from './schedules.ts';
-import type { UsageLedger } from './usage.ts';
+import { EXPORT_FORMATS, type ReportExports } from './reports/exports.ts';
+import type { Scheduler } from './schedules/scheduler.ts';
+import type { Schedules } from './schedules/schedules.ts';
 
 type Env = { Variables: { user: ApiUser; traceId: string } };
 

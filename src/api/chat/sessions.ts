@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { badRequest, conflict, notFound } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
-import type { ApiDb } from './db.ts';
+import { badRequest, conflict, notFound } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { ApiDb } from '../db.ts';
 
 /** Chat sessions, and which of them a schedule started (and whether their owner has opened them yet). */
 export type SessionTables = {

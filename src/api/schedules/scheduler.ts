@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
-import { conflict, type Logger, ProblemError } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
+import { conflict, type Logger, ProblemError } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { RunManager } from '../chat/runs.ts';
+import type { Sessions, SessionTables } from '../chat/sessions.ts';
+import { type ApiDb, isUniqueViolation } from '../db.ts';
 import { CronSchedule } from './cron.ts';
-import { type ApiDb, isUniqueViolation } from './db.ts';
-import type { RunManager } from './runs.ts';
 import {
   type CredentialSealer,
   paramsOf,
@@ -12,7 +13,6 @@ import {
   type ScheduleTables,
   scheduleRequest,
 } from './schedules.ts';
-import type { Sessions, SessionTables } from './sessions.ts';
 
 /** How often the production timer looks for due schedules (the claim, not the timer, keeps a run single). */
 export const SCHEDULER_INTERVAL_MS = 30_000;

@@ -2,10 +2,10 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { notFound } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
+import { notFound } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { ApiDb } from '../db.ts';
 import { CronSchedule } from './cron.ts';
-import type { ApiDb } from './db.ts';
 
 export const SCHEDULE_KINDS = ['inventory_digest', 'price_watch', 'custom'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
-import type { ApiEvent } from '../protocol/index.ts';
-import type { Logger } from '../shared/index.ts';
-import { redact } from './redact.ts';
+import type { ApiEvent } from '../../protocol/index.ts';
+import type { Logger } from '../../shared/index.ts';
+import { redact } from '../redact.ts';
 import { MAX_SEQ, type RunEvent, type RunStore } from './run-store.ts';
 
 export { MAX_SEQ, type RunEvent };

@@ -1,6 +1,6 @@
 import { type Generated, type Kysely, sql } from 'kysely';
-import type { HumanDecision, HumanRequest } from '../protocol/index.ts';
-import { type ApiDb, type ApiDialect, addTextColumn, isUniqueViolation } from './db.ts';
+import type { HumanDecision, HumanRequest } from '../../protocol/index.ts';
+import { type ApiDb, type ApiDialect, addTextColumn, isUniqueViolation } from '../db.ts';
 
 export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
 

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
-import { addUsage, type MeteredCall, NO_USAGE, type UsageTotals } from '../agent/index.ts';
-import { forbidden, ProblemError } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
-import type { ApiDb } from './db.ts';
+import { addUsage, type MeteredCall, NO_USAGE, type UsageTotals } from '../../agent/index.ts';
+import { forbidden, ProblemError } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { ApiDb } from '../db.ts';
 
 /** One row per model call: who, which run, which model, the provider's token counts and their cost in USD. */
 export type UsageTables = {

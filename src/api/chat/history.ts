@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { resolveBackend } from 'deepagents';
 import type { Kysely } from 'kysely';
-import { type AgentRuntime, addUsage, NO_USAGE, type ProcuraRunContext } from '../agent/index.ts';
-import { badRequest, conflict, notFound } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
-import type { ApiDb } from './db.ts';
+import { type AgentRuntime, addUsage, NO_USAGE, type ProcuraRunContext } from '../../agent/index.ts';
+import { badRequest, conflict, notFound } from '../../shared/index.ts';
+import type { UsageLedger } from '../admin/usage.ts';
+import type { ApiUser } from '../auth.ts';
+import type { ApiDb } from '../db.ts';
 import type { RunStore } from './run-store.ts';
 import type { Sessions, SessionTables } from './sessions.ts';
-import type { UsageLedger } from './usage.ts';
 
 /** Workspace areas that are not a session's output (shared skills, the global guidelines, the user's memories). */
 const PRIVATE_PREFIXES = ['/skills/', '/AGENTS.md', '/memories/'];
