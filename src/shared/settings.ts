@@ -39,6 +39,8 @@ const settingsSchema = z.object({
   erpMcpUrl: httpUrl.optional().meta({ env: 'ERP_MCP_URL' }),
   /** More MCP servers for the agents: a JSON array, or the path of a JSON file holding one (see `src/mcp/config.ts`). */
   mcpServers: z.string().trim().min(1).optional().meta({ env: 'PROCURA_MCP_SERVERS' }),
+  /** A tool an agent's YAML, prompt or skills rely on but that does not reach it: `warn` at start-up, or `fail`. */
+  toolSetCheck: z.enum(['warn', 'fail']).default('warn').meta({ env: 'PROCURA_TOOLSET_CHECK' }),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

@@ -50,17 +50,14 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   /** Current facts appended to the description when the tool is bound (valid categories, statuses, …);
    *  `host` is the instance that serves `ctx` (e.g. the ERP client bound to the user's token). */
   liveValues?: (ctx: ToolContext, host: unknown) => Promise<string | undefined>;
-  /** The MCP server the tool comes from; the agents' YAML need not name such a tool for it to reach them. */
+  /** The MCP server the tool comes from (an agent's YAML may select all of a server's tools by its name). */
   server?: string;
-  /** Only these agents may be given the tool (an MCP server's `agents` setting); any agent when absent. */
-  agents?: readonly string[];
 }
 
 export interface ToolDefinition
-  extends Readonly<Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'agents' | 'server'>>> {
+  extends Readonly<Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'server'>>> {
   readonly background: boolean;
   readonly server?: string;
-  readonly agents?: readonly string[];
   readonly liveValues?: ToolSpec['liveValues'];
   readonly approvalWhen?: (input: unknown) => boolean;
   /** JSON schema of the input, frozen at declaration. */
@@ -135,7 +132,6 @@ function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefin
     group: spec.group,
     liveValues: spec.liveValues,
     server: spec.server,
-    agents: spec.agents ? Object.freeze([...spec.agents]) : undefined,
     jsonSchema: deepFreeze(schema),
   });
 }
