@@ -20,6 +20,7 @@ export {
   UsageMeter,
   type UsageTotals,
 } from './models/usage.ts';
+export { ServiceUnavailableError, serviceUnavailable } from './outage.ts';
 export {
   AgentRuntime,
   type AgentRuntimeOptions,

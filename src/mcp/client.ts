@@ -77,15 +77,20 @@ export function groupOf(tool: Pick<McpTool, 'name' | '_meta'>, server: { name: s
 /** The user whose credentials the current call carries (read by the HTTP transport's fetch). */
 const caller = new AsyncLocalStorage<Pick<ToolContext, 'token' | 'projectId' | 'traceId'>>();
 
-/** A server failed to start or to answer; the message names it. As a tool failure, the model may route around it. */
+/**
+ * A server failed to start or to answer; the message names it. A required server's failure is an outage the run
+ * cannot go on without (`unavailable`); an optional one's is a tool failure the model may route around.
+ */
 export class McpServerError extends ToolError {
   constructor(
     readonly server: string,
     message: string,
+    required = false,
   ) {
     super(
       `MCP 服务 ${server}：${message} / MCP server ${server}: ${message}`,
-      `${server} 暂不可用：稍后重试或换一种方式完成 / ${server} is unavailable: retry later or take another route`,
+      `${server} 暂不可用：稍后重试${required ? '' : '或换一种方式完成'} / ${server} is unavailable: retry later${required ? '' : ' or take another route'}`,
+      required ? `MCP ${server}` : undefined,
     );
     this.name = 'McpServerError';
   }
@@ -126,7 +131,7 @@ class McpConnection {
       await client.connect(transport, { timeout: config.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
-      throw new McpServerError(config.name, `连接失败 / cannot connect: ${describeError(error)}`);
+      throw new McpServerError(config.name, `连接失败 / cannot connect: ${describeError(error)}`, config.required);
     }
     client.onclose = () => {
       if (this.client === client) this.client = undefined;
@@ -201,7 +206,11 @@ class McpConnection {
       if (retry) return this.call(tool, input, ctx, control, false);
       throw error instanceof McpServerError
         ? error
-        : new McpServerError(this.config.name, `调用 ${tool} 失败 / ${tool} failed: ${describeError(error)}`);
+        : new McpServerError(
+            this.config.name,
+            `调用 ${tool} 失败 / ${tool} failed: ${describeError(error)}`,
+            this.config.required,
+          );
     } finally {
       link.clear();
     }

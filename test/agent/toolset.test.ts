@@ -95,10 +95,7 @@ describe('agent tool sets, held against what the running process binds', () => {
     dirs.push(dataDir, configs);
     // The analyst's YAML names a tool no source offers.
     const analystYaml = path.join(configs, 'procurement_analyst.yaml');
-    fs.writeFileSync(
-      analystYaml,
-      fs.readFileSync(analystYaml, 'utf8').replace('names: [', 'names: [kb_lookup, '),
-    );
+    fs.writeFileSync(analystYaml, fs.readFileSync(analystYaml, 'utf8').replace('names: [', 'names: [kb_lookup, '));
     const runtime = (toolSetCheck: 'warn' | 'fail') =>
       new AgentRuntime({
         dataDir,
