@@ -5,8 +5,6 @@ import type { Logger } from '../../shared/index.ts';
 import { redact } from '../redact.ts';
 import { MAX_SEQ, type RunEvent, type RunStore } from './run-store.ts';
 
-export { MAX_SEQ, type RunEvent };
-
 /** Events that end what a client is following: the run finished, failed or waits for a human, or an order
  *  decision arrived on a run that had ended. */
 export const TERMINAL_EVENTS = new Set(['done', 'error', 'interrupt', 'order_decision']);
