@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type StartedPart, startParts } from '../../src/cli/commands/start.ts';
 import type { Erp } from '../../src/erp/index.ts';
-import { type ChatEvent, ChatClient, type HumanDecision } from '../../src/protocol/index.ts';
+import { ChatClient, type ChatEvent, type HumanDecision } from '../../src/protocol/index.ts';
 import { loadSettings, type Settings } from '../../src/shared/index.ts';
 import type { AgentHarness, TurnResult } from './local-stack.ts';
 
@@ -169,7 +169,12 @@ export function stackHarness(stack: StartedStack): AgentHarness {
       const collect = (event: ChatEvent) => events.push(event);
       if (typeof input === 'string') await client.start(input, ctx.sessionId, collect);
       else
-        await client.resume(ctx.sessionId ?? '', input.resume.interruptId, input.resume.decision as HumanDecision, collect);
+        await client.resume(
+          ctx.sessionId ?? '',
+          input.resume.interruptId,
+          input.resume.decision as HumanDecision,
+          collect,
+        );
       return turnOf(events);
     },
     close: () => stack.close(),
