@@ -225,6 +225,20 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     },
   );
 
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/parts/{id}/price-history',
+      summary:
+        '价格历史：同一产品每月已下单/已收货订单行的加权均价、行数、数量，按供应商或合并 / monthly paid price history of a product',
+      tags: ['parts'],
+      request: { params: s.IdParam, query: s.PriceHistoryQuery },
+      ...standard(s.PriceHistorySchema),
+    }),
+    async (c) =>
+      c.json(await services.priceHistories.history(c.var.ctx, c.req.valid('param').id, c.req.valid('query')), 200),
+  );
+
   // Approval policy
   app.openapi(
     createRoute({

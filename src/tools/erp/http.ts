@@ -1,4 +1,4 @@
-import { deadline } from '../../shared/index.ts';
+import { deadline, isTraceId } from '../../shared/index.ts';
 
 /** Where the ERP is and how to reach it as one user. */
 export interface ErpConnection {
@@ -80,6 +80,25 @@ export async function erpRequest<T>(
   path: string,
   request: ErpRequest = {},
 ): Promise<T> {
+  return (await erpExchange<T>(connection, method, path, request)).body;
+}
+
+/**
+ * An ERP answer with the `x-trace-id` the ERP gave that response (the one sent, when the ERP echoes none): what the
+ * figures in it are traced back to.
+ */
+export interface ErpAnswer<T> {
+  body: T;
+  traceId: string;
+}
+
+/** `erpRequest`, keeping the trace id of the ERP's response with its body. */
+export async function erpExchange<T>(
+  connection: ErpConnection,
+  method: string,
+  path: string,
+  request: ErpRequest = {},
+): Promise<ErpAnswer<T>> {
   if (!connection.token) {
     throw new ErpHttpError(
       401,
@@ -141,7 +160,8 @@ export async function erpRequest<T>(
       fields,
     );
   }
-  return data as T;
+  const echoed = response.headers.get('x-trace-id');
+  return { body: data as T, traceId: isTraceId(echoed) ? echoed : connection.traceId };
 }
 
 function safeJson(text: string): unknown {
