@@ -81,14 +81,18 @@ describe('erpRequest', () => {
     );
     expect(answer.ok).toBe(true);
     expect(listeners(run.signal)).toBe(0);
-    // An ERP that never answers: the request's signal is what ends it.
+    // An ERP that never answers: the request's signal is what ends it, as an outage of the ERP.
     const silent = (request: Request) =>
       new Promise<Response>((_, reject) =>
         request.signal.addEventListener('abort', () => reject(request.signal.reason)),
       );
     await expect(
       erpRequest({ ...connection, fetch: silent, timeoutMs: 10 }, 'GET', '/parts', { signal: run.signal }),
-    ).rejects.toMatchObject({ name: 'TimeoutError' });
+    ).rejects.toMatchObject({
+      status: 503,
+      unavailable: 'ERP',
+      message: expect.stringContaining('no answer within 10 ms'),
+    });
     expect(listeners(run.signal)).toBe(0);
   });
 });
