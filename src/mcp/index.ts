@@ -14,8 +14,13 @@ export {
   createMcpApp,
   createMcpServer,
   credentialsFromHeaders,
+  type ErpMcpHttpOptions,
   type ErpMcpOptions,
   erpToolRegistry,
+  hostsFor,
+  LOOPBACK_HOSTS,
+  type McpHttpOptions,
+  type McpServerOptions,
   runErpMcpStdio,
   startErpMcpServer,
 } from './server.ts';

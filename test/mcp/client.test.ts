@@ -7,7 +7,6 @@ import { z } from 'zod';
 import {
   type CallerCredentials,
   createMcpApp,
-  credentialsFromHeaders,
   McpConnections,
   mcpServersFrom,
   startErpMcpServer,
@@ -141,10 +140,10 @@ describe('MCP client', () => {
     );
     const app = createMcpApp(echo, {
       name: 'kb',
-      credentials: (headers) => {
-        const caller = credentialsFromHeaders(headers);
-        seen.push({ ...caller, server: String(headers['x-server']) });
-        return caller;
+      anonymousCalls: true,
+      identify: async (caller, request) => {
+        seen.push({ ...caller, server: String(request.headers.get('x-server')) });
+        return { userId: 'kb-caller', role: 'buyer', ...caller, traceId: caller.traceId ?? 'kb' };
       },
     });
     const server = await listen(app.fetch, { host: '127.0.0.1', port: 0 });

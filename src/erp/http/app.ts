@@ -277,25 +277,43 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     createRoute({
       method: 'put',
       path: '/orders/update/{orderId}',
-      summary: '更新采购订单（需当前 version）/ update order',
+      summary: '更新采购订单（需当前 version，支持 Idempotency-Key）/ update order',
       tags: ['orders'],
-      request: { params: s.OrderIdParam, body: json(s.UpdateOrderBody) },
+      request: { params: s.OrderIdParam, headers: s.IdempotencyHeader, body: json(s.UpdateOrderBody) },
       ...standard(s.OrderSchema),
     }),
-    async (c) =>
-      c.json(await services.orders.update(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
+    async (c) => {
+      const key = c.req.valid('header')['idempotency-key'];
+      const { order, replayed } = await services.orders.change(
+        c.var.ctx,
+        c.req.valid('param').orderId,
+        c.req.valid('json'),
+        key,
+      );
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(order, 200);
+    },
   );
   app.openapi(
     createRoute({
       method: 'post',
       path: '/orders/{orderId}/cancel',
-      summary: '取消采购订单 / cancel order',
+      summary: '取消采购订单（支持 Idempotency-Key）/ cancel order',
       tags: ['orders'],
-      request: { params: s.OrderIdParam, body: json(s.CancelOrderBody) },
+      request: { params: s.OrderIdParam, headers: s.IdempotencyHeader, body: json(s.CancelOrderBody) },
       ...standard(s.OrderSchema),
     }),
-    async (c) =>
-      c.json(await services.orders.cancel(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
+    async (c) => {
+      const key = c.req.valid('header')['idempotency-key'];
+      const { order, replayed } = await services.orders.cancel(
+        c.var.ctx,
+        c.req.valid('param').orderId,
+        c.req.valid('json'),
+        key,
+      );
+      if (replayed) c.header('Idempotent-Replayed', 'true');
+      return c.json(order, 200);
+    },
   );
   for (const [action, approve] of [
     ['approve', true],

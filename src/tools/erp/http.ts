@@ -74,6 +74,16 @@ export async function erpRequest<T>(
   path: string,
   request: ErpRequest = {},
 ): Promise<T> {
+  return (await erpExchange<T>(connection, method, path, request)).data;
+}
+
+/** `erpRequest` with the answer's headers (e.g. `Idempotent-Replayed`). */
+export async function erpExchange<T>(
+  connection: ErpConnection,
+  method: string,
+  path: string,
+  request: ErpRequest = {},
+): Promise<{ data: T; headers: Headers }> {
   if (!connection.token) {
     throw new ErpHttpError(
       401,
@@ -125,7 +135,7 @@ export async function erpRequest<T>(
       fields,
     );
   }
-  return data as T;
+  return { data: data as T, headers: response.headers };
 }
 
 function safeJson(text: string): unknown {
