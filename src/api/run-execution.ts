@@ -5,6 +5,7 @@ import {
   modelServiceFailure,
   NO_USAGE,
   type ProcuraRunContext,
+  serviceUnavailable,
   UsageMeter,
   type UsageTotals,
 } from '../agent/index.ts';
@@ -208,7 +209,8 @@ export class RunExecution {
       return;
     }
     const { inactivityMs } = this.deps;
-    const modelFailure = modelServiceFailure(error);
+    // A failing model service or a service the run needs (the ERP) is named; anything else is a failed run.
+    const modelFailure = modelServiceFailure(error) ?? serviceUnavailable(error);
     const message =
       reason === INACTIVE
         ? `${Math.round(inactivityMs / 60_000)} 分钟无活动，已取消 / cancelled after ${Math.round(inactivityMs / 1000)} s without activity`

@@ -1,4 +1,5 @@
 export {
+  groupOf,
   MCP_RETRY_MS,
   McpConnections,
   type McpServerConfig,
@@ -17,6 +18,7 @@ export {
   type ErpMcpHttpOptions,
   type ErpMcpOptions,
   erpToolRegistry,
+  GROUP_META,
   hostsFor,
   LOOPBACK_HOSTS,
   type McpHttpOptions,

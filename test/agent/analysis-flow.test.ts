@@ -9,7 +9,7 @@ import {
   reportSection,
   SCORECARDS_HEADING,
   sectionTable,
-} from '../../src/agent/eval/price-review.ts';
+} from '../../bench/eval/price-review.ts';
 import { type AgentHarness, startAgentHarness } from './harness.ts';
 import { type ModelCall, recordingModels } from './stand-ins.ts';
 

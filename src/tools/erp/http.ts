@@ -20,8 +20,13 @@ export interface ErpRequest {
   signal?: AbortSignal;
 }
 
-/** A problem+json answer of the ERP. `status` lets the registry map it to the seed's guidance. */
+/**
+ * A problem+json answer of the ERP. `status` lets the registry map it to the seed's guidance; an ERP that cannot be
+ * reached, times out or answers 5xx is `unavailable` (an outage, never an empty result).
+ */
 export class ErpHttpError extends Error {
+  readonly unavailable?: string;
+
   constructor(
     readonly status: number,
     readonly code: string,
@@ -31,6 +36,7 @@ export class ErpHttpError extends Error {
   ) {
     super(message);
     this.name = 'ErpHttpError';
+    if (status >= 500) this.unavailable = 'ERP';
   }
 }
 
@@ -114,6 +120,16 @@ export async function erpExchange<T>(
   try {
     response = await (connection.fetch ?? fetch)(httpRequest);
     text = await response.text();
+  } catch (error) {
+    // The caller's own abort (a stopped run) is not an outage.
+    if (request.signal?.aborted) throw error;
+    const why = limit.timedOut ? `no answer within ${connection.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : String(error);
+    throw new ErpHttpError(
+      503,
+      'erp_unreachable',
+      `ERP 无法访问 / the ERP cannot be reached (${method} ${path}: ${why}) (trace ${connection.traceId})`,
+      connection.traceId,
+    );
   } finally {
     limit.clear();
   }

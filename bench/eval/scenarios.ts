@@ -275,7 +275,7 @@ export const SCENARIOS: Scenario[] = [
     user: 'laoxiao',
     run: async (h, s) => {
       const { turn } = await converse(h, s, 'laoxiao', '你好', approveAll);
-      const toolCalls = turn.messages.filter((m) => m.tool_calls?.length).length;
+      const toolCalls = turn.toolCalls.length;
       return toolCalls === 0 && turn.answer.length > 0 ? undefined : fail(`${toolCalls} tool calls for a greeting`);
     },
   },
