@@ -169,14 +169,15 @@ const anonymous = (credentials: CallerCredentials): ToolContext => ({
  */
 async function callerContext(users: ErpUsers, credentials: CallerCredentials): Promise<ToolContext> {
   if (!credentials.token) return anonymous(credentials);
-  const user = await users.resolve(`Bearer ${credentials.token}`, credentials.projectId);
-  return {
-    userId: user.username,
-    role: user.role,
-    token: user.token,
-    projectId: user.projectId,
-    traceId: traceIdOf(credentials),
-  };
+  const traceId = traceIdOf(credentials);
+  try {
+    const user = await users.resolve(`Bearer ${credentials.token}`, credentials.projectId);
+    return { userId: user.username, role: user.role, token: user.token, projectId: user.projectId, traceId };
+  } catch (error) {
+    if (error instanceof ProblemError && (error.status === 401 || error.status === 403)) throw error;
+    // The ERP cannot say who it is (it is down): the call still goes to it, and its answer names the outage.
+    return { userId: 'unresolved', role: 'buyer', token: credentials.token, projectId: credentials.projectId, traceId };
+  }
 }
 
 /** Who may reach an MCP endpoint over HTTP, and how it tells clients where to sign in. */
@@ -283,7 +284,7 @@ export function createMcpApp(registry: ToolRegistry, options: McpHttpOptions): H
         return rpcError(401, -32001, '访问令牌无效或已过期 / invalid or expired token', challenge('invalid_token'));
       }
       if (error instanceof ProblemError && error.status === 403) return rpcError(403, -32000, error.message);
-      return rpcError(503, ErrorCode.InternalError, (error as Error).message);
+      throw error;
     }
     const server = createMcpServer(registry, {
       name: options.name,
