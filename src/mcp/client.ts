@@ -84,11 +84,12 @@ const caller = new AsyncLocalStorage<Pick<ToolContext, 'token' | 'projectId' | '
 export class McpServerError extends ToolError {
   constructor(
     readonly server: string,
-    message: string,
+    /** What went wrong, already in both languages; said once in the message. */
+    readonly reason: string,
     required = false,
   ) {
     super(
-      `MCP 服务 ${server}：${message} / MCP server ${server}: ${message}`,
+      `MCP 服务 / MCP server ${server}: ${reason}`,
       `${server} 暂不可用：稍后重试${required ? '' : '或换一种方式完成'} / ${server} is unavailable: retry later${required ? '' : ' or take another route'}`,
       required ? `MCP ${server}` : undefined,
     );
@@ -96,8 +97,13 @@ export class McpServerError extends ToolError {
   }
 }
 
+/** What went wrong, without the server's name when the error already is one of ours (so it is said once). */
 const describeError = (error: unknown) =>
-  error instanceof Error ? `${error.message}${error.cause ? ` (${String(error.cause)})` : ''}` : String(error);
+  error instanceof McpServerError
+    ? error.reason
+    : error instanceof Error
+      ? `${error.message}${error.cause ? ` (${String(error.cause)})` : ''}`
+      : String(error);
 
 /** One configured server: connected lazily again after a transport failure. */
 class McpConnection {
