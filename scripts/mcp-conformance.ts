@@ -13,14 +13,18 @@ import { startErpServer } from '../src/erp/index.ts';
 import { startErpMcpServer } from '../src/mcp/index.ts';
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
+const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 const root = path.resolve(import.meta.dirname, '..');
 const expectedFailures = path.join(root, 'test/mcp/conformance/expected-failures.yml');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-conformance-'));
 
 /** Runs the suite with its arguments on Node 22; its output is echoed and returned. */
-function conformance(args: string[]): Promise<{ code: number; output: string }> {
+const conformance = (args: string[]) => onNode22(SUITE, 'conformance', args);
+
+/** Runs a package's command on a Node 22 from npm, returning its exit code and output. */
+function onNode22(pkg: string, command: string, args: string[]): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['-y', '-p', 'node@22', '-p', SUITE, 'conformance', ...args], {
+    const child = spawn('npx', ['-y', '-p', 'node@22', '-p', pkg, command, ...args], {
       cwd: work, // the suite writes its results/ folder here
       env: { ...process.env, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,13 +80,58 @@ try {
       console.log(output);
     }
   }
+  // The MCP Inspector's CLI, as a user would connect it (docs/mcp.md, "Connect an MCP client to Procura").
+  const inspector = (...args: string[]) =>
+    onNode22(INSPECTOR, 'mcp-inspector', ['--cli', mcp.mcpUrl, '--transport', 'http', '--stored-auth-only', ...args]);
+  const token = erp.demoTokens.laoxiao;
+  const checks = [
+    {
+      name: 'lists the tools without a token',
+      run: () => inspector('--method', 'tools/list'),
+      ok: (out: string) => out.includes('"order_create"') && out.includes('"outputSchema"'),
+    },
+    {
+      name: 'calls a tool with a token, structured result',
+      run: () =>
+        inspector(
+          '--header',
+          `Authorization: Bearer ${token}`,
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'part_search',
+          '--tool-arg',
+          'name=F7TC',
+        ),
+      ok: (out: string) => out.includes('"structuredContent"') && out.includes('F7TC'),
+    },
+    {
+      name: 'is told to sign in when calling without a token',
+      run: () => inspector('--method', 'tools/call', '--tool-name', 'part_search', '--tool-arg', 'name=F7TC'),
+      ok: (out: string) => out.includes('auth_required'),
+    },
+  ];
+  let passed = 0;
+  for (const check of checks) {
+    const { output } = await check.run();
+    if (check.ok(output)) passed++;
+    else console.log(`MCP Inspector CLI: ${check.name}: unexpected answer\n${output}`);
+  }
+  rows.push([
+    'client: MCP Inspector CLI',
+    String(checks.length),
+    String(passed),
+    '0',
+    passed === checks.length ? 'ok' : 'FAILED',
+  ]);
+  if (passed < checks.length) failedRuns++;
 } finally {
   await mcp.close();
   await erp.close();
   fs.rmSync(work, { recursive: true, force: true });
 }
 
-console.log('\nMCP conformance (@modelcontextprotocol/conformance, Node 22)\n');
+console.log('\nMCP conformance suite and MCP Inspector CLI (on Node 22)\n');
 console.log('| run | scenarios | passed | expected failures (not applicable) | result |');
 console.log('| --- | --- | --- | --- | --- |');
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
