@@ -436,3 +436,25 @@ async function rawPost(url: URL, body: unknown, headers: Record<string, string>)
     request.end(payload);
   });
 }
+
+it('connects the desktop client configuration of docs/mcp.md, as written there', async () => {
+  const docs = (await import('node:fs')).readFileSync(path.resolve('docs/mcp.md'), 'utf8');
+  const section = docs.slice(docs.indexOf('## Connect an MCP client to Procura'));
+  const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+  const { url, headers } = JSON.parse(block!).mcpServers['procura-erp'];
+  // The documented address is the embedded default; this test's server listens elsewhere.
+  expect(url).toBe('http://127.0.0.1:8000/mcp');
+  const filled = Object.fromEntries(
+    Object.entries(headers as Record<string, string>).map(([k, v]) => [
+      k,
+      v.replace('<token>', env.erp.demoTokens.laoxiao),
+    ]),
+  );
+  const client = await http(filled);
+  try {
+    const { data } = await call(client, 'part_search', { name: 'F7TC', limit: 1 });
+    expect(data.items[0].model).toBe('F7TC');
+  } finally {
+    await client.close();
+  }
+});
