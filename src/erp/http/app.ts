@@ -336,10 +336,12 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       ...standard(s.OrderSchema, 201),
     }),
     async (c) => {
-      const key = c.req.valid('header')['idempotency-key'];
-      const { order, replayed } = await services.orders.create(c.var.ctx, c.req.valid('json'), key);
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      return c.json(order, replayed ? 200 : 201);
+      const write = await services.orders.create(
+        c.var.ctx,
+        c.req.valid('json'),
+        c.req.valid('header')['idempotency-key'],
+      );
+      return c.json(replayAware(c, write), write.replayed ? 200 : 201);
     },
   );
   app.openapi(
@@ -353,15 +355,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       ...standard(s.OrderSchema),
     }),
     async (c) => {
+      const { orderId } = c.req.valid('param');
       const key = c.req.valid('header')['idempotency-key'];
-      const { order, replayed } = await services.orders.change(
-        c.var.ctx,
-        c.req.valid('param').orderId,
-        c.req.valid('json'),
-        key,
-      );
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      return c.json(order, 200);
+      return c.json(replayAware(c, await services.orders.change(c.var.ctx, orderId, c.req.valid('json'), key)), 200);
     },
   );
   app.openapi(
@@ -375,15 +371,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       ...standard(s.OrderSchema),
     }),
     async (c) => {
+      const { orderId } = c.req.valid('param');
       const key = c.req.valid('header')['idempotency-key'];
-      const { order, replayed } = await services.orders.cancel(
-        c.var.ctx,
-        c.req.valid('param').orderId,
-        c.req.valid('json'),
-        key,
-      );
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      return c.json(order, 200);
+      return c.json(replayAware(c, await services.orders.cancel(c.var.ctx, orderId, c.req.valid('json'), key)), 200);
     },
   );
   for (const [action, approve] of [
@@ -511,6 +501,12 @@ export function routeNotFound(app: { routes: ReadonlyArray<{ method: string; pat
       new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`),
     );
   };
+}
+
+/** The order a write answers with, marked `Idempotent-Replayed: true` when a retry got the first write's result. */
+function replayAware<T>(c: Context, write: { order: T; replayed: boolean }): T {
+  if (write.replayed) c.header('Idempotent-Replayed', 'true');
+  return write.order;
 }
 
 /** A self-contained API reference (no CDN assets: Procura runs offline). */
