@@ -29,3 +29,19 @@ export {
   type HumanRequest,
 } from './human.ts';
 export { isReadOnly, ROLES, type Role, RoleSchema } from './roles.ts';
+export {
+  cite,
+  citedIds,
+  describeSource,
+  type ErpSource,
+  ErpSourceSchema,
+  listedSources,
+  SOURCE_REFS,
+  SOURCES_HEADING,
+  type Source,
+  SourceSchema,
+  sourcesList,
+  sourcesSection,
+  type WebSource,
+  WebSourceSchema,
+} from './sources.ts';

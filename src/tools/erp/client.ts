@@ -6,13 +6,14 @@ import {
   type InventoryWarning,
   type Order,
   type Part,
+  type PriceHistory,
   type Supplier,
   type SupplierScorecard,
 } from '../../erp/index.ts';
 import { Tool, type ToolControl } from '../registry.ts';
-import { type ErpConnection, type ErpRequest, erpExchange, erpRequest } from './http.ts';
+import { type ErpAnswer, type ErpConnection, type ErpRequest, erpExchange, erpRequest } from './http.ts';
 
-const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus, listOf, pagedViewOf } = contract;
+const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus, listOf, pagedViewOf, traced } = contract;
 /** Any client may make a write safe to retry: the same key again answers the first result, `stateChanged: false`. */
 const IdempotencyKey = contract.IdempotencyKey.optional().describe(
   '幂等键：用同一个键重试，返回第一次的结果而不会重复写入 / retry with the same key: the first result again, never a second write',
@@ -90,6 +91,9 @@ const orderView = (o: OrderWire): contract.OrderView => ({
   })),
   approval: o.approval ?? undefined,
 });
+/** The label of a price history's series across every supplier of a product. */
+export const ACROSS_SUPPLIERS = '所有供应商 / all suppliers';
+
 type PriceCheckWire = NonNullable<OrderWire['lines'][number]['priceCheck']>;
 const priceCheckView = (c: PriceCheckWire): z.infer<typeof contract.PriceCheckViewSchema> => ({
   severity: c.severity,
@@ -131,8 +135,13 @@ export class ErpClient {
     return erpRequest<T>(this.connection, method, path, request);
   }
 
-  private get<T>(path: string, query: Record<string, unknown> | undefined, control: ToolControl): Promise<T> {
-    return this.request<T>('GET', path, { query, signal: control.signal });
+  /** A read as the bound user, with the ERP's trace id of the answer (every tool result carries it as `traceId`). */
+  private get<T>(
+    path: string,
+    query: Record<string, unknown> | undefined,
+    control: ToolControl,
+  ): Promise<ErpAnswer<T>> {
+    return erpExchange<T>(this.connection, 'GET', path, { query, signal: control.signal });
   }
 
   /**
@@ -150,13 +159,12 @@ export class ErpClient {
     const key =
       idempotencyKey ??
       (control.callId ? `call-${createHash('sha256').update(control.callId).digest('hex').slice(0, 40)}` : undefined);
-    const { data, headers } = await erpExchange<OrderWire>(this.connection, method, path, {
+    const { body, traceId, replayed } = await erpExchange<OrderWire>(this.connection, method, path, {
       ...rest,
       headers: key ? { 'idempotency-key': key } : undefined,
       signal: control.signal,
     });
-    const replayed = headers.get('idempotent-replayed') === 'true';
-    return { success: true, stateChanged: !replayed, order: orderView(data) };
+    return { success: true, stateChanged: !replayed, order: orderView(body), traceId };
   }
 
   /** The project's part categories, as the line a model reads when picking one. */
@@ -176,13 +184,13 @@ export class ErpClient {
     schema: z.object({ name: SearchText.optional().describe('供应商名称关键词，如 博世 / name keyword') }),
     safety: 'read-only',
     group: 'supplier',
-    output: listOf(contract.SupplierViewSchema),
+    output: traced(listOf(contract.SupplierViewSchema)),
   })
   async supplierQuery(input: { name?: string }, control: ToolControl) {
-    const { items } = input.name
+    const { body, traceId } = input.name
       ? await this.get<{ items: SupplierWire[] }>('/suppliers/search', { name: input.name }, control)
       : await this.get<{ items: SupplierWire[] }>('/suppliers', undefined, control);
-    return { items: items.map(supplierView), total: items.length };
+    return { items: body.items.map(supplierView), total: body.items.length, traceId };
   }
 
   @Tool({
@@ -192,11 +200,15 @@ export class ErpClient {
     schema: z.object({ supplierId: Id }),
     safety: 'read-only',
     group: 'supplier',
-    output: contract.SupplierDetailViewSchema,
+    output: traced(contract.SupplierDetailViewSchema),
   })
   async supplierGet(input: { supplierId: number }, control: ToolControl) {
-    const supplier = await this.get<SupplierWire>(`/suppliers/${input.supplierId}`, undefined, control);
-    return { ...supplierView(supplier), contact: supplier.contact, key: supplier.key };
+    const { body: supplier, traceId } = await this.get<SupplierWire>(
+      `/suppliers/${input.supplierId}`,
+      undefined,
+      control,
+    );
+    return { ...supplierView(supplier), contact: supplier.contact, key: supplier.key, traceId };
   }
 
   @Tool({
@@ -210,10 +222,15 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'supplier',
-    output: contract.SupplierScorecardSchema,
+    output: traced(contract.SupplierScorecardSchema),
   })
   async supplierScorecard(input: { supplierId: number; months: number }, control: ToolControl) {
-    return this.get<ScorecardWire>(`/suppliers/${input.supplierId}/scorecard`, { months: input.months }, control);
+    const { body, traceId } = await this.get<ScorecardWire>(
+      `/suppliers/${input.supplierId}/scorecard`,
+      { months: input.months },
+      control,
+    );
+    return { ...body, traceId };
   }
 
   @Tool({
@@ -230,7 +247,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
-    output: pagedViewOf(contract.PartViewSchema),
+    output: traced(pagedViewOf(contract.PartViewSchema)),
     // The ERP refuses every request without a token: a listing without a user asks nothing over the network.
     liveValues: async (ctx, host) => (ctx.token ? (host as ErpClient).categoryHint() : undefined),
   })
@@ -238,7 +255,8 @@ export class ErpClient {
     input: { name?: string; category?: string; supplierId?: number; page: number; size: number },
     control: ToolControl,
   ) {
-    return paged(await this.get<PageWire<PartWire>>('/parts', input, control), partView);
+    const { body, traceId } = await this.get<PageWire<PartWire>>('/parts', input, control);
+    return { ...paged(body, partView), traceId };
   }
 
   @Tool({
@@ -251,11 +269,11 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
-    output: listOf(contract.PartViewSchema),
+    output: traced(listOf(contract.PartViewSchema)),
   })
   async partSearch(input: { name: string; limit: number }, control: ToolControl) {
-    const { items } = await this.get<{ items: PartWire[] }>('/parts/search', input, control);
-    return { items: items.map(partView), total: items.length };
+    const { body, traceId } = await this.get<{ items: PartWire[] }>('/parts/search', input, control);
+    return { items: body.items.map(partView), total: body.items.length, traceId };
   }
 
   @Tool({
@@ -270,12 +288,55 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
-    output: contract.PriceCheckResultSchema,
+    output: traced(contract.PriceCheckResultSchema),
   })
   async priceCheck(input: { partId: number; unitPrice: number; supplierId?: number }, control: ToolControl) {
     const { partId, ...query } = input;
-    const check = await this.get<PriceCheckWire>(`/parts/${partId}/price-check`, query, control);
-    return { partId, unitPrice: check.unitPrice, ...priceCheckView(check), basis: check.basis };
+    const { body: check, traceId } = await this.get<PriceCheckWire>(`/parts/${partId}/price-check`, query, control);
+    return { partId, unitPrice: check.unitPrice, ...priceCheckView(check), basis: check.basis, traceId };
+  }
+
+  @Tool({
+    name: 'part_price_history',
+    label: '价格历史',
+    description:
+      '价格历史（ERP 计算）：同一产品（同型号、同类别）每月已下单/已收货订单行的按数量加权均价、行数和数量，不含草稿、待审批、已批准未下单和已取消的订单。by=supplier 每家供应商一条序列（比较供应商），by=product 所有供应商合并一条（产品趋势）；total 是整个期间的合计。价格趋势和历史成交均价用它，不要用订单搜索结果自己算。/ Monthly quantity-weighted average paid price, lines and quantity of a product (ordered and received orders only), per supplier or across suppliers, computed by the ERP.',
+    schema: z.object({
+      partId: Id.describe('该产品任一供应商的零部件 id / id of any part of the product'),
+      months: contract.PriceHistoryQuerySchema.shape.months.describe(
+        '含本月在内的月数 / calendar months incl. this one',
+      ),
+      by: contract.PriceHistoryQuerySchema.shape.by.describe(
+        'supplier：按供应商分列；product：所有供应商合并 / per supplier, or across suppliers',
+      ),
+    }),
+    safety: 'read-only',
+    group: 'part',
+    output: traced(contract.PriceHistoryViewSchema),
+  })
+  async partPriceHistory(input: { partId: number; months: number; by: 'supplier' | 'product' }, control: ToolControl) {
+    const { partId, ...query } = input;
+    const { body, traceId } = await this.get<PriceHistory>(`/parts/${partId}/price-history`, query, control);
+    return {
+      partId,
+      product: body.product,
+      by: body.by,
+      period: body.period,
+      definition: body.definition,
+      series: body.series.map((s) => ({
+        supplierId: s.supplier?.id ?? null,
+        label: s.supplier?.nameZh ?? ACROSS_SUPPLIERS,
+        parts: s.parts.map((p) => p.code),
+        months: s.months.map((m) => ({
+          month: m.month,
+          avgUnitPrice: m.avgUnitPrice,
+          lines: m.lines,
+          quantity: m.quantity,
+        })),
+        total: { avgUnitPrice: s.total.avgUnitPrice, lines: s.total.lines, quantity: s.total.quantity },
+      })),
+      traceId,
+    };
   }
 
   @Tool({
@@ -285,11 +346,15 @@ export class ErpClient {
     schema: z.object({ supplierId: Id.describe('先用 supplier_query 得到 id / get it from supplier_query') }),
     safety: 'read-only',
     group: 'part',
-    output: listOf(contract.PartViewSchema),
+    output: traced(listOf(contract.PartViewSchema)),
   })
   async partBySupplier(input: { supplierId: number }, control: ToolControl) {
-    const { items } = await this.get<{ items: PartWire[] }>(`/parts/supplier/${input.supplierId}`, undefined, control);
-    return { items: items.map(partView), total: items.length };
+    const { body, traceId } = await this.get<{ items: PartWire[] }>(
+      `/parts/supplier/${input.supplierId}`,
+      undefined,
+      control,
+    );
+    return { items: body.items.map(partView), total: body.items.length, traceId };
   }
 
   @Tool({
@@ -301,7 +366,7 @@ export class ErpClient {
     safety: 'write',
     destructive: false,
     group: 'order',
-    output: contract.OrderWriteResultSchema,
+    output: traced(contract.OrderWriteResultSchema),
   })
   async orderCreate(input: z.infer<typeof OrderCreateInput>, control: ToolControl) {
     const { submit, idempotencyKey, ...order } = input;
@@ -322,7 +387,7 @@ export class ErpClient {
     safety: 'write',
     idempotent: true,
     group: 'order',
-    output: contract.OrderWriteResultSchema,
+    output: traced(contract.OrderWriteResultSchema),
   })
   async orderUpdate(input: z.infer<typeof OrderUpdateInput>, control: ToolControl) {
     const { orderId, idempotencyKey, ...body } = input;
@@ -338,7 +403,7 @@ export class ErpClient {
     safety: 'write',
     idempotent: true,
     group: 'order',
-    output: contract.OrderWriteResultSchema,
+    output: traced(contract.OrderWriteResultSchema),
   })
   async orderCancel(input: z.infer<typeof OrderCancelInput>, control: ToolControl) {
     const { orderId, idempotencyKey, ...body } = input;
@@ -362,10 +427,11 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'order',
-    output: pagedViewOf(contract.OrderViewSchema),
+    output: traced(pagedViewOf(contract.OrderViewSchema)),
   })
   async orderSearchDetails(input: Record<string, unknown>, control: ToolControl) {
-    return paged(await this.get<PageWire<OrderWire>>('/orders/search', input, control), orderView);
+    const { body, traceId } = await this.get<PageWire<OrderWire>>('/orders/search', input, control);
+    return { ...paged(body, orderView), traceId };
   }
 
   @Tool({
@@ -376,10 +442,11 @@ export class ErpClient {
     schema: z.object({ orderId: Id }),
     safety: 'read-only',
     group: 'order',
-    output: contract.OrderViewSchema,
+    output: traced(contract.OrderViewSchema),
   })
   async orderGet(input: { orderId: number }, control: ToolControl) {
-    return orderView(await this.get<OrderWire>(`/orders/${input.orderId}`, undefined, control));
+    const { body, traceId } = await this.get<OrderWire>(`/orders/${input.orderId}`, undefined, control);
+    return { ...orderView(body), traceId };
   }
 
   @Tool({
@@ -390,10 +457,11 @@ export class ErpClient {
     schema: z.object({}),
     safety: 'read-only',
     group: 'inventory',
-    output: listOf(contract.InventoryWarningViewSchema),
+    output: traced(listOf(contract.InventoryWarningViewSchema)),
   })
   async inventoryWarning(_input: Record<string, never>, control: ToolControl) {
-    const { items } = await this.get<{ items: InventoryWarning[] }>('/inventory/warning', undefined, control);
+    const { body, traceId } = await this.get<{ items: InventoryWarning[] }>('/inventory/warning', undefined, control);
+    const { items } = body;
     return {
       items: items.map((w) => ({
         partId: w.partId,
@@ -409,6 +477,7 @@ export class ErpClient {
         suggestedQuantity: w.suggestedQuantity,
       })),
       total: items.length,
+      traceId,
     };
   }
 }

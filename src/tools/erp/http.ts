@@ -1,4 +1,4 @@
-import { deadline } from '../../shared/index.ts';
+import { deadline, isTraceId } from '../../shared/index.ts';
 
 /** Where the ERP is and how to reach it as one user. */
 export interface ErpConnection {
@@ -80,16 +80,27 @@ export async function erpRequest<T>(
   path: string,
   request: ErpRequest = {},
 ): Promise<T> {
-  return (await erpExchange<T>(connection, method, path, request)).data;
+  return (await erpExchange<T>(connection, method, path, request)).body;
 }
 
-/** `erpRequest` with the answer's headers (e.g. `Idempotent-Replayed`). */
+/**
+ * An ERP answer with the `x-trace-id` the ERP gave that response (the one sent, when the ERP echoes none): what the
+ * figures in it are traced back to.
+ */
+export interface ErpAnswer<T> {
+  body: T;
+  traceId: string;
+  /** The ERP answered a retried write with the first write's result (`Idempotent-Replayed`). */
+  replayed: boolean;
+}
+
+/** `erpRequest`, keeping the trace id of the ERP's response with its body. */
 export async function erpExchange<T>(
   connection: ErpConnection,
   method: string,
   path: string,
   request: ErpRequest = {},
-): Promise<{ data: T; headers: Headers }> {
+): Promise<ErpAnswer<T>> {
   if (!connection.token) {
     throw new ErpHttpError(
       401,
@@ -151,7 +162,12 @@ export async function erpExchange<T>(
       fields,
     );
   }
-  return { data: data as T, headers: response.headers };
+  const echoed = response.headers.get('x-trace-id');
+  return {
+    body: data as T,
+    traceId: isTraceId(echoed) ? echoed : connection.traceId,
+    replayed: response.headers.get('idempotent-replayed') === 'true',
+  };
 }
 
 function safeJson(text: string): unknown {
