@@ -292,8 +292,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   );
 
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'getPartPriceHistory',
       path: '/parts/{id}/price-history',
       summary:
         '价格历史：同一产品每月已下单/已收货订单行的加权均价、行数、数量，按供应商或合并 / monthly paid price history of a product',
