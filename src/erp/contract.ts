@@ -19,6 +19,12 @@ export const Text = (max: number) =>
     // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
     .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/, 'control characters are not allowed');
 export const SearchText = Text(100).trim().min(1);
+/** An `Idempotency-Key`: a write retried under the same key gives the first answer again instead of writing twice. */
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
 export const IsoDate = z.iso.date();
 
 export const OrderStatusSchema = z.enum(ORDER_STATUSES);
@@ -324,3 +330,145 @@ export const CancelOrderInputSchema = z.strictObject({
   reason: Text(500).optional(),
 });
 export type CancelOrderInput = z.infer<typeof CancelOrderInputSchema>;
+
+/*
+ * What the ERP tools answer (the ERP MCP server's `outputSchema`s): compact views of the shapes above, the facts a
+ * model reasons with and nothing nested it would not read. A company's own ERP MCP server answers the same shapes.
+ */
+
+const NamedRef = z.object({ id: z.number(), name: z.string() });
+
+export const SupplierViewSchema = z.object({
+  id: SupplierSchema.shape.id,
+  name: SupplierSchema.shape.nameZh,
+  nameEn: SupplierSchema.shape.nameEn,
+  /** Province and city. */
+  city: z.string(),
+  rating: SupplierSchema.shape.rating,
+  leadTimeDays: SupplierSchema.shape.leadTimeDays,
+  paymentTerms: SupplierSchema.shape.paymentTerms,
+  /** Contact name and phone. */
+  contact: z.string(),
+});
+export type SupplierView = z.infer<typeof SupplierViewSchema>;
+
+export const SupplierDetailViewSchema = SupplierViewSchema.extend({
+  contact: SupplierSchema.shape.contact,
+  key: SupplierSchema.shape.key,
+});
+
+export const PartViewSchema = z.object({
+  id: PartSchema.shape.id,
+  code: PartSchema.shape.code,
+  model: PartSchema.shape.model,
+  name: PartSchema.shape.nameZh,
+  category: PartSchema.shape.category,
+  spec: PartSchema.shape.spec,
+  unit: PartSchema.shape.unit,
+  unitPrice: PartSchema.shape.unitPrice,
+  moq: PartSchema.shape.moq,
+  supplier: NamedRef,
+});
+export type PartView = z.infer<typeof PartViewSchema>;
+
+export const PriceCheckViewSchema = PriceCheckSchema.pick({
+  severity: true,
+  deviationPct: true,
+  median12m: true,
+  minPrice12m: true,
+  reason: true,
+});
+
+export const OrderViewSchema = z.object({
+  id: OrderSchema.shape.id,
+  orderNo: OrderSchema.shape.orderNo,
+  status: OrderStatusSchema,
+  version: OrderSchema.shape.version,
+  supplier: NamedRef,
+  totalAmount: OrderSchema.shape.totalAmount,
+  expectedDate: OrderSchema.shape.expectedDate,
+  note: z.string().optional(),
+  /** The creator's username. */
+  createdBy: z.string(),
+  createdAt: OrderSchema.shape.createdAt,
+  lines: z.array(
+    z.object({
+      lineNo: z.number(),
+      partId: z.number(),
+      code: z.string(),
+      name: z.string(),
+      quantity: z.number(),
+      unit: z.string(),
+      unitPrice: z.number(),
+      amount: z.number(),
+      priceCheck: PriceCheckViewSchema.optional(),
+    }),
+  ),
+  approval: OrderApprovalSchema.optional(),
+});
+export type OrderView = z.infer<typeof OrderViewSchema>;
+
+/** A write's answer: `stateChanged` is false when the call replayed an earlier one under the same idempotency key. */
+export const OrderWriteResultSchema = z.object({
+  success: z.literal(true),
+  stateChanged: z.boolean(),
+  order: OrderViewSchema,
+  traceId: z.string(),
+});
+
+export const PriceCheckResultSchema = PriceCheckViewSchema.extend({
+  partId: z.number(),
+  unitPrice: z.number(),
+  basis: PriceCheckSchema.shape.basis,
+});
+
+export const InventoryWarningViewSchema = InventoryWarningSchema.pick({
+  partId: true,
+  code: true,
+  unit: true,
+  onHand: true,
+  safetyStock: true,
+  reorderPoint: true,
+  onOrder: true,
+  moq: true,
+  suggestedQuantity: true,
+}).extend({ name: InventoryWarningSchema.shape.nameZh, supplier: NamedRef });
+
+const PaidView = PaidLinesSchema.pick({ avgUnitPrice: true, lines: true, quantity: true });
+/** `part_price_history`'s answer: each series named by its supplier (or across all), months as figures only. */
+export const PriceHistoryViewSchema = PriceHistorySchema.pick({
+  partId: true,
+  product: true,
+  by: true,
+  period: true,
+  definition: true,
+}).extend({
+  series: z.array(
+    z.object({
+      supplierId: z.number().nullable(),
+      label: z.string(),
+      parts: z.array(z.string()),
+      months: z.array(PriceHistoryMonthSchema.pick({ month: true, avgUnitPrice: true, lines: true, quantity: true })),
+      total: PaidView,
+    }),
+  ),
+});
+
+/** A tool result with the ERP's trace id of the answer it came from (what its figures are traced back to). */
+export const traced = <T extends z.ZodObject>(result: T) =>
+  result.extend({ traceId: z.string().describe('ERP 应答的 x-trace-id / the ERP answer’s trace id') });
+
+/** Every item at once. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), total: z.number() });
+
+/** One page of a longer list, with a hint naming the next page when there is one. */
+export const pagedViewOf = <T extends z.ZodType>(item: T) =>
+  z.object({
+    items: z.array(item),
+    total: z.number(),
+    /** Present (true) when there are more than `total`. */
+    totalCapped: z.literal(true).optional(),
+    page: z.number(),
+    size: z.number(),
+    hint: z.string().optional(),
+  });

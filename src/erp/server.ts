@@ -54,7 +54,7 @@ export async function createErp(options: ErpOptions): Promise<Erp> {
   }
   const services = createErpServices(database);
   const root = new Hono().route('/api', createErpApp(services, log));
-  root.notFound(routeNotFound);
+  root.notFound(routeNotFound(root));
   return { database, services, fetch: root.fetch, demoTokens, close: () => database.close() };
 }
 

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { linkedSignal } from '../shared/index.ts';
 import {
@@ -84,11 +84,12 @@ const caller = new AsyncLocalStorage<Pick<ToolContext, 'token' | 'projectId' | '
 export class McpServerError extends ToolError {
   constructor(
     readonly server: string,
-    message: string,
+    /** What went wrong, already in both languages; said once in the message. */
+    readonly reason: string,
     required = false,
   ) {
     super(
-      `MCP 服务 ${server}：${message} / MCP server ${server}: ${message}`,
+      `MCP 服务 / MCP server ${server}: ${reason}`,
       `${server} 暂不可用：稍后重试${required ? '' : '或换一种方式完成'} / ${server} is unavailable: retry later${required ? '' : ' or take another route'}`,
       required ? `MCP ${server}` : undefined,
     );
@@ -96,8 +97,13 @@ export class McpServerError extends ToolError {
   }
 }
 
+/** What went wrong, without the server's name when the error already is one of ours (so it is said once). */
 const describeError = (error: unknown) =>
-  error instanceof Error ? `${error.message}${error.cause ? ` (${String(error.cause)})` : ''}` : String(error);
+  error instanceof McpServerError
+    ? error.reason
+    : error instanceof Error
+      ? `${error.message}${error.cause ? ` (${String(error.cause)})` : ''}`
+      : String(error);
 
 /** One configured server: connected lazily again after a transport failure. */
 class McpConnection {
@@ -199,9 +205,16 @@ class McpConnection {
           { signal: link.signal, timeout: this.config.timeoutMs },
         ),
       );
-      return fromMcpResult(result as { content?: unknown[]; isError?: boolean }, this.config.name);
+      return fromMcpResult(result as Parameters<typeof fromMcpResult>[0], this.config.name);
     } catch (error) {
       if (control.signal?.aborted) throw error;
+      // The server refused this call (unknown tool, arguments its schema refuses): the connection is fine.
+      if (error instanceof McpError && error.code === ErrorCode.InvalidParams) {
+        return failure(
+          `${this.config.name}: ${error.message}`,
+          '按错误信息修正参数后重试 / fix the arguments per the message and retry',
+        );
+      }
       await this.reset();
       if (retry) return this.call(tool, input, ctx, control, false);
       throw error instanceof McpServerError
@@ -227,8 +240,13 @@ const LISTING_CACHE_MS = 10_000;
 /** How often servers that were down at start-up are tried again. */
 export const MCP_RETRY_MS = 30_000;
 
-/** A tool result as data: JSON text is parsed, an `isError` result becomes a failure naming the server. */
-function fromMcpResult(result: { content?: unknown[]; isError?: boolean }, server: string): unknown {
+/** A tool result as data: its structured content, else its JSON text parsed; an `isError` result becomes a failure
+ *  naming the server. */
+function fromMcpResult(
+  result: { content?: unknown[]; structuredContent?: unknown; isError?: boolean },
+  server: string,
+): unknown {
+  if (!result.isError && result.structuredContent !== undefined) return result.structuredContent;
   const texts = (result.content ?? [])
     .filter((c): c is { type: 'text'; text: string } => (c as { type?: string }).type === 'text')
     .map((c) => c.text);

@@ -22,6 +22,17 @@ describe('settings', () => {
     expect(load).toThrow(/databaseUrl \(DATABASE_URL\)/);
   });
 
+  it('reads the host names MCP endpoints answer to as a list, refusing anything else', () => {
+    expect(loadSettings({}, { PROCURA_MCP_ALLOWED_HOSTS: 'ERP-MCP.example.com,127.0.0.1' }).mcpAllowedHosts).toEqual([
+      'erp-mcp.example.com',
+      '127.0.0.1',
+    ]);
+    expect(loadSettings({}, {}).mcpAllowedHosts).toBeUndefined();
+    expect(() => loadSettings({}, { PROCURA_MCP_ALLOWED_HOSTS: 'http://x/ y' })).toThrow(
+      /mcpAllowedHosts \(PROCURA_MCP_ALLOWED_HOSTS\)/,
+    );
+  });
+
   it('refuses a setting that names no environment variable', () => {
     const parse = () =>
       parseSettings({ schema: z.object({ port: z.number().optional() }), read: () => undefined, invalid: 'x' });

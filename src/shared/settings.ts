@@ -37,6 +37,17 @@ const settingsSchema = z.object({
   suppliersUrl: httpUrl.optional().meta({ env: 'SUPPLIERS_URL' }),
   /** The ERP MCP server the agent uses; pointing it at another server replaces the demo ERP for the agent. */
   erpMcpUrl: httpUrl.optional().meta({ env: 'ERP_MCP_URL' }),
+  /**
+   * Host names (no port) Procura's MCP endpoints answer to in `Host` and `Origin`, comma-separated; loopback names
+   * and the bind address by default. Name the public host here when the endpoint is reached through one.
+   */
+  mcpAllowedHosts: z
+    .string()
+    .trim()
+    .regex(/^[\w.\-[\]:]+(,[\w.\-[\]:]+)*$/, 'comma-separated host names, e.g. erp-mcp.example.com,127.0.0.1')
+    .transform((list) => list.split(',').map((host) => host.toLowerCase()))
+    .optional()
+    .meta({ env: 'PROCURA_MCP_ALLOWED_HOSTS' }),
   /** More MCP servers for the agents: a JSON array, or the path of a JSON file holding one (see `src/mcp/config.ts`). */
   mcpServers: z.string().trim().min(1).optional().meta({ env: 'PROCURA_MCP_SERVERS' }),
   /** Runs one user may start per minute on one API process (past it: 429 with Retry-After). */

@@ -40,6 +40,10 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   description: string;
   schema: S;
   safety: 'read-only' | 'write';
+  /** A write that may change or remove what exists (default for writes); `false` for one that only adds. */
+  destructive?: boolean;
+  /** The same call again has no further effect (default for reads). */
+  idempotent?: boolean;
   approval?: 'none' | 'required';
   /** With `approval: 'required'`, narrows it to the inputs that need it (e.g. only an HTTP write). */
   approvalWhen?: (input: z.infer<S>) => boolean;
@@ -52,16 +56,28 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   liveValues?: (ctx: ToolContext, host: unknown) => Promise<string | undefined>;
   /** The MCP server the tool comes from (an agent's YAML may select all of a server's tools by its name). */
   server?: string;
+  /** The shape of a successful result (an object): MCP clients get it as `outputSchema` and the result as
+   *  `structuredContent`. Failures are `ToolFailure`s whatever it says. */
+  output?: z.ZodObject;
 }
 
 export interface ToolDefinition
-  extends Readonly<Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'server'>>> {
+  extends Readonly<
+    Required<
+      Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'server' | 'output' | 'destructive' | 'idempotent'>
+    >
+  > {
   readonly background: boolean;
   readonly server?: string;
   readonly liveValues?: ToolSpec['liveValues'];
   readonly approvalWhen?: (input: unknown) => boolean;
   /** JSON schema of the input, frozen at declaration. */
   readonly jsonSchema: Readonly<Record<string, unknown>>;
+  readonly output?: z.ZodObject;
+  readonly destructive: boolean;
+  readonly idempotent: boolean;
+  /** JSON schema of a successful result, when the tool declares one. */
+  readonly outputJsonSchema?: Readonly<Record<string, unknown>>;
 }
 
 /** A known failure the model can act on; tools never throw into the run. */
@@ -127,12 +143,16 @@ export function Tool<S extends z.ZodType>(spec: ToolSpec<S>) {
 function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefinition {
   const schema = { ...(jsonSchema ?? z.toJSONSchema(spec.schema, { io: 'input', unrepresentable: 'any' })) };
   delete schema.$schema;
+  const outputSchema = spec.output && { ...z.toJSONSchema(spec.output, { io: 'output', unrepresentable: 'any' }) };
+  delete outputSchema?.$schema;
   return Object.freeze({
     name: spec.name,
     label: spec.label,
     description: spec.description,
     schema: spec.schema,
     safety: spec.safety,
+    destructive: spec.safety === 'write' && spec.destructive !== false,
+    idempotent: spec.idempotent ?? spec.safety === 'read-only',
     approval: spec.approval ?? (spec.safety === 'write' ? 'required' : 'none'),
     approvalWhen: spec.approvalWhen as ((input: unknown) => boolean) | undefined,
     execution: spec.execution ?? (spec.safety === 'write' ? 'sequential' : 'parallel'),
@@ -141,6 +161,8 @@ function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefin
     liveValues: spec.liveValues,
     server: spec.server,
     jsonSchema: deepFreeze(schema),
+    output: spec.output,
+    outputJsonSchema: outputSchema && deepFreeze(outputSchema),
   });
 }
 

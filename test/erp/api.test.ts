@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, type ErpHarness, startHarness } from './harness.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is read field by field
+type Any = any;
+
 for (const backend of BACKENDS) {
   describe.skipIf(!backend.enabled)(`ERP API on ${backend.name}`, () => {
     let h: ErpHarness;
@@ -48,6 +51,67 @@ for (const backend of BACKENDS) {
         const docs = await h.call('GET', '/api/docs', { token: null });
         expect(docs.status).toBe(200);
         expect(docs.body).toContain('/api/orders/create');
+      });
+
+      it('declares every operation by the OpenAPI book: operationId, common headers, body problems', async () => {
+        const spec = (await h.call('GET', '/api/openapi.json', { token: null })).body;
+        const operations = Object.entries(spec.paths).flatMap(([path, ops]) =>
+          Object.entries(ops as Record<string, Any>).map(([method, op]) => ({ path, method, op })),
+        );
+        expect(operations.length).toBeGreaterThanOrEqual(22);
+        const ids = operations.map((o) => o.op.operationId);
+        expect(
+          ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id)),
+          JSON.stringify(ids),
+        ).toBe(true);
+        expect(new Set(ids).size).toBe(ids.length);
+        for (const { path, method, op } of operations) {
+          const refs = (op.parameters ?? []).map((p: Any) => p.$ref);
+          expect(refs, `${method} ${path}`).toEqual(
+            expect.arrayContaining(['#/components/parameters/ProjectId', '#/components/parameters/TraceId']),
+          );
+          if (op.requestBody)
+            expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
+        }
+        expect(spec.components.parameters.ProjectId).toMatchObject({ name: 'x-project-id', in: 'header' });
+        expect(spec.components.parameters.TraceId).toMatchObject({ name: 'x-trace-id', in: 'header' });
+      });
+
+      it('answers a method a path does not serve with 405 and Allow, and a body that is not JSON with 415', async () => {
+        for (const [method, path, allow] of [
+          ['DELETE', '/api/orders/1', 'GET'],
+          ['GET', '/api/orders/update/1', 'PUT'],
+          ['PATCH', '/api/approval-policy', 'GET, PUT'],
+          ['POST', '/api/suppliers', 'GET'],
+        ] as const) {
+          const answer = await h.call(method, path);
+          expect(answer.status, `${method} ${path}`).toBe(405);
+          expect(answer.headers.get('allow')?.split(', ').sort().join(', ')).toBe(allow);
+          expect(answer.headers.get('content-type')).toContain('application/problem+json');
+        }
+        expect((await h.call('GET', '/api/no-such-thing')).status).toBe(404);
+        const text = await h.call('POST', '/api/orders/create', {
+          rawBody: JSON.stringify(createBody()),
+          headers: { 'content-type': 'text/plain' },
+        });
+        expect(text.status).toBe(415);
+        expect(text.body).toMatchObject({ status: 415 });
+      });
+
+      it('refuses a viewer’s write with 403 whatever its body, before validating it', async () => {
+        const spec = (await h.call('GET', '/api/openapi.json', { token: null })).body;
+        const writes = Object.entries(spec.paths).flatMap(([path, ops]) =>
+          Object.keys(ops as object)
+            .filter((m) => m !== 'get')
+            .map((m) => ({ method: m.toUpperCase(), path: `/api${path.replace(/\{\w+\}/g, '1')}` })),
+        );
+        expect(writes.length).toBeGreaterThanOrEqual(6);
+        for (const { method, path } of writes) {
+          for (const body of [{}, { version: 'x', lines: 'nonsense' }, createBody()]) {
+            const answer = await h.call(method, path, { token: h.tokens.viewer, body });
+            expect(answer.status, `${method} ${path} ${JSON.stringify(body)}`).toBe(403);
+          }
+        }
       });
 
       it('refuses missing and unknown tokens with 401 problem+json', async () => {

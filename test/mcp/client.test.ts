@@ -7,7 +7,6 @@ import { z } from 'zod';
 import {
   type CallerCredentials,
   createMcpApp,
-  credentialsFromHeaders,
   erpToolRegistry,
   groupOf,
   McpConnections,
@@ -43,7 +42,7 @@ describe('MCP client', () => {
       { name: 'extra', url: closedUrl, connectTimeoutMs: 2_000 },
     ]);
     try {
-      expect(connections.unavailable).toEqual([{ server: 'extra', error: expect.stringContaining('extra') }]);
+      expect(connections.unavailable).toEqual([{ server: 'extra', error: expect.stringContaining('cannot connect') }]);
       const registry = connections.registerInto(new ToolRegistry());
       expect(registry.get('part_search')).toMatchObject({ group: 'part', safety: 'read-only', execution: 'parallel' });
       expect(registry.get('order_create')).toMatchObject({ group: 'order', safety: 'write', approval: 'required' });
@@ -157,10 +156,10 @@ describe('MCP client', () => {
     );
     const app = createMcpApp(echo, {
       name: 'kb',
-      credentials: (headers) => {
-        const caller = credentialsFromHeaders(headers);
-        seen.push({ ...caller, server: String(headers['x-server']) });
-        return caller;
+      anonymousCalls: true,
+      identify: async (caller, request) => {
+        seen.push({ ...caller, server: String(request.headers.get('x-server')) });
+        return { userId: 'kb-caller', role: 'buyer', ...caller, traceId: caller.traceId ?? 'kb' };
       },
     });
     const server = await listen(app.fetch, { host: '127.0.0.1', port: 0 });
@@ -192,8 +191,34 @@ describe('MCP client', () => {
   it('refuses to start without a required server, naming it', async () => {
     await expect(
       McpConnections.connect([{ name: 'erp', url: closedUrl, required: true, connectTimeoutMs: 2_000 }]),
-    ).rejects.toThrow(/MCP 服务 erp/);
+    ).rejects.toThrow(/MCP 服务 \/ MCP server erp: /);
     await expect(McpConnections.connect([{ name: 'bad', url: 'ftp://x' } as never])).rejects.toThrow(/bad/);
+  });
+
+  it('says what is wrong with each failed server once, not nested', async () => {
+    const failing = [
+      { name: 'closed', url: closedUrl, connectTimeoutMs: 2_000 },
+      { name: 'badport', url: 'http://127.0.0.1:9/mcp', connectTimeoutMs: 2_000 },
+      { name: 'exits', command: process.execPath, args: ['-e', 'process.exit(3)'] },
+    ];
+    const connections = await McpConnections.connect(failing);
+    try {
+      expect(connections.unavailable.map((u) => u.server)).toEqual(['closed', 'badport', 'exits']);
+      for (const { server, error } of connections.unavailable) {
+        expect(error.match(/连接失败 \/ cannot connect/g), `${server}: ${error}`).toHaveLength(1);
+        expect(error, server).not.toContain('MCP 服务');
+      }
+    } finally {
+      await connections.close();
+    }
+    for (const config of failing) {
+      const message = await McpConnections.connect([{ ...config, required: true }]).then(
+        () => '',
+        (error: Error) => error.message,
+      );
+      expect(message.split(config.name).length - 1, message).toBe(1);
+      expect(message.match(/cannot connect/g), message).toHaveLength(1);
+    }
   });
 
   it('reconnects after the server comes back, and names it while it is away', async () => {

@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALL_ID_META, startErpMcpServer } from '../../src/mcp/index.ts';
 import { startTestErp } from '../tools/harness.ts';
@@ -82,7 +83,10 @@ async function call(client: Client, name: string, args: Record<string, unknown>,
     arguments: args,
     _meta: callId ? { [CALL_ID_META]: callId } : undefined,
   })) as Any;
-  return { isError: result.isError === true, data: JSON.parse(result.content[0].text) };
+  const data = JSON.parse(result.content[0].text);
+  // Clients that read structured results get the same data (the SDK client has checked it against outputSchema).
+  if (!result.isError) expect(result.structuredContent).toEqual(data);
+  return { isError: result.isError === true, data };
 }
 
 /** Calls every ERP tool once, in an order where each call's input comes from earlier answers. */
@@ -122,9 +126,11 @@ async function exerciseEveryTool(client: Client, callId: string) {
   }
   await ok('inventory_warning', {});
   const order = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq }] };
-  const created = (await ok('order_create', order, callId)).order;
-  // The same call id again (a retry) gives the same order, not a second one.
-  expect((await ok('order_create', order, callId)).order.id).toBe(created.id);
+  const first = await ok('order_create', order, callId);
+  const created = first.order;
+  expect(first.stateChanged).toBe(true);
+  // The same call id again (a retry) gives the same order, not a second one, and says nothing changed.
+  expect(await ok('order_create', order, callId)).toMatchObject({ stateChanged: false, order: { id: created.id } });
   await ok('order_get', { orderId: created.id });
   await ok('order_search_details', { keyword: created.orderNo });
   const updated = (await ok('order_update', { orderId: created.id, version: created.version, note: 'via MCP' })).order;
@@ -147,11 +153,26 @@ describe.each([
       expect(Object.keys(VALID_ARGS)).toEqual(ERP_TOOLS);
       expect(tools.find((t) => t.name === 'part_query')?.description).not.toContain('spark_plug(');
       const create = tools.find((t) => t.name === 'order_create')!;
-      expect(create.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+      // Creating only adds; updating and cancelling change what exists, and repeating them changes nothing more.
+      expect(create.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+      for (const name of ['order_update', 'order_cancel'])
+        expect(tools.find((t) => t.name === name)!.annotations, name).toMatchObject({
+          readOnlyHint: false,
+          destructiveHint: true,
+          idempotentHint: true,
+        });
       expect(tools.find((t) => t.name === 'part_search')!.annotations).toMatchObject({
         readOnlyHint: true,
         destructiveHint: false,
+        idempotentHint: true,
       });
+      // Every tool says what its result looks like, and no write claims to wait for an approval it does not ask.
+      for (const tool of tools) {
+        expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
+        expect(tool.description, tool.name).not.toMatch(/only after the user approves|需要用户审批后才会/);
+      }
+      for (const name of ['order_create', 'order_update', 'order_cancel'])
+        expect(tools.find((t) => t.name === name)!.inputSchema.properties, name).toHaveProperty('idempotencyKey');
       expect(create.inputSchema).toMatchObject({
         type: 'object',
         required: expect.arrayContaining(['supplierId', 'lines']),
@@ -180,6 +201,7 @@ describe.each([
   });
 
   it('refuses every call without a token, clearly', async () => {
+    if (_transport !== 'stdio') return; // over HTTP a call without a token is a 401 (below)
     const client = await open();
     try {
       for (const [name, args] of Object.entries(VALID_ARGS)) {
@@ -196,15 +218,88 @@ describe.each([
     }
   });
 
-  it('returns the ERP refusal of a viewer write as a failure', async () => {
+  it('offers a viewer no write tools and refuses their writes, even with bad arguments', async () => {
     const client = await open(env.erp.demoTokens.viewer);
     try {
-      const { isError, data } = await call(client, 'order_create', {
-        supplierId: 1,
-        lines: [{ partId: 1, quantity: 100 }],
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['part_search', 'order_get']));
+      expect(tools.filter((t) => t.annotations?.readOnlyHint === false)).toEqual([]);
+      for (const args of [{ supplierId: 1, lines: [{ partId: 1, quantity: 100 }] }, { lines: 'nonsense' }]) {
+        const { isError, data } = await call(client, 'order_create', args);
+        expect(isError).toBe(true);
+        expect(data).toMatchObject({ success: false, stateChanged: false, error: expect.stringContaining('只读') });
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers an unknown tool and arguments its schema refuses with JSON-RPC errors', async () => {
+    const client = await open(env.erp.demoTokens.laoxiao);
+    try {
+      await client.listTools();
+      const refused = async (name: string, args: Record<string, unknown>) => {
+        const error = await client.callTool({ name, arguments: args }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error, name).toBeInstanceOf(McpError);
+        return error as McpError;
+      };
+      const unknown = await refused('order_delete_everything', {});
+      expect(unknown.code).toBe(-32602);
+      expect(unknown.message).toContain('order_delete_everything');
+      for (const [name, args, field] of [
+        ['part_search', { name: 42 }, 'name'],
+        ['order_get', {}, 'orderId'],
+        ['order_create', { supplierId: 1, lines: [{ partId: 1, quantity: -5 }] }, 'lines.0.quantity'],
+        ['order_update', { orderId: 1, version: 1, idempotencyKey: 'has space' }, 'idempotencyKey'],
+        ['supplier_scorecard', { supplierId: 1, months: 99 }, 'months'],
+      ] as const) {
+        const error = await refused(name, args);
+        expect(error.code, name).toBe(-32602);
+        expect(error.data, name).toMatchObject({
+          issues: expect.arrayContaining([expect.objectContaining({ field })]),
+        });
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('makes every write idempotent by an argument: a replay changes nothing and says so', async () => {
+    const client = await open(env.erp.demoTokens.laoxiao);
+    try {
+      const part = (await call(client, 'part_search', { name: 'F7TC' })).data.items[0];
+      const key = `${_transport.replace(/\W/g, '-')}-${Date.now()}`;
+      const order = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq }] };
+      const first = await call(client, 'order_create', { ...order, idempotencyKey: `${key}-create` });
+      const again = await call(client, 'order_create', { ...order, idempotencyKey: `${key}-create` });
+      expect(first.data).toMatchObject({ success: true, stateChanged: true });
+      expect(again.data).toMatchObject({ success: true, stateChanged: false, order: { id: first.data.order.id } });
+      const { id, version } = first.data.order;
+      const update = { orderId: id, version, note: 'retried', idempotencyKey: `${key}-update` };
+      const updated = await call(client, 'order_update', update);
+      const updatedAgain = await call(client, 'order_update', update);
+      expect(updated.data).toMatchObject({ stateChanged: true, order: { version: version + 1, note: 'retried' } });
+      expect(updatedAgain.isError).toBe(false);
+      expect(updatedAgain.data).toMatchObject({ stateChanged: false, order: { version: version + 1 } });
+      const cancel = { orderId: id, version: version + 1, reason: 'dup', idempotencyKey: `${key}-cancel` };
+      expect((await call(client, 'order_cancel', cancel)).data).toMatchObject({ stateChanged: true });
+      expect((await call(client, 'order_cancel', cancel)).data).toMatchObject({
+        stateChanged: false,
+        order: { status: 'cancelled', version: version + 2 },
       });
-      expect(isError).toBe(true);
-      expect(data).toMatchObject({ success: false, error: expect.stringContaining('403') });
+      // The same key for another request is refused, not replayed.
+      const reused = await call(client, 'order_create', {
+        ...order,
+        lines: [{ ...order.lines[0], quantity: part.moq * 2 }],
+        idempotencyKey: `${key}-create`,
+      });
+      expect(reused.isError).toBe(true);
+      expect(reused.data.error).toContain('Idempotency-Key');
+      const { data } = await call(client, 'order_search_details', { keyword: first.data.order.orderNo });
+      expect(data.total).toBe(1);
     } finally {
       await client.close();
     }
@@ -224,6 +319,163 @@ it('forwards the trace id of the HTTP request to the ERP audit log', async () =>
     const admin = { userId: 1, username: 'admin', role: 'admin' as const, projectId: 'P001', traceId: 'x' };
     const audit = await env.erp.services.audit.entries(admin, 'order', String(data.order.id));
     expect(audit[0].traceId).toBe('trace-audit-42');
+  } finally {
+    await client.close();
+  }
+});
+
+describe('ERP MCP server over HTTP, by the transport and authorization specs', () => {
+  const rpc = (method: string, params: Record<string, unknown> = {}, id = 1) => ({
+    jsonrpc: '2.0',
+    id,
+    method,
+    params,
+  });
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(mcp.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
+  const initialize = (protocolVersion: string) =>
+    rpc('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+
+  it('answers a call without a token with 401 and where to sign in (RFC 9728)', async () => {
+    const response = await post(rpc('tools/call', { name: 'part_search', arguments: { name: 'F7TC' } }), {
+      'mcp-protocol-version': '2025-11-25',
+    });
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer /);
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+    expect(metadataUrl).toBe(`${new URL(mcp.mcpUrl).origin}/.well-known/oauth-protected-resource/mcp`);
+    const metadata = await (await fetch(metadataUrl!)).json();
+    expect(metadata).toMatchObject({ resource: mcp.mcpUrl, bearer_methods_supported: ['header'] });
+    // Discovery needs no token.
+    expect((await post(initialize('2025-11-25'))).status).toBe(200);
+  });
+
+  it('answers any request with a token nobody owns with 401 invalid_token', async () => {
+    const response = await post(initialize('2025-11-25'), { authorization: 'Bearer pk_not-a-real-token' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('answers GET and DELETE with 405: a stateless endpoint has no stream to open', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(mcp.mcpUrl, { method, headers: { accept: 'text/event-stream' } });
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
+    // The SDK's client tries the stream once after connecting, hears 405, and never asks again.
+    const gets: string[] = [];
+    const client = new Client({ name: 'idle', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(mcp.mcpUrl), {
+        fetch: (url, init) => {
+          if ((init?.method ?? 'GET') === 'GET') gets.push(String(url));
+          return fetch(url, init);
+        },
+      }),
+    );
+    await client.listTools();
+    await client.ping();
+    await client.close();
+    expect(gets.length).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses a Host or Origin that is not configured (DNS rebinding)', async () => {
+    const ok = await post(initialize('2025-11-25'), { origin: new URL(mcp.mcpUrl).origin });
+    expect(ok.status).toBe(200);
+    for (const headers of [
+      { origin: 'http://evil.example' } as Record<string, string>,
+      { origin: 'null' },
+      { host: 'evil.example.com', origin: 'http://evil.example.com' },
+    ]) {
+      // fetch does not let a caller set Host; a raw request does.
+      const response = headers.host
+        ? await rawPost(new URL(mcp.mcpUrl), initialize('2025-11-25'), headers)
+        : await post(initialize('2025-11-25'), headers);
+      expect(response.status, JSON.stringify(headers)).toBe(403);
+    }
+    // Another name is served once configured.
+    const named = await startErpMcpServer({
+      erp: { baseUrl: env.baseUrl },
+      host: '127.0.0.1',
+      port: 0,
+      allowedHosts: ['127.0.0.1', 'erp-mcp.internal'],
+    });
+    try {
+      const url = new URL(named.mcpUrl);
+      const host = `erp-mcp.internal:${url.port}`;
+      expect((await rawPost(url, initialize('2025-11-25'), { host, origin: `http://${host}` })).status).toBe(200);
+      expect((await rawPost(url, initialize('2025-11-25'), { host: `localhost:${url.port}` })).status).toBe(403);
+    } finally {
+      await named.close();
+    }
+  });
+
+  it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])(
+    'serves a client speaking protocol revision %s',
+    async (revision) => {
+      const init = await post(initialize(revision));
+      expect(((await init.json()) as Any).result.protocolVersion).toBe(revision);
+      const headers: Record<string, string> = { authorization: `Bearer ${env.erp.demoTokens.laoxiao}` };
+      if (revision >= '2025-06-18') headers['mcp-protocol-version'] = revision;
+      const answer: Any = await (
+        await post(rpc('tools/call', { name: 'part_search', arguments: { name: 'F7TC', limit: 1 } }), headers)
+      ).json();
+      const text = JSON.parse(answer.result.content[0].text);
+      expect(text.items[0].code).toBeTruthy();
+    },
+  );
+});
+
+/** A POST with headers `fetch` will not send (Host), over a plain socket. */
+async function rawPost(url: URL, body: unknown, headers: Record<string, string>) {
+  const http = await import('node:http');
+  return new Promise<{ status: number }>((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const request = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(payload),
+          ...headers,
+        },
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+      },
+    );
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+
+it('connects the desktop client configuration of docs/mcp.md, as written there', async () => {
+  const docs = (await import('node:fs')).readFileSync(path.resolve('docs/mcp.md'), 'utf8');
+  const section = docs.slice(docs.indexOf('## Connect an MCP client to Procura'));
+  const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
+  const { url, headers } = JSON.parse(block!).mcpServers['procura-erp'];
+  // The documented address is the embedded default; this test's server listens elsewhere.
+  expect(url).toBe('http://127.0.0.1:8000/mcp');
+  const filled = Object.fromEntries(
+    Object.entries(headers as Record<string, string>).map(([k, v]) => [
+      k,
+      v.replace('<token>', env.erp.demoTokens.laoxiao),
+    ]),
+  );
+  const client = await http(filled);
+  try {
+    const { data } = await call(client, 'part_search', { name: 'F7TC', limit: 1 });
+    expect(data.items[0].model).toBe('F7TC');
   } finally {
     await client.close();
   }

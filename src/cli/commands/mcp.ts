@@ -31,6 +31,7 @@ export function registerMcpCommands(program: Command): void {
         erp,
         host: settings.host,
         port: settings.erpMcpPort,
+        allowedHosts: settings.mcpAllowedHosts,
         onUnexpected: (error, traceId) => log.error({ err: error, traceId }, 'unexpected tool error'),
       });
       console.log(`ERP MCP  ${server.mcpUrl}   (ERP ${erp.baseUrl})`);

@@ -90,6 +90,7 @@ const parts: PartSpec[] = [
         erp: { baseUrl: started.get('ERP')!.url },
         host: settings.host,
         port: settings.erpMcpPort,
+        allowedHosts: settings.mcpAllowedHosts,
       });
       return { url: mcp.mcpUrl, detail: 'streamable HTTP, Bearer token', close: mcp.close };
     },

@@ -1,7 +1,9 @@
-import { createRoute, OpenAPIHono, type z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, type RouteConfig, type z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { isReadOnly } from '../../protocol/index.ts';
 import {
   bodyLimitProblem,
+  forbidden,
   type Logger,
   ProblemError,
   problemErrorHandler,
@@ -17,6 +19,7 @@ import * as s from './schemas.ts';
 type Env = { Variables: { ctx: ErpContext; traceId: string } };
 
 const PUBLIC_PATHS = new Set(['/health', '/openapi.json', '/docs']);
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const MAX_BODY_BYTES = 256 * 1024;
 
 const problemResponses = {
@@ -31,10 +34,7 @@ const problemResponses = {
 /** The ERP's standard security and problem responses around a route's success schema. */
 function standard(ok: z.ZodType, status: 200 | 201 = 200) {
   const errors = Object.fromEntries(
-    Object.entries(problemResponses).map(([code, description]) => [
-      code,
-      { description, content: { 'application/problem+json': { schema: s.ProblemSchema } } },
-    ]),
+    Object.entries(problemResponses).map(([code, description]) => [code, problem(description)]),
   );
   const success = { description: 'OK', content: { 'application/json': { schema: ok } } };
   return {
@@ -48,6 +48,48 @@ function standard(ok: z.ZodType, status: 200 | 201 = 200) {
 }
 
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
+
+/** The headers every operation takes besides its token (declared once, as components). */
+const COMMON_HEADERS = {
+  ProjectId: {
+    name: 'x-project-id',
+    in: 'header',
+    required: false,
+    description: '项目（缺省为用户的第一个项目）/ the project to work in (default: the user’s first)',
+    schema: { type: 'string', example: 'P001' },
+  },
+  TraceId: {
+    name: 'x-trace-id',
+    in: 'header',
+    required: false,
+    description: '追踪 id，记入审计日志；缺省时生成 / trace id, kept in the audit log; generated when absent',
+    schema: { type: 'string', pattern: '^[\\w.:-]{1,128}$' },
+  },
+} as const;
+
+/**
+ * An operation as the ERP declares it: a stable `operationId`, the common headers, and for one that takes a body,
+ * the problems a body can have (over the size limit, not JSON).
+ */
+function route<R extends RouteConfig & { operationId: string }>(config: R): R {
+  const withBody = config.request?.body !== undefined;
+  return createRoute({
+    ...config,
+    parameters: Object.keys(COMMON_HEADERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
+    responses: {
+      ...config.responses,
+      ...(withBody && {
+        413: problem(`body over ${MAX_BODY_BYTES / 1024} KiB`),
+        415: problem('body not application/json'),
+      }),
+    },
+  });
+}
+
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: s.ProblemSchema } },
+});
 
 /** The ERP REST API (mounted at `/api`): thin handlers over the ERP services, validated by the schemas in `schemas.ts`. */
 export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<Env> {
@@ -67,6 +109,17 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     const user = await services.users.authenticate(match[1]);
     const projectId = services.users.resolveProject(user, c.req.header('x-project-id') || undefined);
     c.set('ctx', { userId: user.id, username: user.username, role: user.role, projectId, traceId: c.get('traceId') });
+    // Who may write is known before what they sent: a viewer's write is a 403, whatever its body.
+    if (WRITE_METHODS.has(c.req.method) && isReadOnly(user))
+      throw forbidden('只读用户不能修改数据 / a viewer cannot change data');
+    const type = c.req.header('content-type') ?? '';
+    const hasBody = Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
+    if (hasBody && !/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type))
+      throw new ProblemError(
+        415,
+        'unsupported_media_type',
+        `请求体须为 JSON / the body must be application/json (got ${type || 'none'})`,
+      );
     await next();
   });
 
@@ -76,12 +129,15 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   );
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'Bearer', { type: 'http', scheme: 'bearer' });
+  for (const [name, parameter] of Object.entries(COMMON_HEADERS))
+    app.openAPIRegistry.registerComponent('parameters', name, parameter);
 
   app.get('/health', (c) => c.json({ status: 'ok', database: services.dialect }));
 
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'getMe',
       path: '/me',
       summary: '当前令牌对应的用户 / the user this token belongs to',
       tags: ['users'],
@@ -95,8 +151,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
 
   // Suppliers
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'listSuppliers',
       path: '/suppliers',
       summary: '供应商列表 / all suppliers',
       tags: ['suppliers'],
@@ -105,8 +162,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => c.json({ items: await services.suppliers.list(c.var.ctx) }, 200),
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'searchSuppliers',
       path: '/suppliers/search',
       summary: '按名称模糊搜索供应商 / fuzzy supplier search',
       tags: ['suppliers'],
@@ -116,8 +174,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => c.json({ items: await services.suppliers.search(c.var.ctx, c.req.valid('query').name) }, 200),
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'getSupplier',
       path: '/suppliers/{id}',
       summary: '供应商详情 / supplier',
       tags: ['suppliers'],
@@ -127,8 +186,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => c.json(await services.suppliers.get(c.var.ctx, c.req.valid('param').id), 200),
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'getSupplierScorecard',
       path: '/suppliers/{id}/scorecard',
       summary: '供应商评分卡：准时交付、价格竞争力、采购量、取消 / supplier scorecard',
       tags: ['suppliers'],
@@ -141,8 +201,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
 
   // Parts
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'listParts',
       path: '/parts',
       summary: '分页查询零部件 / paged parts',
       tags: ['parts'],
@@ -153,8 +214,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => jsonText(c, await services.parts.listJson(c.var.ctx, c.req.valid('query'))),
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'searchParts',
       path: '/parts/search',
       summary: '按名称搜索零部件 / part search',
       tags: ['parts'],
@@ -167,8 +229,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     },
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'listPartCategories',
       path: '/parts/categories',
       summary: '零部件分类 / part categories',
       tags: ['parts'],
@@ -177,8 +240,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => c.json({ items: await services.parts.categories(c.var.ctx) }, 200),
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'listSupplierParts',
       path: '/parts/supplier/{id}',
       summary: '供应商的全部零部件 / parts of a supplier',
       tags: ['parts'],
@@ -192,8 +256,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     },
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'getPart',
       path: '/parts/{id}',
       summary: '零部件详情 / part',
       tags: ['parts'],
@@ -203,8 +268,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => c.json(await services.parts.get(c.var.ctx, c.req.valid('param').id), 200),
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'checkPartPrice',
       path: '/parts/{id}/price-check',
       summary: '价格检查：单价对比近 12 个月成交中位价 / price check against 12-month history',
       tags: ['parts'],
@@ -226,8 +292,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   );
 
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'getPartPriceHistory',
       path: '/parts/{id}/price-history',
       summary:
         '价格历史：同一产品每月已下单/已收货订单行的加权均价、行数、数量，按供应商或合并 / monthly paid price history of a product',
@@ -241,8 +308,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
 
   // Approval policy
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'getApprovalPolicy',
       path: '/approval-policy',
       summary: '本项目的审批策略 / the project’s approval policy',
       tags: ['approval'],
@@ -251,8 +319,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => c.json(await services.policies.get(c.var.ctx), 200),
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'put',
+      operationId: 'updateApprovalPolicy',
       path: '/approval-policy',
       summary: '修改审批策略（管理员）/ change the approval policy (admin)',
       tags: ['approval'],
@@ -264,8 +333,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
 
   // Orders
   app.openapi(
-    createRoute({
+    route({
       method: 'post',
+      operationId: 'createOrder',
       path: '/orders/create',
       summary: '创建采购订单（支持 Idempotency-Key）/ create order',
       tags: ['orders'],
@@ -273,43 +343,54 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       ...standard(s.OrderSchema, 201),
     }),
     async (c) => {
-      const key = c.req.valid('header')['idempotency-key'];
-      const { order, replayed } = await services.orders.create(c.var.ctx, c.req.valid('json'), key);
-      if (replayed) c.header('Idempotent-Replayed', 'true');
-      return c.json(order, replayed ? 200 : 201);
+      const write = await services.orders.create(
+        c.var.ctx,
+        c.req.valid('json'),
+        c.req.valid('header')['idempotency-key'],
+      );
+      return c.json(replayAware(c, write), write.replayed ? 200 : 201);
     },
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'put',
+      operationId: 'updateOrder',
       path: '/orders/update/{orderId}',
-      summary: '更新采购订单（需当前 version）/ update order',
+      summary: '更新采购订单（需当前 version，支持 Idempotency-Key）/ update order',
       tags: ['orders'],
-      request: { params: s.OrderIdParam, body: json(s.UpdateOrderBody) },
+      request: { params: s.OrderIdParam, headers: s.IdempotencyHeader, body: json(s.UpdateOrderBody) },
       ...standard(s.OrderSchema),
     }),
-    async (c) =>
-      c.json(await services.orders.update(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
+    async (c) => {
+      const { orderId } = c.req.valid('param');
+      const key = c.req.valid('header')['idempotency-key'];
+      return c.json(replayAware(c, await services.orders.change(c.var.ctx, orderId, c.req.valid('json'), key)), 200);
+    },
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'post',
+      operationId: 'cancelOrder',
       path: '/orders/{orderId}/cancel',
-      summary: '取消采购订单 / cancel order',
+      summary: '取消采购订单（支持 Idempotency-Key）/ cancel order',
       tags: ['orders'],
-      request: { params: s.OrderIdParam, body: json(s.CancelOrderBody) },
+      request: { params: s.OrderIdParam, headers: s.IdempotencyHeader, body: json(s.CancelOrderBody) },
       ...standard(s.OrderSchema),
     }),
-    async (c) =>
-      c.json(await services.orders.cancel(c.var.ctx, c.req.valid('param').orderId, c.req.valid('json')), 200),
+    async (c) => {
+      const { orderId } = c.req.valid('param');
+      const key = c.req.valid('header')['idempotency-key'];
+      return c.json(replayAware(c, await services.orders.cancel(c.var.ctx, orderId, c.req.valid('json'), key)), 200);
+    },
   );
   for (const [action, approve] of [
     ['approve', true],
     ['reject', false],
   ] as const) {
     app.openapi(
-      createRoute({
+      route({
         method: 'post',
+        operationId: `${action}Order`,
         path: `/orders/{orderId}/${action}`,
         summary: approve
           ? '批准待审批订单（管理员，可附意见）/ approve a pending order (admin)'
@@ -326,8 +407,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     );
   }
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'searchOrders',
       path: '/orders/search',
       summary: '搜索订单明细（含零部件与供应商）/ order search',
       tags: ['orders'],
@@ -337,8 +419,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => c.json(await services.orders.search(c.var.ctx, c.req.valid('query')), 200),
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'getOrder',
       path: '/orders/{id}',
       summary: '订单详情 / order',
       tags: ['orders'],
@@ -350,8 +433,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
 
   // Inventory and audit
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'listInventoryWarnings',
       path: '/inventory/warning',
       summary: '库存预警（低于安全库存）/ low-stock warning',
       tags: ['inventory'],
@@ -360,8 +444,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => c.json({ items: await services.inventory.warnings(c.var.ctx) }, 200),
   );
   app.openapi(
-    createRoute({
+    route({
       method: 'get',
+      operationId: 'listAuditEntries',
       path: '/audit',
       summary: '审计日志（管理员）/ audit log (admin)',
       tags: ['audit'],
@@ -393,12 +478,42 @@ function routePath(c: Context): string {
   return path.startsWith('/api/') ? path.slice(4) : path;
 }
 
-/** 404 for a path no route serves (also used by the root app the ERP is mounted in). */
-export function routeNotFound(c: Context) {
-  return problemResponse(
-    c,
-    new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`),
-  );
+/**
+ * The root app's answer for a request no route took: 405 with `Allow` when the path is served with other methods,
+ * else 404.
+ */
+export function routeNotFound(app: { routes: ReadonlyArray<{ method: string; path: string }> }) {
+  const patterns = app.routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r) => ({
+      method: r.method,
+      // Hono's `:param` (optionally `:param{regex}`) matches one path segment.
+      pattern: new RegExp(`^${r.path.replace(/:\w+(\{[^}]*\})?/g, '[^/]+').replace(/\*/g, '.*')}/?$`),
+    }));
+  return (c: Context) => {
+    const allowed = [...new Set(patterns.filter((p) => p.pattern.test(c.req.path)).map((p) => p.method))];
+    if (allowed.length) {
+      c.header('Allow', allowed.join(', '));
+      return problemResponse(
+        c,
+        new ProblemError(
+          405,
+          'method_not_allowed',
+          `${c.req.method} 不能用于此接口，可用 ${allowed.join(', ')} / ${c.req.method} is not served here: use ${allowed.join(', ')}`,
+        ),
+      );
+    }
+    return problemResponse(
+      c,
+      new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`),
+    );
+  };
+}
+
+/** The order a write answers with, marked `Idempotent-Replayed: true` when a retry got the first write's result. */
+function replayAware<T>(c: Context, write: { order: T; replayed: boolean }): T {
+  if (write.replayed) c.header('Idempotent-Replayed', 'true');
+  return write.order;
 }
 
 /** A self-contained API reference (no CDN assets: Procura runs offline). */

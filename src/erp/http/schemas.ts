@@ -76,11 +76,7 @@ export const UpdatePolicyBody = documented(contract.UpdatePolicyInputSchema).ope
 export const OrderDecisionBody = documented(contract.OrderDecisionInputSchema).openapi('OrderDecision');
 
 export const IdempotencyHeader = z.object({
-  'idempotency-key': z
-    .string()
-    .min(1)
-    .max(200)
-    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+  'idempotency-key': documented(contract.IdempotencyKey)
     .optional()
     .openapi({ description: 'Idempotency-Key: retries with the same key return the same order' }),
 });

@@ -60,8 +60,22 @@ export class OrderBook {
     idempotencyKey?: string,
   ): Promise<{ order: Order; replayed: boolean }> {
     requireWriter(ctx);
-    const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
-    const orderId = await this.db.transaction().execute(async (trx) => {
+    return this.once(ctx, idempotencyKey, input, (trx) => this.insertOrder(trx, ctx, input));
+  }
+
+  /**
+   * Runs one write in a transaction, at most once per idempotency key (keys are the user's own): the first request
+   * under a key writes and records which order it wrote; a retry with the same key and request gets that order as it
+   * now stands (`replayed`), and a different request under the key is refused. A write that fails keeps no key.
+   */
+  private async once(
+    ctx: ErpContext,
+    idempotencyKey: string | undefined,
+    request: unknown,
+    write: (trx: Transaction<ErpTables>) => Promise<number>,
+  ): Promise<{ order: Order; replayed: boolean }> {
+    const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
+    const outcome = await this.db.transaction().execute(async (trx) => {
       if (idempotencyKey) {
         const claimed = await trx
           .insertInto('idempotency_keys')
@@ -90,7 +104,7 @@ export class OrderBook {
           return { id: Number(prior.order_id), replayed: true };
         }
       }
-      const id = await this.insertOrder(trx, ctx, input);
+      const id = await write(trx);
       if (idempotencyKey) {
         await trx
           .updateTable('idempotency_keys')
@@ -101,7 +115,7 @@ export class OrderBook {
       }
       return { id, replayed: false };
     });
-    return { order: await this.get(ctx, orderId.id), replayed: orderId.replayed };
+    return { order: await this.get(ctx, outcome.id), replayed: outcome.replayed };
   }
 
   private async insertOrder(trx: Transaction<ErpTables>, ctx: ErpContext, input: CreateOrderInput): Promise<number> {
@@ -269,96 +283,125 @@ export class OrderBook {
     approval?: ApprovalDecision,
     comment?: string,
   ): Promise<Order> {
+    return (await this.change(ctx, id, input, undefined, approval, comment)).order;
+  }
+
+  /** `update`, at most once per idempotency key: a retry gets the order as it now stands (`replayed`), not a 409. */
+  async change(
+    ctx: ErpContext,
+    id: number,
+    input: UpdateOrderInput,
+    idempotencyKey?: string,
+    approval?: ApprovalDecision,
+    comment?: string,
+  ): Promise<{ order: Order; replayed: boolean }> {
     requireWriter(ctx);
-    await this.db.transaction().execute(async (trx) => {
-      const before = await this.row(trx, ctx, id);
-      if (before.version !== input.version) {
-        throw conflict(`订单已被他人修改（当前版本 ${before.version}）/ order changed since version ${input.version}`, {
-          currentVersion: before.version,
-        });
-      }
-      const changes: Partial<OrderRow> = {};
-      let decided: ApprovalDecision | undefined;
-      if (input.status && input.status !== before.status) {
-        if (!TRANSITIONS[before.status].includes(input.status)) {
-          throw conflict(
-            `不能从 ${before.status} 变为 ${input.status} / cannot move from ${before.status} to ${input.status}`,
-            {
-              allowed: TRANSITIONS[before.status],
-            },
-          );
-        }
-        if (input.status === 'approved' && ctx.role !== 'admin') {
-          throw forbidden('只有管理员可以审批订单 / only an admin may approve orders');
-        }
-        changes.status = input.status;
-        decided =
-          approval ??
-          (input.status === 'approved'
-            ? { rule: 'admin-approved' as const, reason: `管理员已批准 / approved by ${ctx.username}` }
-            : undefined);
-        if (decided)
-          Object.assign(changes, {
-            approval_rule: decided.rule,
-            approval_reason: decided.reason,
-            approval_by: ctx.username,
-            approval_at: nowIso(),
-            approval_comment: comment || null,
-          });
-      }
-      const editsContent = input.lines !== undefined || input.expectedDate !== undefined;
-      if (editsContent && !EDITABLE.includes(before.status)) {
-        throw conflict(`订单状态 ${before.status} 下不能修改明细 / lines and dates are fixed once ${before.status}`);
-      }
-      if (input.expectedDate !== undefined) {
-        checkExpectedDate(input.expectedDate ?? undefined);
-        changes.expected_date = input.expectedDate;
-      }
-      if (input.note !== undefined) changes.note = input.note;
-      if (input.lines) {
-        const lines = await this.priceLines(trx, ctx, before.supplier_id, input.lines);
-        await trx.deleteFrom('order_lines').where('order_id', '=', id).execute();
-        await trx
-          .insertInto('order_lines')
-          .values(lines.map((l) => ({ ...l, order_id: id })))
-          .execute();
-      }
-      const result = await trx
-        .updateTable('orders')
-        .set({ ...changes, version: before.version + 1, updated_at: nowIso() })
-        .where('id', '=', id)
-        .where('version', '=', input.version)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) {
-        // Another writer committed between our read and our write.
-        const current = await this.row(trx, ctx, id);
+    return this.once(ctx, idempotencyKey, { update: id, ...input }, async (trx) => {
+      await this.applyUpdate(trx, ctx, id, input, approval, comment);
+      return id;
+    });
+  }
+
+  private async applyUpdate(
+    trx: Transaction<ErpTables>,
+    ctx: ErpContext,
+    id: number,
+    input: UpdateOrderInput,
+    approval?: ApprovalDecision,
+    comment?: string,
+  ): Promise<void> {
+    const before = await this.row(trx, ctx, id);
+    if (before.version !== input.version) {
+      throw conflict(`订单已被他人修改（当前版本 ${before.version}）/ order changed since version ${input.version}`, {
+        currentVersion: before.version,
+      });
+    }
+    const changes: Partial<OrderRow> = {};
+    let decided: ApprovalDecision | undefined;
+    if (input.status && input.status !== before.status) {
+      if (!TRANSITIONS[before.status].includes(input.status)) {
         throw conflict(
-          `订单已被他人修改（当前版本 ${current.version}）/ order changed since version ${input.version}`,
+          `不能从 ${before.status} 变为 ${input.status} / cannot move from ${before.status} to ${input.status}`,
           {
-            currentVersion: current.version,
+            allowed: TRANSITIONS[before.status],
           },
         );
       }
-      if (changes.status === 'received') await this.receive(trx, ctx, id);
-      await recordAudit(trx, ctx, {
-        entity: 'order',
-        entityId: id,
-        action: 'update',
-        before,
-        after: decided ? { ...input, approval: decided } : input,
+      if (input.status === 'approved' && ctx.role !== 'admin') {
+        throw forbidden('只有管理员可以审批订单 / only an admin may approve orders');
+      }
+      changes.status = input.status;
+      decided =
+        approval ??
+        (input.status === 'approved'
+          ? { rule: 'admin-approved' as const, reason: `管理员已批准 / approved by ${ctx.username}` }
+          : undefined);
+      if (decided)
+        Object.assign(changes, {
+          approval_rule: decided.rule,
+          approval_reason: decided.reason,
+          approval_by: ctx.username,
+          approval_at: nowIso(),
+          approval_comment: comment || null,
+        });
+    }
+    const editsContent = input.lines !== undefined || input.expectedDate !== undefined;
+    if (editsContent && !EDITABLE.includes(before.status)) {
+      throw conflict(`订单状态 ${before.status} 下不能修改明细 / lines and dates are fixed once ${before.status}`);
+    }
+    if (input.expectedDate !== undefined) {
+      checkExpectedDate(input.expectedDate ?? undefined);
+      changes.expected_date = input.expectedDate;
+    }
+    if (input.note !== undefined) changes.note = input.note;
+    if (input.lines) {
+      const lines = await this.priceLines(trx, ctx, before.supplier_id, input.lines);
+      await trx.deleteFrom('order_lines').where('order_id', '=', id).execute();
+      await trx
+        .insertInto('order_lines')
+        .values(lines.map((l) => ({ ...l, order_id: id })))
+        .execute();
+    }
+    const result = await trx
+      .updateTable('orders')
+      .set({ ...changes, version: before.version + 1, updated_at: nowIso() })
+      .where('id', '=', id)
+      .where('version', '=', input.version)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) {
+      // Another writer committed between our read and our write.
+      const current = await this.row(trx, ctx, id);
+      throw conflict(`订单已被他人修改（当前版本 ${current.version}）/ order changed since version ${input.version}`, {
+        currentVersion: current.version,
       });
-      if (changes.status === 'pending_approval') await this.submit(trx, ctx, id);
+    }
+    if (changes.status === 'received') await this.receive(trx, ctx, id);
+    await recordAudit(trx, ctx, {
+      entity: 'order',
+      entityId: id,
+      action: 'update',
+      before,
+      after: decided ? { ...input, approval: decided } : input,
     });
-    return this.get(ctx, id);
+    if (changes.status === 'pending_approval') await this.submit(trx, ctx, id);
   }
 
-  /** Cancels an order (any status before received), keeping the reason in the note. */
-  async cancel(ctx: ErpContext, id: number, input: { version: number; reason?: string }): Promise<Order> {
-    const current = await this.get(ctx, id);
-    const note = input.reason
-      ? [current.note, `取消原因 / cancelled: ${input.reason}`].filter(Boolean).join('\n')
-      : undefined;
-    return this.update(ctx, id, { version: input.version, status: 'cancelled', note });
+  /** Cancels an order (any status before received), keeping the reason in the note; once per idempotency key. */
+  async cancel(
+    ctx: ErpContext,
+    id: number,
+    input: { version: number; reason?: string },
+    idempotencyKey?: string,
+  ): Promise<{ order: Order; replayed: boolean }> {
+    requireWriter(ctx);
+    return this.once(ctx, idempotencyKey, { cancel: id, ...input }, async (trx) => {
+      const current = await this.row(trx, ctx, id);
+      const note = input.reason
+        ? [current.note, `取消原因 / cancelled: ${input.reason}`].filter(Boolean).join('\n')
+        : undefined;
+      await this.applyUpdate(trx, ctx, id, { version: input.version, status: 'cancelled', note });
+      return id;
+    });
   }
 
   /** Goods received: the ordered quantities go on hand. */

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import {
   contract,
@@ -13,7 +13,11 @@ import {
 import { Tool, type ToolControl } from '../registry.ts';
 import { type ErpAnswer, type ErpConnection, type ErpRequest, erpExchange, erpRequest } from './http.ts';
 
-const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus } = contract;
+const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus, listOf, pagedViewOf, traced } = contract;
+/** Any client may make a write safe to retry: the same key again answers the first result, `stateChanged: false`. */
+const IdempotencyKey = contract.IdempotencyKey.optional().describe(
+  '幂等键：用同一个键重试，返回第一次的结果而不会重复写入 / retry with the same key: the first result again, never a second write',
+);
 const Page = z.number().int().min(1).max(100_000).default(1).describe('页码，从 1 开始 / page, from 1');
 const size = (fallback: number) =>
   z.number().int().min(1).max(50).default(fallback).describe('每页条数 / page size (≤50)');
@@ -25,12 +29,14 @@ const OrderCreateInput = contract.CreateOrderInputSchema.omit({ status: true }).
   lines: OrderLines,
   expectedDate: IsoDate.optional().describe('期望到货日期 YYYY-MM-DD / expected date'),
   submit: z.boolean().default(false).describe('true: 提交审批 pending_approval；false: 草稿 draft'),
+  idempotencyKey: IdempotencyKey,
 });
 const OrderUpdateInput = contract.UpdateOrderInputSchema.extend({
   orderId: Id,
   version: contract.UpdateOrderInputSchema.shape.version.describe('订单当前版本号 / current version'),
+  idempotencyKey: IdempotencyKey,
 });
-const OrderCancelInput = contract.CancelOrderInputSchema.extend({ orderId: Id });
+const OrderCancelInput = contract.CancelOrderInputSchema.extend({ orderId: Id, idempotencyKey: IdempotencyKey });
 
 type SupplierWire = Supplier;
 type PartWire = Part;
@@ -38,8 +44,8 @@ type OrderWire = Order;
 type ScorecardWire = SupplierScorecard;
 type PageWire<T> = ErpPage<T>;
 
-// Wire shapes are the ERP's own response types. Compact shapes for a model: the facts it reasons with, no nested blobs.
-const supplierView = (s: SupplierWire) => ({
+// Wire shapes are the ERP's own response types; the views are the contract's compact shapes for a model.
+const supplierView = (s: SupplierWire): contract.SupplierView => ({
   id: s.id,
   name: s.nameZh,
   nameEn: s.nameEn,
@@ -49,7 +55,7 @@ const supplierView = (s: SupplierWire) => ({
   paymentTerms: s.paymentTerms,
   contact: `${s.contact.name} ${s.contact.phone}`,
 });
-const partView = (p: PartWire) => ({
+const partView = (p: PartWire): contract.PartView => ({
   id: p.id,
   code: p.code,
   model: p.model,
@@ -61,7 +67,7 @@ const partView = (p: PartWire) => ({
   moq: p.moq,
   supplier: { id: p.supplier.id, name: p.supplier.nameZh },
 });
-const orderView = (o: OrderWire) => ({
+const orderView = (o: OrderWire): contract.OrderView => ({
   id: o.id,
   orderNo: o.orderNo,
   status: o.status,
@@ -89,7 +95,7 @@ const orderView = (o: OrderWire) => ({
 export const ACROSS_SUPPLIERS = '所有供应商 / all suppliers';
 
 type PriceCheckWire = NonNullable<OrderWire['lines'][number]['priceCheck']>;
-const priceCheckView = (c: PriceCheckWire) => ({
+const priceCheckView = (c: PriceCheckWire): z.infer<typeof contract.PriceCheckViewSchema> => ({
   severity: c.severity,
   deviationPct: c.deviationPct,
   median12m: c.median12m,
@@ -98,13 +104,16 @@ const priceCheckView = (c: PriceCheckWire) => ({
 });
 
 /** A page with a hint telling the model how to get the rest (`total` stops counting at the ERP's cap). */
-function paged<T, V>(page: PageWire<T>, view: (item: T) => V) {
+function paged<T, V>(
+  page: PageWire<T>,
+  view: (item: T) => V,
+): Omit<z.infer<ReturnType<typeof pagedViewOf>>, 'items'> & { items: V[] } {
   const shown = (page.page - 1) * page.size + page.items.length;
   const more = page.totalCapped ? `${page.total - shown}+` : String(page.total - shown);
   return {
     items: page.items.map(view),
     total: page.total,
-    totalCapped: page.totalCapped || undefined,
+    totalCapped: page.totalCapped ? true : undefined,
     page: page.page,
     size: page.size,
     hint:
@@ -135,13 +144,27 @@ export class ErpClient {
     return erpExchange<T>(this.connection, 'GET', path, { query, signal: control.signal });
   }
 
-  /** One write to an order, answered with the order as it now stands. */
-  private async writeOrder(method: string, path: string, request: ErpRequest, control: ToolControl) {
-    const { body, traceId } = await erpExchange<OrderWire>(this.connection, method, path, {
-      ...request,
+  /**
+   * One write to an order under an idempotency key (the caller's, else one derived from the model's call id, so the
+   * same call retried — network, resume after approval — never writes twice), answered with the order as it now
+   * stands; `stateChanged` is false when the ERP replayed an earlier write under the key.
+   */
+  private async writeOrder(
+    method: string,
+    path: string,
+    request: ErpRequest & { idempotencyKey?: string },
+    control: ToolControl,
+  ): Promise<z.infer<typeof contract.OrderWriteResultSchema>> {
+    const { idempotencyKey, ...rest } = request;
+    const key =
+      idempotencyKey ??
+      (control.callId ? `call-${createHash('sha256').update(control.callId).digest('hex').slice(0, 40)}` : undefined);
+    const { body, traceId, replayed } = await erpExchange<OrderWire>(this.connection, method, path, {
+      ...rest,
+      headers: key ? { 'idempotency-key': key } : undefined,
       signal: control.signal,
     });
-    return { success: true, stateChanged: true, order: orderView(body), traceId };
+    return { success: true, stateChanged: !replayed, order: orderView(body), traceId };
   }
 
   /** The project's part categories, as the line a model reads when picking one. */
@@ -161,6 +184,7 @@ export class ErpClient {
     schema: z.object({ name: SearchText.optional().describe('供应商名称关键词，如 博世 / name keyword') }),
     safety: 'read-only',
     group: 'supplier',
+    output: traced(listOf(contract.SupplierViewSchema)),
   })
   async supplierQuery(input: { name?: string }, control: ToolControl) {
     const { body, traceId } = input.name
@@ -176,6 +200,7 @@ export class ErpClient {
     schema: z.object({ supplierId: Id }),
     safety: 'read-only',
     group: 'supplier',
+    output: traced(contract.SupplierDetailViewSchema),
   })
   async supplierGet(input: { supplierId: number }, control: ToolControl) {
     const { body: supplier, traceId } = await this.get<SupplierWire>(
@@ -197,6 +222,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'supplier',
+    output: traced(contract.SupplierScorecardSchema),
   })
   async supplierScorecard(input: { supplierId: number; months: number }, control: ToolControl) {
     const { body, traceId } = await this.get<ScorecardWire>(
@@ -221,6 +247,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
+    output: traced(pagedViewOf(contract.PartViewSchema)),
     // The ERP refuses every request without a token: a listing without a user asks nothing over the network.
     liveValues: async (ctx, host) => (ctx.token ? (host as ErpClient).categoryHint() : undefined),
   })
@@ -242,6 +269,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
+    output: traced(listOf(contract.PartViewSchema)),
   })
   async partSearch(input: { name: string; limit: number }, control: ToolControl) {
     const { body, traceId } = await this.get<{ items: PartWire[] }>('/parts/search', input, control);
@@ -260,6 +288,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
+    output: traced(contract.PriceCheckResultSchema),
   })
   async priceCheck(input: { partId: number; unitPrice: number; supplierId?: number }, control: ToolControl) {
     const { partId, ...query } = input;
@@ -283,6 +312,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
+    output: traced(contract.PriceHistoryViewSchema),
   })
   async partPriceHistory(input: { partId: number; months: number; by: 'supplier' | 'product' }, control: ToolControl) {
     const { partId, ...query } = input;
@@ -316,6 +346,7 @@ export class ErpClient {
     schema: z.object({ supplierId: Id.describe('先用 supplier_query 得到 id / get it from supplier_query') }),
     safety: 'read-only',
     group: 'part',
+    output: traced(listOf(contract.PartViewSchema)),
   })
   async partBySupplier(input: { supplierId: number }, control: ToolControl) {
     const { body, traceId } = await this.get<{ items: PartWire[] }>(
@@ -330,21 +361,19 @@ export class ErpClient {
     name: 'order_create',
     label: '创建采购订单',
     description:
-      '创建采购订单（一个供应商、若干行），需要用户审批后才会写入 ERP。submit=true 直接提交审批，否则存为草稿。/ Create a purchase order (one supplier, several lines); runs only after the user approves.',
+      '创建采购订单（一个供应商、若干行），立即写入 ERP：submit=true 提交审批（ERP 按审批策略自动批准或交管理员），否则存为草稿。调用前须得到用户同意。/ Creates a purchase order (one supplier, several lines) in the ERP at once: submit=true submits it to the ERP’s approval policy, else a draft. Get the user’s consent first.',
     schema: OrderCreateInput,
     safety: 'write',
+    destructive: false,
     group: 'order',
+    output: traced(contract.OrderWriteResultSchema),
   })
   async orderCreate(input: z.infer<typeof OrderCreateInput>, control: ToolControl) {
-    const { submit, ...order } = input;
-    // The same model call retried (network, resume after approval) must not order twice.
-    const key = control.callId
-      ? `call-${createHash('sha256').update(control.callId).digest('hex').slice(0, 40)}`
-      : randomUUID();
+    const { submit, idempotencyKey, ...order } = input;
     return this.writeOrder(
       'POST',
       '/orders/create',
-      { body: { ...order, status: submit ? 'pending_approval' : 'draft' }, headers: { 'idempotency-key': key } },
+      { body: { ...order, status: submit ? 'pending_approval' : 'draft' }, idempotencyKey },
       control,
     );
   }
@@ -353,28 +382,32 @@ export class ErpClient {
     name: 'order_update',
     label: '修改采购订单',
     description:
-      '修改采购订单（状态、行、到货日期、备注），必须带上当前 version（先用 order_get 读取）；需要用户审批。/ Update an order; needs the current version and the user’s approval.',
+      '修改采购订单（状态、行、到货日期、备注），立即写入 ERP；必须带上当前 version（先用 order_get 读取）。调用前须得到用户同意。/ Updates an order in the ERP at once; needs its current version. Get the user’s consent first.',
     schema: OrderUpdateInput,
     safety: 'write',
+    idempotent: true,
     group: 'order',
+    output: traced(contract.OrderWriteResultSchema),
   })
   async orderUpdate(input: z.infer<typeof OrderUpdateInput>, control: ToolControl) {
-    const { orderId, ...body } = input;
-    return this.writeOrder('PUT', `/orders/update/${orderId}`, { body }, control);
+    const { orderId, idempotencyKey, ...body } = input;
+    return this.writeOrder('PUT', `/orders/update/${orderId}`, { body, idempotencyKey }, control);
   }
 
   @Tool({
     name: 'order_cancel',
     label: '取消采购订单',
     description:
-      '取消采购订单，必须带上当前 version；需要用户审批。/ Cancel an order; needs the current version and approval.',
+      '取消采购订单，立即写入 ERP；必须带上当前 version。调用前须得到用户同意。/ Cancels an order in the ERP at once; needs its current version. Get the user’s consent first.',
     schema: OrderCancelInput,
     safety: 'write',
+    idempotent: true,
     group: 'order',
+    output: traced(contract.OrderWriteResultSchema),
   })
   async orderCancel(input: z.infer<typeof OrderCancelInput>, control: ToolControl) {
-    const { orderId, ...body } = input;
-    return this.writeOrder('POST', `/orders/${orderId}/cancel`, { body }, control);
+    const { orderId, idempotencyKey, ...body } = input;
+    return this.writeOrder('POST', `/orders/${orderId}/cancel`, { body, idempotencyKey }, control);
   }
 
   @Tool({
@@ -394,6 +427,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'order',
+    output: traced(pagedViewOf(contract.OrderViewSchema)),
   })
   async orderSearchDetails(input: Record<string, unknown>, control: ToolControl) {
     const { body, traceId } = await this.get<PageWire<OrderWire>>('/orders/search', input, control);
@@ -408,6 +442,7 @@ export class ErpClient {
     schema: z.object({ orderId: Id }),
     safety: 'read-only',
     group: 'order',
+    output: traced(contract.OrderViewSchema),
   })
   async orderGet(input: { orderId: number }, control: ToolControl) {
     const { body, traceId } = await this.get<OrderWire>(`/orders/${input.orderId}`, undefined, control);
@@ -422,6 +457,7 @@ export class ErpClient {
     schema: z.object({}),
     safety: 'read-only',
     group: 'inventory',
+    output: traced(listOf(contract.InventoryWarningViewSchema)),
   })
   async inventoryWarning(_input: Record<string, never>, control: ToolControl) {
     const { body, traceId } = await this.get<{ items: InventoryWarning[] }>('/inventory/warning', undefined, control);

@@ -90,6 +90,8 @@ export async function erpRequest<T>(
 export interface ErpAnswer<T> {
   body: T;
   traceId: string;
+  /** The ERP answered a retried write with the first write's result (`Idempotent-Replayed`). */
+  replayed: boolean;
 }
 
 /** `erpRequest`, keeping the trace id of the ERP's response with its body. */
@@ -161,7 +163,11 @@ export async function erpExchange<T>(
     );
   }
   const echoed = response.headers.get('x-trace-id');
-  return { body: data as T, traceId: isTraceId(echoed) ? echoed : connection.traceId };
+  return {
+    body: data as T,
+    traceId: isTraceId(echoed) ? echoed : connection.traceId,
+    replayed: response.headers.get('idempotent-replayed') === 'true',
+  };
 }
 
 function safeJson(text: string): unknown {
