@@ -111,6 +111,9 @@ export const ApprovalPolicySchema = z.object({
   /** Part categories whose orders always need an admin. */
   adminCategories: z.array(z.string()),
   priceThresholds: PriceThresholdsSchema,
+  /** Four eyes: only an order's creator or an admin changes or cancels it, and neither its creator nor its last
+   *  editor approves it (admins included). On unless an admin switches it off. */
+  fourEyes: z.boolean(),
   /** 0 while the project runs on the defaults. */
   version: z.number(),
   updatedAt: z.string().nullable(),
@@ -123,6 +126,7 @@ export const UpdatePolicyInputSchema = z.strictObject({
   adminSuppliers: z.array(Id).max(500).optional(),
   adminCategories: z.array(Text(40).min(1)).max(100).optional(),
   priceThresholds: PriceThresholdsSchema.optional(),
+  fourEyes: z.boolean().optional(),
 });
 export type UpdatePolicyInput = z.infer<typeof UpdatePolicyInputSchema>;
 
@@ -186,6 +190,11 @@ export const OrderSchema = z.object({
   expectedDate: z.string().nullable(),
   note: z.string(),
   createdBy: z.object({ id: z.number(), username: z.string() }),
+  /** Who last changed the lines, date or note, or submitted the order (its creator until someone else does). */
+  lastEditedBy: z.object({ id: z.number(), username: z.string() }),
+  /** What the requesting user may do with the order now, under roles, its status and the four-eyes policy; `reason`
+   *  says why not (Chinese / English) when either is refused. */
+  permissions: z.object({ change: z.boolean(), approve: z.boolean(), reason: z.string().nullable() }),
   createdAt: z.string(),
   updatedAt: z.string(),
   currency: z.literal('CNY'),

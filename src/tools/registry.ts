@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isReadOnly, type Role } from '../protocol/index.ts';
+import { type ApprovalDetails, isReadOnly, type Role } from '../protocol/index.ts';
 
 /** Who a tool runs for. Everything a tool needs to act as the user travels here, never in the model's arguments. */
 export interface ToolContext {
@@ -50,6 +50,8 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   /** Current facts appended to the description when the tool is bound (valid categories, statuses, …);
    *  `host` is the instance that serves `ctx` (e.g. the ERP client bound to the user's token). */
   liveValues?: (ctx: ToolContext, host: unknown) => Promise<string | undefined>;
+  /** What the approval card shows besides the arguments (e.g. the text a skill would persist), read as the user. */
+  approvalDetails?: (input: z.infer<S>, host: unknown) => Promise<ApprovalDetails | undefined>;
   /** The MCP server the tool comes from; the agents' YAML need not name such a tool for it to reach them. */
   server?: string;
   /** Only these agents may be given the tool (an MCP server's `agents` setting); any agent when absent. */
@@ -57,12 +59,15 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
 }
 
 export interface ToolDefinition
-  extends Readonly<Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'agents' | 'server'>>> {
+  extends Readonly<
+    Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'approvalDetails' | 'agents' | 'server'>>
+  > {
   readonly background: boolean;
   readonly server?: string;
   readonly agents?: readonly string[];
   readonly liveValues?: ToolSpec['liveValues'];
   readonly approvalWhen?: (input: unknown) => boolean;
+  readonly approvalDetails?: (input: unknown, host: unknown) => Promise<ApprovalDetails | undefined>;
   /** JSON schema of the input, frozen at declaration. */
   readonly jsonSchema: Readonly<Record<string, unknown>>;
 }
@@ -130,6 +135,7 @@ function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefin
     safety: spec.safety,
     approval: spec.approval ?? (spec.safety === 'write' ? 'required' : 'none'),
     approvalWhen: spec.approvalWhen as ((input: unknown) => boolean) | undefined,
+    approvalDetails: spec.approvalDetails as ToolDefinition['approvalDetails'],
     execution: spec.execution ?? (spec.safety === 'write' ? 'sequential' : 'parallel'),
     background: spec.background === true,
     group: spec.group,
@@ -235,6 +241,14 @@ export class ToolRegistry {
     return parsed.success && definition.approvalWhen(parsed.data); // invalid input never runs anyway
   }
 
+  /** What the tool's declaration adds to its approval card for this call, read as the user; undefined without. */
+  async approvalDetails(name: string, input: unknown, ctx: ToolContext): Promise<ApprovalDetails | undefined> {
+    const entry = this.entries.get(name);
+    const parsed = entry?.definition.approvalDetails && entry.definition.schema.safeParse(input);
+    if (!entry || !parsed?.success) return undefined;
+    return entry.definition.approvalDetails?.(parsed.data, entry.host(ctx));
+  }
+
   /**
    * Validates `input` against the tool's schema, then runs it. Never throws: known failures and unexpected
    * exceptions both come back as a `ToolFailure` (unexpected ones are reported to `onUnexpected` for logging).
@@ -304,6 +318,12 @@ function knownFailure(error: unknown): ToolFailure | undefined {
   const status = (error as { status?: unknown })?.status;
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
   const message = error instanceof Error ? error.message : String(error);
+  // The ERP's four-eyes refusal is not a missing role: someone else has to do it.
+  if ((error as { code?: unknown }).code === 'four_eyes')
+    return failure(
+      message,
+      '四眼原则：请订单创建人或管理员修改或取消；审批须由未创建、未修改此订单的另一位管理员完成。不要重试 / four eyes: the order’s creator or an admin changes or cancels it, and another admin who neither created nor last changed it approves it. Do not retry',
+    );
   const guidance: Record<number, string> = {
     400: '检查路径、方法和参数 / check path, method and arguments',
     401: '令牌缺失或无效，请用户重新登录 / the token is missing or invalid',

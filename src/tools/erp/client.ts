@@ -70,6 +70,9 @@ const orderView = (o: OrderWire) => ({
   expectedDate: o.expectedDate,
   note: o.note || undefined,
   createdBy: o.createdBy.username,
+  lastEditedBy: o.lastEditedBy.username,
+  // What this user may do with the order under roles and four eyes, so a model refuses before asking for approval.
+  permissions: o.permissions,
   createdAt: o.createdAt,
   lines: o.lines.map((l) => ({
     lineNo: l.lineNo,
