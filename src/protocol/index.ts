@@ -29,3 +29,4 @@ export {
   type HumanRequest,
 } from './human.ts';
 export { isReadOnly, ROLES, type Role, RoleSchema } from './roles.ts';
+export { coversCall, describeScope, type StandingScope, standingScope } from './standing.ts';
