@@ -16,6 +16,23 @@ export interface AgentIdentity {
 /** Path prefixes kept in the persistent store, per user; every other path is the session's sandbox workspace. */
 export const STORE_ROUTES = { memories: '/memories/', persistedSkills: '/persisted-skills/' } as const;
 
+/** The built-in file tools that change files, and the argument naming the file. */
+const FILE_WRITES = new Set(['write_file', 'edit_file', 'delete']);
+
+/** Whether a built-in file tool call changes the user's store (memories or persisted skills), which every later
+ *  session reads: such a call is a write and waits for a person. */
+export function writesToStore(tool: string, args: Record<string, unknown> | undefined): boolean {
+  if (!FILE_WRITES.has(tool)) return false;
+  const target = args?.file_path ?? args?.path;
+  if (typeof target !== 'string') return false;
+  const segments: string[] = [];
+  for (const segment of target.split('/'))
+    if (segment === '..') segments.pop();
+    else if (segment && segment !== '.') segments.push(segment);
+  const normal = `/${segments.join('/')}/`;
+  return Object.values(STORE_ROUTES).some((route) => normal.startsWith(route));
+}
+
 /**
  * Store namespace of one user's route. The user label is never last: `PostgresStore` matches namespace prefixes
  * as raw text, so `[…, 'u1']` would also see `[…, 'u10']`.
