@@ -1,3 +1,4 @@
+export { childEnv, nodeScript } from './child-process.ts';
 export { type Deadline, deadline, linkedSignal } from './deadline.ts';
 export * from './errors.ts';
 export { listen, type RunningServer } from './http.ts';

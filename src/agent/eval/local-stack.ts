@@ -48,7 +48,7 @@ export async function startAgentHarness(
   const erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
   const sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
   const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(dataDir, 'charts') });
-  const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
+  const chartMcp = await startChartMcpServer({ port: 0, rendererUrl: renderer.renderUrl });
   const env = extra.env ?? { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '' };
   const runtimeOptions: AgentRuntimeOptions = {
     dataDir,
@@ -56,7 +56,7 @@ export async function startAgentHarness(
     suppliersUrl: sites.server.url,
     env,
     storage,
-    extraTools: [(registry) => registerChartTools(registry, chartMcp.url)],
+    extraTools: [(registry) => registerChartTools(registry, chartMcp.url, chartMcp.token)],
     ...extra,
   };
   let runtime = new AgentRuntime(runtimeOptions);
