@@ -15,6 +15,7 @@ import {
   ProblemError,
   problemErrorHandler,
   problemResponse,
+  redactKnown,
   traceIdMiddleware,
 } from '../shared/index.ts';
 import type { OrderApprovals } from './approvals.ts';
@@ -24,7 +25,6 @@ import { MAX_SEQ, type RunEventLog } from './events.ts';
 import { EXPORT_FORMATS, type ReportExports } from './exports.ts';
 import type { History } from './history.ts';
 import type { OrderNotices } from './order-notices.ts';
-import { redact } from './redact.ts';
 import type { RunManager, RunRef } from './runs.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { Schedules } from './schedules.ts';
@@ -153,7 +153,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
         try {
           return [name, { ok: true, detail: await check() }] as const;
         } catch (error) {
-          return [name, { ok: false, detail: redact((error as Error).message) }] as const;
+          return [name, { ok: false, detail: redactKnown((error as Error).message) }] as const;
         }
       }),
     );
@@ -294,7 +294,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<Env> {
 }
 
 /**
- * What the browser UI may load: its own code, styles and API, and images from itself and the chart renderer.
+ * What the browser UI may load: its own code, style sheets (no inline styles) and API, and images from itself and
+ * the chart renderer.
  * Answers are model output, which a hostile web page can steer: an image from anywhere else could carry data away
  * in its address, so the browser refuses it.
  */
@@ -303,7 +304,8 @@ export function uiContentSecurityPolicy(imageOrigins: string[]): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
+    // No inline styles: nothing in an answer can restyle the page (the approval card above all).
+    "style-src 'self'",
     `img-src ${[...new Set(images)].join(' ')}`,
     "connect-src 'self'",
     "font-src 'self' data:",

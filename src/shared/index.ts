@@ -12,6 +12,7 @@ export {
 export { type Logger, logger } from './logger.ts';
 export { withPostgresSetupLock } from './postgres-setup.ts';
 export { hashSeed, seededRandom } from './random.ts';
+export { findSecrets, REDACTED, redactKnown, redactSecrets, redactSecretsIn, type SecretMatch } from './secrets.ts';
 export { loadSettings, type PartAddresses, parseSettings, partAddresses, type Settings } from './settings.ts';
 export { sleep } from './sleep.ts';
 export {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { isReadOnly } from '../../protocol/index.ts';
-import { conflict, type FieldError, forbidden, notFound, unprocessable } from '../../shared/index.ts';
+import { conflict, type FieldError, forbidden, notFound, redactSecrets, unprocessable } from '../../shared/index.ts';
 import type {
   ApprovalDecision,
   CreateOrderInput,
@@ -69,6 +69,8 @@ export class OrderBook {
     idempotencyKey?: string,
   ): Promise<{ order: Order; replayed: boolean }> {
     requireWriter(ctx);
+    // Notes are where text enters the ERP: secrets pasted into one never reach the order, its audit or its readers.
+    if (input.note) input = { ...input, note: await redactSecrets(input.note) };
     const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('hex');
     const orderId = await this.db.transaction().execute(async (trx) => {
       if (idempotencyKey) {
@@ -201,7 +203,7 @@ export class OrderBook {
     input: { version: number; approve: boolean; comment?: string },
   ): Promise<Order> {
     if (ctx.role !== 'admin') throw forbidden('只有管理员可以审批订单 / only an admin may approve orders');
-    const comment = input.comment?.trim();
+    const comment = input.comment?.trim() && (await redactSecrets(input.comment.trim()));
     const current = await this.get(ctx, id);
     if (current.status !== 'pending_approval')
       throw conflict(`订单状态 ${current.status} 不在待审批 / order is ${current.status}, not pending approval`);
@@ -290,6 +292,7 @@ export class OrderBook {
     how: { review?: ApprovalDecision; comment?: string; cancel?: boolean } = {},
   ): Promise<Order> {
     requireWriter(ctx);
+    if (input.note) input = { ...input, note: await redactSecrets(input.note) };
     try {
       await this.db.transaction().execute((trx) => this.applyWithin(trx, ctx, id, input, how));
     } catch (error) {
