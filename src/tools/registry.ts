@@ -50,6 +50,8 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   /** Current facts appended to the description when the tool is bound (valid categories, statuses, …);
    *  `host` is the instance that serves `ctx` (e.g. the ERP client bound to the user's token). */
   liveValues?: (ctx: ToolContext, host: unknown) => Promise<string | undefined>;
+  /** Fields of the result that users other than the reader write (notes, comments): fenced for the model. */
+  untrusted?: readonly string[];
   /** What the approval card shows besides the arguments (e.g. the text a skill would persist), read as the user. */
   approvalDetails?: (input: z.infer<S>, host: unknown) => Promise<ApprovalDetails | undefined>;
   /** The MCP server the tool comes from; the agents' YAML need not name such a tool for it to reach them. */
@@ -60,8 +62,14 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
 
 export interface ToolDefinition
   extends Readonly<
-    Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'approvalDetails' | 'agents' | 'server'>>
+    Required<
+      Omit<
+        ToolSpec,
+        'background' | 'liveValues' | 'approvalWhen' | 'approvalDetails' | 'untrusted' | 'agents' | 'server'
+      >
+    >
   > {
+  readonly untrusted?: readonly string[];
   readonly background: boolean;
   readonly server?: string;
   readonly agents?: readonly string[];
@@ -136,6 +144,7 @@ function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefin
     approval: spec.approval ?? (spec.safety === 'write' ? 'required' : 'none'),
     approvalWhen: spec.approvalWhen as ((input: unknown) => boolean) | undefined,
     approvalDetails: spec.approvalDetails as ToolDefinition['approvalDetails'],
+    untrusted: spec.untrusted ? Object.freeze([...spec.untrusted]) : undefined,
     execution: spec.execution ?? (spec.safety === 'write' ? 'sequential' : 'parallel'),
     background: spec.background === true,
     group: spec.group,

@@ -203,6 +203,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
+    untrusted: ['spec'],
     // The ERP refuses every request without a token: a listing without a user asks nothing over the network.
     liveValues: async (ctx, host) => (ctx.token ? (host as ErpClient).categoryHint() : undefined),
   })
@@ -223,6 +224,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'part',
+    untrusted: ['spec'],
   })
   async partSearch(input: { name: string; limit: number }, control: ToolControl) {
     const { items } = await this.get<{ items: PartWire[] }>('/parts/search', input, control);
@@ -255,6 +257,7 @@ export class ErpClient {
     schema: z.object({ supplierId: Id.describe('先用 supplier_query 得到 id / get it from supplier_query') }),
     safety: 'read-only',
     group: 'part',
+    untrusted: ['spec'],
   })
   async partBySupplier(input: { supplierId: number }, control: ToolControl) {
     const { items } = await this.get<{ items: PartWire[] }>(`/parts/supplier/${input.supplierId}`, undefined, control);
@@ -269,6 +272,7 @@ export class ErpClient {
     schema: OrderCreateInput,
     safety: 'write',
     group: 'order',
+    untrusted: ['note', 'comment'],
   })
   async orderCreate(input: z.infer<typeof OrderCreateInput>, control: ToolControl) {
     const { submit, ...order } = input;
@@ -292,6 +296,7 @@ export class ErpClient {
     schema: OrderUpdateInput,
     safety: 'write',
     group: 'order',
+    untrusted: ['note', 'comment'],
   })
   async orderUpdate(input: z.infer<typeof OrderUpdateInput>, control: ToolControl) {
     const { orderId, ...body } = input;
@@ -306,6 +311,7 @@ export class ErpClient {
     schema: OrderCancelInput,
     safety: 'write',
     group: 'order',
+    untrusted: ['note', 'comment'],
   })
   async orderCancel(input: z.infer<typeof OrderCancelInput>, control: ToolControl) {
     const { orderId, ...body } = input;
@@ -329,6 +335,7 @@ export class ErpClient {
     }),
     safety: 'read-only',
     group: 'order',
+    untrusted: ['note', 'comment'],
   })
   async orderSearchDetails(input: Record<string, unknown>, control: ToolControl) {
     return paged(await this.get<PageWire<OrderWire>>('/orders/search', input, control), orderView);
@@ -342,6 +349,7 @@ export class ErpClient {
     schema: z.object({ orderId: Id }),
     safety: 'read-only',
     group: 'order',
+    untrusted: ['note', 'comment'],
   })
   async orderGet(input: { orderId: number }, control: ToolControl) {
     return orderView(await this.get<OrderWire>(`/orders/${input.orderId}`, undefined, control));
