@@ -3,7 +3,7 @@
  * same local stack), and a greeting / an order turn end to end. Usage: npm run bench:agent [-- --rounds 5]
  */
 import { parseArgs } from 'node:util';
-import { startAgentHarness } from '../src/agent/eval/local-stack.ts';
+import { startAgentHarness } from './eval/local-stack.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
 const rounds = Number(values.rounds);

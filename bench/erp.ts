@@ -51,6 +51,7 @@ interface Row {
 const SEARCH = 'part search';
 const LIST = 'paged list with total';
 const UNREPEATED = 'part search, no query repeated';
+const HISTORY = 'price history, 12 months';
 const QUERIES = [
   '火花塞',
   'spark plug',
@@ -143,6 +144,14 @@ async function main() {
         { arrays: true },
       )
     ).flat();
+    // Parts with paid history (the demo seed's products), whose price history each request reads.
+    const historyParts = (
+      await erp.database.read<[number]>(
+        "select distinct l.part_id from order_lines l join parts p on p.id = l.part_id where p.project_id = 'P001' order by 1",
+        [],
+        { arrays: true },
+      )
+    ).map(([id]) => Number(id));
     await erp.close();
 
     if (!floor) {
@@ -179,6 +188,11 @@ async function main() {
     const unrepeated = () => `/api/parts/search?limit=20&name=${encodeURIComponent(fresh[f++ % fresh.length])}`;
     rows.push(await run(backend.name, UNREPEATED, server.process, reads(seconds, unrepeated)));
     rows.push(await run(backend.name, LIST, server.process, reads(seconds, list)));
+    let hq = 0;
+    const history = () =>
+      `/api/parts/${historyParts[hq % historyParts.length]}/price-history?months=12&by=${hq++ % 2 ? 'product' : 'supplier'}`;
+    await warm(reads(warmup, history));
+    rows.push(await run(backend.name, HISTORY, server.process, reads(seconds, history)));
     const body = JSON.stringify({ supplierId: supplier.id, lines: [{ partId: part.id, quantity: part.moq * 2 }] });
     let key = 0;
     rows.push(

@@ -1,16 +1,16 @@
 /**
- * Scenario evaluation of the agent: each task runs end to end on a local Procura and is judged by its end state
- * (ERP rows, files, charts, refusals), k times, reporting pass^1 and pass^k (τ-bench), latency, tokens and cost.
+ * Scenario evaluation of the agent: each task runs end to end on a started Procura (every part, the ERP over MCP,
+ * each turn through the chat API) and is judged by its end state (ERP rows, files, charts, refusals), k times,
+ * reporting pass^1 and pass^k (τ-bench), latency, model calls, tokens and cost.
  * Usage: npm run eval [-- --model offline|deepseek|openai] [--trials k] [--only <text>] [--out eval-results]
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
-import { startAgentHarness } from '../src/agent/eval/local-stack.ts';
-import { summarize, type TrialResult, toMarkdown } from '../src/agent/eval/report.ts';
-import { SCENARIOS } from '../src/agent/eval/scenarios.ts';
-import { UsageMeter } from '../src/agent/models/usage.ts';
+import type { AgentHarness, TurnResult } from '../bench/eval/local-stack.ts';
+import { summarize, type TrialResult, toMarkdown } from '../bench/eval/report.ts';
+import { SCENARIOS } from '../bench/eval/scenarios.ts';
+import { stackHarness, startStack } from '../bench/eval/stack.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -39,37 +39,45 @@ const results: TrialResult[] = [];
 let modelName = '';
 // Each trial gets a fresh Procura, so no trial sees another's orders or files.
 for (let trial = 1; trial <= trials; trial++) {
-  const h = await startAgentHarness(undefined, { env });
+  const stack = await startStack({ env });
+  const h = stackHarness(stack);
   try {
-    const models = await h.runtime.models();
-    modelName = models.mainName;
+    modelName = (await stack.parts.get('Chat API + UI')!.runtime!.models()).mainName;
     for (const [i, scenario] of scenarios.entries()) {
-      const meter = new UsageMeter(models.prices);
-      h.callbacks.splice(0, h.callbacks.length, meter);
+      const spent = { calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 };
+      const metered: AgentHarness = { ...h, send: (ctx, input) => h.send(ctx, input).then((turn) => add(spent, turn)) };
       const started = Date.now();
       let why: string | undefined;
       try {
-        why = await scenario.run(h, `eval-${trial}-${i}`);
+        why = await scenario.run(metered, `eval-${trial}-${i}`);
       } catch (error) {
         why = `threw: ${error instanceof Error ? error.message : String(error)}`;
       }
-      await awaitAllCallbacks();
       results.push({
         scenario: scenario.name,
         trial,
         ok: !why,
         why,
         seconds: (Date.now() - started) / 1000,
-        modelCalls: meter.calls,
-        inputTokens: meter.totals.input_tokens,
-        outputTokens: meter.totals.output_tokens,
-        cost: meter.totals.cost,
+        modelCalls: spent.calls,
+        inputTokens: spent.input_tokens,
+        outputTokens: spent.output_tokens,
+        cost: spent.cost,
       });
       console.log(`${why ? '✗' : '✓'} [${trial}/${trials}] ${scenario.name}${why ? ` — ${why}` : ''}`);
     }
   } finally {
-    await h.close();
+    await stack.close();
   }
+}
+
+/** Adds a turn's usage (as its `done` event reported it) to a scenario's total. */
+function add(spent: { calls: number; input_tokens: number; output_tokens: number; cost: number }, turn: TurnResult) {
+  spent.calls += turn.usage?.model_calls ?? 0;
+  spent.input_tokens += turn.usage?.input_tokens ?? 0;
+  spent.output_tokens += turn.usage?.output_tokens ?? 0;
+  spent.cost += turn.usage?.cost ?? 0;
+  return turn;
 }
 
 const report = summarize(results, { model: String(args.model), modelName, trials, startedAt });

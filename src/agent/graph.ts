@@ -107,7 +107,8 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       // Innermost around the model call: a failing model service is retried before anything else sees it.
       modelRetry,
     ];
-    const model = plan.config.model === 'light' ? deps.models.light : deps.models.main;
+    const base = plan.config.model === 'light' ? deps.models.light : deps.models.main;
+    const model = deps.models.forAgent?.(plan.config.name, base) ?? base;
     return { bound, tail, model };
   };
 

@@ -20,6 +20,7 @@ export {
   UsageMeter,
   type UsageTotals,
 } from './models/usage.ts';
+export { ServiceUnavailableError, serviceUnavailable } from './outage.ts';
 export {
   AgentRuntime,
   type AgentRuntimeOptions,
@@ -27,7 +28,14 @@ export {
   agentRuntimeFor,
   SKILLS_DIR,
 } from './runtime.ts';
-export { AGENT_CONFIG_DIR, type AgentConfig, loadAgentConfigs, ORCHESTRATOR } from './subagents/loader.ts';
+export {
+  AGENT_CONFIG_DIR,
+  type AgentConfig,
+  type AgentLabel,
+  agentLabels,
+  loadAgentConfigs,
+  ORCHESTRATOR,
+} from './subagents/loader.ts';
 export { GenAiTracer } from './telemetry.ts';
 export { HumanInput } from './tools/human-input.ts';
 export {
@@ -38,4 +46,6 @@ export {
   BUILTIN_AGENT_TOOLS,
   listAgentTools,
   planAgentTools,
+  type ToolSetProblem,
+  toolSetProblems,
 } from './toolset.ts';

@@ -19,7 +19,7 @@ import { type AgentModels, createAgentModels } from './models/index.ts';
 import { SkillsSync } from './skills/sync.ts';
 import { HumanInput } from './tools/human-input.ts';
 import { type WorkspaceBackend, WorkspaceTools } from './tools/workspace.ts';
-import { agentConfigs, listAgentTools } from './toolset.ts';
+import { agentConfigs, listAgentTools, toolSetProblems } from './toolset.ts';
 
 const log = logger.child({ part: 'agent' });
 
@@ -57,6 +57,11 @@ export interface AgentRuntimeOptions {
   configDir?: string;
   /** Extra tool sets (charts, skills management, …) registered after the toolbox. */
   extraTools?: Array<(registry: ToolRegistry) => Promise<{ close?: () => Promise<void> } | undefined>>;
+  /**
+   * What a tool an agent relies on but is not given does to start-up (see `toolSetProblems`): `warn` logs it
+   * (production: a company's ERP may offer fewer tools), `fail` stops the build (tests).
+   */
+  toolSetCheck?: 'warn' | 'fail';
 }
 
 export interface AgentStorage {
@@ -142,6 +147,7 @@ export class AgentRuntime {
       const added = await phase('extra tools', () => extra(toolbox.registry));
       if (added?.close) closers.push(added.close);
     }
+    this.checkToolSets(toolbox.registry, servers?.map((c) => c.name) ?? []);
     storage = await phase('storage', () =>
       (o.storage ?? createAgentStorage)({ dataDir: o.dataDir, databaseUrl: o.databaseUrl }),
     );
@@ -170,6 +176,21 @@ export class AgentRuntime {
     await graphs.get(false);
     log.info({ timings, model: models.mainName, provider: models.provider }, 'agent ready');
     return { toolbox, models, storage, checkpointer, graphs, closers, deps };
+  }
+
+  /** Holds the agents' tool sets against what this process binds; logs or fails on what does not reach an agent. */
+  private checkToolSets(registry: ToolRegistry, servers: string[]): void {
+    const o = this.options;
+    const skillsDir = o.skillsDir ?? SKILLS_DIR;
+    const problems = toolSetProblems(registry, agentConfigs(registry, o.configDir), {
+      servers,
+      skillTexts: (config) => config.skills.flatMap((source) => skillInstructions(skillsDir, source)),
+    });
+    if (problems.length === 0) return;
+    const lines = problems.map((p) => `${p.agent ?? `MCP ${p.server}`}${p.tool ? ` · ${p.tool}` : ''}: ${p.reason}`);
+    if (o.toolSetCheck === 'fail')
+      throw new Error(`Agent 的工具集不完整 / the agents' tool sets are incomplete:\n  ${lines.join('\n  ')}`);
+    for (const problem of problems) log.warn(problem, 'agent tool set: a tool it relies on does not reach it');
   }
 
   /** Retries the MCP servers that were down; when one answers, its tools join and the graphs are compiled again. */
@@ -259,6 +280,17 @@ function skillFolders(registry: ToolRegistry, configDir?: string): Record<string
   );
 }
 
+/** The `SKILL.md` texts of a skills source (`/skills/procurement/` → `<skillsDir>/procurement/**\/SKILL.md`). */
+function skillInstructions(skillsDir: string, source: string): string[] {
+  const local = path.join(skillsDir, source.replace(/^\/skills\//, ''));
+  if (!source.startsWith('/skills/') || !fs.existsSync(local)) return [];
+  return fs
+    .readdirSync(local, { recursive: true })
+    .map(String)
+    .filter((f) => path.basename(f) === 'SKILL.md')
+    .map((f) => fs.readFileSync(path.join(local, f), 'utf8'));
+}
+
 /** LangGraph checkpoints: SQLite in the data dir by default, PostgreSQL with DATABASE_URL. */
 async function createCheckpointer(dataDir: string, databaseUrl?: string): Promise<BaseCheckpointSaver> {
   if (databaseUrl) {
@@ -274,8 +306,14 @@ async function createCheckpointer(dataDir: string, databaseUrl?: string): Promis
  * The agent runtime of a running Procura: business systems over MCP — the ERP MCP server of `addresses` and every
  * server of `PROCURA_MCP_SERVERS` — and charts when their server answers.
  */
-export function agentRuntimeFor(settings: Settings, addresses: PartAddresses): AgentRuntime {
+export function agentRuntimeFor(
+  settings: Settings,
+  addresses: PartAddresses,
+  env: NodeJS.ProcessEnv = process.env,
+): AgentRuntime {
   return new AgentRuntime({
+    env,
+    toolSetCheck: settings.toolSetCheck,
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
     erpUrl: addresses.erpUrl,

@@ -7,7 +7,6 @@ import {
   GENERAL_PURPOSE_SUBAGENT,
 } from 'deepagents';
 import { isReadOnly } from '../protocol/index.ts';
-import { logger } from '../shared/index.ts';
 import {
   countTokens,
   listToolsForModel,
@@ -41,10 +40,7 @@ export const AGENT_ALIASES: Record<string, string> = {
   order: 'procurement-order',
 };
 
-const log = logger.child({ part: 'agent' });
-const reportedMissing = new Set<string>();
-
-/** The agent configs (YAML); tools they name that no server offers in this process are logged once. */
+/** The agent configs (YAML); what they rely on but nothing offers is reported by `toolSetProblems` at start-up. */
 export function agentConfigs(registry: ToolRegistry, dir?: string): AgentConfig[] {
   const all = registry.list();
   return loadAgentConfigs(
@@ -53,12 +49,6 @@ export function agentConfigs(registry: ToolRegistry, dir?: string): AgentConfig[
       groups: new Set(all.map((d) => d.group)),
     },
     dir,
-    (agent, missing) => {
-      const key = `${agent}:${missing.join(',')}`;
-      if (reportedMissing.has(key)) return;
-      reportedMissing.add(key);
-      log.warn({ agent, missing }, 'tools named in the agent config are not offered by any tool source');
-    },
   );
 }
 
@@ -73,30 +63,78 @@ export interface AgentToolPlan {
   allowed: ReadonlySet<string>;
 }
 
+/** Whether an agent's YAML selects a tool: by its group, its name, or the MCP server it comes from. */
 const selects = (config: AgentConfig, d: ToolDefinition) =>
-  config.tools.groups.includes(d.group) || config.tools.names.includes(d.name);
+  config.tools.groups.includes(d.group) ||
+  config.tools.names.includes(d.name) ||
+  (d.server !== undefined && config.servers.includes(d.server));
 
 /**
- * The tools of each agent. A tool reaches an agent whose YAML selects it (by group or name); a tool of an MCP
- * server that no YAML selects (a company's own server, needing no YAML edit) reaches every agent. Either way an MCP
- * server's `agents` setting, when given, limits the agents its tools may reach.
+ * The tools of each agent: those its YAML selects, and no others. The YAML is the only record of who gets which
+ * tool, also for the tools of a company's own MCP server (named under `servers`).
  */
 export function planAgentTools(
   registry: ToolRegistry,
   configs: readonly AgentConfig[],
   visibility: Pick<ToolContext, 'role' | 'readOnly'>,
 ): AgentToolPlan[] {
-  const declared = new Set(configs.flatMap((c) => [...c.tools.groups, ...c.tools.names]));
   return configs.map((config) => {
     const seen = config.read_only ? { role: 'viewer' as const, readOnly: true } : visibility;
-    const tools = registry.list(seen).filter((d) => {
-      if (d.agents && !d.agents.includes(config.name)) return false;
-      if (selects(config, d)) return true;
-      return d.server !== undefined && !declared.has(d.group) && !declared.has(d.name);
-    });
+    const tools = registry.list(seen).filter((d) => selects(config, d));
     const builtins = config.tools.names.filter((n) => (BUILTIN_AGENT_TOOLS as readonly string[]).includes(n));
     return { config, visibility: seen, tools, allowed: new Set([...tools.map((d) => d.name), ...builtins]) };
   });
+}
+
+/** A tool an agent relies on that does not reach it, or a configured server whose tools reach no agent. */
+export interface ToolSetProblem {
+  agent?: string;
+  tool?: string;
+  server?: string;
+  reason: string;
+}
+
+/** Tool-like words (`price_check`, `order_search_details`) in a text. */
+const TOOL_WORDS = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
+
+/**
+ * Checks the agents' tool sets against what this process binds: every tool an agent's YAML names, and every tool
+ * of this process that its prompt or its skills' `SKILL.md` mention, must reach that agent (as a buyer sees the
+ * tools: write tools are absent for viewers by design); every configured MCP server must reach some agent.
+ */
+export function toolSetProblems(
+  registry: ToolRegistry,
+  configs: readonly AgentConfig[],
+  options: { servers?: readonly string[]; skillTexts?: (config: AgentConfig) => string[] } = {},
+): ToolSetProblem[] {
+  const plans = planAgentTools(registry, configs, { role: 'buyer' });
+  const known = new Set([...registry.list().map((d) => d.name), ...BUILTIN_AGENT_TOOLS]);
+  const problems: ToolSetProblem[] = [];
+  for (const plan of plans) {
+    const { config } = plan;
+    const mentioned = [config.prompt, ...(options.skillTexts?.(config) ?? [])].flatMap(
+      (t) => t.match(TOOL_WORDS) ?? [],
+    );
+    for (const tool of new Set([...config.tools.names, ...mentioned.filter((w) => known.has(w))])) {
+      if (plan.allowed.has(tool)) continue;
+      const offered = registry.get(tool);
+      const reason = !offered
+        ? '没有任何工具来源提供 / no tool source offers it'
+        : plan.config.read_only && offered.safety === 'write'
+          ? ''
+          : `它的分组 ${offered.group}${offered.server ? `（来自 MCP 服务 ${offered.server}）` : ''} 未被该 Agent 的 YAML 选中 / its group ${offered.group}${offered.server ? ` (from MCP server ${offered.server})` : ''} is not selected by the agent's YAML`;
+      if (reason) problems.push({ agent: config.name, tool, reason });
+    }
+  }
+  for (const server of options.servers ?? []) {
+    const tools = registry.list().filter((d) => d.server === server);
+    if (tools.length && !plans.some((p) => p.tools.some((d) => d.server === server)))
+      problems.push({
+        server,
+        reason: `它的 ${tools.length} 个工具没有到达任何 Agent：在某个 Agent 的 YAML 中写 servers: [${server}] / its ${tools.length} tools reach no agent: name it under servers in an agent's YAML`,
+      });
+  }
+  return problems;
 }
 
 /** The name an agent goes by, from its full name or a command-line alias. */

@@ -78,6 +78,66 @@ export const PriceCheckSchema = z.object({
 });
 export type PriceCheck = z.infer<typeof PriceCheckSchema>;
 
+/** Orders the project has actually placed: what it pays. Drafts, orders waiting for or past approval but not yet
+ *  placed, and cancelled orders are not prices paid. */
+export const PAID_ORDER_STATUSES = ['ordered', 'received'] as const satisfies readonly OrderStatus[];
+
+/** A price history groups the paid lines of one product per supplier, or across all its suppliers. */
+export const PRICE_HISTORY_GROUPINGS = ['supplier', 'product'] as const;
+export type PriceHistoryGrouping = (typeof PRICE_HISTORY_GROUPINGS)[number];
+export const PRICE_HISTORY_MAX_MONTHS = 36;
+
+export const PriceHistoryQuerySchema = z.strictObject({
+  /** Calendar months (UTC) ending with the current one. */
+  months: z.number().int().min(1).max(PRICE_HISTORY_MAX_MONTHS).default(12),
+  by: z.enum(PRICE_HISTORY_GROUPINGS).default('supplier'),
+});
+export type PriceHistoryQuery = z.infer<typeof PriceHistoryQuerySchema>;
+
+/** What a set of paid lines adds up to: Σ quantity × unit price over Σ quantity, with the count of lines. */
+export const PaidLinesSchema = z.object({
+  /** Quantity-weighted average unit price (yuan, the ERP's 4 decimals); null without lines. */
+  avgUnitPrice: z.number().nullable(),
+  lines: z.number(),
+  quantity: z.number(),
+  /** Σ quantity × unit price (yuan). */
+  amount: z.number(),
+});
+
+export const PriceHistoryMonthSchema = PaidLinesSchema.extend({
+  /** `YYYY-MM`, by the order's date (UTC). */
+  month: z.string(),
+  avgUnitPrice: z.number(),
+});
+
+export const PriceHistorySeriesSchema = z.object({
+  /** The supplier of this series; null for the series across every supplier of the product. */
+  supplier: SupplierRefSchema.nullable(),
+  /** The catalogue parts whose lines the series counts. */
+  parts: z.array(z.object({ id: z.number(), code: z.string() })),
+  /** Only months with paid lines, oldest first. */
+  months: z.array(PriceHistoryMonthSchema),
+  total: PaidLinesSchema,
+});
+
+/** What the project paid for one product, month by month: the trend an analysis shows, computed by the ERP. */
+export const PriceHistorySchema = z.object({
+  partId: z.number(),
+  /** The product: every part with the same model and category, whichever supplier lists it. */
+  product: z.object({ model: z.string(), category: z.string() }),
+  by: z.enum(PRICE_HISTORY_GROUPINGS),
+  period: z.object({ from: z.string(), to: z.string(), months: z.number() }),
+  /** The order statuses whose lines count. */
+  statuses: z.array(OrderStatusSchema),
+  /** How every figure of this answer is computed, Chinese first. */
+  definition: z.string(),
+  /** By supplier: one series per supplier listing the product (also those without paid lines); by product: one. */
+  series: z.array(PriceHistorySeriesSchema),
+});
+export type PriceHistory = z.infer<typeof PriceHistorySchema>;
+export type PriceHistorySeries = z.infer<typeof PriceHistorySeriesSchema>;
+export type PaidLines = z.infer<typeof PaidLinesSchema>;
+
 /** The approval policy's decision on a submitted order, then the admin's. */
 export const ApprovalDecisionSchema = z.object({
   rule: z.enum(['auto-approved', 'needs-admin', 'admin-approved', 'admin-rejected']),

@@ -15,6 +15,7 @@ export {
   type ApprovalPolicy,
   PRICE_SEVERITIES,
   type PriceCheck,
+  type PriceHistory,
   type PriceSeverity,
   type SupplierScorecard,
 } from './contract.ts';

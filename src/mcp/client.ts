@@ -13,7 +13,7 @@ import {
   ToolError,
   type ToolRegistry,
 } from '../tools/index.ts';
-import { CALL_ID_META } from './server.ts';
+import { CALL_ID_META, GROUP_META } from './server.ts';
 
 /** One MCP server the agent uses, from configuration. */
 export const McpServerConfigSchema = z
@@ -42,10 +42,12 @@ export const McpServerConfigSchema = z
     connectTimeoutMs: z.number().int().positive().default(10_000),
     /** Start-up fails when a required server cannot be reached; others are skipped with a warning and retried. */
     required: z.boolean().default(false),
-    /** The agents this server's tools may reach (`orchestrator`, `procurement-analyst`, `procurement-order`, …); all by default. */
+    /** Who gets a server's tools is declared in the agents' YAML (`servers: [kb]`), nowhere else. */
     agents: z
-      .array(z.string().regex(/^[a-z][a-z0-9-]{1,40}$/, 'an agent name, e.g. procurement-analyst'))
-      .min(1)
+      .never({
+        error:
+          '哪个 Agent 使用该服务的工具写在 Agent 的 YAML 里（servers: [名称]）/ declare it in the agent YAML: servers: [name]',
+      })
       .optional(),
   })
   .refine((c) => Boolean(c.url) !== Boolean(c.command), { message: 'give exactly one of url or command' })
@@ -58,18 +60,37 @@ type Config = z.output<typeof McpServerConfigSchema>;
 /** Tool-name prefixes that are groups of their own (seed 002's prefix grouping). */
 export const PREFIX_GROUPS = ['supplier', 'part', 'order', 'inventory'] as const;
 
+const GROUP_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/**
+ * The group a server's tool belongs to: the one the server declares for it (`_meta["procura/group"]`, as Procura's
+ * own servers do), else its name's prefix when that is a known group, else the server's configured group, else
+ * the server's name.
+ */
+export function groupOf(tool: Pick<McpTool, 'name' | '_meta'>, server: { name: string; group?: string }): string {
+  const declared = tool._meta?.[GROUP_META];
+  if (typeof declared === 'string' && GROUP_NAME.test(declared)) return declared;
+  const prefix = tool.name.split('_')[0];
+  return (PREFIX_GROUPS as readonly string[]).includes(prefix) ? prefix : (server.group ?? server.name);
+}
+
 /** The user whose credentials the current call carries (read by the HTTP transport's fetch). */
 const caller = new AsyncLocalStorage<Pick<ToolContext, 'token' | 'projectId' | 'traceId'>>();
 
-/** A server failed to start or to answer; the message names it. As a tool failure, the model may route around it. */
+/**
+ * A server failed to start or to answer; the message names it. A required server's failure is an outage the run
+ * cannot go on without (`unavailable`); an optional one's is a tool failure the model may route around.
+ */
 export class McpServerError extends ToolError {
   constructor(
     readonly server: string,
     message: string,
+    required = false,
   ) {
     super(
       `MCP 服务 ${server}：${message} / MCP server ${server}: ${message}`,
-      `${server} 暂不可用：稍后重试或换一种方式完成 / ${server} is unavailable: retry later or take another route`,
+      `${server} 暂不可用：稍后重试${required ? '' : '或换一种方式完成'} / ${server} is unavailable: retry later${required ? '' : ' or take another route'}`,
+      required ? `MCP ${server}` : undefined,
     );
     this.name = 'McpServerError';
   }
@@ -110,7 +131,7 @@ class McpConnection {
       await client.connect(transport, { timeout: config.connectTimeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
-      throw new McpServerError(config.name, `连接失败 / cannot connect: ${describeError(error)}`);
+      throw new McpServerError(config.name, `连接失败 / cannot connect: ${describeError(error)}`, config.required);
     }
     client.onclose = () => {
       if (this.client === client) this.client = undefined;
@@ -185,7 +206,11 @@ class McpConnection {
       if (retry) return this.call(tool, input, ctx, control, false);
       throw error instanceof McpServerError
         ? error
-        : new McpServerError(this.config.name, `调用 ${tool} 失败 / ${tool} failed: ${describeError(error)}`);
+        : new McpServerError(
+            this.config.name,
+            `调用 ${tool} 失败 / ${tool} failed: ${describeError(error)}`,
+            this.config.required,
+          );
     } finally {
       link.clear();
     }
@@ -311,7 +336,6 @@ export class McpConnections {
 function registerServerTools(registry: ToolRegistry, connection: McpConnection, tools: McpTool[]): void {
   const { config } = connection;
   for (const tool of tools) {
-    const prefix = tool.name.split('_')[0];
     const safety =
       tool.annotations?.readOnlyHint === true
         ? 'read-only'
@@ -332,9 +356,8 @@ function registerServerTools(registry: ToolRegistry, connection: McpConnection, 
         description: declared,
         schema,
         safety,
-        group: (PREFIX_GROUPS as readonly string[]).includes(prefix) ? prefix : (config.group ?? config.name),
+        group: groupOf(tool, config),
         server: config.name,
-        agents: config.agents,
         // A server that knows the user may describe a tool with their live values (e.g. their project's categories).
         liveValues: config.forwardCredentials
           ? async (ctx) => {

@@ -1,4 +1,5 @@
 export {
+  groupOf,
   MCP_RETRY_MS,
   McpConnections,
   type McpServerConfig,
@@ -16,6 +17,7 @@ export {
   credentialsFromHeaders,
   type ErpMcpOptions,
   erpToolRegistry,
+  GROUP_META,
   runErpMcpStdio,
   startErpMcpServer,
 } from './server.ts';

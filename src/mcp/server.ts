@@ -24,6 +24,9 @@ export interface CallerCredentials {
 /** `_meta` key a client uses to give the model's tool-call id, from which writes derive their idempotency key. */
 export const CALL_ID_META = 'procura/callId';
 
+/** `_meta` key of a listed tool naming the group it is declared in (`part`, `order`, …), which agents select by. */
+export const GROUP_META = 'procura/group';
+
 const TRACE_ID = /^[\w.:-]{1,128}$/;
 
 /**
@@ -61,6 +64,8 @@ export function createMcpServer(
             title: d.label,
             description: ctx.token ? await registry.describe(d.name, ctx) : d.description,
             inputSchema: structuredClone(d.jsonSchema) as McpTool['inputSchema'],
+            // The group travels with the tool, so a client groups it as declared, whatever its name's prefix.
+            _meta: { [GROUP_META]: d.group },
             annotations: {
               title: d.label,
               readOnlyHint: d.safety === 'read-only',

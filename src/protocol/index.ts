@@ -29,4 +29,20 @@ export {
   type HumanRequest,
 } from './human.ts';
 export { isReadOnly, ROLES, type Role, RoleSchema } from './roles.ts';
+export {
+  cite,
+  citedIds,
+  describeSource,
+  type ErpSource,
+  ErpSourceSchema,
+  listedSources,
+  SOURCE_REFS,
+  SOURCES_HEADING,
+  type Source,
+  SourceSchema,
+  sourcesList,
+  sourcesSection,
+  type WebSource,
+  WebSourceSchema,
+} from './sources.ts';
 export { coversCall, describeScope, type StandingScope, standingScope } from './standing.ts';

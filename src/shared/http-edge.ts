@@ -9,11 +9,14 @@ export type EdgeVariables = { traceId: string };
 
 const TRACE_ID = /^[\w.:-]{1,128}$/;
 
+/** Whether a value is a well-formed trace id (what `x-trace-id` may carry through Procura's parts). */
+export const isTraceId = (value: string | null | undefined): value is string => !!value && TRACE_ID.test(value);
+
 /** Takes a well-formed `x-trace-id` or makes one, echoes it, and keeps it for logs and problem bodies. */
 export function traceIdMiddleware(): MiddlewareHandler<{ Variables: EdgeVariables }> {
   return async (c, next) => {
     const incoming = c.req.header('x-trace-id');
-    const traceId = incoming && TRACE_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const traceId = isTraceId(incoming) ? incoming : crypto.randomUUID();
     c.set('traceId', traceId);
     c.header('x-trace-id', traceId);
     await next();

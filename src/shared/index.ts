@@ -5,6 +5,7 @@ export { listen, type RunningServer } from './http.ts';
 export {
   bodyLimitProblem,
   type EdgeVariables,
+  isTraceId,
   problemErrorHandler,
   problemResponse,
   traceIdMiddleware,

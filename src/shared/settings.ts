@@ -41,6 +41,16 @@ const settingsSchema = z.object({
   erpMcpUrl: httpUrl.optional().meta({ env: 'ERP_MCP_URL' }),
   /** More MCP servers for the agents: a JSON array, or the path of a JSON file holding one (see `src/mcp/config.ts`). */
   mcpServers: z.string().trim().min(1).optional().meta({ env: 'PROCURA_MCP_SERVERS' }),
+  /** Runs one user may start per minute on one API process (past it: 429 with Retry-After). */
+  runStartsPerMinute: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(30)
+    .meta({ env: 'PROCURA_RUN_STARTS_PER_MINUTE' }),
+  /** A tool an agent's YAML, prompt or skills rely on but that does not reach it: `warn` at start-up, or `fail`. */
+  toolSetCheck: z.enum(['warn', 'fail']).default('warn').meta({ env: 'PROCURA_TOOLSET_CHECK' }),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;

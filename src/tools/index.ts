@@ -28,6 +28,7 @@ export {
   type ToolRunner,
   type ToolSpec,
   type ToolStreamEvent,
+  unavailableService,
 } from './registry.ts';
 export { MAX_PARALLEL_TOOLS, type ToolCall, ToolScheduler } from './scheduler.ts';
 export { countTokens } from './tokens.ts';

@@ -54,25 +54,17 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   untrusted?: readonly string[];
   /** What the approval card shows besides the arguments (e.g. the text a skill would persist), read as the user. */
   approvalDetails?: (input: z.infer<S>, host: unknown) => Promise<ApprovalDetails | undefined>;
-  /** The MCP server the tool comes from; the agents' YAML need not name such a tool for it to reach them. */
+  /** The MCP server the tool comes from (an agent's YAML may select all of a server's tools by its name). */
   server?: string;
-  /** Only these agents may be given the tool (an MCP server's `agents` setting); any agent when absent. */
-  agents?: readonly string[];
 }
 
 export interface ToolDefinition
   extends Readonly<
-    Required<
-      Omit<
-        ToolSpec,
-        'background' | 'liveValues' | 'approvalWhen' | 'approvalDetails' | 'untrusted' | 'agents' | 'server'
-      >
-    >
+    Required<Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'approvalDetails' | 'untrusted' | 'server'>>
   > {
   readonly untrusted?: readonly string[];
   readonly background: boolean;
   readonly server?: string;
-  readonly agents?: readonly string[];
   readonly liveValues?: ToolSpec['liveValues'];
   readonly approvalWhen?: (input: unknown) => boolean;
   readonly approvalDetails?: (input: unknown, host: unknown) => Promise<ApprovalDetails | undefined>;
@@ -86,13 +78,17 @@ export interface ToolFailure {
   error: string;
   stateChanged: false;
   suggestion: string;
+  /** The service that is down (`ERP`, an MCP server's name): an outage, not an answer — nothing was looked up. */
+  unavailable?: string;
 }
 
-/** Thrown inside a tool for a failure the model should correct (bad name, not found, …). */
+/** Thrown inside a tool for a failure the model should correct (bad name, not found, …), or an outage. */
 export class ToolError extends Error {
   constructor(
     message: string,
     readonly suggestion: string,
+    /** The service that is down, when the failure is an outage. */
+    readonly unavailable?: string,
   ) {
     super(message);
     this.name = 'ToolError';
@@ -101,6 +97,10 @@ export class ToolError extends Error {
 
 export const isToolFailure = (value: unknown): value is ToolFailure =>
   typeof value === 'object' && value !== null && (value as { success?: unknown }).success === false;
+
+/** The service a tool result says is down, if the result is an outage. */
+export const unavailableService = (value: unknown): string | undefined =>
+  isToolFailure(value) && typeof value.unavailable === 'string' ? value.unavailable : undefined;
 
 type ToolMethod<S extends z.ZodType> = (input: z.infer<S>, control: ToolControl) => Promise<unknown>;
 
@@ -150,7 +150,6 @@ function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefin
     group: spec.group,
     liveValues: spec.liveValues,
     server: spec.server,
-    agents: spec.agents ? Object.freeze([...spec.agents]) : undefined,
     jsonSchema: deepFreeze(schema),
   });
 }
@@ -306,7 +305,7 @@ export class ToolRegistry {
     } catch (error) {
       // A graph interrupt (waiting for a human) is control flow, not a failure: let the graph see it.
       if ((error as { is_bubble_up?: boolean } | undefined)?.is_bubble_up === true) throw error;
-      if (error instanceof ToolError) return failure(error.message, error.suggestion);
+      if (error instanceof ToolError) return failure(error.message, error.suggestion, error.unavailable);
       const known = knownFailure(error);
       if (known) return known;
       onUnexpected?.(error);
@@ -318,15 +317,22 @@ export class ToolRegistry {
   }
 }
 
-export function failure(error: string, suggestion: string): ToolFailure {
-  return { success: false, error, stateChanged: false, suggestion };
+export function failure(error: string, suggestion: string, unavailable?: string): ToolFailure {
+  return { success: false, error, stateChanged: false, suggestion, ...(unavailable ? { unavailable } : {}) };
 }
 
 /** Errors that carry an HTTP status (e.g. from the ERP client) map to the seed's guidance per status. */
 function knownFailure(error: unknown): ToolFailure | undefined {
   const status = (error as { status?: unknown })?.status;
-  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
   const message = error instanceof Error ? error.message : String(error);
+  const down = (error as { unavailable?: unknown })?.unavailable;
+  if (typeof down === 'string')
+    return failure(
+      `服务不可用 / unavailable: ${message}`,
+      `${down} 暂时不可用，稍后重试；不要把它当作查询结果为空 / ${down} is down: retry later, and never read this as an empty result`,
+      down,
+    );
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
   // The ERP's four-eyes refusal is not a missing role: someone else has to do it.
   if ((error as { code?: unknown }).code === 'four_eyes')
     return failure(

@@ -9,9 +9,12 @@ import {
   reportSection,
   SCORECARDS_HEADING,
   sectionTable,
-} from '../../src/agent/eval/price-review.ts';
+} from '../../bench/eval/price-review.ts';
 import { type AgentHarness, startAgentHarness } from './harness.ts';
 import { type ModelCall, recordingModels } from './stand-ins.ts';
+
+/** Text without its source citations (`[E1]`, `[E1, W2]`), to read the figures as a sentence. */
+const uncited = (text: string) => text.replace(/\s?\[[EW]\d+(?:,\s*[EW]\d+)*\]/g, '');
 
 describe('canonical analysis on the offline model (real sandbox, charts, supplier sites)', () => {
   let h: AgentHarness;
@@ -26,8 +29,8 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     expect(turn.interrupts).toEqual([]);
     expect(turn.answer).toContain('供应商比价结果');
     // The summary carries the review too: the flagged prices and each supplier's delivery record.
-    expect(turn.answer).toMatch(/价格异常（对比 ERP 近 12 个月成交中位价 ¥[\d.]+）：.*warn/);
-    expect(turn.answer).toMatch(/供应商评分：.*准时 [\d.]+%/);
+    expect(uncited(turn.answer)).toMatch(/价格异常（对比 ERP 近 12 个月成交中位价 ¥[\d.]+）：.*warn/);
+    expect(uncited(turn.answer)).toMatch(/供应商评分：.*准时 [\d.]+%/);
 
     const workspace = path.join(h.dataDir, 'workspaces');
     const files = fs.readdirSync(workspace, { recursive: true }).map(String);
@@ -106,7 +109,7 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
       expect(row.严重程度).toContain(check.severity);
       if (['info', 'warn', 'critical'].includes(check.severity)) {
         flagged++;
-        expect(reportSection(report, ANOMALIES_HEADING)).toMatch(
+        expect(uncited(reportSection(report, ANOMALIES_HEADING) ?? '')).toMatch(
           new RegExp(`高于 12 个月中位价的报价：.*${row.供应商} ${p.source} ¥${p.price.toFixed(2)}`),
         );
       }
@@ -114,7 +117,7 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     // The web quotes ranked by their deviation from the median, lowest first, as the ERP computed it.
     const webRows = anomalies.filter((r) => r.价格来源 === '官网报价');
     const ranked = [...webRows].sort((a, b) => printedNumber(a.偏离中位价) - printedNumber(b.偏离中位价));
-    expect(reportSection(report, ANOMALIES_HEADING)).toContain(
+    expect(uncited(reportSection(report, ANOMALIES_HEADING) ?? '')).toContain(
       `官网报价相对 12 个月中位价：${ranked.map((r) => `${r.供应商} ${r.偏离中位价}`).join('、')}。`,
     );
     // The demo history makes some F7TC prices stand out (Bosch's list price is well above the median).
@@ -156,6 +159,101 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     expect(text).toContain('## recent_queries');
     expect(text).toContain('火花塞');
   });
+
+  it('takes the trend and what was paid from the ERP’s price history, per supplier and across suppliers; drafts never move it', async () => {
+    const session = (id: string) => {
+      const root = path.join(h.dataDir, 'workspaces');
+      const file = (pattern: RegExp) =>
+        fs
+          .readdirSync(root, { recursive: true })
+          .map(String)
+          .find((f) => f.includes(id) && pattern.test(f));
+      return JSON.parse(fs.readFileSync(path.join(root, file(/data\/analysis_result\.json$/)!), 'utf8'));
+    };
+    const erp = async (route: string, init: RequestInit = {}) =>
+      (
+        await h.erp.fetch(
+          new Request(`http://erp.test/api${route}`, {
+            ...init,
+            headers: { authorization: `Bearer ${h.tokens.laoxiao}`, 'content-type': 'application/json' },
+          }),
+        )
+      ).json() as Promise<Record<string, never>>;
+    // Every tool call of the run, the sub-agents' included, as LangChain reports them.
+    const calls: Array<{ name: string; args: Record<string, unknown> }> = [];
+    h.callbacks.push({
+      handleToolStart: (
+        _tool: unknown,
+        input: string,
+        _run: string,
+        _parent?: string,
+        _tags?: string[],
+        _meta?: unknown,
+        name?: string,
+      ) => calls.push({ name: name ?? '', args: JSON.parse(input || '{}') }),
+    });
+    const analyse = async (id: string) => {
+      calls.length = 0;
+      const turn = await h.send(h.contextFor('laoxiao', id), '帮我对摩托车火花塞做供应商比价分析');
+      return { turn, calls: [...calls], result: session(id) };
+    };
+    const first = await analyse('paid-1');
+    // Never one page of order search results: the ERP's price history, both groupings, is the only source.
+    expect(first.calls.map((c) => c.name)).not.toContain('order_search_details');
+    const asked = first.calls.filter((c) => c.name === 'part_price_history').map((c) => c.args.by);
+    expect(asked.sort()).toEqual(['product', 'supplier']);
+    const partId = first.calls.find((c) => c.name === 'part_price_history')!.args.partId;
+    const across = await erp(`/parts/${partId}/price-history?months=12&by=product`);
+    const perSupplier = await erp(`/parts/${partId}/price-history?months=12&by=supplier`);
+    const series = across.series as Array<{ months: Array<Record<string, number>> }>;
+    expect(first.result.trend.map((m: Record<string, unknown>) => [m.month, m.avgPrice, m.lines, m.quantity])).toEqual(
+      series[0].months.map((m) => [m.month, m.avgUnitPrice, m.lines, m.quantity]),
+    );
+    expect(first.result.trendBasis).toContain('所有供应商');
+    expect(first.result.trendBasis).toContain(String(across.definition));
+    const bySupplier = perSupplier.series as Array<{
+      supplier: { nameZh: string };
+      months: Array<Record<string, number>>;
+      total: Record<string, number>;
+    }>;
+    for (const row of first.result.suppliers) {
+      const own = bySupplier.find((s) => s.supplier.nameZh === row.supplier)!;
+      expect([row.avgPaid, row.paidLines, row.orderedQty], row.supplier).toEqual([
+        own.total.avgUnitPrice,
+        own.total.lines,
+        own.total.quantity,
+      ]);
+      const trend = first.result.supplierTrends.find((t: { supplier: string }) => t.supplier === row.supplier);
+      expect(trend.months.map((m: Record<string, unknown>) => [m.month, m.avgPrice])).toEqual(
+        own.months.map((m) => [m.month, m.avgUnitPrice]),
+      );
+    }
+    // The answer labels the trend as across suppliers, and names what each supplier was paid.
+    expect(first.turn.answer).toMatch(/价格趋势（所有供应商.*加权/);
+    expect(first.turn.answer).toMatch(/各供应商成交均价/);
+
+    // A buyer drafts, submits and cancels orders at absurd prices: what the analysis was computed from does not move.
+    const parts = (await erp('/parts?name=F7TC&size=50')).items as Array<{
+      id: number;
+      unitPrice: number;
+      moq: number;
+      supplier: { id: number };
+    }>;
+    for (const [i, part] of parts.entries()) {
+      const order = await erp('/orders/create', {
+        method: 'POST',
+        body: JSON.stringify({
+          supplierId: part.supplier.id,
+          lines: [{ partId: part.id, quantity: part.moq * 20, unitPrice: Math.round(part.unitPrice * 7) }],
+          status: i % 2 ? 'pending_approval' : 'draft',
+        }),
+      });
+      if (i % 3 === 0)
+        await erp(`/orders/${order.id}/cancel`, { method: 'POST', body: JSON.stringify({ version: order.version }) });
+    }
+    expect(await erp(`/parts/${partId}/price-history?months=12&by=product`)).toEqual(across);
+    expect(await erp(`/parts/${partId}/price-history?months=12&by=supplier`)).toEqual(perSupplier);
+  }, 120_000);
 });
 
 describe('what a real model is sent for an analysis and an order', () => {
@@ -199,6 +297,12 @@ describe('what a real model is sent for an analysis and an order', () => {
     // The skill as the skills middleware lists it, synced from skills/procurement/.
     expect(prompt).toContain('price-anomalies');
     expect(prompt).toContain('/skills/procurement/price-anomalies/SKILL.md');
+    // The trend comes from the ERP's price history, and every number names its source.
+    expect(analyst!.tools.map((t) => t.name)).toContain('part_price_history');
+    expect(prompt).toMatch(/价格趋势和历史成交均价只用 part_price_history/);
+    expect(prompt).toMatch(/每个数字都要注明来源/);
+    for (const skill of ['price-history', 'cite-sources'])
+      expect(prompt).toContain(`/skills/procurement/${skill}/SKILL.md`);
   }, 120_000);
 
   it('the order agent gets price_check and is told to check each line before drafting', async () => {

@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AgentHarness, resume, type TurnResult } from '../../bench/eval/local-stack.ts';
+import { stackHarness, startStack } from '../../bench/eval/stack.ts';
 import { type Case, CORPUS, type Expect } from './corpus.ts';
-import { type AgentHarness, resume, startAgentHarness, type TurnResult } from './harness.ts';
 
 /**
- * Every phrasing of the corpus runs on the compiled graph with the embedded ERP and the offline model, and is
+ * Every phrasing of the corpus runs through the chat API of a started Procura (every part, the ERP over MCP) with the
+ * offline model, and is
  * judged by where it ends: the approval card of the order it drafted, the question it asked, the analysis it wrote,
  * the warnings or orders it listed. Expected suppliers and parts are looked up in the ERP the run talks to.
  */
@@ -201,7 +203,7 @@ async function judge(
       return undefined;
     }
     case 'greeting': {
-      const calls = turn.messages.filter((m) => m.tool_calls?.length).length;
+      const calls = turn.toolCalls.length;
       return !first && calls === 0 && turn.answer ? undefined : `${calls} tool calls — ${seen}`;
     }
     case 'help': {
@@ -235,11 +237,11 @@ async function playSetup(h: AgentHarness, c: Case, session: string): Promise<str
   return orderNo;
 }
 
-describe('the offline model understands everyday phrasings (corpus on the compiled graph)', () => {
+describe('the offline model understands everyday phrasings (corpus on the started stack)', () => {
   let h: AgentHarness;
   let orders: Orders;
   beforeAll(async () => {
-    h = await startAgentHarness();
+    h = stackHarness(await startStack());
     const db = h.erp.database.db;
     const pick = async (status: 'pending_approval' | 'draft' | 'received') =>
       (
@@ -253,7 +255,7 @@ describe('the offline model understands everyday phrasings (corpus on the compil
           .executeTakeFirstOrThrow()
       ).order_no;
     orders = { pending: await pick('pending_approval'), draft: await pick('draft'), received: await pick('received') };
-  }, 90_000);
+  }, 120_000);
   afterAll(() => h?.close());
 
   it('has at least 150 phrasings', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { passHatK, summarize, type TrialResult, toMarkdown } from '../../src/agent/eval/report.ts';
+import { passHatK, summarize, type TrialResult, toMarkdown } from '../../bench/eval/report.ts';
 
 const trial = (scenario: string, n: number, ok: boolean, extra: Partial<TrialResult> = {}): TrialResult => ({
   scenario,

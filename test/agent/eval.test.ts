@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentHarness, startAgentHarness } from '../../src/agent/eval/local-stack.ts';
-import { SCENARIOS } from '../../src/agent/eval/scenarios.ts';
+import type { AgentHarness } from '../../bench/eval/local-stack.ts';
+import { SCENARIOS } from '../../bench/eval/scenarios.ts';
+import { stackHarness, startStack } from '../../bench/eval/stack.ts';
 
-// The same suite `npm run eval` prints as a table, here as tests on the offline model.
-describe('agent evaluation scenarios (offline model)', () => {
+// The same suite `npm run eval` prints as a table, here as tests on the offline model, through the chat API of a
+// started Procura (every part, the ERP over MCP).
+describe('agent evaluation scenarios (offline model, started stack)', () => {
   let h: AgentHarness;
   beforeAll(async () => {
-    h = await startAgentHarness();
-  }, 90_000);
+    h = stackHarness(await startStack());
+  }, 120_000);
   afterAll(() => h?.close());
 
   it('has at least 12 scenarios', () => {
@@ -17,6 +19,6 @@ describe('agent evaluation scenarios (offline model)', () => {
   SCENARIOS.forEach((scenario, i) => {
     it(scenario.name, async () => {
       expect(await scenario.run(h, `eval-test-${i}`)).toBeUndefined();
-    }, 120_000);
+    }, 240_000);
   });
 });

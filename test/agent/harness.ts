@@ -1,1 +1,7 @@
-export { type AgentHarness, resume, startAgentHarness, type TurnResult } from '../../src/agent/eval/local-stack.ts';
+// Graph-level tests drive the compiled graph in this process (its ERP tools still over MCP).
+export {
+  type InProcessHarness as AgentHarness,
+  resume,
+  startAgentHarness,
+  type TurnResult,
+} from '../../bench/eval/local-stack.ts';

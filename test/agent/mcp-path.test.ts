@@ -7,7 +7,14 @@ import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntime, type ProcuraRunContext } from '../../src/agent/index.ts';
 import { listen } from '../../src/shared/index.ts';
-import { type ModelCall, recordingModels, type SentTool, startKnowledgeMcp, startStandInErpMcp } from './stand-ins.ts';
+import {
+  agentConfigsWithServers,
+  type ModelCall,
+  recordingModels,
+  type SentTool,
+  startKnowledgeMcp,
+  startStandInErpMcp,
+} from './stand-ins.ts';
 
 const text = (m: BaseMessage) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content));
 const toolResults = (call: ModelCall) => call.messages.filter((m) => m.getType() === 'tool').map(text);
@@ -41,6 +48,7 @@ const byName = (tools: SentTool[]) =>
   [...tools].sort((a, b) => a.name.localeCompare(b.name)).map((t) => ({ ...t, parameters: t.parameters }));
 
 let dataDir: string;
+let configDir: string;
 let erp: Awaited<ReturnType<typeof startStandInErpMcp>>;
 let kb: Awaited<ReturnType<typeof startKnowledgeMcp>>;
 let runtime: AgentRuntime;
@@ -74,14 +82,17 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-mcp-path-'));
   erp = await startStandInErpMcp();
   kb = await startKnowledgeMcp();
+  // The company's knowledge base reaches the analyst because the analyst's YAML names it.
+  configDir = agentConfigsWithServers({ 'procurement-analyst': ['kb'] });
   runtime = new AgentRuntime({
+    configDir,
     dataDir,
     // Never reached by these runs: the ERP tools come over MCP from the stand-in.
     erpUrl: 'http://127.0.0.1:9/api',
     suppliersUrl: 'http://127.0.0.1:9',
     mcpServers: [
       { name: 'erp', url: erp.mcpUrl, forwardCredentials: true, required: true },
-      { name: 'kb', url: kb.mcpUrl, agents: ['procurement-analyst'] },
+      { name: 'kb', url: kb.mcpUrl },
     ],
     models: recordingModels(calls, script),
     env: { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '' },
@@ -93,6 +104,7 @@ afterAll(async () => {
   await kb?.close();
   await erp?.close();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  if (configDir) fs.rmSync(configDir, { recursive: true, force: true });
 });
 
 describe('MCP on the agent’s path', () => {
@@ -113,7 +125,7 @@ describe('MCP on the agent’s path', () => {
       );
     }
     const names = (agent: string) => sent.get(agent)!.map((t) => t.name);
-    // The extra server reaches only the agent named for it.
+    // The extra server reaches only the agent whose YAML names it.
     expect(names('procurement-analyst')).toContain('kb_lookup');
     expect(names('orchestrator')).not.toContain('kb_lookup');
     expect(names('procurement-order')).not.toContain('kb_lookup');
@@ -183,7 +195,9 @@ describe('MCP servers at start-up', () => {
   it('skips an optional server that is down and adds its tools once it answers', async () => {
     const port = await freePort();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-mcp-late-'));
+    const configs = agentConfigsWithServers({ orchestrator: ['late'], 'procurement-order': ['late'] });
     const late = new AgentRuntime({
+      configDir: configs,
       dataDir: dir,
       erpUrl: 'http://127.0.0.1:9/api',
       suppliersUrl: 'http://127.0.0.1:9',
@@ -206,13 +220,15 @@ describe('MCP servers at start-up', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         names = (await late.toolListing('orchestrator', ctx)).map((t) => t.name);
       }
-      // No `agents` given: the server's tools reach every agent.
+      // The agents whose YAML names the server get its tools once it answers; the analyst's does not.
       expect(names).toContain('kb_lookup');
       expect((await late.toolListing('order', ctx)).map((t) => t.name)).toContain('kb_lookup');
+      expect((await late.toolListing('analyst', ctx)).map((t) => t.name)).not.toContain('kb_lookup');
     } finally {
       await late.close();
       await server?.close();
       fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(configs, { recursive: true, force: true });
     }
   }, 90_000);
 });

@@ -143,7 +143,7 @@ describe('order decisions', () => {
   it('asks for missing fields with request_order_info and continues with the answer', async () => {
     const ctx = h.contextFor('laoxiao', 'order-missing');
     const first = await h.send(ctx, '帮我给火炬下一个 F7TC 火花塞的采购单');
-    expect(first.interrupts[0]?.value, JSON.stringify(first.messages.slice(-3))).toMatchObject({
+    expect(first.interrupts[0]?.value, JSON.stringify(first.toolCalls)).toMatchObject({
       kind: 'order_info',
       fields: ['quantity'],
     });

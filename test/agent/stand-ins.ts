@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { BaseChatModel, type BaseChatModelCallOptions } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
@@ -5,7 +8,7 @@ import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
-import { type AgentModels, createAgentModels } from '../../src/agent/index.ts';
+import { AGENT_CONFIG_DIR, type AgentModels, createAgentModels } from '../../src/agent/index.ts';
 import { listen, type RunningServer } from '../../src/shared/index.ts';
 
 /** A tool as a model is sent it (OpenAI function format, as every chat model converts it). */
@@ -224,4 +227,19 @@ export async function startKnowledgeMcp(port = 0): Promise<RunningServer & { mcp
       return state.calls;
     },
   };
+}
+
+/**
+ * The packaged agent configs copied into a temp dir, with `servers` added to the named agents' YAML (how a company
+ * gives an agent the tools of its own MCP server). Returns the dir; remove it when done.
+ */
+export function agentConfigsWithServers(servers: Record<string, string[]>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-agent-configs-'));
+  for (const file of fs.readdirSync(AGENT_CONFIG_DIR)) {
+    let yaml = fs.readFileSync(path.join(AGENT_CONFIG_DIR, file), 'utf8');
+    const name = /^name: (\S+)$/m.exec(yaml)?.[1] ?? '';
+    if (servers[name]) yaml = yaml.replace(/^tools:$/m, `servers: [${servers[name].join(', ')}]\ntools:`);
+    fs.writeFileSync(path.join(dir, file), yaml);
+  }
+  return dir;
 }

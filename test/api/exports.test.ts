@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANOMALIES_HEADING, printedAs, SCORECARDS_HEADING, sectionTable } from '../../bench/eval/price-review.ts';
 import { createAgentStorage } from '../../src/agent/backends/index.ts';
-import { ANOMALIES_HEADING, printedAs, SCORECARDS_HEADING, sectionTable } from '../../src/agent/eval/price-review.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 
 const hasChromium = fs.existsSync(process.env.PROCURA_CHROMIUM_PATH ?? '/usr/bin/chromium');

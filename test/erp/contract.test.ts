@@ -22,6 +22,11 @@ describe('the ERP contract', () => {
     const [part] = z.object({ items: z.array(exactly(contract.PartSchema)) }).parse(parts).items;
     const supplier = await (await fetch(`${env.baseUrl}/suppliers/${part.supplier.id}`, { headers })).json();
     exactly(contract.SupplierSchema).parse(supplier);
+    const history = await (await fetch(`${env.baseUrl}/parts/${part.id}/price-history`, { headers })).json();
+    for (const series of exactly(contract.PriceHistorySchema).parse(history).series) {
+      exactly(contract.PriceHistorySeriesSchema).parse(series);
+      for (const month of series.months) exactly(contract.PriceHistoryMonthSchema).parse(month);
+    }
     const created = await fetch(`${env.baseUrl}/orders/create`, {
       method: 'POST',
       headers: { ...headers, 'idempotency-key': 'contract-test' },

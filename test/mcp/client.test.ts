@@ -8,6 +8,8 @@ import {
   type CallerCredentials,
   createMcpApp,
   credentialsFromHeaders,
+  erpToolRegistry,
+  groupOf,
   McpConnections,
   mcpServersFrom,
   startErpMcpServer,
@@ -53,6 +55,10 @@ describe('MCP client', () => {
         expect.arrayContaining(['supplier_query', 'part_query', 'inventory_warning', 'order_search_details']),
       );
       expect(analyst).not.toContain('order_create');
+      // Every tool keeps the group it is declared in, whatever its name's prefix (price_check is a part tool).
+      for (const declared of erpToolRegistry({ baseUrl: env.baseUrl }).list())
+        expect([declared.name, registry.get(declared.name)?.group]).toEqual([declared.name, declared.group]);
+      expect(registry.get('price_check')?.group).toBe('part');
 
       const scheduler = new ToolScheduler(registry);
       const [laoxiao] = (await scheduler.runTurn(
@@ -89,6 +95,16 @@ describe('MCP client', () => {
     } finally {
       await connections.close();
     }
+  });
+
+  it('groups a server’s tools by the group it declares, else by name prefix, else by the server’s setting or name', () => {
+    const server = { name: 'kb', group: 'knowledge' };
+    expect(groupOf({ name: 'price_check', _meta: { 'procura/group': 'part' } }, server)).toBe('part');
+    expect(groupOf({ name: 'order_lookup' }, server)).toBe('order');
+    expect(groupOf({ name: 'kb_lookup' }, server)).toBe('knowledge');
+    expect(groupOf({ name: 'kb_lookup' }, { name: 'kb' })).toBe('kb');
+    // A declared group that is not a group name is ignored.
+    expect(groupOf({ name: 'kb_lookup', _meta: { 'procura/group': '../../x' } }, { name: 'kb' })).toBe('kb');
   });
 
   it('leaves the caller’s signal as it found it once a call ended', async () => {
@@ -232,7 +248,7 @@ describe('MCP client', () => {
   }, 90_000);
 
   it('reads its server list from settings and PROCURA_MCP_SERVERS', () => {
-    const servers = JSON.stringify([{ name: 'kb', url: 'http://kb/mcp', agents: ['procurement-analyst'] }]);
+    const servers = JSON.stringify([{ name: 'kb', url: 'http://kb/mcp' }]);
     const settings = loadSettings({ erpMcpPort: 8100 }, { PROCURA_MCP_SERVERS: servers });
     expect(mcpServersFrom(settings).map((c) => [c.name, c.url])).toEqual([
       ['erp', 'http://127.0.0.1:8100/mcp'],

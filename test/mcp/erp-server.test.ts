@@ -18,6 +18,7 @@ const ERP_TOOLS = [
   'order_search_details',
   'order_update',
   'part_by_supplier',
+  'part_price_history',
   'part_query',
   'part_search',
   'price_check',
@@ -35,6 +36,7 @@ const VALID_ARGS: Record<string, Record<string, unknown>> = {
   order_search_details: {},
   order_update: { orderId: 1, version: 1, note: 'x' },
   part_by_supplier: { supplierId: 1 },
+  part_price_history: { partId: 1 },
   part_query: {},
   part_search: { name: '火花塞' },
   price_check: { partId: 1, unitPrice: 10 },
@@ -101,6 +103,23 @@ async function exerciseEveryTool(client: Client, callId: string) {
   await ok('part_by_supplier', { supplierId: part.supplier.id });
   const check = await ok('price_check', { partId: part.id, unitPrice: part.unitPrice });
   expect(check.severity).toMatch(/^(ok|info|warn|critical|unknown)$/);
+  // The trend over MCP is the ERP's own answer, per supplier and across suppliers (labelled as such).
+  for (const by of ['supplier', 'product'] as const) {
+    const history = await ok('part_price_history', { partId: part.id, months: 12, by });
+    const rest = await fetch(`${env.baseUrl}/parts/${part.id}/price-history?months=12&by=${by}`, {
+      headers: { authorization: `Bearer ${env.erp.demoTokens.laoxiao}` },
+    }).then((r) => r.json() as Promise<Any>);
+    expect(history.definition).toBe(rest.definition);
+    expect(history.series.map((s: Any) => [s.supplierId, s.months, s.total])).toEqual(
+      rest.series.map((s: Any) => [
+        s.supplier?.id ?? null,
+        s.months.map(({ amount: _, ...m }: Any) => m),
+        { avgUnitPrice: s.total.avgUnitPrice, lines: s.total.lines, quantity: s.total.quantity },
+      ]),
+    );
+    if (by === 'product') expect(history.series[0].label).toMatch(/所有供应商.*all suppliers/);
+    expect(history.series.some((s: Any) => s.months.length > 0)).toBe(true);
+  }
   await ok('inventory_warning', {});
   const order = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq }] };
   const created = (await ok('order_create', order, callId)).order;
@@ -150,6 +169,9 @@ describe.each([
       expect(tools.find((t) => t.name === 'part_query')?.description).toContain('spark_plug(火花塞)');
       const seen = await exerciseEveryTool(client, `mcp-${_transport}`);
       expect(Object.keys(seen).sort()).toEqual(ERP_TOOLS);
+      // Every answer names the ERP's trace id of its response: the caller's over HTTP, one the server made on stdio.
+      for (const [name, data] of Object.entries(seen))
+        expect(data.traceId, name).toMatch(_transport === 'stdio' ? /^[\w.:-]{8,128}$/ : /^mcp-test-1$/);
       expect(seen.order_cancel.order.status).toBe('cancelled');
       expect(seen.order_update.order.note).toBe('via MCP');
     } finally {

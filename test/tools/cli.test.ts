@@ -12,12 +12,15 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-async function procura(...args: string[]) {
-  const { stdout } = await run(process.execPath, [path.resolve('bin/procura.js'), ...args, '--data-dir', env.dataDir], {
-    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' },
+async function procuraWithLogs(logLevel: string, ...args: string[]) {
+  return run(process.execPath, [path.resolve('bin/procura.js'), ...args, '--data-dir', env.dataDir], {
+    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: logLevel },
     timeout: 60_000,
   });
-  return stdout;
+}
+
+async function procura(...args: string[]) {
+  return (await procuraWithLogs('silent', ...args)).stdout;
 }
 
 describe('procura tools', () => {
@@ -51,6 +54,20 @@ describe('procura tools', () => {
     await expect(procura('tools', '--agent', 'nobody', '--user', 'laoxiao')).rejects.toMatchObject({
       stderr: expect.stringContaining('unknown agent nobody'),
     });
+  }, 180_000);
+
+  it('--json prints only JSON on stdout; what it logs (a chart server that is down) goes to stderr', async () => {
+    const { stdout, stderr } = await procuraWithLogs(
+      'info',
+      'tools',
+      '--agent',
+      'analyst',
+      '--json',
+      '--user',
+      'laoxiao',
+    );
+    expect(JSON.parse(stdout).tools.length).toBeGreaterThan(5);
+    expect(stderr).toContain('chart MCP server unreachable');
   }, 180_000);
 
   it('tools call runs one tool as the user and prints its result', async () => {

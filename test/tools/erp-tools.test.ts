@@ -166,3 +166,47 @@ describe('dynamic_http_call', () => {
     });
   });
 });
+
+describe('an ERP that is down is an outage, not an answer', () => {
+  it('a 5xx, a refused connection or no answer in time each come back as `unavailable: ERP`, also over MCP', async () => {
+    const { listen } = await import('../../src/shared/index.ts');
+    const { McpConnections, startErpMcpServer } = await import('../../src/mcp/index.ts');
+    const { ToolRegistry } = await import('../../src/tools/index.ts');
+    const failing = await listen(() => new Response('upstream broke', { status: 502 }), {
+      host: '127.0.0.1',
+      port: 0,
+    });
+    const silent = await listen(() => new Promise<Response>(() => undefined), { host: '127.0.0.1', port: 0 });
+    try {
+      const cases = [
+        { baseUrl: `${failing.url}/api` },
+        { baseUrl: 'http://127.0.0.1:9/api' }, // discard port: nothing listens
+        { baseUrl: `${silent.url}/api`, timeoutMs: 300 },
+      ];
+      for (const erp of cases) {
+        const tools = createToolbox({ erp }).registry;
+        const result = (await tools.execute('part_search', { name: 'F7TC' }, env.context('laoxiao'))) as Any;
+        expect(result, erp.baseUrl).toMatchObject({ success: false, unavailable: 'ERP' });
+        expect(result.error).toContain('服务不可用');
+      }
+      // Through the ERP MCP server, the agent's client reads the same outage.
+      const mcp = await startErpMcpServer({ erp: { baseUrl: `${failing.url}/api` }, host: '127.0.0.1', port: 0 });
+      const connections = await McpConnections.connect([
+        { name: 'erp', url: mcp.mcpUrl, forwardCredentials: true, required: true },
+      ]);
+      try {
+        const remote = connections.registerInto(new ToolRegistry());
+        expect(await remote.execute('part_search', { name: 'F7TC' }, env.context('laoxiao'))).toMatchObject({
+          success: false,
+          unavailable: 'ERP',
+        });
+      } finally {
+        await connections.close();
+        await mcp.close();
+      }
+    } finally {
+      await failing.close();
+      await silent.close();
+    }
+  }, 60_000);
+});

@@ -103,9 +103,20 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
         )
         .toBeGreaterThanOrEqual(2);
       await shot('05-analysis-done');
+      // Each figure's citation names its source on hover: the ERP request and its trace id, or the page and when it
+      // was read.
+      const sourceTitles = (scope: string) =>
+        page.locator(`${scope} .source-ref .source-id`).evaluateAll((els) => els.map((e) => e.getAttribute('title')));
+      const cited = await sourceTitles('.messages');
+      expect(cited.length).toBeGreaterThan(10);
+      expect(cited.filter((t) => !t)).toEqual([]);
+      expect(cited.some((t) => /^ERP part_price_history \{.*\} · x-trace-id \S+$/.test(t ?? ''))).toBe(true);
+      expect(cited.some((t) => /^http:\/\/\S+ · 读取于 \/ read at \d{4}-\d\d-\d\dT/.test(t ?? ''))).toBe(true);
       await page.getByTestId('report-tab').click();
       await page.locator('[data-testid=report-panel] .report-body h1').waitFor({ timeout: 30_000 });
       expect(await page.locator('[data-testid=report-panel] .report-body table').count()).toBeGreaterThan(0);
+      expect((await sourceTitles('[data-testid=report-panel]')).filter((t) => !t)).toEqual([]);
+      expect((await sourceTitles('[data-testid=report-panel]')).length).toBeGreaterThan(10);
       const downloads = await page.getByTestId('download').allTextContents();
       expect(downloads.some((d) => d.includes('.md'))).toBe(true);
       expect(downloads.some((d) => d.includes('.json'))).toBe(true);

@@ -4,6 +4,7 @@ import { logger } from '../../shared/index.ts';
 import { failure } from '../../tools/index.ts';
 import { runContext, runContextSchema } from '../context.ts';
 import { modelServiceFailure } from '../models/resilience.ts';
+import { outageOf, serviceUnavailable } from '../outage.ts';
 
 export interface RunLimits {
   /** Model calls per run (seed: main 50, analyst 50, order 20). */
@@ -57,18 +58,21 @@ export function createRunGuardsMiddleware(limits: RunLimits, agent: string) {
 /**
  * Turns a tool that throws (built-in file tools, adapters) into a failure the model can read; interrupts pass
  * through, and so does a failing model service inside a sub-agent (the run ends with it instead of asking the
- * same failing service again).
+ * same failing service again). A tool result reporting an outage of a service the run needs (the ERP) ends the run
+ * with a retryable error naming it, instead of letting a model read "nothing found" into it; retrying takes the run
+ * up again before that call.
  */
 export function createToolErrorGuardMiddleware() {
   return createMiddleware({
     name: 'ToolErrorGuardMiddleware',
     contextSchema: runContextSchema,
     wrapToolCall: async (request, handler) => {
+      let result: Awaited<ReturnType<typeof handler>>;
       try {
-        return await handler(request);
+        result = await handler(request);
       } catch (error) {
         if ((error as { is_bubble_up?: boolean } | undefined)?.is_bubble_up) throw error;
-        if (modelServiceFailure(error)) throw error;
+        if (modelServiceFailure(error) || serviceUnavailable(error)) throw error;
         logger.warn(
           { err: error, tool: request.toolCall.name, traceId: runContext(request.runtime)?.traceId },
           'tool failed',
@@ -86,6 +90,9 @@ export function createToolErrorGuardMiddleware() {
           ),
         });
       }
+      const outage = outageOf((result as { content?: unknown }).content);
+      if (outage) throw outage;
+      return result;
     },
   });
 }

@@ -21,6 +21,8 @@ export interface AgentModels {
   policy: ModelCallPolicy;
   /** USD per million tokens, by model. */
   prices: PriceTable;
+  /** The model (`main` or `light`) as the agent named `agent` runs on it; the model itself when it need not know. */
+  forAgent?: (agent: string, model: BaseChatModel) => BaseChatModel;
 }
 
 const modelSettings = z.object({
@@ -121,5 +123,7 @@ export function createAgentModels(env: NodeJS.ProcessEnv = process.env): AgentMo
     contextWindow: s.PROCURA_MODEL_CONTEXT ?? 64_000,
     policy: policy('offline'),
     prices,
+    // The offline model plans each agent's flow: it is told which agent it serves.
+    forAgent: (agent, model) => (model instanceof OfflineChatModel ? model.serving(agent) : model),
   };
 }

@@ -11,6 +11,8 @@ export const ORCHESTRATOR = 'orchestrator';
 export const agentConfigSchema = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9-]{1,40}$/, 'lower-case words joined by -'),
   description: z.string().min(10).max(1000),
+  /** What people see for the agent (step lists, the terminal): Chinese and English; the name when absent. */
+  label: z.strictObject({ zh: z.string().min(1).max(40), en: z.string().min(1).max(40) }).optional(),
   prompt: z.string().min(20),
   /** `inherit` uses the main model, `light` the light model. */
   model: z.enum(['inherit', 'light']).default('inherit'),
@@ -18,6 +20,8 @@ export const agentConfigSchema = z.strictObject({
     groups: z.array(z.string().min(1)).default([]),
     names: z.array(z.string().min(1)).default([]),
   }),
+  /** MCP servers (by their configured name) every tool of which the agent gets, e.g. a company's knowledge base. */
+  servers: z.array(z.string().regex(/^[a-z][a-z0-9-]{0,31}$/, 'an MCP server name, e.g. kb')).default([]),
   skills: z.array(z.string().startsWith('/')).default([]),
   /** Files loaded into the system prompt at the start of every run (seed 002: the global `/AGENTS.md`). */
   memory: z.array(z.string().startsWith('/')).default([]),
@@ -30,6 +34,19 @@ export const agentConfigSchema = z.strictObject({
 });
 
 export type AgentConfig = z.infer<typeof agentConfigSchema>;
+
+/** An agent's name and labels, as clients show it. */
+export interface AgentLabel {
+  name: string;
+  label: { zh: string; en: string };
+}
+
+/** The label of each configured agent, in configuration order (the orchestrator first). */
+export function agentLabels(configs: readonly AgentConfig[]): AgentLabel[] {
+  return [...configs]
+    .sort((a, b) => Number(b.name === ORCHESTRATOR) - Number(a.name === ORCHESTRATOR))
+    .map((c) => ({ name: c.name, label: c.label ?? { zh: c.name, en: c.name } }));
+}
 
 export const AGENT_CONFIG_DIR = path.join(import.meta.dirname, 'configs');
 

@@ -8,11 +8,13 @@ export interface ApiAddresses extends PartAddresses {
   /** Embedded mode (`procura start`): the demo users offered by the one-click sign-in. */
   demoUsers?: DemoUser[];
   demoSignIn?: DemoSignInMode;
+  /** The environment the agent reads its model settings from (the process's by default). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Starts the chat API with its agent runtime, built first: a required MCP server that is down fails start-up. */
 export async function startApi(settings: Settings, addresses: ApiAddresses) {
-  const runtime = agentRuntimeFor(settings, addresses);
+  const runtime = agentRuntimeFor(settings, addresses, addresses.env);
   const agentStarted = performance.now();
   try {
     await runtime.registry();
@@ -31,6 +33,7 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
     port: settings.apiPort,
     demoUsers: addresses.demoUsers,
     demoSignIn: addresses.demoSignIn ?? 'off',
+    limits: { startsPerMinute: settings.runStartsPerMinute },
     // Reports exported as PDF embed the chart renderer's images, and only those.
     chartImageOrigins: [addresses.chartsUrl],
   });

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { AgentRuntime } from '../../agent/index.ts';
+import type { Erp } from '../../erp/index.ts';
 import type { Settings } from '../../shared/index.ts';
 import { closeOnSignal, settingsFrom, urlHost, withCommonOptions } from '../options.ts';
 import { ensureWebUi } from '../web-ui.ts';
 
 /** One running part of Procura, as `start` reports it. */
-interface StartedPart {
+export interface StartedPart {
   name: string;
   url: string;
   /** What the start-up report shows instead of `url` when that holds a secret. */
@@ -17,6 +18,8 @@ interface StartedPart {
   readyAt?: number;
   took?: number;
   demoTokens?: Record<string, string>;
+  /** The ERP itself (its database and services), for whoever started it in-process (the tests' stack). */
+  erp?: Erp;
   runtime?: AgentRuntime;
   /** The chat API builds the agent before it answers: when that was done and how long it took (ms, wall). */
   agentReady?: { at: number; took: number };
@@ -32,7 +35,15 @@ interface StartedPart {
 interface PartSpec {
   name: string;
   needs: string[];
-  start(plan: Plan, started: Map<string, StartedPart>): Promise<Omit<StartedPart, 'name'>>;
+  start(plan: Plan, started: Map<string, StartedPart>, options: StartOptions): Promise<Omit<StartedPart, 'name'>>;
+}
+
+/** How `startParts` runs beyond the settings: what `procura start` does by default. */
+export interface StartOptions {
+  /** The environment the agent reads its model settings from. */
+  env?: NodeJS.ProcessEnv;
+  /** Build the browser UI when `web/dist` is missing (on by default; the chat API serves whatever is built). */
+  buildWebUi?: boolean;
 }
 
 /**
@@ -66,6 +77,7 @@ const parts: PartSpec[] = [
         url: `${erp.server.url}/api`,
         detail: `docs ${erp.server.url}/api/docs · ${erp.database.dialect} ${erp.database.location}`,
         demoTokens: erp.demoTokens,
+        erp,
         close: erp.close,
       };
     },
@@ -134,7 +146,7 @@ const parts: PartSpec[] = [
     name: 'Chat API + UI',
     // The agent connects to the ERP MCP server and the chart MCP server before the API answers.
     needs: ['ERP', 'ERP MCP', 'Supplier sites', 'Chart MCP', 'Browser UI'],
-    async start(settings, started) {
+    async start(settings, started, options) {
       const [{ startApi }, { DEMO_USERS }, { demoSignInMode }, { partAddresses }] = await Promise.all([
         import('./api.ts'),
         import('../../erp/index.ts'),
@@ -157,6 +169,7 @@ const parts: PartSpec[] = [
           role: u.role,
           token: demoTokens[u.username],
         })),
+        env: options.env,
       });
       return {
         url: `${api.server.url}/`,
@@ -191,21 +204,26 @@ const parts: PartSpec[] = [
 const browserUi: PartSpec = {
   name: 'Browser UI',
   needs: [],
-  async start() {
+  async start(_plan, _started, options) {
+    if (options.buildWebUi === false)
+      return { url: 'web/dist', detail: 'not built by this start', close: async () => undefined };
     const built = await ensureWebUi();
     return { url: 'web/dist', detail: built ? 'built now' : 'already built', close: async () => undefined };
   },
 };
 
-/** Starts every part as soon as what it needs is ready; on a failure, stops what did start and names the part. */
-async function startAll(settings: Settings): Promise<Map<string, StartedPart>> {
+/**
+ * Starts every part as soon as what it needs is ready; on a failure, stops what did start and names the part. This
+ * is `procura start` (and the tests' started stack), part by part, keyed by each part's name.
+ */
+export async function startParts(settings: Settings, options: StartOptions = {}): Promise<Map<string, StartedPart>> {
   const plan = await planOf(settings);
   const started = new Map<string, StartedPart>();
   const pending = new Map<string, Promise<void>>();
   const startPart = async (spec: PartSpec) => {
     await Promise.all(spec.needs.map((name) => pending.get(name)));
     const from = performance.now();
-    const part = await spec.start(plan, started).catch((error: Error) => {
+    const part = await spec.start(plan, started, options).catch((error: Error) => {
       throw new Error(`${spec.name} 启动失败 / failed to start: ${error.message}`, { cause: error });
     });
     const now = performance.now();
@@ -226,7 +244,7 @@ export function registerStartCommand(program: Command): void {
     program.command('start').description('run every part of Procura on this machine / 启动全部服务'),
   ).action(async (opts) => {
     const settings = settingsFrom(opts);
-    const started = await startAll(settings);
+    const started = await startParts(settings);
     const ordered = parts.map((spec) => started.get(spec.name)!);
     console.log('\nProcura 已启动 / Procura is running:');
     for (const part of ordered)

@@ -58,6 +58,19 @@ export const PriceCheckQuery = z.object({
   unitPrice: z.coerce.number().positive().max(10_000_000).openapi({ example: 16.5 }),
   supplierId: Id.optional(),
 });
+export const PriceHistoryQuery = z.object({
+  months: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(contract.PRICE_HISTORY_MAX_MONTHS)
+    .default(12)
+    .openapi({ description: 'calendar months (UTC) ending with the current one' }),
+  by: z
+    .enum(contract.PRICE_HISTORY_GROUPINGS)
+    .default('supplier')
+    .openapi({ description: 'supplier: one series per supplier of the product; product: one series across them' }),
+}) satisfies z.ZodType<contract.PriceHistoryQuery, unknown>;
 export const ScorecardQuery = z.object({ months: z.coerce.number().int().min(1).max(36).default(12) });
 export const UpdatePolicyBody = documented(contract.UpdatePolicyInputSchema).openapi('UpdateApprovalPolicy');
 export const OrderDecisionBody = documented(contract.OrderDecisionInputSchema).openapi('OrderDecision');
@@ -81,6 +94,7 @@ export const OrderSchema = documented(contract.OrderSchema).openapi('Order');
 export const InventoryWarningSchema = documented(contract.InventoryWarningSchema).openapi('InventoryWarning');
 export const PriceCheckSchema = documented(contract.PriceCheckSchema).openapi('PriceCheck');
 export const ApprovalPolicySchema = documented(contract.ApprovalPolicySchema).openapi('ApprovalPolicy');
+export const PriceHistorySchema = documented(contract.PriceHistorySchema).openapi('PriceHistory');
 export const ScorecardSchema = documented(contract.SupplierScorecardSchema).openapi('SupplierScorecard');
 
 export const AuditQuery = z.object({ entity: Text(40), entityId: Text(40) });

@@ -6,6 +6,7 @@ import { InventoryService } from './inventory.ts';
 import { OrderBook } from './orders.ts';
 import { PartCatalog } from './parts.ts';
 import { PriceChecks } from './price-checks.ts';
+import { PriceHistories } from './price-history.ts';
 import { SupplierScorecards } from './scorecards.ts';
 import { SupplierDirectory } from './suppliers.ts';
 import { UserDirectory } from './users.ts';
@@ -24,6 +25,7 @@ export function createErpServices(database: ErpDatabase) {
     parts: new PartCatalog(db, database.read, new PartSearchIndex(database.dialect)),
     orders: new OrderBook(db, { priceChecks, policies }),
     priceChecks,
+    priceHistories: new PriceHistories(db),
     policies,
     scorecards: new SupplierScorecards(db),
     inventory: new InventoryService(db),

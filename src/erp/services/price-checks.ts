@@ -1,14 +1,12 @@
 import type { Kysely } from 'kysely';
 import { notFound } from '../../shared/index.ts';
-import type { PriceCheck, PriceSeverity, PriceThresholds } from '../contract.ts';
+import { PAID_ORDER_STATUSES, type PriceCheck, type PriceSeverity, type PriceThresholds } from '../contract.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { type ErpContext, fromE4 } from './context.ts';
 import { requireSupplier } from './suppliers.ts';
 
 /** Fewer paid lines than this and a median says little: the check answers `unknown`. */
 export const MIN_HISTORY_LINES = 3;
-/** Only orders that were actually placed count as what the project pays. */
-const PAID_STATUSES = ['ordered', 'received'] as const;
 const YEAR_MS = 365 * 86_400_000;
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -59,7 +57,7 @@ export class PriceChecks {
       .innerJoin('parts', 'parts.id', 'order_lines.part_id')
       .select(['order_lines.unit_price_e4 as price', 'order_lines.order_id as orderId'])
       .where('orders.project_id', '=', ctx.projectId)
-      .where('orders.status', 'in', PAID_STATUSES)
+      .where('orders.status', 'in', PAID_ORDER_STATUSES)
       .where('orders.created_at', '>=', from)
       .where('orders.created_at', '<=', to)
       .where('parts.model', '=', part.model)

@@ -6,11 +6,12 @@ import {
   type InventoryWarning,
   type Order,
   type Part,
+  type PriceHistory,
   type Supplier,
   type SupplierScorecard,
 } from '../../erp/index.ts';
 import { Tool, type ToolControl } from '../registry.ts';
-import { type ErpConnection, type ErpRequest, erpRequest } from './http.ts';
+import { type ErpAnswer, type ErpConnection, type ErpRequest, erpExchange, erpRequest } from './http.ts';
 
 const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus } = contract;
 const Page = z.number().int().min(1).max(100_000).default(1).describe('页码，从 1 开始 / page, from 1');
@@ -87,6 +88,9 @@ const orderView = (o: OrderWire) => ({
   })),
   approval: o.approval ?? undefined,
 });
+/** The label of a price history's series across every supplier of a product. */
+export const ACROSS_SUPPLIERS = '所有供应商 / all suppliers';
+
 type PriceCheckWire = NonNullable<OrderWire['lines'][number]['priceCheck']>;
 const priceCheckView = (c: PriceCheckWire) => ({
   severity: c.severity,
@@ -125,14 +129,22 @@ export class ErpClient {
     return erpRequest<T>(this.connection, method, path, request);
   }
 
-  private get<T>(path: string, query: Record<string, unknown> | undefined, control: ToolControl): Promise<T> {
-    return this.request<T>('GET', path, { query, signal: control.signal });
+  /** A read as the bound user, with the ERP's trace id of the answer (every tool result carries it as `traceId`). */
+  private get<T>(
+    path: string,
+    query: Record<string, unknown> | undefined,
+    control: ToolControl,
+  ): Promise<ErpAnswer<T>> {
+    return erpExchange<T>(this.connection, 'GET', path, { query, signal: control.signal });
   }
 
   /** One write to an order, answered with the order as it now stands. */
   private async writeOrder(method: string, path: string, request: ErpRequest, control: ToolControl) {
-    const order = await this.request<OrderWire>(method, path, { ...request, signal: control.signal });
-    return { success: true, stateChanged: true, order: orderView(order) };
+    const { body, traceId } = await erpExchange<OrderWire>(this.connection, method, path, {
+      ...request,
+      signal: control.signal,
+    });
+    return { success: true, stateChanged: true, order: orderView(body), traceId };
   }
 
   /** The project's part categories, as the line a model reads when picking one. */
@@ -154,10 +166,10 @@ export class ErpClient {
     group: 'supplier',
   })
   async supplierQuery(input: { name?: string }, control: ToolControl) {
-    const { items } = input.name
+    const { body, traceId } = input.name
       ? await this.get<{ items: SupplierWire[] }>('/suppliers/search', { name: input.name }, control)
       : await this.get<{ items: SupplierWire[] }>('/suppliers', undefined, control);
-    return { items: items.map(supplierView), total: items.length };
+    return { items: body.items.map(supplierView), total: body.items.length, traceId };
   }
 
   @Tool({
@@ -169,8 +181,12 @@ export class ErpClient {
     group: 'supplier',
   })
   async supplierGet(input: { supplierId: number }, control: ToolControl) {
-    const supplier = await this.get<SupplierWire>(`/suppliers/${input.supplierId}`, undefined, control);
-    return { ...supplierView(supplier), contact: supplier.contact, key: supplier.key };
+    const { body: supplier, traceId } = await this.get<SupplierWire>(
+      `/suppliers/${input.supplierId}`,
+      undefined,
+      control,
+    );
+    return { ...supplierView(supplier), contact: supplier.contact, key: supplier.key, traceId };
   }
 
   @Tool({
@@ -186,7 +202,12 @@ export class ErpClient {
     group: 'supplier',
   })
   async supplierScorecard(input: { supplierId: number; months: number }, control: ToolControl) {
-    return this.get<ScorecardWire>(`/suppliers/${input.supplierId}/scorecard`, { months: input.months }, control);
+    const { body, traceId } = await this.get<ScorecardWire>(
+      `/suppliers/${input.supplierId}/scorecard`,
+      { months: input.months },
+      control,
+    );
+    return { ...body, traceId };
   }
 
   @Tool({
@@ -211,7 +232,8 @@ export class ErpClient {
     input: { name?: string; category?: string; supplierId?: number; page: number; size: number },
     control: ToolControl,
   ) {
-    return paged(await this.get<PageWire<PartWire>>('/parts', input, control), partView);
+    const { body, traceId } = await this.get<PageWire<PartWire>>('/parts', input, control);
+    return { ...paged(body, partView), traceId };
   }
 
   @Tool({
@@ -227,8 +249,8 @@ export class ErpClient {
     untrusted: ['spec'],
   })
   async partSearch(input: { name: string; limit: number }, control: ToolControl) {
-    const { items } = await this.get<{ items: PartWire[] }>('/parts/search', input, control);
-    return { items: items.map(partView), total: items.length };
+    const { body, traceId } = await this.get<{ items: PartWire[] }>('/parts/search', input, control);
+    return { items: body.items.map(partView), total: body.items.length, traceId };
   }
 
   @Tool({
@@ -246,8 +268,50 @@ export class ErpClient {
   })
   async priceCheck(input: { partId: number; unitPrice: number; supplierId?: number }, control: ToolControl) {
     const { partId, ...query } = input;
-    const check = await this.get<PriceCheckWire>(`/parts/${partId}/price-check`, query, control);
-    return { partId, unitPrice: check.unitPrice, ...priceCheckView(check), basis: check.basis };
+    const { body: check, traceId } = await this.get<PriceCheckWire>(`/parts/${partId}/price-check`, query, control);
+    return { partId, unitPrice: check.unitPrice, ...priceCheckView(check), basis: check.basis, traceId };
+  }
+
+  @Tool({
+    name: 'part_price_history',
+    label: '价格历史',
+    description:
+      '价格历史（ERP 计算）：同一产品（同型号、同类别）每月已下单/已收货订单行的按数量加权均价、行数和数量，不含草稿、待审批、已批准未下单和已取消的订单。by=supplier 每家供应商一条序列（比较供应商），by=product 所有供应商合并一条（产品趋势）；total 是整个期间的合计。价格趋势和历史成交均价用它，不要用订单搜索结果自己算。/ Monthly quantity-weighted average paid price, lines and quantity of a product (ordered and received orders only), per supplier or across suppliers, computed by the ERP.',
+    schema: z.object({
+      partId: Id.describe('该产品任一供应商的零部件 id / id of any part of the product'),
+      months: contract.PriceHistoryQuerySchema.shape.months.describe(
+        '含本月在内的月数 / calendar months incl. this one',
+      ),
+      by: contract.PriceHistoryQuerySchema.shape.by.describe(
+        'supplier：按供应商分列；product：所有供应商合并 / per supplier, or across suppliers',
+      ),
+    }),
+    safety: 'read-only',
+    group: 'part',
+  })
+  async partPriceHistory(input: { partId: number; months: number; by: 'supplier' | 'product' }, control: ToolControl) {
+    const { partId, ...query } = input;
+    const { body, traceId } = await this.get<PriceHistory>(`/parts/${partId}/price-history`, query, control);
+    return {
+      partId,
+      product: body.product,
+      by: body.by,
+      period: body.period,
+      definition: body.definition,
+      series: body.series.map((s) => ({
+        supplierId: s.supplier?.id ?? null,
+        label: s.supplier?.nameZh ?? ACROSS_SUPPLIERS,
+        parts: s.parts.map((p) => p.code),
+        months: s.months.map((m) => ({
+          month: m.month,
+          avgUnitPrice: m.avgUnitPrice,
+          lines: m.lines,
+          quantity: m.quantity,
+        })),
+        total: { avgUnitPrice: s.total.avgUnitPrice, lines: s.total.lines, quantity: s.total.quantity },
+      })),
+      traceId,
+    };
   }
 
   @Tool({
@@ -260,8 +324,12 @@ export class ErpClient {
     untrusted: ['spec'],
   })
   async partBySupplier(input: { supplierId: number }, control: ToolControl) {
-    const { items } = await this.get<{ items: PartWire[] }>(`/parts/supplier/${input.supplierId}`, undefined, control);
-    return { items: items.map(partView), total: items.length };
+    const { body, traceId } = await this.get<{ items: PartWire[] }>(
+      `/parts/supplier/${input.supplierId}`,
+      undefined,
+      control,
+    );
+    return { items: body.items.map(partView), total: body.items.length, traceId };
   }
 
   @Tool({
@@ -338,7 +406,8 @@ export class ErpClient {
     untrusted: ['note', 'comment'],
   })
   async orderSearchDetails(input: Record<string, unknown>, control: ToolControl) {
-    return paged(await this.get<PageWire<OrderWire>>('/orders/search', input, control), orderView);
+    const { body, traceId } = await this.get<PageWire<OrderWire>>('/orders/search', input, control);
+    return { ...paged(body, orderView), traceId };
   }
 
   @Tool({
@@ -352,7 +421,8 @@ export class ErpClient {
     untrusted: ['note', 'comment'],
   })
   async orderGet(input: { orderId: number }, control: ToolControl) {
-    return orderView(await this.get<OrderWire>(`/orders/${input.orderId}`, undefined, control));
+    const { body, traceId } = await this.get<OrderWire>(`/orders/${input.orderId}`, undefined, control);
+    return { ...orderView(body), traceId };
   }
 
   @Tool({
@@ -365,7 +435,8 @@ export class ErpClient {
     group: 'inventory',
   })
   async inventoryWarning(_input: Record<string, never>, control: ToolControl) {
-    const { items } = await this.get<{ items: InventoryWarning[] }>('/inventory/warning', undefined, control);
+    const { body, traceId } = await this.get<{ items: InventoryWarning[] }>('/inventory/warning', undefined, control);
+    const { items } = body;
     return {
       items: items.map((w) => ({
         partId: w.partId,
@@ -381,6 +452,7 @@ export class ErpClient {
         suggestedQuantity: w.suggestedQuantity,
       })),
       total: items.length,
+      traceId,
     };
   }
 }

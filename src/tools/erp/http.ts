@@ -1,4 +1,4 @@
-import { deadline } from '../../shared/index.ts';
+import { deadline, isTraceId } from '../../shared/index.ts';
 
 /** Where the ERP is and how to reach it as one user. */
 export interface ErpConnection {
@@ -20,8 +20,13 @@ export interface ErpRequest {
   signal?: AbortSignal;
 }
 
-/** A problem+json answer of the ERP. `status` lets the registry map it to the seed's guidance. */
+/**
+ * A problem+json answer of the ERP. `status` lets the registry map it to the seed's guidance; an ERP that cannot be
+ * reached, times out or answers 5xx is `unavailable` (an outage, never an empty result).
+ */
 export class ErpHttpError extends Error {
+  readonly unavailable?: string;
+
   constructor(
     readonly status: number,
     readonly code: string,
@@ -31,6 +36,7 @@ export class ErpHttpError extends Error {
   ) {
     super(message);
     this.name = 'ErpHttpError';
+    if (status >= 500) this.unavailable = 'ERP';
   }
 }
 
@@ -74,6 +80,25 @@ export async function erpRequest<T>(
   path: string,
   request: ErpRequest = {},
 ): Promise<T> {
+  return (await erpExchange<T>(connection, method, path, request)).body;
+}
+
+/**
+ * An ERP answer with the `x-trace-id` the ERP gave that response (the one sent, when the ERP echoes none): what the
+ * figures in it are traced back to.
+ */
+export interface ErpAnswer<T> {
+  body: T;
+  traceId: string;
+}
+
+/** `erpRequest`, keeping the trace id of the ERP's response with its body. */
+export async function erpExchange<T>(
+  connection: ErpConnection,
+  method: string,
+  path: string,
+  request: ErpRequest = {},
+): Promise<ErpAnswer<T>> {
   if (!connection.token) {
     throw new ErpHttpError(
       401,
@@ -104,6 +129,16 @@ export async function erpRequest<T>(
   try {
     response = await (connection.fetch ?? fetch)(httpRequest);
     text = await response.text();
+  } catch (error) {
+    // The caller's own abort (a stopped run) is not an outage.
+    if (request.signal?.aborted) throw error;
+    const why = limit.timedOut ? `no answer within ${connection.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms` : String(error);
+    throw new ErpHttpError(
+      503,
+      'erp_unreachable',
+      `ERP 无法访问 / the ERP cannot be reached (${method} ${path}: ${why}) (trace ${connection.traceId})`,
+      connection.traceId,
+    );
   } finally {
     limit.clear();
   }
@@ -125,7 +160,8 @@ export async function erpRequest<T>(
       fields,
     );
   }
-  return data as T;
+  const echoed = response.headers.get('x-trace-id');
+  return { body: data as T, traceId: isTraceId(echoed) ? echoed : connection.traceId };
 }
 
 function safeJson(text: string): unknown {

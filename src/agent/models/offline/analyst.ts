@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import { cite, SOURCES_HEADING, type Source, sourcesList, sourcesSection } from '../../../protocol/index.ts';
 import { capabilitiesText } from './capabilities.ts';
 import { categoryLabel, mostSupplied, type PartRef, type SupplierRef, suggestRequests } from './catalogue.ts';
 import { type ConversationView, called, items, lastStep, stripLineNumbers, type ToolStep } from './conversation.ts';
@@ -15,6 +16,7 @@ import {
   reviewSummary,
   scorecardSection,
 } from './price-review.ts';
+import { allFrom, citeAll, citeOf, type From, idsOf, SourceBook } from './provenance.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
 export const ANALYST_PATHS = {
@@ -26,37 +28,47 @@ export const ANALYST_PATHS = {
   report: (date: Date) => `/analysis/report_${date.toISOString().slice(0, 10).replace(/-/g, '')}.md`,
 };
 
-interface OrderItem {
-  createdAt: string;
-  supplier: { name: string };
-  lines: Array<{ code: string; quantity: number; unitPrice: number }>;
+/** One series of the ERP's `part_price_history` answer: a supplier's, or the one across suppliers. */
+interface PaidSeries {
+  supplierId: number | null;
+  label: string;
+  months: Array<{ month: string; avgUnitPrice: number; lines: number; quantity: number }>;
+  total: { avgUnitPrice: number | null; lines: number; quantity: number };
 }
 
-/** The analysis script run in the sandbox: ERP list prices, supplier web prices and order history in, result JSON out. */
+/** The price history asked for each comparison: per supplier and across suppliers, 12 calendar months. */
+const PAID_GROUPINGS = ['supplier', 'product'] as const;
+const PAID_MONTHS = 12;
+
+/**
+ * The analysis script run in the sandbox: the ERP's list prices, price history, checks and scorecards and the
+ * supplier web prices in, result JSON out. It carries each figure's sources (`from`) and gives a figure computed from
+ * others the sources of all of them.
+ */
 export const ANALYSIS_SCRIPT = `// Procura 采购比价分析：读取 ${ANALYST_PATHS.inputs}，写出 ${ANALYST_PATHS.result}
 const input = JSON.parse(await fs.readFile('${ANALYST_PATHS.inputs}'));
 const round = (n) => Math.round(n * 100) / 100;
+const ids = (...xs) => [...new Set(xs.flat().filter(Boolean))];
 const suppliers = input.offers.map((o) => {
-  const history = input.history.filter((h) => h.code === o.code);
-  const qty = history.reduce((s, h) => s + h.quantity, 0);
-  const avgPaid = qty ? history.reduce((s, h) => s + h.quantity * h.unitPrice, 0) / qty : null;
+  const paid = input.paid.find((p) => p.supplier === o.supplier);
   const web = typeof o.webPrice === 'number' ? o.webPrice : null;
+  const from = { erpPrice: o.from.erpPrice, moq: o.from.moq };
+  if (web !== null) Object.assign(from, { webPrice: o.from.webPrice, webVsErpPct: ids(o.from.erpPrice, o.from.webPrice) });
+  if (paid) Object.assign(from, { avgPaid: paid.from.avgUnitPrice, paidLines: paid.from.lines, orderedQty: paid.from.quantity });
   return {
     supplier: o.supplier, code: o.code, erpPrice: o.erpPrice, webPrice: web,
     webVsErpPct: web === null ? null : round(((web - o.erpPrice) / o.erpPrice) * 100),
-    avgPaid: avgPaid === null ? null : round(avgPaid), orderedQty: qty, moq: o.moq,
+    // What the project paid this supplier over 12 months, as the ERP sums it (null: no paid lines, or no history).
+    avgPaid: paid ? paid.avgUnitPrice : null, paidLines: paid ? paid.lines : null,
+    orderedQty: paid ? paid.quantity : null, moq: o.moq, from,
   };
 });
-const best = (key) => suppliers.filter((s) => typeof s[key] === 'number').sort((a, b) => a[key] - b[key])[0] || null;
-const months = {};
-for (const h of input.history) {
-  const m = h.createdAt.slice(0, 7);
-  months[m] = months[m] || { amount: 0, qty: 0 };
-  months[m].amount += h.quantity * h.unitPrice;
-  months[m].qty += h.quantity;
-}
-const trend = Object.keys(months).sort().map((m) => ({ month: m, avgPrice: round(months[m].amount / months[m].qty) }));
-const prices = suppliers.map((s) => s.webPrice ?? s.erpPrice);
+const best = (key) => {
+  const s = suppliers.filter((x) => typeof x[key] === 'number').sort((a, b) => a[key] - b[key])[0];
+  return s ? { supplier: s.supplier, [key]: s[key], from: { [key]: s.from[key] } } : null;
+};
+const quoted = suppliers.map((s) => (s.webPrice !== null ? { price: s.webPrice, id: s.from.webPrice } : { price: s.erpPrice, id: s.from.erpPrice }));
+const prices = quoted.map((q) => q.price);
 // The ERP's price checks (12-month median per product) and supplier scorecards, as its tools answered them.
 const priceChecks = input.priceChecks || [];
 const anomalies = priceChecks
@@ -66,8 +78,13 @@ const result = {
   category: input.category, model: input.model, generatedAt: input.generatedAt,
   suppliers, cheapestErp: best('erpPrice'), cheapestWeb: best('webPrice'),
   priceSpreadPct: round(((Math.max(...prices) - Math.min(...prices)) / Math.min(...prices)) * 100),
-  trend, outliers: suppliers.filter((s) => s.webVsErpPct !== null && Math.abs(s.webVsErpPct) >= 10),
+  trendBasis: input.trendBasis, trend: input.trend, supplierTrends: input.supplierTrends,
+  outliers: suppliers
+    .filter((s) => s.webVsErpPct !== null && Math.abs(s.webVsErpPct) >= 10)
+    .map((s) => ({ supplier: s.supplier, webVsErpPct: s.webVsErpPct, from: { webVsErpPct: s.from.webVsErpPct } })),
   priceChecks, anomalies, scorecards: input.scorecards || [],
+  from: { priceSpreadPct: ids(quoted.map((q) => q.id)) },
+  sources: input.sources,
 };
 await fs.writeFile('${ANALYST_PATHS.result}', JSON.stringify(result, null, 2));
 console.log(JSON.stringify(result));
@@ -135,12 +152,17 @@ export function planAnalysis(view: ConversationView): Plan {
     };
   }
   const label = categoryLabel(parts);
-  // 2. quote URLs + order history
-  if (!called(view, 'order_search_details')) {
+  // 2. quote URLs, and what the project paid for the product as the ERP sums it: per supplier and across suppliers
+  if (!view.steps.some((s) => s.name === 'read_file' && s.args.file_path === ANALYST_PATHS.urlMapping)) {
     return {
       toolCalls: [
         { name: 'read_file', args: { file_path: ANALYST_PATHS.urlMapping, limit: 2000 } },
-        { name: 'order_search_details', args: { keyword: model, size: 50 } },
+        ...(view.tools.has('part_price_history')
+          ? PAID_GROUPINGS.map((by) => ({
+              name: 'part_price_history',
+              args: { partId: offers[0].id, months: PAID_MONTHS, by },
+            }))
+          : []),
       ],
     };
   }
@@ -149,51 +171,71 @@ export function planAnalysis(view: ConversationView): Plan {
   if (!called(view, 'fetch_url') && mapping.length > 0) {
     return { toolCalls: mapping.slice(0, 8).map((m) => ({ name: 'fetch_url', args: { url: m.url } })) };
   }
-  const webPrices = new Map<string, number>();
+  // Every figure from here on keeps its source: the ERP request that answered it, or the page it was read from.
+  const book = new SourceBook();
+  const listed = book.erp(listing);
+  const paid = paidHistory(view, book);
+  const webPrices = new Map<string, { price: number; id: string }>();
   for (const step of view.steps.filter((s) => s.name === 'fetch_url')) {
     const entry = mapping.find((m) => m.url === step.args.url);
     const price = pagePrice(step.result);
-    if (entry && price !== undefined) webPrices.set(entry.code, price);
+    if (entry && price !== undefined) webPrices.set(entry.code, { price, id: book.web(step) });
   }
   // 4. the ERP's judgement: each list price and web quote against 12 months of paid prices, each supplier's scorecard
-  const reviewed: ReviewedOffer[] = offers.map((p) => ({
-    partId: p.id,
-    supplierId: p.supplier.id,
-    supplier: p.supplier.name,
-    code: p.code,
-    erpPrice: p.unitPrice,
-    webPrice: webPrices.get(p.code) ?? null,
-  }));
+  const reviewed: ReviewedOffer[] = offers.map((p) => {
+    const web = webPrices.get(p.code);
+    return {
+      partId: p.id,
+      supplierId: p.supplier.id,
+      supplier: p.supplier.name,
+      code: p.code,
+      erpPrice: p.unitPrice,
+      webPrice: web?.price ?? null,
+      from: { erpPrice: listed, ...(web ? { webPrice: web.id } : {}) },
+    };
+  });
   const review = reviewCalls(view, reviewed);
   if (review) return review;
   // 5. analysis code in the sandbox
   if (!called(view, 'execute')) {
     if (!called(view, 'write_file')) {
-      const history = items<OrderItem>(lastStep(view, 'order_search_details')).flatMap((o) =>
-        o.lines
-          .filter((l) => offers.some((p) => p.code === l.code))
-          .map((l) => ({
-            code: l.code,
-            quantity: l.quantity,
-            unitPrice: l.unitPrice,
-            createdAt: o.createdAt,
-            supplier: o.supplier.name,
-          })),
-      );
+      const bySupplier = (supplierId: number) => paid?.bySupplier.find((s) => s.series.supplierId === supplierId);
+      const monthsOf = (series: PaidSeries, id: string) =>
+        series.months.map((m) => {
+          const row = { month: m.month, avgPrice: m.avgUnitPrice, lines: m.lines, quantity: m.quantity };
+          return { ...row, from: allFrom(row, id) };
+        });
       const inputs = {
         category: label,
         model,
         generatedAt: new Date().toISOString(),
-        offers: offers.map((p) => ({
-          supplier: p.supplier.name,
-          code: p.code,
-          erpPrice: p.unitPrice,
-          webPrice: webPrices.get(p.code) ?? null,
-          moq: p.moq,
-        })),
-        history,
-        ...reviewResults(view, reviewed),
+        offers: reviewed.map((o) => {
+          const part = offers.find((p) => p.id === o.partId) as PartRef;
+          return {
+            supplier: o.supplier,
+            code: o.code,
+            erpPrice: o.erpPrice,
+            webPrice: o.webPrice,
+            moq: part.moq,
+            from: { ...o.from, moq: listed },
+          };
+        }),
+        paid: reviewed.flatMap((o) => {
+          const own = bySupplier(o.supplierId);
+          if (!own) return [];
+          const row = { supplier: o.supplier, ...own.series.total };
+          return [{ ...row, from: allFrom(row, own.id) }];
+        }),
+        trendBasis: paid ? `${paid.across.series.label}：${paid.definition}` : null,
+        trend: paid ? monthsOf(paid.across.series, paid.across.id) : [],
+        supplierTrends: reviewed.flatMap((o) => {
+          const own = bySupplier(o.supplierId);
+          return own ? [{ supplier: o.supplier, months: monthsOf(own.series, own.id) }] : [];
+        }),
+        ...reviewResults(view, reviewed, book),
       };
+      // Last: the review above numbered its ERP requests too.
+      Object.assign(inputs, { sources: book.sources });
       return {
         toolCalls: [
           { name: 'write_file', args: { file_path: ANALYST_PATHS.inputs, content: JSON.stringify(inputs, null, 2) } },
@@ -216,7 +258,7 @@ export function planAnalysis(view: ConversationView): Plan {
   if (failed.length && chartSteps.length <= chartCalls(result).length) {
     return { toolCalls: failed.map((s) => ({ name: s.name, args: s.args })) };
   }
-  const charts = chartSteps.map(chartUrl).filter((u): u is string => Boolean(u));
+  const charts = drawnCharts(view, result);
   const reportPath = ANALYST_PATHS.report(new Date());
   if (!view.steps.some((s) => s.name === 'write_file' && s.args.file_path === reportPath)) {
     return {
@@ -224,6 +266,37 @@ export function planAnalysis(view: ConversationView): Plan {
     };
   }
   return { text: comparisonSummary(result, charts, reportPath, intent === 'trend') };
+}
+
+interface PaidHistory {
+  definition: string;
+  across: { series: PaidSeries; id: string };
+  bySupplier: Array<{ series: PaidSeries; id: string }>;
+}
+
+/**
+ * The ERP's price history of the product, per supplier and across suppliers, each series with the source id of the
+ * answer it came from; undefined when the ERP offers no price history or either request failed.
+ */
+function paidHistory(view: ConversationView, book: SourceBook): PaidHistory | undefined {
+  const answers = view.steps.filter((s) => {
+    const result = s.result as { success?: boolean; series?: unknown } | undefined;
+    return s.name === 'part_price_history' && result?.success !== false && Array.isArray(result?.series);
+  });
+  const by = (grouping: (typeof PAID_GROUPINGS)[number]) => answers.find((s) => s.args.by === grouping);
+  const perSupplier = by('supplier');
+  const across = by('product');
+  if (!perSupplier || !across) return undefined;
+  const answer = (step: ToolStep) => step.result as { definition?: string; series: PaidSeries[] };
+  const supplierId = book.erp(perSupplier);
+  const acrossId = book.erp(across);
+  const [all] = answer(across).series;
+  if (!all) return undefined;
+  return {
+    definition: answer(across).definition ?? '',
+    across: { series: all, id: acrossId },
+    bySupplier: answer(perSupplier).series.map((series) => ({ series, id: supplierId })),
+  };
 }
 
 /** No part named: offer the catalogue's categories that several suppliers carry. */
@@ -262,6 +335,16 @@ function planCapabilities(view: ConversationView): Plan {
   return { text: capabilitiesText(suggestions) };
 }
 
+/** A month of the price history, as the analysis keeps it. */
+interface PaidMonth {
+  month: string;
+  avgPrice: number;
+  lines: number;
+  quantity: number;
+  from: From;
+}
+
+/** `/data/analysis_result.json`: every number sits in a record whose `from` names its sources (listed in `sources`). */
 interface AnalysisResult extends ReviewResult {
   category: string;
   model: string;
@@ -272,14 +355,22 @@ interface AnalysisResult extends ReviewResult {
     webPrice: number | null;
     webVsErpPct: number | null;
     avgPaid: number | null;
-    orderedQty: number;
+    paidLines: number | null;
+    orderedQty: number | null;
     moq: number;
+    from: From;
   }>;
-  cheapestErp: { supplier: string; erpPrice: number } | null;
-  cheapestWeb: { supplier: string; webPrice: number } | null;
+  cheapestErp: { supplier: string; erpPrice: number; from: From } | null;
+  cheapestWeb: { supplier: string; webPrice: number; from: From } | null;
   priceSpreadPct: number;
-  trend: Array<{ month: string; avgPrice: number }>;
-  outliers: Array<{ supplier: string; webVsErpPct: number }>;
+  /** How the trend is computed, as the ERP defines it; null without a price history. */
+  trendBasis: string | null;
+  /** Across suppliers. */
+  trend: PaidMonth[];
+  supplierTrends: Array<{ supplier: string; months: PaidMonth[] }>;
+  outliers: Array<{ supplier: string; webVsErpPct: number; from: From }>;
+  from: From;
+  sources: Source[];
 }
 
 function quoteUrls(step: ToolStep | undefined, model: string): Array<{ code: string; url: string }> {
@@ -323,63 +414,90 @@ function analysisResult(step: ToolStep | undefined): AnalysisResult | undefined 
   }
 }
 
-function chartCalls(result: AnalysisResult): NonNullable<Plan['toolCalls']> {
+type ToolCall = NonNullable<Plan['toolCalls']>[number];
+
+/** The charts of a comparison, each with the sources of the figures it draws. */
+function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: string[] }> {
+  const chart = (chart_type: string, chart_config: Record<string, unknown>, from: string[]) => ({
+    call: { name: 'generate_visualization', args: { chart_type, chart_config } },
+    from,
+  });
   const priceData = result.suppliers.flatMap((s) => [
     { category: s.supplier, value: s.erpPrice, group: 'ERP 目录价' },
     ...(s.webPrice !== null ? [{ category: s.supplier, value: s.webPrice, group: '官网报价' }] : []),
   ]);
-  const calls: NonNullable<Plan['toolCalls']> = [
-    {
-      name: 'generate_visualization',
-      args: {
-        chart_type: 'column',
-        chart_config: {
-          data: priceData,
-          group: true,
-          title: `${result.category} ${result.model} 供应商报价对比`,
-          axisXTitle: '供应商',
-          axisYTitle: '单价（元）',
-        },
+  const specs = [
+    chart(
+      'column',
+      {
+        data: priceData,
+        group: true,
+        title: `${result.category} ${result.model} 供应商报价对比`,
+        axisXTitle: '供应商',
+        axisYTitle: '单价（元）',
       },
-    },
+      idsOf(...result.suppliers.flatMap((s) => [s.from.erpPrice, s.from.webPrice])),
+    ),
   ];
   if (result.trend.length >= 2) {
-    calls.push({
-      name: 'generate_visualization',
-      args: {
-        chart_type: 'line',
-        chart_config: {
-          data: result.trend.map((t) => ({ time: t.month, value: t.avgPrice })),
-          title: `${result.model} 近 12 个月平均采购单价`,
+    // Across suppliers, then each supplier with at least two paid months: the ERP's monthly paid averages.
+    const lines = [
+      { name: '所有供应商', months: result.trend },
+      ...result.supplierTrends.filter((t) => t.months.length >= 2).map((t) => ({ name: t.supplier, months: t.months })),
+    ];
+    specs.push(
+      chart(
+        'line',
+        {
+          data: lines.flatMap((l) => l.months.map((m) => ({ time: m.month, value: m.avgPrice, group: l.name }))),
+          title: `${result.model} 近 12 个月已下单/已收货加权均价`,
           axisXTitle: '月份',
           axisYTitle: '单价（元）',
         },
-      },
-    });
+        idsOf(...lines.flatMap((l) => l.months.map((m) => m.from.avgPrice))),
+      ),
+    );
   } else {
-    // Too little order history for a trend line: show how far each supplier's web price is from its list price.
+    // Too little paid history for a trend line: show how far each supplier's web price is from its list price.
     const deviations = result.suppliers.filter((s) => s.webVsErpPct !== null);
-    calls.push({
-      name: 'generate_visualization',
-      args: {
-        chart_type: 'column',
-        chart_config: deviations.length
-          ? {
+    specs.push(
+      deviations.length
+        ? chart(
+            'column',
+            {
               data: deviations.map((s) => ({ category: s.supplier, value: s.webVsErpPct })),
               title: `${result.model} 官网价相对 ERP 目录价（%）`,
               axisXTitle: '供应商',
               axisYTitle: '偏差（%）',
-            }
-          : {
+            },
+            idsOf(...deviations.map((s) => s.from.webVsErpPct)),
+          )
+        : chart(
+            'column',
+            {
               data: result.suppliers.map((s) => ({ category: s.supplier, value: s.moq })),
               title: `${result.model} 各供应商最小起订量`,
               axisXTitle: '供应商',
               axisYTitle: '数量',
             },
-      },
-    });
+            idsOf(...result.suppliers.map((s) => s.from.moq)),
+          ),
+    );
   }
-  return calls;
+  return specs;
+}
+
+const chartCalls = (result: AnalysisResult) => chartSpecs(result).map((s) => s.call);
+
+/** The charts drawn, each with its address and the sources of its figures. */
+function drawnCharts(view: ConversationView, result: AnalysisResult): Array<{ url: string; from: string[] }> {
+  const specs = chartSpecs(result);
+  const titleOf = (args: Record<string, unknown>) => (args.chart_config as { title?: unknown } | undefined)?.title;
+  return view.steps.flatMap((step) => {
+    const url = step.name === 'generate_visualization' ? chartUrl(step) : undefined;
+    const spec = specs.find((s) => titleOf(s.call.args) === titleOf(step.args));
+    return url ? [{ url, from: spec?.from ?? [] }] : [];
+  });
 }
 
 function chartUrl(step: ToolStep): string | undefined {
@@ -390,39 +508,79 @@ function chartUrl(step: ToolStep): string | undefined {
 const yuan = (n: number | null | undefined) => (typeof n === 'number' ? `¥${n.toFixed(2)}` : '—');
 const pct = (n: number | null | undefined) => (typeof n === 'number' ? `${n > 0 ? '+' : ''}${n.toFixed(1)}%` : '—');
 
-function comparisonReport(r: AnalysisResult, charts: string[]): string {
+type Chart = { url: string; from: string[] };
+
+/** The price history as a table: a month per row, across suppliers then each supplier, the requests cited per row. */
+function trendTable(r: AnalysisResult): string[] {
+  if (!r.trend.length) return [];
+  const months = [...new Set([r.trend, ...r.supplierTrends.map((t) => t.months)].flat().map((m) => m.month))].sort();
+  const columns = [
+    { name: '所有供应商 / all suppliers', months: r.trend },
+    ...r.supplierTrends.map((t) => ({ name: t.supplier, months: t.months })),
+  ];
+  return [
+    `| 月份 | ${columns.map((c) => c.name).join(' | ')} | 来源 |`,
+    `| --- | ${columns.map(() => '---').join(' | ')} | --- |`,
+    ...months.map((month) => {
+      const cells = columns.map((c) => c.months.find((m) => m.month === month));
+      const from = idsOf(...cells.map((m) => m?.from.avgPrice));
+      return `| ${month} | ${cells.map((m) => yuan(m?.avgPrice)).join(' | ')} | ${cite(from)} |`;
+    }),
+  ];
+}
+
+/** A line of the summary: the trend across suppliers, month by month, with its source. */
+function trendLine(r: AnalysisResult): string {
+  if (r.trendBasis === null)
+    return '- 价格趋势：ERP 没有提供价格历史（part_price_history），未计算趋势。/ The ERP offers no price history: no trend.';
+  if (!r.trend.length)
+    return '- 价格趋势：近 12 个月没有已下单/已收货的成交记录。/ Nothing was paid for this product in 12 months.';
+  return `- 价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${r.trend.map((t) => `${t.month} ${yuan(t.avgPrice)}`).join(' → ')} ${cite(idsOf(...r.trend.map((t) => t.from.avgPrice)))}`;
+}
+
+/** A line of the summary: what the project paid each supplier over 12 months, with its source. */
+function paidLine(r: AnalysisResult): string[] {
+  const paid = r.suppliers.filter((s) => s.avgPaid !== null);
+  if (!paid.length) return [];
+  return [
+    `- 近 12 个月各供应商成交均价（已下单/已收货，按数量加权）：${paid.map((s) => `${s.supplier} ${yuan(s.avgPaid)}（${s.orderedQty} 件）`).join('、')} ${cite(idsOf(...paid.map((s) => s.from.avgPaid)))}`,
+  ];
+}
+
+function comparisonReport(r: AnalysisResult, charts: Chart[]): string {
   const rows = r.suppliers.map(
     (s) =>
-      `| ${s.supplier} | ${s.code} | ${yuan(s.erpPrice)} | ${yuan(s.webPrice)} | ${pct(s.webVsErpPct)} | ${yuan(s.avgPaid)} | ${s.orderedQty} | ${s.moq} |`,
+      `| ${s.supplier} | ${s.code} | ${yuan(s.erpPrice)} | ${yuan(s.webPrice)} | ${pct(s.webVsErpPct)} | ${yuan(s.avgPaid)} | ${s.paidLines ?? '—'} | ${s.orderedQty ?? '—'} | ${s.moq} | ${citeAll(s.from)} |`,
   );
   return [
     `# ${r.category}（${r.model}）供应商比价报告`,
     '',
-    `生成时间：${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · 数据来源：ERP（目录价、近 12 个月订单、价格检查、供应商评分）+ 供应商官网报价`,
+    `生成时间：${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · 数据来源：ERP（目录价、价格历史、价格检查、供应商评分）+ 供应商官网报价；每个数字后的 [E…]/[W…] 指文末「${SOURCES_HEADING}」中的 ERP 请求或网页`,
     '',
     '## 结论',
-    `- ERP 目录价最低：${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)}` : '—'}`,
-    `- 官网报价最低：${r.cheapestWeb ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)}` : '—'}`,
-    `- 供应商间价差：${r.priceSpreadPct.toFixed(1)}%`,
+    `- ERP 目录价最低：${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)} ${citeAll(r.cheapestErp.from)}` : '—'}`,
+    `- 官网报价最低：${r.cheapestWeb ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)} ${citeAll(r.cheapestWeb.from)}` : '—'}`,
+    `- 供应商间价差：${r.priceSpreadPct.toFixed(1)}% ${citeOf(r.from, 'priceSpreadPct')}`,
     ...(r.outliers.length
       ? [
-          `- 官网价与 ERP 目录价偏差 ≥10%：${r.outliers.map((o) => `${o.supplier}（${pct(o.webVsErpPct)}）`).join('、')}，建议据此重新议价或更新目录价。`,
+          `- 官网价与 ERP 目录价偏差 ≥10%：${r.outliers.map((o) => `${o.supplier}（${pct(o.webVsErpPct)}）${citeAll(o.from)}`).join('、')}，建议据此重新议价或更新目录价。`,
         ]
       : []),
     '',
     '## 明细',
-    '| 供应商 | 料号 | ERP 目录价 | 官网报价 | 官网 vs ERP | 历史成交均价 | 近一年采购量 | MOQ |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| 供应商 | 料号 | ERP 目录价 | 官网报价 | 官网 vs ERP | 近 12 个月成交均价 | 成交行数 | 近 12 个月采购量 | MOQ | 来源 |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
     ...anomalySection(r),
     ...scorecardSection(r),
     '## 价格趋势',
-    ...r.trend.map((t) => `- ${t.month}：${yuan(t.avgPrice)}`),
+    r.trendBasis ?? 'ERP 没有提供价格历史（part_price_history），未计算趋势。',
+    '',
+    ...trendTable(r),
     '',
     '## 图表',
-    ...charts.map((url, i) => `![图表 ${i + 1}](${url})`),
-    '',
+    ...charts.flatMap((c, i) => [`![图表 ${i + 1}](${c.url})`, '', `图表 ${i + 1} 的数据 ${cite(c.from)}`, '']),
     '## 建议',
     r.cheapestWeb && r.cheapestErp && r.cheapestWeb.supplier !== r.cheapestErp.supplier
       ? `- 以 ${r.cheapestWeb.supplier} 的官网价为基准，与 ${r.cheapestErp.supplier} 议价；大批量采购按阶梯价下单。`
@@ -430,23 +588,23 @@ function comparisonReport(r: AnalysisResult, charts: string[]): string {
     ...reviewAdvice(r),
     '- 官网价格为网页公开数据，下单前请向供应商书面确认。',
     '',
+    ...sourcesSection(r.sources),
   ].join('\n');
 }
 
-function comparisonSummary(r: AnalysisResult, charts: string[], reportPath: string, trendFirst: boolean): string {
-  const trend = r.trend.length
-    ? `- 价格趋势（历史成交均价）：${r.trend.map((t) => `${t.month} ${yuan(t.avgPrice)}`).join(' → ')}`
-    : '- 价格趋势：订单历史中没有成交记录。/ No order history for this part.';
+function comparisonSummary(r: AnalysisResult, charts: Chart[], reportPath: string, trendFirst: boolean): string {
+  const trend = [trendLine(r), ...paidLine(r)];
   return [
     `## ${r.category}（${r.model}）${trendFirst ? '价格趋势与' : ''}供应商比价结果`,
-    ...(trendFirst ? [trend] : []),
+    ...(trendFirst ? trend : []),
     `- 比较了 ${r.suppliers.length} 家供应商：${r.suppliers.map((s) => s.supplier).join('、')}。`,
-    `- ERP 目录价最低：${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)}` : '—'}；官网报价最低：${r.cheapestWeb ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)}` : '—'}。`,
-    `- 供应商间价差 ${r.priceSpreadPct.toFixed(1)}%${r.outliers.length ? `；官网价明显偏离 ERP 的有：${r.outliers.map((o) => `${o.supplier} ${pct(o.webVsErpPct)}`).join('、')}` : ''}。`,
-    ...(trendFirst ? [] : [trend]),
+    `- ERP 目录价最低：${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)} ${citeAll(r.cheapestErp.from)}` : '—'}；官网报价最低：${r.cheapestWeb ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)} ${citeAll(r.cheapestWeb.from)}` : '—'}。`,
+    `- 供应商间价差 ${r.priceSpreadPct.toFixed(1)}% ${citeOf(r.from, 'priceSpreadPct')}${r.outliers.length ? `；官网价明显偏离 ERP 的有：${r.outliers.map((o) => `${o.supplier} ${pct(o.webVsErpPct)} ${citeAll(o.from)}`).join('、')}` : ''}。`,
+    ...(trendFirst ? [] : trend),
     ...reviewSummary(r),
     `- 报告：${reportPath}；分析数据：${ANALYST_PATHS.result}`,
-    ...charts.map((url, i) => `- 图表 ${i + 1}：${url}`),
+    ...charts.map((c, i) => `- 图表 ${i + 1}：${c.url} ${cite(c.from)}`),
+    ...sourcesList(r.sources),
   ].join('\n');
 }
 

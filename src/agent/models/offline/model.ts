@@ -29,15 +29,18 @@ export const OFFLINE_NOTICE =
   '要处理任意问题，请设置 DEEPSEEK_API_KEY，或 OPENAI_BASE_URL + OPENAI_API_KEY（如 vLLM、Ollama）。' +
   '\n\nI am Procura’s offline model (a deterministic stand-in used when no LLM service is configured). I handle the standard flows: supplier price comparison, inventory warnings, creating/updating/cancelling/looking up orders, and greetings. For anything else set DEEPSEEK_API_KEY, or OPENAI_BASE_URL + OPENAI_API_KEY.';
 
-/** Which agent the model is serving, recognised by the tools it was given. */
-function plannerFor(tools: Set<string>, system: string): Planner {
+/** The planner of each agent the offline model can serve, by the agent's configured name. */
+const PLANNERS: Record<string, Planner> = {
+  orchestrator: planOrchestration,
+  'procurement-analyst': planAnalysis,
+  'procurement-order': planOrder,
+};
+
+/** The planner for this call: memory extraction and summaries by their prompts, an agent's by the agent it serves. */
+function plannerFor(agent: string | undefined, system: string): Planner {
   if (system.includes(MEMORY_EXTRACTION_MARKER)) return planMemoryExtraction;
   if (system.includes(SUMMARY_MARKER)) return planSummary;
-  if (tools.has('task')) return planOrchestration;
-  if (tools.has('order_create') || tools.has('order_update') || tools.has('order_cancel')) return planOrder;
-  if (tools.has('generate_visualization') || tools.has('fetch_url') || tools.has('inventory_warning'))
-    return planAnalysis;
-  return () => ({ text: OFFLINE_NOTICE });
+  return (agent && PLANNERS[agent]) || (() => ({ text: OFFLINE_NOTICE }));
 }
 
 export interface OfflineModelOptions {
@@ -45,6 +48,8 @@ export interface OfflineModelOptions {
   latencyMs?: number;
   /** Characters per streamed token chunk. */
   chunkSize?: number;
+  /** The agent this instance serves (its configured name), which picks the flow it plans. */
+  agent?: string;
 }
 
 let callSeq = 0;
@@ -70,6 +75,11 @@ export class OfflineChatModel extends BaseChatModel {
     return OFFLINE_MODEL_NAME;
   }
 
+  /** This model as the one the agent named `agent` runs on. */
+  serving(agent: string): OfflineChatModel {
+    return new OfflineChatModel({ ...this.options, agent }, this.boundTools);
+  }
+
   override bindTools(tools: BindToolsInput[]) {
     const names = tools.map((t) =>
       'name' in t && typeof t.name === 'string'
@@ -82,7 +92,7 @@ export class OfflineChatModel extends BaseChatModel {
   private async plan(messages: BaseMessage[], signal?: AbortSignal): Promise<AIMessage> {
     if (this.options.latencyMs) await sleep(this.options.latencyMs, signal);
     const view = viewConversation(messages, this.boundTools);
-    const plan = plannerFor(this.boundTools, view.system)(view);
+    const plan = plannerFor(this.options.agent, view.system)(view);
     const toolCalls = (plan.toolCalls ?? [])
       .filter((c) => this.boundTools.has(c.name))
       .map((c) => ({

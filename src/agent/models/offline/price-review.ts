@@ -1,5 +1,6 @@
 import type { ConversationView, ToolStep } from './conversation.ts';
 import type { Plan } from './model.ts';
+import { allFrom, citeAll, citeOf, type From, type SourceBook } from './provenance.ts';
 
 /** One supplier offer of the product being analysed, with the web price its shop quoted (if any). */
 export interface ReviewedOffer {
@@ -9,6 +10,8 @@ export interface ReviewedOffer {
   code: string;
   erpPrice: number;
   webPrice: number | null;
+  /** The sources of the list price (the ERP listing) and of the web quote (its page). */
+  from: { erpPrice: string; webPrice?: string };
 }
 
 /** A price (ERP list price or web quote) as the ERP's `price_check` judged it against 12 months of paid prices. */
@@ -25,6 +28,8 @@ export interface CheckedPrice {
   basisOrders: number | null;
   basisFrom: string | null;
   basisTo: string | null;
+  /** The price's own source (listing or page); every other figure is the `price_check` answer's. */
+  from: From;
 }
 
 /** A supplier's `supplier_scorecard`, flattened to the columns a report table and a sheet show. */
@@ -41,6 +46,7 @@ export interface ScoredSupplier {
   amount: number;
   cancellations: number;
   cancellationPct: number | null;
+  from: From;
 }
 
 interface PriceCheckResult {
@@ -94,15 +100,17 @@ export function reviewCalls(view: ConversationView, offers: ReviewedOffer[]): Pl
   return pending ? {} : undefined;
 }
 
-/** The answered checks and scorecards, matched back to the offers; failed calls are left out. */
+/** The answered checks and scorecards, matched back to the offers, each figure with its source; failed calls are
+ *  left out. */
 export function reviewResults(
   view: ConversationView,
   offers: ReviewedOffer[],
+  book: SourceBook,
 ): { priceChecks: CheckedPrice[]; scorecards: ScoredSupplier[] } {
-  const checks = new Map<string, PriceCheckResult>();
+  const checks = new Map<string, { result: PriceCheckResult; step: ToolStep }>();
   for (const step of view.steps.filter((s) => s.name === 'price_check')) {
     const result = answered<PriceCheckResult>(step);
-    if (result?.severity) checks.set(priceKey(step.args.partId, step.args.unitPrice), result);
+    if (result?.severity) checks.set(priceKey(step.args.partId, step.args.unitPrice), { result, step });
   }
   const priceChecks: CheckedPrice[] = [];
   for (const o of offers) {
@@ -110,9 +118,10 @@ export function reviewResults(
       ['erp', o.erpPrice],
       ['web', o.webPrice],
     ] as const) {
-      const check = typeof unitPrice === 'number' ? checks.get(priceKey(o.partId, unitPrice)) : undefined;
-      if (!check || typeof unitPrice !== 'number') continue;
-      priceChecks.push({
+      const answer = typeof unitPrice === 'number' ? checks.get(priceKey(o.partId, unitPrice)) : undefined;
+      if (!answer || typeof unitPrice !== 'number') continue;
+      const check = answer.result;
+      const row: Omit<CheckedPrice, 'from'> = {
         supplier: o.supplier,
         code: o.code,
         source,
@@ -125,6 +134,11 @@ export function reviewResults(
         basisOrders: check.basis?.orders ?? null,
         basisFrom: check.basis?.from ?? null,
         basisTo: check.basis?.to ?? null,
+      };
+      const priceFrom = source === 'erp' ? o.from.erpPrice : o.from.webPrice;
+      priceChecks.push({
+        ...row,
+        from: allFrom(row, book.erp(answer.step), priceFrom ? { unitPrice: priceFrom } : {}),
       });
     }
   }
@@ -133,7 +147,7 @@ export function reviewResults(
     const card = answered<ScorecardResult>(step);
     const offer = offers.find((o) => o.supplierId === Number(step.args.supplierId));
     if (!card?.delivery || !card.price || !card.volume || !card.cancellations || !card.period || !offer) continue;
-    scorecards.push({
+    const row: Omit<ScoredSupplier, 'from'> = {
       supplier: offer.supplier,
       periodFrom: card.period.from,
       periodTo: card.period.to,
@@ -146,7 +160,8 @@ export function reviewResults(
       amount: card.volume.amount,
       cancellations: card.cancellations.count,
       cancellationPct: card.cancellations.pct,
-    });
+    };
+    scorecards.push({ ...row, from: allFrom(row, book.erp(step)) });
   }
   return { priceChecks, scorecards };
 }
@@ -175,7 +190,7 @@ const pct = (n: number | null | undefined) => (typeof n === 'number' ? `${n > 0 
 const share = (n: number | null | undefined) => (typeof n === 'number' ? `${n.toFixed(1)}%` : '—');
 const money = (n: number) => `¥${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const describePrice = (c: CheckedPrice) =>
-  `${c.supplier} ${SOURCE_TEXT[c.source]} ${yuan(c.unitPrice)}（${pct(c.deviationPct)}，${c.severity}）`;
+  `${c.supplier} ${SOURCE_TEXT[c.source]} ${yuan(c.unitPrice)}（${pct(c.deviationPct)}，${c.severity}）${citeOf(c.from, 'unitPrice', 'deviationPct')}`;
 
 /** The analysis result's part of the review: what the report's sections and the summary are written from. */
 export interface ReviewResult {
@@ -195,14 +210,14 @@ export function anomalySection(r: ReviewResult): string[] {
   return [
     '## 价格异常 / Price anomalies',
     basis
-      ? `ERP 近 12 个月成交（已下单/已收货，${basis.basisFrom} 至 ${basis.basisTo}，${basis.basisOrders} 张订单）：中位价 ${yuan(basis.median12m)}，最低价 ${yuan(basis.minPrice12m)}。严重程度由 ERP 的价格检查按项目阈值给出。`
+      ? `ERP 近 12 个月成交（已下单/已收货，${basis.basisFrom} 至 ${basis.basisTo}，${basis.basisOrders} 张订单）：中位价 ${yuan(basis.median12m)}，最低价 ${yuan(basis.minPrice12m)} ${citeOf(basis.from, 'median12m', 'minPrice12m', 'basisOrders')}。严重程度由 ERP 的价格检查按项目阈值给出。`
       : 'ERP 近 12 个月成交记录不足，无法判断价格是否异常。',
     '',
-    '| 供应商 | 料号 | 价格来源 | 单价 | 12 个月中位价 | 12 个月最低价 | 偏离中位价 | 严重程度 |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| 供应商 | 料号 | 价格来源 | 单价 | 12 个月中位价 | 12 个月最低价 | 偏离中位价 | 严重程度 | 来源 |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...checks.map(
       (c) =>
-        `| ${c.supplier} | ${c.code} | ${SOURCE_TEXT[c.source]} | ${yuan(c.unitPrice)} | ${yuan(c.median12m)} | ${yuan(c.minPrice12m)} | ${pct(c.deviationPct)} | ${severityText(c.severity)} |`,
+        `| ${c.supplier} | ${c.code} | ${SOURCE_TEXT[c.source]} | ${yuan(c.unitPrice)} | ${yuan(c.median12m)} | ${yuan(c.minPrice12m)} | ${pct(c.deviationPct)} | ${severityText(c.severity)} | ${citeAll(c.from)} |`,
     ),
     '',
     anomalies.length
@@ -212,11 +227,11 @@ export function anomalySection(r: ReviewResult): string[] {
       ? [
           `- 官网报价相对 12 个月中位价：${[...web]
             .sort((a, b) => (a.deviationPct ?? 0) - (b.deviationPct ?? 0))
-            .map((c) => `${c.supplier} ${pct(c.deviationPct)}`)
+            .map((c) => `${c.supplier} ${pct(c.deviationPct)} ${citeOf(c.from, 'deviationPct')}`)
             .join('、')}。`,
         ]
       : []),
-    ...(unknown ? [`- ${unknown.reason}`] : []),
+    ...(unknown ? [`- ${unknown.reason} ${citeAll(unknown.from)}`] : []),
     '',
   ];
 }
@@ -235,15 +250,21 @@ export function scorecardSection(r: ReviewResult): string[] {
     '## 供应商评分 / Supplier scorecards',
     `ERP 订单历史 ${cards[0].periodFrom} 至 ${cards[0].periodTo}：准时交付按预计到货日与实际收货日比较；价格竞争力为该供应商目录价相对同型号各家中位价的平均偏差。`,
     '',
-    '| 供应商 | 准时交付率 | 平均延迟天数 | 已收货订单 | 目录价 vs 市场中位价 | 不高于中位价的零部件占比 | 订单数 | 采购金额 | 取消率 |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| 供应商 | 准时交付率 | 平均延迟天数 | 已收货订单 | 目录价 vs 市场中位价 | 不高于中位价的零部件占比 | 订单数 | 采购金额 | 取消率 | 来源 |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...cards.map(
       (c) =>
-        `| ${c.supplier} | ${share(c.onTimePct)} | ${c.avgDaysLate ?? '—'} | ${c.received} | ${pct(c.vsMarketMedianPct)} | ${share(c.atOrBelowMedianPct)} | ${c.orders} | ${money(c.amount)} | ${share(c.cancellationPct)} |`,
+        `| ${c.supplier} | ${share(c.onTimePct)} | ${c.avgDaysLate ?? '—'} | ${c.received} | ${pct(c.vsMarketMedianPct)} | ${share(c.atOrBelowMedianPct)} | ${c.orders} | ${money(c.amount)} | ${share(c.cancellationPct)} | ${citeAll(c.from)} |`,
     ),
     '',
-    ...(punctual ? [`- 准时交付最好：${punctual.supplier}（${share(punctual.onTimePct)}）。`] : []),
-    ...(cheapest ? [`- 目录价最有竞争力：${cheapest.supplier}（${pct(cheapest.vsMarketMedianPct)}）。`] : []),
+    ...(punctual
+      ? [`- 准时交付最好：${punctual.supplier}（${share(punctual.onTimePct)}）${citeOf(punctual.from, 'onTimePct')}。`]
+      : []),
+    ...(cheapest
+      ? [
+          `- 目录价最有竞争力：${cheapest.supplier}（${pct(cheapest.vsMarketMedianPct)}）${citeOf(cheapest.from, 'vsMarketMedianPct')}。`,
+        ]
+      : []),
     '',
   ];
 }
@@ -255,7 +276,7 @@ export function reviewSummary(r: ReviewResult): string[] {
   const basis = checks.find((c) => c.median12m !== null);
   if (checks.length) {
     lines.push(
-      `- 价格异常（对比 ERP 近 12 个月成交中位价 ${yuan(basis?.median12m)}）：${
+      `- 价格异常（对比 ERP 近 12 个月成交中位价 ${yuan(basis?.median12m)}${basis ? ` ${citeOf(basis.from, 'median12m')}` : ''}）：${
         r.anomalies?.length ? r.anomalies.map(describePrice).join('、') : '没有报价达到提示阈值'
       }。`,
     );
@@ -264,7 +285,10 @@ export function reviewSummary(r: ReviewResult): string[] {
   if (cards.length) {
     lines.push(
       `- 供应商评分：${cards
-        .map((c) => `${c.supplier} 准时 ${share(c.onTimePct)}、取消 ${share(c.cancellationPct)}`)
+        .map(
+          (c) =>
+            `${c.supplier} 准时 ${share(c.onTimePct)}、取消 ${share(c.cancellationPct)} ${citeOf(c.from, 'onTimePct', 'cancellationPct')}`,
+        )
         .join('；')}。`,
     );
   }
@@ -274,10 +298,10 @@ export function reviewSummary(r: ReviewResult): string[] {
 /** Advice the review supports: negotiate the flagged prices down to what the project usually pays. */
 export function reviewAdvice(r: ReviewResult): string[] {
   const flagged = [...new Set((r.anomalies ?? []).map((c) => c.supplier))];
-  const median = r.anomalies?.find((c) => c.median12m !== null)?.median12m;
+  const basis = r.anomalies?.find((c) => c.median12m !== null);
   return flagged.length
     ? [
-        `- ${flagged.join('、')} 的报价高于近 12 个月成交中位价${typeof median === 'number' ? ` ${yuan(median)}` : ''}：下单前以中位价为目标议价，或选择评分更好的供应商。`,
+        `- ${flagged.join('、')} 的报价高于近 12 个月成交中位价${basis ? ` ${yuan(basis.median12m)} ${citeOf(basis.from, 'median12m')}` : ''}：下单前以中位价为目标议价，或选择评分更好的供应商。`,
       ]
     : [];
 }

@@ -1,0 +1,243 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { notFound, redactSecrets, redactSecretsIn } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { ApiDb } from '../db.ts';
+import { CronSchedule } from './cron.ts';
+
+export const SCHEDULE_KINDS = ['inventory_digest', 'price_watch', 'custom'] as const;
+export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
+
+/** What a schedule asks, by kind. */
+export type ScheduleParams =
+  | { kind: 'inventory_digest' }
+  | { kind: 'price_watch'; parts: string[]; categories: string[]; threshold_pct: number }
+  | { kind: 'custom'; request: string };
+
+export type ScheduleInput = ScheduleParams & { name: string; cron: string; timezone?: string };
+
+export type ScheduleTables = {
+  schedules: {
+    id: string;
+    owner: string;
+    project_id: string;
+    name: string;
+    cron: string;
+    timezone: string;
+    kind: ScheduleKind;
+    /** JSON of the kind's parameters (`ScheduleParams` without `kind`). */
+    params: string;
+    /** The owner's ERP token, sealed: a scheduled run acts as its owner when nobody is signed in. */
+    credential: string;
+    next_due_at: string;
+    last_run_at: string | null;
+    last_error: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  /** One row per run a schedule started: the primary key is the claim that lets one API process start it. */
+  schedule_runs: {
+    schedule_id: string;
+    due_at: string;
+    trigger: 'cron' | 'manual';
+    session_id: string | null;
+    error: string | null;
+    created_at: string;
+  };
+};
+
+export type ScheduleRow = ScheduleTables['schedules'];
+
+export async function migrateSchedules(db: ApiDb): Promise<void> {
+  await db.schema
+    .createTable('schedules')
+    .ifNotExists()
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('owner', 'text', (c) => c.notNull())
+    .addColumn('project_id', 'text', (c) => c.notNull())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('cron', 'text', (c) => c.notNull())
+    .addColumn('timezone', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('params', 'text', (c) => c.notNull())
+    .addColumn('credential', 'text', (c) => c.notNull())
+    .addColumn('next_due_at', 'text', (c) => c.notNull())
+    .addColumn('last_run_at', 'text')
+    .addColumn('last_error', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('schedules_due').ifNotExists().on('schedules').column('next_due_at').execute();
+  await db.schema
+    .createIndex('schedules_owner')
+    .ifNotExists()
+    .on('schedules')
+    .columns(['owner', 'created_at'])
+    .execute();
+  await db.schema
+    .createTable('schedule_runs')
+    .ifNotExists()
+    .addColumn('schedule_id', 'text', (c) => c.notNull())
+    .addColumn('due_at', 'text', (c) => c.notNull())
+    .addColumn('trigger', 'text', (c) => c.notNull())
+    .addColumn('session_id', 'text')
+    .addColumn('error', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    // A "run now" at the very minute of a timed run is a second run, not a lost race.
+    .addPrimaryKeyConstraint('schedule_runs_pk', ['schedule_id', 'due_at', 'trigger'])
+    .execute();
+}
+
+/**
+ * Seals the owners' ERP tokens that schedules keep (AES-256-GCM), so the API database alone does not hand them
+ * out. The key is `PROCURA_SCHEDULE_KEY` (every API process of a deployment needs the same one) or, when unset, a
+ * random key kept in `<dataDir>/schedule.key` (readable by its owner only).
+ */
+export class CredentialSealer {
+  private constructor(private readonly key: Buffer) {}
+
+  static open(dataDir: string, env: NodeJS.ProcessEnv): CredentialSealer {
+    const secret = env.PROCURA_SCHEDULE_KEY?.trim();
+    if (secret) {
+      if (secret.length < 16)
+        throw new Error('PROCURA_SCHEDULE_KEY 至少 16 个字符 / PROCURA_SCHEDULE_KEY needs at least 16 characters');
+      return new CredentialSealer(createHash('sha256').update(secret).digest());
+    }
+    const file = path.join(dataDir, 'schedule.key');
+    fs.mkdirSync(dataDir, { recursive: true });
+    try {
+      // `wx`: of two processes sharing the data folder, one writes the key and both read it.
+      fs.writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    return new CredentialSealer(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex'));
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
+  }
+
+  /** The sealed text, or undefined when it was sealed under another key (or altered). */
+  unseal(sealed: string): string | undefined {
+    try {
+      const raw = Buffer.from(sealed.replace(/^v1\./, ''), 'base64url');
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The request a run of the schedule sends to the agent, in Chinese then English. */
+export function scheduleRequest(params: ScheduleParams): string {
+  switch (params.kind) {
+    case 'inventory_digest':
+      return '库存预警日报：列出低于安全库存（再订货点）的零部件、在途数量和建议补货量，最紧急的在前。只汇报，不要下单。\nInventory digest: list the parts below their reorder point with quantities on order and suggested reorder quantities, most urgent first. Report only; do not place orders.';
+    case 'price_watch': {
+      const watched = [...params.parts, ...params.categories].join('、');
+      const english = [...params.parts, ...params.categories].join(', ');
+      return `价格监控：检查以下零部件/品类的供应商网上报价和 ERP 价格：${watched}。列出价格变动超过 ${params.threshold_pct}% 的，并说明涨跌幅度和来源。只汇报，不要下单。\nPrice watch: check supplier web quotes and ERP list prices of ${english}; list those whose price moved more than ${params.threshold_pct}% with the change and its source. Report only; do not place orders.`;
+    }
+    case 'custom':
+      return params.request;
+  }
+}
+
+/** Schedules per user: create, list, delete. Another user's schedule answers exactly like a missing one (404). */
+export class Schedules {
+  private readonly db: Kysely<ScheduleTables>;
+
+  constructor(
+    private readonly deps: {
+      db: ApiDb;
+      sealer: CredentialSealer;
+      /** Time zone of schedules that name none. */
+      timezone: string;
+      now: () => Date;
+    },
+  ) {
+    this.db = deps.db.withTables<ScheduleTables>();
+  }
+
+  async create(user: ApiUser, input: ScheduleInput) {
+    const timezone = input.timezone ?? this.deps.timezone;
+    const cron = new CronSchedule(input.cron, timezone);
+    const now = this.deps.now();
+    const { name: given, cron: _cron, timezone: _zone, kind, ...asked } = input;
+    // Redacted where they enter: a schedule's name and text reach its runs, their history and the model.
+    const name = await redactSecrets(given, [user.token]);
+    const params = await redactSecretsIn(asked, [user.token]);
+    const row: ScheduleRow = {
+      id: crypto.randomUUID(),
+      owner: user.username,
+      project_id: user.projectId,
+      name,
+      cron: cron.expression,
+      timezone,
+      kind,
+      params: JSON.stringify(params),
+      credential: this.deps.sealer.seal(user.token),
+      next_due_at: (cron.nextAfter(now) as Date).toISOString(),
+      last_run_at: null,
+      last_error: null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    };
+    await this.db.insertInto('schedules').values(row).execute();
+    return scheduleView(row);
+  }
+
+  async list(user: ApiUser) {
+    const rows = await this.db
+      .selectFrom('schedules')
+      .selectAll()
+      .where('owner', '=', user.username)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return { items: rows.map(scheduleView) };
+  }
+
+  async owned(user: ApiUser, id: string): Promise<ScheduleRow> {
+    const row = await this.db.selectFrom('schedules').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row || row.owner !== user.username) throw notFound(`没有这个定时任务 / no schedule ${id}`);
+    return row;
+  }
+
+  /** Deletes the schedule and its claims; the sessions it started stay in the owner's history. */
+  async delete(user: ApiUser, id: string): Promise<void> {
+    await this.owned(user, id);
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('schedule_runs').where('schedule_id', '=', id).execute();
+      await trx.deleteFrom('schedules').where('id', '=', id).execute();
+    });
+  }
+}
+
+export function paramsOf(row: ScheduleRow): ScheduleParams {
+  return { kind: row.kind, ...JSON.parse(row.params) } as ScheduleParams;
+}
+
+/** A schedule as the API shows it: never its credential. */
+export function scheduleView(row: ScheduleRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    cron: row.cron,
+    timezone: row.timezone,
+    ...paramsOf(row),
+    project_id: row.project_id,
+    next_run_at: row.next_due_at,
+    last_run_at: row.last_run_at,
+    last_error: row.last_error,
+    created_at: row.created_at,
+  };
+}

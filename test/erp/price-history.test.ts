@@ -1,0 +1,294 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PriceHistory } from '../../src/erp/index.ts';
+import { BACKENDS, type ErpHarness, startHarness } from './harness.ts';
+
+interface PartRow {
+  id: number;
+  code: string;
+  model: string;
+  category: string;
+  moq: number;
+  unitPrice: number;
+  supplier: { id: number };
+}
+
+interface Figures {
+  lines: number;
+  quantity: number;
+  avgUnitPrice: number;
+}
+
+/** The first instant of the calendar month `months - 1` months back (UTC). */
+const periodStart = (months: number, now = new Date()) =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (months - 1), 1)).toISOString();
+
+for (const backend of BACKENDS) {
+  describe.skipIf(!backend.enabled)(`price history on ${backend.name}`, () => {
+    let h: ErpHarness;
+    let parts: PartRow[];
+
+    /**
+     * What the project paid for a product per (supplier, month), read straight from the tables and summed here: every
+     * line of every order, the statuses and dates filtered in this test, not in SQL.
+     */
+    const paidFromTables = async (model: string, category: string, months: number, project = 'P001') => {
+      const rows = await h.erp.database.db
+        .selectFrom('order_lines')
+        .innerJoin('orders', 'orders.id', 'order_lines.order_id')
+        .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+        .select([
+          'orders.status',
+          'orders.created_at',
+          'orders.project_id',
+          'parts.supplier_id',
+          'parts.model',
+          'parts.category',
+          'order_lines.quantity',
+          'order_lines.unit_price_e4',
+        ])
+        .execute();
+      const from = periodStart(months);
+      const sums = new Map<string, { lines: number; quantity: number; amount: number }>();
+      for (const r of rows) {
+        if (r.project_id !== project || r.model !== model || r.category !== category) continue;
+        if (r.status !== 'ordered' && r.status !== 'received') continue;
+        if (r.created_at < from) continue;
+        for (const key of [`${r.supplier_id}|${r.created_at.slice(0, 7)}`, `all|${r.created_at.slice(0, 7)}`]) {
+          const s = sums.get(key) ?? { lines: 0, quantity: 0, amount: 0 };
+          s.lines++;
+          s.quantity += Number(r.quantity);
+          s.amount += Number(r.quantity) * Number(r.unit_price_e4);
+          sums.set(key, s);
+        }
+      }
+      const figures = new Map<string, Figures>();
+      for (const [key, s] of sums)
+        figures.set(key, { lines: s.lines, quantity: s.quantity, avgUnitPrice: s.amount / s.quantity / 10_000 });
+      return figures;
+    };
+
+    /** The ERP's answer as the same (supplier|all, month) → figures map. */
+    const answered = (history: PriceHistory) => {
+      const figures = new Map<string, Figures>();
+      for (const s of history.series)
+        for (const m of s.months)
+          figures.set(`${s.supplier?.id ?? 'all'}|${m.month}`, {
+            lines: m.lines,
+            quantity: m.quantity,
+            avgUnitPrice: m.avgUnitPrice,
+          });
+      return figures;
+    };
+
+    const history = async (partId: number, query: string, token?: string) => {
+      const res = await h.call('GET', `/api/parts/${partId}/price-history?${query}`, token ? { token } : {});
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as PriceHistory;
+    };
+
+    /** Both groupings of a product's history, as one map. */
+    const both = async (partId: number, months: number) => {
+      const [bySupplier, byProduct] = await Promise.all([
+        history(partId, `months=${months}&by=supplier`),
+        history(partId, `months=${months}&by=product`),
+      ]);
+      return new Map([...answered(bySupplier), ...answered(byProduct)]);
+    };
+
+    const expectSameFigures = (actual: Map<string, Figures>, expected: Map<string, Figures>) => {
+      expect([...actual.keys()].sort()).toEqual([...expected.keys()].sort());
+      for (const [key, e] of expected) {
+        const a = actual.get(key)!;
+        expect({ key, lines: a.lines, quantity: a.quantity }).toEqual({ key, lines: e.lines, quantity: e.quantity });
+        expect(Math.abs(a.avgUnitPrice - e.avgUnitPrice), key).toBeLessThanOrEqual(0.0000501); // rounded to the ERP’s 4 decimals
+      }
+    };
+
+    beforeAll(async () => {
+      h = await startHarness(backend);
+      parts = (await h.call('GET', '/api/parts?page=1&size=100')).body.items as PartRow[];
+    });
+    afterAll(() => h?.close());
+
+    it('answers, for every product and period, what the tables say was paid: per supplier and across suppliers', async () => {
+      const products = new Map(parts.map((p) => [`${p.category}|${p.model}`, p]));
+      expect(products.size).toBeGreaterThan(10);
+      for (const months of [12, 3, 1]) {
+        for (const part of products.values()) {
+          const expected = await paidFromTables(part.model, part.category, months);
+          expectSameFigures(await both(part.id, months), expected);
+        }
+      }
+    });
+
+    it('names the product, the period, the statuses and the definition; lists each supplier of the product once', async () => {
+      const part = parts.find((p) => parts.filter((q) => q.model === p.model).length >= 3)!;
+      const res = await history(part.id, 'months=12&by=supplier');
+      expect(res).toMatchObject({
+        partId: part.id,
+        product: { model: part.model, category: part.category },
+        by: 'supplier',
+        period: { from: periodStart(12).slice(0, 10), to: new Date().toISOString().slice(0, 10), months: 12 },
+        statuses: ['ordered', 'received'],
+      });
+      expect(res.definition).toMatch(/加权.*quantity-weighted/s);
+      expect(res.definition).toMatch(/cancelled/);
+      const suppliers = parts.filter((p) => p.model === part.model && p.category === part.category);
+      expect(res.series.map((s) => s.supplier?.id)).toEqual(
+        [...new Set(suppliers.map((p) => p.supplier.id))].sort((a, b) => a - b),
+      );
+      for (const s of res.series) {
+        expect(s.months.map((m) => m.month)).toEqual([...s.months.map((m) => m.month)].sort());
+        const lines = s.months.reduce((n, m) => n + m.lines, 0);
+        const quantity = s.months.reduce((n, m) => n + m.quantity, 0);
+        const amount = s.months.reduce((n, m) => n + m.amount, 0);
+        expect(s.total).toMatchObject({ lines, quantity });
+        expect(s.total.amount).toBeCloseTo(amount, 2);
+        expect(s.total.avgUnitPrice).toBeCloseTo(quantity ? amount / quantity : Number.NaN, 3);
+      }
+      const across = await history(part.id, 'by=product');
+      expect(across.series).toHaveLength(1);
+      expect(across.series[0].supplier).toBeNull();
+      expect(across.series[0].parts.map((p) => p.code).sort()).toEqual(suppliers.map((p) => p.code).sort());
+    });
+
+    describe('only ordered and received lines count', () => {
+      let part: PartRow;
+      let before: Map<string, Figures>;
+      const create = async (lines: Array<{ quantity: number; unitPrice: number }>, status = 'draft') => {
+        const res = await h.call('POST', '/api/orders/create', {
+          body: { supplierId: part.supplier.id, lines: lines.map((l) => ({ partId: part.id, ...l })), status },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        return res.body as { id: number; version: number; status: string };
+      };
+      const move = async (order: { id: number; version: number }, status: string, token = h.tokens.laoxiao) => {
+        const res = await h.call('PUT', `/api/orders/update/${order.id}`, {
+          body: { version: order.version, status },
+          token,
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return res.body as { id: number; version: number; status: string };
+      };
+      /** An admin's approval, unless the approval policy already gave it on submission. */
+      const approve = async (order: { id: number; version: number; status: string }) => {
+        if (order.status === 'approved') return order;
+        const res = await h.call('POST', `/api/orders/${order.id}/approve`, {
+          body: { version: order.version },
+          token: h.tokens.admin,
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return res.body as { id: number; version: number; status: string };
+      };
+      /** Puts an order's date `monthsAgo` calendar months back, as if it had been made then. */
+      const backdate = async (orderId: number, monthsAgo: number) => {
+        const at = new Date(periodStart(monthsAgo + 1));
+        at.setUTCDate(15);
+        await h.erp.database.db
+          .updateTable('orders')
+          .set({ created_at: at.toISOString() })
+          .where('id', '=', orderId)
+          .execute();
+        return at.toISOString().slice(0, 7);
+      };
+
+      beforeAll(async () => {
+        // A product with paid history this year and several suppliers.
+        for (const p of parts) {
+          const paid = await paidFromTables(p.model, p.category, 12);
+          if (paid.size >= 6 && parts.filter((q) => q.model === p.model).length >= 2) {
+            part = p;
+            break;
+          }
+        }
+        expect(part).toBeDefined();
+        before = await both(part.id, 24);
+      });
+
+      it('drafts, pending, approved-not-ordered and cancelled orders never move a month', async () => {
+        const absurd = Math.round(part.unitPrice * 9 * 100) / 100;
+        const draft = await create([{ quantity: part.moq * 50, unitPrice: absurd }]);
+        const pending = await create([{ quantity: part.moq * 40, unitPrice: absurd }], 'pending_approval');
+        expect(pending.status).toBe('pending_approval');
+        const approved = await approve(await create([{ quantity: part.moq, unitPrice: absurd }], 'pending_approval'));
+        expect(approved.status).toBe('approved');
+        const cancelled = await move(await create([{ quantity: part.moq * 30, unitPrice: absurd }]), 'cancelled');
+        // An order placed and then cancelled was never paid either.
+        const placed = await create([{ quantity: part.moq * 20, unitPrice: absurd }], 'pending_approval');
+        await move(await move(await approve(placed), 'ordered'), 'cancelled');
+        expect(draft.status).toBe('draft');
+        expectSameFigures(await both(part.id, 24), before);
+        // The same orders in a month with no paid lines at all: the month does not appear.
+        let empty = '';
+        for (const order of [cancelled, draft, pending, approved, placed]) empty = await backdate(order.id, 18);
+        const after = await both(part.id, 24);
+        expect([...after.keys()].filter((k) => k.endsWith(`|${empty}`))).toEqual([]);
+        expectSameFigures(after, before);
+      });
+
+      it('a received order adds its lines, quantity-weighted, to its own month', async () => {
+        const order = await create(
+          [
+            { quantity: part.moq * 100, unitPrice: 10 },
+            { quantity: part.moq * 300, unitPrice: 14 },
+          ],
+          'pending_approval',
+        );
+        const received = await move(await move(await approve(order), 'ordered'), 'received');
+        expect(received.status).toBe('received');
+        const month = await backdate(order.id, 20);
+        const after = await both(part.id, 24);
+        const figures = { lines: 2, quantity: part.moq * 400, avgUnitPrice: 13 };
+        expect(after.get(`${part.supplier.id}|${month}`)).toEqual(figures);
+        expect(after.get(`all|${month}`)).toEqual(figures);
+        // Not the unweighted mean of the two prices (12), and nothing else moved.
+        after.delete(`${part.supplier.id}|${month}`);
+        after.delete(`all|${month}`);
+        expectSameFigures(after, before);
+      });
+    });
+
+    it('serves every role of the project, only inside the user’s projects', async () => {
+      const part = parts[0];
+      const asBuyer = await history(part.id, 'months=6');
+      expect(await history(part.id, 'months=6', h.tokens.viewer)).toEqual(asBuyer);
+      const other = await h.call('GET', '/api/parts?page=1&size=1', {
+        token: h.tokens.admin,
+        headers: { 'x-project-id': 'P002' },
+      });
+      const foreign = other.body.items[0] as PartRow;
+      expect((await h.call('GET', `/api/parts/${foreign.id}/price-history`)).status).toBe(404);
+      expect(
+        (await h.call('GET', `/api/parts/${foreign.id}/price-history`, { headers: { 'x-project-id': 'P002' } })).status,
+      ).toBe(403);
+      const inP002 = await h.call('GET', `/api/parts/${foreign.id}/price-history`, {
+        token: h.tokens.admin,
+        headers: { 'x-project-id': 'P002' },
+      });
+      expect(inP002.status).toBe(200);
+      expect(inP002.body.series.flatMap((s: { parts: Array<{ id: number }> }) => s.parts.map((p) => p.id))).toContain(
+        foreign.id,
+      );
+      expect((await h.call('GET', `/api/parts/${part.id}/price-history`, { token: null })).status).toBe(401);
+    });
+
+    it('refuses bad input with 4xx, naming the field', async () => {
+      const id = parts[0].id;
+      for (const query of ['months=0', 'months=37', 'months=1.5', 'months=abc', 'by=month', 'by=']) {
+        const res = await h.call('GET', `/api/parts/${id}/price-history?${query}`);
+        expect(res.status, query).toBe(422);
+        expect(res.body.errors[0].field, query).toMatch(/months|by/);
+      }
+      expect((await h.call('GET', '/api/parts/0/price-history')).status).toBe(422);
+      expect((await h.call('GET', '/api/parts/x/price-history')).status).toBe(422);
+      expect((await h.call('GET', '/api/parts/99999999/price-history')).status).toBe(404);
+    });
+
+    it('is documented in the OpenAPI document', async () => {
+      const doc = (await h.call('GET', '/api/openapi.json', { token: null })).body;
+      const op = doc.paths['/parts/{id}/price-history'].get;
+      expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['by', 'id', 'months']);
+      expect(doc.components.schemas.PriceHistory.properties.definition).toBeDefined();
+    });
+  });
+}
