@@ -51,7 +51,7 @@ const runtime = new AgentRuntime({
   suppliersUrl: urls.suppliers,
   env: { ...process.env, ...offlineEnv },
   storage: createAgentStorage,
-  extraTools: [(registry) => registerChartTools(registry, urls.chartMcp)],
+  extraTools: [(registry) => registerChartTools(registry, urls.chartMcp, urls.chartMcpToken)],
 });
 const api = await createApi({
   runtime,

@@ -63,7 +63,7 @@ export async function startAgentHarness(
   const erpMcp = await startErpMcpServer({ erp: { baseUrl: `${erpServer.url}/api` }, host: '127.0.0.1', port: 0 });
   const sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
   const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(dataDir, 'charts') });
-  const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
+  const chartMcp = await startChartMcpServer({ port: 0, rendererUrl: renderer.renderUrl });
   const env = extra.env ?? { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '' };
   const runtimeOptions: AgentRuntimeOptions = {
     dataDir,
@@ -73,7 +73,7 @@ export async function startAgentHarness(
     env,
     storage,
     toolSetCheck: 'fail',
-    extraTools: [(registry) => registerChartTools(registry, chartMcp.url)],
+    extraTools: [(registry) => registerChartTools(registry, chartMcp.url, chartMcp.token)],
     ...extra,
   };
   let runtime = new AgentRuntime(runtimeOptions);

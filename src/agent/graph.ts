@@ -16,7 +16,7 @@ import {
   type ToolScheduler,
   toLangChainTools,
 } from '../tools/index.ts';
-import { SANDBOX_EXECUTE_GUIDE } from './backends/index.ts';
+import { SANDBOX_EXECUTE_GUIDE, writesToStore } from './backends/index.ts';
 import { runContext, runContextSchema } from './context.ts';
 import { type ApprovalLedger, createApprovalMiddleware } from './middleware/approval.ts';
 import { createCompactionMiddleware } from './middleware/compaction.ts';
@@ -67,9 +67,13 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
   const configs = agentConfigs(deps.registry, deps.configDir);
   const describe = liveDescriber(deps.registry);
   // A read-only agent's writes are refused when they run: there is nothing for a human to approve.
+  // A write into the user's store (memories, persisted skills) reaches every later session: a person approves it,
+  // whichever agent asks.
   const approval = (readOnly: boolean) =>
     createApprovalMiddleware({
-      needsApproval: (tool, args) => !readOnly && deps.registry.requiresApproval(tool, args),
+      needsApproval: (tool, args) =>
+        (!readOnly && deps.registry.requiresApproval(tool, args)) ||
+        writesToStore(tool, args as Record<string, unknown>),
       label: (tool) => deps.registry.get(tool)?.label ?? tool,
       ledger: deps.ledger,
       details: (tool, args, ctx) => approvalDetails(deps.registry, tool, args, ctx),
@@ -163,13 +167,16 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
   });
 }
 
-/** Names, codes and list prices behind the ids of an order write, read as the user, for the approval card. */
+/** What the approval card shows besides the call's arguments: what the tool declares (a skill's text), or the
+ *  names, codes and list prices behind the ids of an order write, read as the user. */
 async function approvalDetails(
   registry: ToolRegistry,
   tool: string,
   args: Record<string, unknown>,
   ctx: ToolContext,
 ): Promise<ApprovalDetails | undefined> {
+  const declared = await registry.approvalDetails(tool, args, ctx);
+  if (declared) return declared;
   const orderId = Number(args.orderId);
   let supplierId = Number(args.supplierId);
   const details: ApprovalDetails = {};

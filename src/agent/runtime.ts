@@ -323,7 +323,7 @@ export function agentRuntimeFor(
     storage: createAgentStorage,
     extraTools: [
       (registry) =>
-        registerChartTools(registry, addresses.chartMcpUrl).catch((error) => {
+        registerChartTools(registry, addresses.chartMcpUrl, addresses.chartMcpToken).catch((error) => {
           log.warn({ err: error, url: addresses.chartMcpUrl }, 'chart MCP server unreachable: runs go without charts');
           return undefined;
         }),

@@ -6,6 +6,7 @@ import {
   ProblemError,
   problemErrorHandler,
   problemResponse,
+  redactKnown,
   traceIdMiddleware,
 } from '../shared/index.ts';
 import { type AdminAppDeps, adminApp } from './admin/app.ts';
@@ -13,7 +14,6 @@ import { type ApprovalsAppDeps, approvalsApp } from './approvals/app.ts';
 import type { ErpUsers } from './auth.ts';
 import { type ChatAppDeps, chatApp } from './chat/app.ts';
 import type { ApiEnv } from './http.ts';
-import { redact } from './redact.ts';
 import { type ReportsAppDeps, reportsApp } from './reports/app.ts';
 import { type SchedulesAppDeps, schedulesApp } from './schedules/app.ts';
 import { serveWebUi } from './web-ui.ts';
@@ -64,7 +64,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
         try {
           return [name, { ok: true, detail: await check() }] as const;
         } catch (error) {
-          return [name, { ok: false, detail: redact((error as Error).message) }] as const;
+          return [name, { ok: false, detail: redactKnown((error as Error).message) }] as const;
         }
       }),
     );

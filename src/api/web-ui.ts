@@ -21,7 +21,8 @@ export function serveWebUi(app: Hono<ApiEnv>, webDir: string | undefined, imageO
 }
 
 /**
- * What the browser UI may load: its own code, styles and API, and images from itself and the chart renderer.
+ * What the browser UI may load: its own code, style sheets (no inline styles) and API, and images from itself and
+ * the chart renderer.
  * Answers are model output, which a hostile web page can steer: an image from anywhere else could carry data away
  * in its address, so the browser refuses it.
  */
@@ -30,7 +31,8 @@ export function uiContentSecurityPolicy(imageOrigins: string[]): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
+    // No inline styles: nothing in an answer can restyle the page (the approval card above all).
+    "style-src 'self'",
     `img-src ${[...new Set(images)].join(' ')}`,
     "connect-src 'self'",
     "font-src 'self' data:",

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { childEnv } from '../shared/index.ts';
 
 /** The browser UI's sources; `vite build` writes it to `dist/` inside, which the chat API serves. */
 export const WEB_ROOT = path.resolve(import.meta.dirname, '../../web');
@@ -28,6 +29,7 @@ export async function ensureWebUi(webRoot = WEB_ROOT, log: (line: string) => voi
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [vite, 'build', '--config', path.join(webRoot, 'vite.config.ts')], {
       cwd: webRoot,
+      env: childEnv({ NODE_ENV: process.env.NODE_ENV }),
       // Vite's progress goes to stderr: stdout carries what the command itself reports
       stdio: ['ignore', 2, 2],
     });

@@ -177,6 +177,9 @@ export const ApprovalPolicySchema = z.object({
   /** Part categories whose orders always need an admin. */
   adminCategories: z.array(z.string()),
   priceThresholds: PriceThresholdsSchema,
+  /** Four eyes: only an order's creator or an admin changes or cancels it, and neither its creator nor its last
+   *  editor approves it (admins included). On unless an admin switches it off. */
+  fourEyes: z.boolean(),
   /** 0 while the project runs on the defaults. */
   version: z.number(),
   updatedAt: z.string().nullable(),
@@ -189,6 +192,7 @@ export const UpdatePolicyInputSchema = z.strictObject({
   adminSuppliers: z.array(Id).max(500).optional(),
   adminCategories: z.array(Text(40).min(1)).max(100).optional(),
   priceThresholds: PriceThresholdsSchema.optional(),
+  fourEyes: z.boolean().optional(),
 });
 export type UpdatePolicyInput = z.infer<typeof UpdatePolicyInputSchema>;
 
@@ -252,6 +256,11 @@ export const OrderSchema = z.object({
   expectedDate: z.string().nullable(),
   note: z.string(),
   createdBy: z.object({ id: z.number(), username: z.string() }),
+  /** Who last changed the lines, date or note, or submitted the order (its creator until someone else does). */
+  lastEditedBy: z.object({ id: z.number(), username: z.string() }),
+  /** What the requesting user may do with the order now, under roles, its status and the four-eyes policy; `reason`
+   *  says why not (Chinese / English) when either is refused. */
+  permissions: z.object({ change: z.boolean(), approve: z.boolean(), reason: z.string().nullable() }),
   createdAt: z.string(),
   updatedAt: z.string(),
   currency: z.literal('CNY'),
@@ -390,6 +399,10 @@ export const OrderViewSchema = z.object({
   note: z.string().optional(),
   /** The creator's username. */
   createdBy: z.string(),
+  /** Who last changed the lines, date or note, or submitted it (four eyes: they may not approve it). */
+  lastEditedBy: z.string(),
+  /** What the reading user may do with the order under roles and four eyes. */
+  permissions: OrderSchema.shape.permissions,
   createdAt: OrderSchema.shape.createdAt,
   lines: z.array(
     z.object({

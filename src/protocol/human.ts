@@ -23,6 +23,8 @@ export interface ApprovalDetails {
     };
   }>;
   order?: { orderNo: string; status: string; totalAmount: number };
+  /** A skill about to persist for every later session: where it goes and its SKILL.md as it will be loaded. */
+  skill?: { agent: string; target: string; files: string[]; text: string; truncated: boolean };
 }
 
 export type ApprovalAction = 'approve' | 'edit' | 'reject';

@@ -45,3 +45,4 @@ export {
   type WebSource,
   WebSourceSchema,
 } from './sources.ts';
+export { coversCall, describeScope, type StandingScope, standingScope } from './standing.ts';

@@ -1,3 +1,4 @@
+export { childEnv, nodeScript } from './child-process.ts';
 export { type Deadline, deadline, linkedSignal } from './deadline.ts';
 export * from './errors.ts';
 export { listen, type RunningServer } from './http.ts';
@@ -12,6 +13,7 @@ export {
 export { type Logger, logger } from './logger.ts';
 export { withPostgresSetupLock } from './postgres-setup.ts';
 export { hashSeed, seededRandom } from './random.ts';
+export { findSecrets, REDACTED, redactKnown, redactSecrets, redactSecretsIn, type SecretMatch } from './secrets.ts';
 export { loadSettings, type PartAddresses, parseSettings, partAddresses, type Settings } from './settings.ts';
 export { sleep } from './sleep.ts';
 export {

@@ -21,6 +21,8 @@ const settingsSchema = z.object({
   chartMcpPort: z.coerce.number().int().min(0).max(65535).default(1122).meta({ env: 'CHART_MCP_PORT' }),
   /** A chart MCP server to use instead of spawning the local one (e.g. a hosted AntV server). */
   chartMcpUrl: httpUrl.optional().meta({ env: 'CHART_MCP_URL' }),
+  /** The chart MCP server's bearer token (a local one started by Procura gets a fresh one unless this is set). */
+  chartMcpToken: z.string().min(16).max(200).optional().meta({ env: 'CHART_MCP_TOKEN' }),
   erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000).meta({ env: 'ERP_MCP_PORT' }),
   apiPort: z.coerce.number().int().min(0).max(65535).default(3000).meta({ env: 'API_PORT' }),
   /** Sandbox limits; unset means the built-in defaults (see the README, "Sandbox"). */
@@ -123,6 +125,7 @@ export interface PartAddresses {
   suppliersUrl: string;
   erpMcpUrl: string;
   chartMcpUrl: string;
+  chartMcpToken?: string;
   /** The chart renderer's images (`/charts/<id>.png`), which reports link. */
   chartsUrl: string;
 }
@@ -134,7 +137,9 @@ export function partAddresses(settings: Settings): PartAddresses {
     erpUrl: settings.erpUrl ?? `http://${host}:${settings.erpPort}/api`,
     suppliersUrl: settings.suppliersUrl ?? `http://${host}:${settings.suppliersPort}`,
     erpMcpUrl: settings.erpMcpUrl ?? `http://${host}:${settings.erpMcpPort}/mcp`,
-    chartMcpUrl: settings.chartMcpUrl ?? `http://${host}:${settings.chartMcpPort}/mcp`,
+    // The local chart MCP server listens on loopback only, whatever the host.
+    chartMcpUrl: settings.chartMcpUrl ?? `http://127.0.0.1:${settings.chartMcpPort}/mcp`,
+    chartMcpToken: settings.chartMcpToken,
     chartsUrl: `http://${host}:${settings.chartsPort}`,
   };
 }

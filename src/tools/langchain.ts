@@ -1,6 +1,7 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { ToolContext, ToolControl, ToolRegistry, ToolStreamEvent } from './registry.ts';
 import { ToolScheduler } from './scheduler.ts';
+import { fenceFields } from './untrusted.ts';
 
 /** Resolves the context a call runs in from the LangGraph tool runtime (e.g. its `context`), for graphs shared by many users. */
 export type ContextResolver = (
@@ -42,8 +43,10 @@ export async function toLangChainTools(
   // LangChain is loaded by the agent that binds tools, not by every user of the registry (the CLI lists tools).
   const { tool } = await import('@langchain/core/tools');
   return Promise.all(
-    definitions.map(async (definition) =>
-      tool(
+    definitions.map(async (definition) => {
+      // What other users wrote reaches the model fenced as data (MCP clients get the plain result).
+      const untrusted = definition.untrusted?.length ? new Set(definition.untrusted) : undefined;
+      return tool(
         async (input: unknown, config) => {
           const callId = config?.toolCall?.id;
           const writer = (config as { writer?: (chunk: unknown) => void } | undefined)?.writer;
@@ -60,7 +63,8 @@ export async function toLangChainTools(
               ? (message) => writer({ type: 'tool_progress', call_id: callId, tool: definition.name, message })
               : undefined,
           };
-          return JSON.stringify(await schedulerFor(ctx).run(definition.name, input, ctx, control));
+          const result = await schedulerFor(ctx).run(definition.name, input, ctx, control);
+          return JSON.stringify(untrusted ? fenceFields(result, untrusted, definition.name) : result);
         },
         {
           name: definition.name,
@@ -74,8 +78,8 @@ export async function toLangChainTools(
           verboseParsingErrors: true,
           metadata: { label: definition.label, safety: definition.safety, group: definition.group },
         },
-      ),
-    ),
+      );
+    }),
   );
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isReadOnly, type Role } from '../protocol/index.ts';
+import { type ApprovalDetails, isReadOnly, type Role } from '../protocol/index.ts';
 
 /** Who a tool runs for. Everything a tool needs to act as the user travels here, never in the model's arguments. */
 export interface ToolContext {
@@ -54,6 +54,10 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   /** Current facts appended to the description when the tool is bound (valid categories, statuses, …);
    *  `host` is the instance that serves `ctx` (e.g. the ERP client bound to the user's token). */
   liveValues?: (ctx: ToolContext, host: unknown) => Promise<string | undefined>;
+  /** Fields of the result that users other than the reader write (notes, comments): fenced for the model. */
+  untrusted?: readonly string[];
+  /** What the approval card shows besides the arguments (e.g. the text a skill would persist), read as the user. */
+  approvalDetails?: (input: z.infer<S>, host: unknown) => Promise<ApprovalDetails | undefined>;
   /** The MCP server the tool comes from (an agent's YAML may select all of a server's tools by its name). */
   server?: string;
   /** The shape of a successful result (an object): MCP clients get it as `outputSchema` and the result as
@@ -64,13 +68,26 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
 export interface ToolDefinition
   extends Readonly<
     Required<
-      Omit<ToolSpec, 'background' | 'liveValues' | 'approvalWhen' | 'server' | 'output' | 'destructive' | 'idempotent'>
+      Omit<
+        ToolSpec,
+        | 'background'
+        | 'liveValues'
+        | 'approvalWhen'
+        | 'approvalDetails'
+        | 'untrusted'
+        | 'server'
+        | 'output'
+        | 'destructive'
+        | 'idempotent'
+      >
     >
   > {
+  readonly untrusted?: readonly string[];
   readonly background: boolean;
   readonly server?: string;
   readonly liveValues?: ToolSpec['liveValues'];
   readonly approvalWhen?: (input: unknown) => boolean;
+  readonly approvalDetails?: (input: unknown, host: unknown) => Promise<ApprovalDetails | undefined>;
   /** JSON schema of the input, frozen at declaration. */
   readonly jsonSchema: Readonly<Record<string, unknown>>;
   readonly output?: z.ZodObject;
@@ -155,6 +172,8 @@ function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefin
     idempotent: spec.idempotent ?? spec.safety === 'read-only',
     approval: spec.approval ?? (spec.safety === 'write' ? 'required' : 'none'),
     approvalWhen: spec.approvalWhen as ((input: unknown) => boolean) | undefined,
+    approvalDetails: spec.approvalDetails as ToolDefinition['approvalDetails'],
+    untrusted: spec.untrusted ? Object.freeze([...spec.untrusted]) : undefined,
     execution: spec.execution ?? (spec.safety === 'write' ? 'sequential' : 'parallel'),
     background: spec.background === true,
     group: spec.group,
@@ -261,6 +280,14 @@ export class ToolRegistry {
     return parsed.success && definition.approvalWhen(parsed.data); // invalid input never runs anyway
   }
 
+  /** What the tool's declaration adds to its approval card for this call, read as the user; undefined without. */
+  async approvalDetails(name: string, input: unknown, ctx: ToolContext): Promise<ApprovalDetails | undefined> {
+    const entry = this.entries.get(name);
+    const parsed = entry?.definition.approvalDetails && entry.definition.schema.safeParse(input);
+    if (!entry || !parsed?.success) return undefined;
+    return entry.definition.approvalDetails?.(parsed.data, entry.host(ctx));
+  }
+
   /**
    * Validates `input` against the tool's schema, then runs it. Never throws: known failures and unexpected
    * exceptions both come back as a `ToolFailure` (unexpected ones are reported to `onUnexpected` for logging).
@@ -337,6 +364,12 @@ function knownFailure(error: unknown): ToolFailure | undefined {
       down,
     );
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  // The ERP's four-eyes refusal is not a missing role: someone else has to do it.
+  if ((error as { code?: unknown }).code === 'four_eyes')
+    return failure(
+      message,
+      '四眼原则：请订单创建人或管理员修改或取消；审批须由未创建、未修改此订单的另一位管理员完成。不要重试 / four eyes: the order’s creator or an admin changes or cancels it, and another admin who neither created nor last changed it approves it. Do not retry',
+    );
   const guidance: Record<number, string> = {
     400: '检查路径、方法和参数 / check path, method and arguments',
     401: '令牌缺失或无效，请用户重新登录 / the token is missing or invalid',

@@ -157,6 +157,36 @@ describe('order decisions', () => {
     expect((await ordersNoted('帮我给火炬下一个 F7TC')).map((r) => r.quantity)).toEqual([400]);
   });
 
+  it('refuses to change or cancel another buyer’s order under four eyes, saying why, without an approval card', async () => {
+    const owner = h.contextFor('laoxiao', 'four-eyes-owner');
+    const first = await h.send(owner, '给博世下 200 个 F7TC 火花塞的采购单');
+    const done = await h.send(owner, resume(first.interrupts[0].id, { type: 'approve' }));
+    const orderNo = /PO-\d{6}-\d+/.exec(done.answer)?.[0];
+    expect(orderNo, done.answer).toBeDefined();
+    await h.erp.services.users.create({ username: 'liqiang', role: 'buyer', projectIds: ['P001'] });
+    const other = {
+      ...h.contextFor('laoxiao', 'four-eyes-other'),
+      userId: 'liqiang',
+      username: '李强',
+      token: await h.erp.services.users.issueToken('liqiang'),
+    };
+    for (const [say, verb] of [
+      [`取消订单 ${orderNo}`, 'cancelled'],
+      [`把订单 ${orderNo} 的数量改成 9000`, 'changed'],
+    ] as const) {
+      const turn = await h.send({ ...other, sessionId: `four-eyes-${verb}` }, say);
+      expect(turn.interrupts, say).toHaveLength(0);
+      expect(turn.answer).toContain(`Order ${orderNo} was not ${verb}`);
+      expect(turn.answer).toMatch(/四眼原则.*laoxiao/);
+    }
+    const row = await h.erp.database.db
+      .selectFrom('orders')
+      .selectAll()
+      .where('order_no', '=', orderNo!)
+      .executeTakeFirst();
+    expect(row?.status).not.toBe('cancelled');
+  });
+
   it('gives a viewer no write tools: the order is refused without an approval prompt', async () => {
     const ctx = h.contextFor('viewer', 'order-viewer');
     const turn = await h.send(ctx, '给博世下 200 个 F7TC 火花塞的采购单');

@@ -63,6 +63,34 @@ describe('chat API: the admin approval queue carries decisions to the ERP as the
     ).toBe(404);
   });
 
+  it('shows under four eyes which orders the admin may not approve, and why; the ERP refuses them', async () => {
+    const part = (
+      (await (
+        await fetch(`${h.erpUrl}/parts?size=1`, { headers: { authorization: `Bearer ${h.tokens.admin}` } })
+      ).json()) as { items: Array<{ id: number; moq: number; unitPrice: number; supplier: { id: number } }> }
+    ).items[0];
+    const created = await fetch(`${h.erpUrl}/orders/create`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.tokens.admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        supplierId: part.supplier.id,
+        lines: [{ partId: part.id, quantity: Math.ceil(6000 / part.unitPrice / part.moq) * part.moq }],
+        status: 'pending_approval',
+      }),
+    });
+    const own = (await created.json()) as { id: number; version: number };
+    const queue = await h.call('GET', '/api/v1/approvals', { token: h.tokens.admin });
+    const listed = queue.body.items.find((o: { id: number }) => o.id === own.id);
+    expect(listed.permissions).toMatchObject({ approve: false });
+    expect(listed.permissions.reason).toMatch(/四眼原则.*you created/);
+    const refused = await h.call('POST', `/api/v1/approvals/${own.id}`, {
+      token: h.tokens.admin,
+      body: { decision: 'approve', version: own.version },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'four_eyes' });
+  });
+
   it('tells the browser who is signed in', async () => {
     expect((await h.call('GET', '/api/v1/me', { token: h.tokens.admin })).body).toMatchObject({
       username: 'admin',

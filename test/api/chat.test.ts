@@ -259,8 +259,16 @@ describe('chat API: order runs over SSE on the offline model', () => {
   });
 
   it('a secret typed into an order is redacted where the message enters: nothing stored or written holds it', async () => {
-    const secrets = ['sk-live9f8e7d6c5b4a3210fedcba', h.tokens.laoxiao];
-    const message = `给博世下 180 个 F7TC 火花塞的采购单，密钥 ${secrets[0]}，令牌 ${secrets[1]}`;
+    const secrets = [
+      'sk-live9f8e7d6c5b4a3210fedcba',
+      h.tokens.laoxiao,
+      'sk_live_51HqLyjWDarjtT1zdp7dcXYZabc',
+      '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',
+      'AKIAZ3MSJV4WXYZABCDE',
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJsYW94aWFvIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+      'Hunter2Hunter2!',
+    ];
+    const message = `给博世下 180 个 F7TC 火花塞的采购单，密钥 ${secrets[0]}，令牌 ${secrets[1]}，stripe ${secrets[2]} github ${secrets[3]} aws ${secrets[4]} jwt ${secrets[5]} password: ${secrets[6]}`;
     const leaks = (value: unknown) => secrets.filter((secret) => JSON.stringify(value).includes(secret));
     const first = await h.chat(h.tokens.laoxiao, { message });
     const interrupt = first.events.at(-1) as SseEvent;

@@ -25,7 +25,7 @@ export interface ApiProcess {
 /** `procura api` as its own process on an ephemeral port, on the offline model, with the given environment. */
 export async function spawnApi(
   dataDir: string,
-  urls: { erp: string; erpMcp: string; suppliers: string; chartMcp: string },
+  urls: { erp: string; erpMcp: string; suppliers: string; chartMcp: string; chartMcpToken: string },
   env: NodeJS.ProcessEnv = {},
   options: { inspect?: boolean } = {},
 ): Promise<ApiProcess> {
@@ -49,7 +49,14 @@ export async function spawnApi(
       urls.erpMcp,
     ],
     {
-      env: { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '', LOG_LEVEL: 'warn', ...env },
+      env: {
+        ...process.env,
+        DEEPSEEK_API_KEY: '',
+        OPENAI_BASE_URL: '',
+        LOG_LEVEL: 'warn',
+        CHART_MCP_TOKEN: urls.chartMcpToken,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -85,7 +92,7 @@ export async function spawnApi(
 export interface LocalParts {
   root: string;
   erp: Awaited<ReturnType<typeof createErp>>;
-  urls: { erp: string; erpMcp: string; suppliers: string; chartMcp: string };
+  urls: { erp: string; erpMcp: string; suppliers: string; chartMcp: string; chartMcpToken: string };
   close(): Promise<void>;
 }
 
@@ -104,11 +111,17 @@ export async function startLocalParts(
   const erpMcp = await startErpMcpServer({ erp: { baseUrl: `${erpServer.url}/api` }, host: '127.0.0.1', port: 0 });
   const sites = await startSupplierSites({ host: '127.0.0.1', port: 0 });
   const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir: path.join(root, 'charts') });
-  const chartMcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
+  const chartMcp = await startChartMcpServer({ port: 0, rendererUrl: renderer.renderUrl });
   return {
     root,
     erp,
-    urls: { erp: `${erpServer.url}/api`, erpMcp: erpMcp.mcpUrl, suppliers: sites.server.url, chartMcp: chartMcp.url },
+    urls: {
+      erp: `${erpServer.url}/api`,
+      erpMcp: erpMcp.mcpUrl,
+      suppliers: sites.server.url,
+      chartMcp: chartMcp.url,
+      chartMcpToken: chartMcp.token,
+    },
     close: async () => {
       await chartMcp.close();
       await erpMcp.close();

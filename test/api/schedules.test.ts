@@ -108,6 +108,23 @@ describe('scheduled digests: the /api/v1/schedules API', () => {
     expect((await h.call('GET', '/api/v1/schedules')).body.items).toEqual([]);
   });
 
+  it('stores a custom schedule’s name and text with their secrets redacted', async () => {
+    const key = 'sk_live_51HqLyjWDarjtT1zdp7dcXYZabc';
+    const created = await h.call('POST', '/api/v1/schedules', {
+      body: {
+        name: `周报 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`,
+        cron: '0 8 * * 1',
+        kind: 'custom',
+        request: `汇总上周订单，用 ${key} 查付款，password: Hunter2Hunter2!`,
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.name).toBe('周报 [redacted]');
+    expect(created.body.request).toBe('汇总上周订单，用 [redacted] 查付款，password: [redacted]');
+    expect(JSON.stringify((await h.call('GET', '/api/v1/schedules')).body)).not.toMatch(/ghp_|sk_live|Hunter2/);
+    expect((await h.call('DELETE', `/api/v1/schedules/${created.body.id}`)).status).toBe(204);
+  });
+
   it('keeps the owner’s token sealed in the database, not in clear', async () => {
     const created = await h.call('POST', '/api/v1/schedules', {
       body: { name: 'sealed', cron: '0 9 * * *', kind: 'inventory_digest' },

@@ -32,8 +32,8 @@ describe('chart renderer behind the real @antv/mcp-server-chart', () => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-charts-'));
     renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir });
-    mcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl });
-    tools = await registerChartTools(registry, mcp.url);
+    mcp = await startChartMcpServer({ port: 0, rendererUrl: renderer.renderUrl });
+    tools = await registerChartTools(registry, mcp.url, mcp.token);
   });
 
   afterAll(async () => {

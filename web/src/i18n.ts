@@ -132,6 +132,7 @@ const zh = {
   orderRejectedBy: '管理员 {by} 已退回订单 {order}',
   colon: '：',
   yes: '是',
+  truncated: '已截断',
   no: '否',
   collapse: '收起面板',
 } as const;
@@ -271,6 +272,7 @@ const en: Record<TextKey, string> = {
   orderRejectedBy: 'Order {order} returned by {by}',
   colon: ': ',
   yes: 'yes',
+  truncated: 'truncated',
   no: 'no',
   collapse: 'Narrow panel',
 };

@@ -1,13 +1,24 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { HumanDecision, InterruptData } from '../../src/protocol/index.ts';
+import {
+  coversCall,
+  describeScope,
+  type HumanDecision,
+  type InterruptData,
+  type StandingScope,
+  standingScope,
+} from '../../src/protocol/index.ts';
 import type { SessionView } from './session.ts';
 
-const STANDING_KEY = 'procura.standing';
+// Versioned: permissions saved before they were scoped to one resource are not carried over.
+const STANDING_KEY = 'procura.standing.v2';
 
-/** A tool the user allowed for the rest of a session, with the label its approval card showed. */
+/** A call the user allowed for the rest of a session (its tool, method, path template and target resource), with
+ *  the label its approval card showed and the scope as a person reads it. */
 export interface StandingPermission {
-  tool: string;
+  key: string;
+  scope: StandingScope;
   label: string;
+  text: string;
 }
 
 type Approval = Extract<InterruptData, { kind: 'approval' }>;
@@ -21,9 +32,10 @@ function load(): Record<string, StandingPermission[]> {
 }
 
 /**
- * Standing permissions, as in the terminal: "always allow this tool in this session" answers later approvals of that
- * tool in the same session with an ordinary approve, until the user revokes it. They live in this browser only and
- * only save the clicks: the ERP still checks the user's role and applies its approval policy to every write.
+ * Standing permissions, as in the terminal: "always allow in this session" answers later approvals in the same
+ * session with an ordinary approve when they are the same tool, method, path template and target resource (the rule
+ * in `src/protocol/standing.ts`), until the user revokes it. They live in this browser only and only save the
+ * clicks: the ERP still checks the user's role and applies its approval policy to every write.
  */
 export function useStandingPermissions(
   view: SessionView,
@@ -46,19 +58,24 @@ export function useStandingPermissions(
     (interrupt: Approval) => {
       if (!view.id) return;
       const current = all[view.id] ?? [];
-      if (!current.some((p) => p.tool === interrupt.tool))
-        update(view.id, [...current, { tool: interrupt.tool, label: interrupt.label ?? interrupt.tool }]);
+      const scope = standingScope(interrupt.tool, interrupt.args);
+      const key = JSON.stringify(scope);
+      if (!current.some((p) => p.key === key))
+        update(view.id, [
+          ...current,
+          { key, scope, label: interrupt.label ?? interrupt.tool, text: describeScope(scope) },
+        ]);
       decide(interrupt.interrupt_id, { type: 'approve' });
     },
     [all, decide, update, view.id],
   );
 
   const revoke = useCallback(
-    (tool: string) => {
+    (key: string) => {
       if (view.id)
         update(
           view.id,
-          (all[view.id] ?? []).filter((p) => p.tool !== tool),
+          (all[view.id] ?? []).filter((p) => p.key !== key),
         );
     },
     [all, update, view.id],
@@ -68,7 +85,8 @@ export function useStandingPermissions(
   useEffect(() => {
     if (busy) return;
     const standing = view.pending.find(
-      (p): p is Approval => p.kind === 'approval' && permissions.some((s) => s.tool === p.tool),
+      (p): p is Approval =>
+        p.kind === 'approval' && permissions.some((s) => s.scope && coversCall(s.scope, p.tool, p.args)),
     );
     if (standing) decide(standing.interrupt_id, { type: 'approve' });
   }, [view.pending, busy, permissions, decide]);

@@ -1,7 +1,7 @@
 import { getConfig } from '@langchain/langgraph';
 import type { BaseStore } from '@langchain/langgraph-checkpoint';
 import { type BackendRuntime, CompositeBackend, StoreBackend } from 'deepagents';
-import { loadSettings, type Settings } from '../../shared/index.ts';
+import { loadSettings, redactSecrets, type Settings } from '../../shared/index.ts';
 import { createAgentStore } from './agent-store.ts';
 import { safeLabel } from './labels.ts';
 import type { SandboxLimits } from './quickjs-runner.ts';
@@ -16,6 +16,23 @@ export interface AgentIdentity {
 /** Path prefixes kept in the persistent store, per user; every other path is the session's sandbox workspace. */
 export const STORE_ROUTES = { memories: '/memories/', persistedSkills: '/persisted-skills/' } as const;
 
+/** The built-in file tools that change files, and the argument naming the file. */
+const FILE_WRITES = new Set(['write_file', 'edit_file', 'delete']);
+
+/** Whether a built-in file tool call changes the user's store (memories or persisted skills), which every later
+ *  session reads: such a call is a write and waits for a person. */
+export function writesToStore(tool: string, args: Record<string, unknown> | undefined): boolean {
+  if (!FILE_WRITES.has(tool)) return false;
+  const target = args?.file_path ?? args?.path;
+  if (typeof target !== 'string') return false;
+  const segments: string[] = [];
+  for (const segment of target.split('/'))
+    if (segment === '..') segments.pop();
+    else if (segment && segment !== '.') segments.push(segment);
+  const normal = `/${segments.join('/')}/`;
+  return Object.values(STORE_ROUTES).some((route) => normal.startsWith(route));
+}
+
 /**
  * Store namespace of one user's route. The user label is never last: `PostgresStore` matches namespace prefixes
  * as raw text, so `[…, 'u1']` would also see `[…, 'u10']`.
@@ -27,14 +44,44 @@ export interface AgentBackendOptions {
   workspaces: Workspaces;
 }
 
+/**
+ * The user's store, where text enters memories and persisted skills: every write is redacted of secrets first
+ * (whoever writes: the memory update, a file tool, a skill assignment), since every later session reads it.
+ */
+class RedactingStoreBackend extends StoreBackend {
+  override async write(filePath: string, content: string) {
+    return super.write(filePath, await redactSecrets(content));
+  }
+
+  override async edit(filePath: string, oldString: string, newString: string, replaceAll?: boolean) {
+    return super.edit(filePath, oldString, await redactSecrets(newString), replaceAll);
+  }
+
+  override async uploadFiles(files: Array<[string, Uint8Array]>) {
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    const redacted = await Promise.all(
+      files.map(async ([path, content]): Promise<[string, Uint8Array]> => {
+        let text: string;
+        try {
+          text = decoder.decode(content);
+        } catch {
+          return [path, content]; // not text
+        }
+        return [path, new TextEncoder().encode(await redactSecrets(text))];
+      }),
+    );
+    return super.uploadFiles(redacted);
+  }
+}
+
 /** One user's and session's view: `/memories/` and `/persisted-skills/` in the store, the rest in the sandbox. */
 export function agentBackendFor(options: AgentBackendOptions, identity: AgentIdentity): CompositeBackend {
   return new CompositeBackend(options.workspaces.sandbox(identity.userId, identity.sessionId), {
-    [STORE_ROUTES.memories]: new StoreBackend({
+    [STORE_ROUTES.memories]: new RedactingStoreBackend({
       store: options.store,
       namespace: userNamespace(identity.userId, 'memories'),
     }),
-    [STORE_ROUTES.persistedSkills]: new StoreBackend({
+    [STORE_ROUTES.persistedSkills]: new RedactingStoreBackend({
       store: options.store,
       namespace: userNamespace(identity.userId, 'skills'),
     }),

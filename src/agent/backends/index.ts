@@ -11,6 +11,7 @@ export {
   STORE_ROUTES,
   sandboxOptionsFrom,
   userNamespace,
+  writesToStore,
 } from './agent-backend.ts';
 export { type AgentStoreOptions, createAgentStore, DEFAULT_STORE_SCHEMA } from './agent-store.ts';
 export { DiskQuota, DiskQuotaError } from './disk-quota.ts';

@@ -1,9 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ExecuteResponse } from 'deepagents';
+import { childEnv, nodeScript } from '../../shared/index.ts';
 import {
   EXIT_CODES,
   memoryMessage,
@@ -48,19 +46,6 @@ const DEMOTE_AFTER_MS = 250;
 const SANDBOX_NICENESS = 19;
 const STDERR_KEPT = 4_096;
 
-/**
- * The process a script runs in, resolved next to this file: `sandbox-process.ts` when running from the sources
- * (the child then loads the TypeScript loader too), `sandbox-process.js` in the compiled build.
- */
-function childCommand(heapMb: number): string[] {
-  const here = fileURLToPath(import.meta.url);
-  const extension = path.extname(here);
-  const entry = path.join(path.dirname(here), `sandbox-process${extension}`);
-  const loader =
-    extension === '.ts' ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
-  return [...loader, `--max-old-space-size=${heapMb}`, entry];
-}
-
 interface SandboxProcess {
   child: ChildProcess;
   ready: Promise<void>;
@@ -71,12 +56,16 @@ interface SandboxProcess {
 
 function startProcess(heapMb: number): SandboxProcess {
   // No inherited environment: secrets of the API (tokens, database URLs) never reach the sandbox process.
-  const child = spawn(process.execPath, childCommand(heapMb), {
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    serialization: 'advanced',
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    cwd: os.tmpdir(),
-  });
+  const child = spawn(
+    process.execPath,
+    [`--max-old-space-size=${heapMb}`, ...nodeScript(import.meta.url, 'sandbox-process')],
+    {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+      env: childEnv({}, ['PATH']),
+      cwd: os.tmpdir(),
+    },
+  );
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_KEPT);

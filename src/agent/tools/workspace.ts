@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ApprovalDetails } from '../../protocol/index.ts';
 import { Tool, ToolError } from '../../tools/index.ts';
 import type { FileUploader } from '../skills/sync.ts';
 
@@ -16,6 +17,9 @@ const WorkspacePath = z
   .max(300)
   .regex(/^\/[^\0]*$/, 'absolute workspace path')
   .refine((p) => !p.split('/').includes('..'), 'no .. segments');
+
+/** How much of a skill's SKILL.md the approval card shows. */
+const SKILL_TEXT_CHARS = 8_000;
 
 function globPaths(found: unknown): string[] {
   const list = Array.isArray(found) ? found : ((found as { files?: unknown[] })?.files ?? []);
@@ -53,26 +57,15 @@ export class WorkspaceTools {
         .optional()
         .describe('新技能名，缺省用源目录名 / skill name, default: the folder name'),
     }),
-    safety: 'read-only',
+    // A persisted skill is loaded by every later session of the user: a write, approved with its text in view.
+    safety: 'write',
     execution: 'sequential',
     group: 'skill',
     liveValues: async (_ctx, host) => (host as WorkspaceTools).assignableAgents(),
+    approvalDetails: (input, host) => (host as WorkspaceTools).skillPreview(input),
   })
   async assignSkill(input: { source: string; agent: string; name?: string }) {
-    const folder = this.skillFolders()[input.agent];
-    if (!folder) throw new ToolError(`没有 Agent ${input.agent} / no agent ${input.agent}`, this.assignableAgents());
-    const files = await this.backend();
-    const source = input.source.endsWith('/') ? input.source : `${input.source}/`;
-    const paths = globPaths(await files.glob('**/*', source));
-    const absolute = paths.map((p) => (p.startsWith(source) ? p : `${source}${p.replace(/^\//, '')}`));
-    if (!absolute.some((p) => p.endsWith('/SKILL.md'))) {
-      throw new ToolError(
-        `${source} 里没有 SKILL.md / no SKILL.md in ${source}`,
-        '先写好并测试 SKILL.md / write and test SKILL.md first',
-      );
-    }
-    const name = input.name ?? source.split('/').filter(Boolean).at(-1)!;
-    const target = `${folder.replace(/\/$/, '')}/${name}/`;
+    const { files, source, absolute, target } = await this.skillDraft(input);
     // Persisted under the same relative path, so a later session restores it into the same folder.
     const persisted = target.replace(/^\/skills\//, '/persisted-skills/');
     const downloaded = await files.downloadFiles(absolute);
@@ -93,6 +86,44 @@ export class WorkspaceTools {
     const cleaned = source !== target && !target.startsWith(source) && files.delete ? source : undefined;
     if (cleaned) await files.delete?.(cleaned);
     return { success: true, stateChanged: true, skill: target, persisted, files: copies.length / 2, removed: cleaned };
+  }
+
+  /** The draft folder's files and where the skill would go; refuses an unknown agent or a folder without SKILL.md. */
+  private async skillDraft(input: { source: string; agent: string; name?: string }) {
+    const folder = this.skillFolders()[input.agent];
+    if (!folder) throw new ToolError(`没有 Agent ${input.agent} / no agent ${input.agent}`, this.assignableAgents());
+    const files = await this.backend();
+    const source = input.source.endsWith('/') ? input.source : `${input.source}/`;
+    const paths = globPaths(await files.glob('**/*', source));
+    const absolute = paths.map((p) => (p.startsWith(source) ? p : `${source}${p.replace(/^\//, '')}`));
+    if (!absolute.some((p) => p.endsWith('/SKILL.md'))) {
+      throw new ToolError(
+        `${source} 里没有 SKILL.md / no SKILL.md in ${source}`,
+        '先写好并测试 SKILL.md / write and test SKILL.md first',
+      );
+    }
+    const name = input.name ?? source.split('/').filter(Boolean).at(-1)!;
+    return { files, source, absolute, target: `${folder.replace(/\/$/, '')}/${name}/` };
+  }
+
+  /** The approval card's view of a skill assignment: the files and the SKILL.md text exactly as they would persist. */
+  async skillPreview(input: { source: string; agent: string; name?: string }): Promise<ApprovalDetails | undefined> {
+    const draft = await this.skillDraft(input).catch(() => undefined);
+    if (!draft) return undefined;
+    const skillFile =
+      draft.absolute.find((p) => p === `${draft.source}SKILL.md`) ??
+      draft.absolute.find((p) => p.endsWith('/SKILL.md'))!;
+    const [file] = await draft.files.downloadFiles([skillFile]);
+    const text = file?.content ? new TextDecoder().decode(file.content) : '';
+    return {
+      skill: {
+        agent: input.agent,
+        target: draft.target,
+        files: draft.absolute.map((p) => p.slice(draft.source.length)),
+        text: text.slice(0, SKILL_TEXT_CHARS),
+        truncated: text.length > SKILL_TEXT_CHARS,
+      },
+    };
   }
 
   @Tool({

@@ -1,8 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import type { ApiEvent } from '../../protocol/index.ts';
-import type { Logger } from '../../shared/index.ts';
-import { redact } from '../redact.ts';
+import { type Logger, redactKnown } from '../../shared/index.ts';
 import { MAX_SEQ, type RunEvent, type RunStore } from './run-store.ts';
 
 /** Events that end what a client is following: the run finished, failed or waits for a human, or an order
@@ -256,7 +255,7 @@ export class RunEmitter {
       runId: this.run.runId,
       seq: this.seq,
       event: event.event,
-      data: redact(data, this.run.secrets),
+      data: redactKnown(data, this.run.secrets),
     });
     this.writing ??= this.drain();
   }

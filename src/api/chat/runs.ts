@@ -1,9 +1,8 @@
 import type { AgentRuntime, ProcuraRunContext } from '../../agent/index.ts';
 import type { HumanDecision, HumanRequest } from '../../protocol/index.ts';
-import { conflict, type Logger, sleep, unprocessable } from '../../shared/index.ts';
+import { conflict, type Logger, redactSecrets, redactSecretsIn, sleep, unprocessable } from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
 import type { ApiUser } from '../auth.ts';
-import { redact, redactValue } from '../redact.ts';
 import type { RunEventLog } from './events.ts';
 import { type LimiterSettings, RunLimiter } from './limiter.ts';
 import { CANCELLED, RunExecution, type RunInput, type Tracers } from './run-execution.ts';
@@ -80,7 +79,7 @@ export class RunManager {
   async start(user: ApiUser, input: { message: string; sessionId?: string }): Promise<RunRef> {
     this.limiter.admitStart(user.username);
     await this.deps.usage.checkBudget(user.username);
-    const message = redact(input.message, [user.token]);
+    const message = await redactSecrets(input.message, [user.token]);
     const session = await this.deps.sessions.openOrCreate(user, input.sessionId, message);
     // A session created just now has no runs a crash could have left behind.
     if (!session.created) await this.adoptOrphan(user, session.id);
@@ -130,7 +129,7 @@ export class RunManager {
     checkDecision(target.value, input.decision);
     const decision: StoredDecision = {
       interrupt_id: input.interruptId,
-      decision: redactValue(input.decision, [user.token]),
+      decision: await redactSecretsIn(input.decision, [user.token]),
     };
     if (!(await this.deps.store.claimWaiting(run.id, decision))) {
       throw conflict('该确认已在处理中 / this decision is already being processed', { run_id: run.id });

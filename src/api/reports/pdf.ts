@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Marked } from 'marked';
 import { type Browser, chromium } from 'playwright-core';
-import { ProblemError } from '../../shared/index.ts';
+import { childEnv, ProblemError } from '../../shared/index.ts';
 import { CHROMIUM_ARGS } from '../../tools/web/index.ts';
 
 /** Loads one image the report refers to, or says no (undefined) when its address is not trusted. */
@@ -90,7 +90,7 @@ export class ReportPdf {
 
   private launch(): Promise<Browser> {
     this.browser ??= chromium
-      .launch({ executablePath: this.options.executablePath, args: CHROMIUM_ARGS, headless: true })
+      .launch({ executablePath: this.options.executablePath, args: CHROMIUM_ARGS, headless: true, env: childEnv() })
       .catch((error) => {
         this.browser = undefined;
         throw error;

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { notFound } from '../../shared/index.ts';
+import { notFound, redactSecrets, redactSecretsIn } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { ApiDb } from '../db.ts';
 import { CronSchedule } from './cron.ts';
@@ -171,7 +171,10 @@ export class Schedules {
     const timezone = input.timezone ?? this.deps.timezone;
     const cron = new CronSchedule(input.cron, timezone);
     const now = this.deps.now();
-    const { name, cron: _cron, timezone: _zone, kind, ...params } = input;
+    const { name: given, cron: _cron, timezone: _zone, kind, ...asked } = input;
+    // Redacted where they enter: a schedule's name and text reach its runs, their history and the model.
+    const name = await redactSecrets(given, [user.token]);
+    const params = await redactSecretsIn(asked, [user.token]);
     const row: ScheduleRow = {
       id: crypto.randomUUID(),
       owner: user.username,

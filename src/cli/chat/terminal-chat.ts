@@ -1,11 +1,15 @@
 import { checkbox, input, select } from '@inquirer/prompts';
-import type {
-  ChatClient,
-  ChatEvent,
-  HumanDecision,
-  InterruptData,
-  OrderDecisionData,
-  StreamResult,
+import {
+  type ChatClient,
+  type ChatEvent,
+  coversCall,
+  describeScope,
+  type HumanDecision,
+  type InterruptData,
+  type OrderDecisionData,
+  type StandingScope,
+  type StreamResult,
+  standingScope,
 } from '../../protocol/index.ts';
 import { bold, decisionLine, dim, red, TerminalRenderer, yellow } from './render.ts';
 
@@ -26,12 +30,14 @@ type Choice = 'once' | 'always' | 'edit' | 'deny';
 /**
  * One terminal conversation with the chat API: streams each turn, answers interrupts (approve once / always for
  * this session / edit / deny; `ask_user` as a list; missing order fields as questions) and resumes the run.
- * "Always allow" is remembered per session by this client only: it sends an ordinary approve for later
- * interrupts of that tool, so the server still records a human decision for every write.
+ * "Always allow" is remembered per session by this client only: it sends an ordinary approve for later interrupts
+ * of the same tool, method, path template and target resource (`src/protocol/standing.ts`), so the server still
+ * records a human decision for every write.
  */
 export class TerminalChat {
   sessionId?: string;
-  private readonly alwaysAllowed = new Set<string>();
+  /** Standing permissions of this session: each covers the same tool, method, path template and target only. */
+  private readonly alwaysAllowed: StandingScope[] = [];
   private readonly renderer = new TerminalRenderer();
   private active?: AbortController;
   private cancelling = false;
@@ -126,7 +132,7 @@ export class TerminalChat {
 
   private async decide(interrupt: InterruptData): Promise<HumanDecision | undefined> {
     if (interrupt.kind === 'approval') {
-      if (this.options.yes || this.alwaysAllowed.has(interrupt.tool)) {
+      if (this.options.yes || this.alwaysAllowed.some((s) => coversCall(s, interrupt.tool, interrupt.args))) {
         if (!this.options.json)
           this.renderer.line(dim(`  已自动批准 / auto-approved: ${interrupt.label ?? interrupt.tool}`));
         return { type: 'approve' };
@@ -175,7 +181,7 @@ export class TerminalChat {
       choices: [
         { name: '允许一次 / allow once', value: 'once', disabled: !allowed.has('approve') },
         {
-          name: '本会话内总是允许此工具 / always allow this tool in this session',
+          name: `本会话内总是允许 / always allow in this session: ${describeScope(standingScope(interrupt.tool, interrupt.args))}`,
           value: 'always',
           disabled: !allowed.has('approve'),
         },
@@ -183,7 +189,7 @@ export class TerminalChat {
         { name: '拒绝 / deny', value: 'deny', disabled: !allowed.has('reject') },
       ],
     });
-    if (choice === 'always') this.alwaysAllowed.add(interrupt.tool);
+    if (choice === 'always') this.alwaysAllowed.push(standingScope(interrupt.tool, interrupt.args));
     if (choice === 'once' || choice === 'always') return { type: 'approve' };
     if (choice === 'deny') {
       const reason = await input({ message: '拒绝原因（可空）/ reason (optional)' });

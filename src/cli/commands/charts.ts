@@ -22,11 +22,12 @@ export function registerChartsCommand(program: Command): void {
       const closers = [charts.close];
       if (opts.mcp) {
         const mcp = await startChartMcpServer({
-          host: settings.host,
           port: settings.chartMcpPort,
           rendererUrl: charts.renderUrl,
+          token: settings.chartMcpToken,
         });
-        console.log(`Chart MCP  ${mcp.url}   (@antv/mcp-server-chart, pid ${mcp.pid})`);
+        // Loopback only; the agent needs the token (CHART_MCP_TOKEN) to call it.
+        console.log(`Chart MCP  ${mcp.url}   (@antv/mcp-server-chart, pid ${mcp.pid}, token ${mcp.token})`);
         closers.push(mcp.close);
       }
       closeOnSignal(...closers);

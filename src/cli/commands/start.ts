@@ -61,7 +61,8 @@ export async function planOf(settings: Settings): Promise<Plan> {
     rendererHost,
     rendererToken: randomBytes(24).toString('base64url'),
     chartsPort: settings.chartsPort || (await freePort(rendererHost)),
-    chartMcpPort: settings.chartMcpUrl || settings.chartMcpPort ? settings.chartMcpPort : await freePort(settings.host),
+    chartMcpPort: settings.chartMcpUrl || settings.chartMcpPort ? settings.chartMcpPort : await freePort('127.0.0.1'),
+    chartMcpToken: settings.chartMcpToken ?? randomBytes(24).toString('base64url'),
   };
 }
 
@@ -135,8 +136,8 @@ const parts: PartSpec[] = [
       if (plan.chartMcpUrl) return { url: plan.chartMcpUrl, detail: 'external', close: async () => undefined };
       const { startChartMcpServer } = await import('../../tools/charts/index.ts');
       const mcp = await startChartMcpServer({
-        host: plan.host,
         port: plan.chartMcpPort,
+        token: plan.chartMcpToken,
         rendererUrl: `http://${urlHost(plan.rendererHost)}:${plan.chartsPort}/${plan.rendererToken}`,
       });
       return { url: mcp.url, detail: `@antv/mcp-server-chart, pid ${mcp.pid}`, close: mcp.close };

@@ -251,6 +251,18 @@ function migrations(dialect: Dialect): Record<string, Migration> {
             .execute(db);
       },
     },
+    '008_four_eyes': {
+      // Segregation of duties: who last changed an order's content (its creator until someone else edits it), and
+      // the project's switch for the four-eyes rules (on unless an admin turns it off).
+      async up(db: Db) {
+        await db.schema.alterTable('orders').addColumn('last_edited_by', 'integer').execute();
+        await sql`update orders set last_edited_by = created_by`.execute(db);
+        await db.schema
+          .alterTable('approval_policies')
+          .addColumn('four_eyes', 'integer', (c) => c.notNull().defaultTo(1))
+          .execute();
+      },
+    },
   };
 }
 

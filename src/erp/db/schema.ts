@@ -63,6 +63,9 @@ export interface ErpTables {
     note: string;
     version: number;
     created_by: number;
+    /** Who last changed the order's lines, date or note, or submitted it: under the four-eyes rule neither they nor
+     *  the creator approve it. */
+    last_edited_by: number | null;
     created_at: string;
     updated_at: string;
     /** When the goods arrived (status `received`): on-time delivery is this against `expected_date`. */
@@ -105,6 +108,8 @@ export interface ErpTables {
     info_pct: number;
     warn_pct: number;
     critical_pct: number;
+    /** 1: the four-eyes rules apply (the default); 0: switched off by an admin. */
+    four_eyes: Generated<number>;
     version: number;
     updated_by: number | null;
     updated_at: string;

@@ -10,6 +10,7 @@ export const DEFAULT_POLICY: Omit<ApprovalPolicy, 'projectId'> = {
   adminSuppliers: [],
   adminCategories: [],
   priceThresholds: { infoPct: 5, warnPct: 10, criticalPct: 25 },
+  fourEyes: true,
   version: 0,
   updatedAt: null,
 };
@@ -32,8 +33,9 @@ export interface OrderUnderPolicy {
 }
 
 /**
- * The project's approval policy: a buyer's limit, suppliers and categories that always need an admin, and the price
- * thresholds. Admins edit it (optimistic version, audited); the ERP applies it when an order is submitted.
+ * The project's approval policy: a buyer's limit, suppliers and categories that always need an admin, the price
+ * thresholds and the four-eyes switch. Admins edit it (optimistic version, audited); the ERP applies it when an
+ * order is submitted, changed or decided.
  */
 export class ApprovalPolicies {
   constructor(private readonly db: Kysely<ErpTables>) {}
@@ -51,6 +53,7 @@ export class ApprovalPolicies {
       adminSuppliers: JSON.parse(row.admin_suppliers) as number[],
       adminCategories: JSON.parse(row.admin_categories) as string[],
       priceThresholds: { infoPct: row.info_pct, warnPct: row.warn_pct, criticalPct: row.critical_pct },
+      fourEyes: Number(row.four_eyes) !== 0,
       version: row.version,
       updatedAt: row.updated_at,
     };
@@ -81,6 +84,7 @@ export class ApprovalPolicies {
         info_pct: (t ?? before.priceThresholds).infoPct,
         warn_pct: (t ?? before.priceThresholds).warnPct,
         critical_pct: (t ?? before.priceThresholds).criticalPct,
+        four_eyes: (input.fourEyes ?? before.fourEyes) ? 1 : 0,
         version: before.version + 1,
         updated_by: ctx.userId,
         updated_at: nowIso(),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { isReadOnly } from '../../protocol/index.ts';
-import { conflict, type FieldError, forbidden, notFound, unprocessable } from '../../shared/index.ts';
+import { conflict, type FieldError, forbidden, notFound, redactSecrets, unprocessable } from '../../shared/index.ts';
 import type {
   ApprovalDecision,
   CreateOrderInput,
@@ -16,6 +16,14 @@ import { type ErpTables, ORDER_STATUSES, type OrderRow, type OrderStatus } from 
 import type { ApprovalPolicies } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';
+import {
+  approvalRefusal,
+  changeRefusal,
+  FOUR_EYES,
+  fourEyesRefused,
+  type OrderDuties,
+  permissionsFor,
+} from './four-eyes.ts';
 import type { PriceChecks } from './price-checks.ts';
 import { requireSupplier } from './suppliers.ts';
 
@@ -32,7 +40,8 @@ export interface OrderSearch {
   dateTo?: string;
 }
 
-/** Allowed status moves. Approval is a separate duty: only an admin may approve (a buyer cannot approve their own order). */
+/** Allowed status moves. Approval is a separate duty: only an admin may approve, and under four eyes never an order
+ *  they created or last changed (see four-eyes.ts). */
 const TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
   draft: ['pending_approval', 'cancelled'],
   pending_approval: ['approved', 'draft', 'cancelled'],
@@ -60,6 +69,8 @@ export class OrderBook {
     idempotencyKey?: string,
   ): Promise<{ order: Order; replayed: boolean }> {
     requireWriter(ctx);
+    // Notes are where text enters the ERP: secrets pasted into one never reach the order, its audit or its readers.
+    if (input.note) input = { ...input, note: await redactSecrets(input.note) };
     return this.once(ctx, idempotencyKey, input, (trx) => this.insertOrder(trx, ctx, input));
   }
 
@@ -139,6 +150,7 @@ export class OrderBook {
         note: input.note ?? '',
         version: 1,
         created_by: ctx.userId,
+        last_edited_by: ctx.userId,
         created_at: now,
         updated_at: now,
         trace_id: ctx.traceId ?? null,
@@ -165,7 +177,7 @@ export class OrderBook {
    * once; otherwise it waits for an admin. Either way the decision and its reason are stored and audited.
    */
   private async submit(trx: Transaction<ErpTables>, ctx: ErpContext, id: number): Promise<void> {
-    const [order] = await this.hydrate([await this.row(trx, ctx, id)], trx);
+    const [order] = await this.hydrate(ctx, [await this.row(trx, ctx, id)], trx);
     const policy = await this.pricing.policies.get(ctx, trx);
     const decision = this.pricing.policies.decide(policy, {
       total: order.totalAmount,
@@ -205,24 +217,23 @@ export class OrderBook {
     input: { version: number; approve: boolean; comment?: string },
   ): Promise<Order> {
     if (ctx.role !== 'admin') throw forbidden('只有管理员可以审批订单 / only an admin may approve orders');
-    const comment = input.comment?.trim();
+    const comment = input.comment?.trim() && (await redactSecrets(input.comment.trim()));
     const current = await this.get(ctx, id);
     if (current.status !== 'pending_approval')
       throw conflict(`订单状态 ${current.status} 不在待审批 / order is ${current.status}, not pending approval`);
-    return this.update(
-      ctx,
-      id,
-      {
-        version: input.version,
-        status: input.approve ? 'approved' : 'draft',
-        ...(comment ? { note: [current.note, `审批意见 / review: ${comment}`].filter(Boolean).join('\n') } : {}),
-      },
-      {
+    const review: UpdateOrderInput = {
+      version: input.version,
+      status: input.approve ? 'approved' : 'draft',
+      ...(comment ? { note: [current.note, `审批意见 / review: ${comment}`].filter(Boolean).join('\n') } : {}),
+    };
+    const { order } = await this.apply(ctx, id, review, async () => review, {
+      review: {
         rule: input.approve ? 'admin-approved' : 'admin-rejected',
         reason: `${input.approve ? '管理员已批准 / approved by' : '管理员已退回 / returned by'} ${ctx.username}${comment ? `: ${comment}` : ''}`,
       },
       comment,
-    );
+    });
+    return order;
   }
 
   /** Checks each line against the supplier's catalogue and MOQ, and fixes its price (list price unless given). */
@@ -276,41 +287,100 @@ export class OrderBook {
   }
 
   /** Applies changes if `version` is still current (else 409), moving status only along allowed transitions. */
-  async update(
-    ctx: ErpContext,
-    id: number,
-    input: UpdateOrderInput,
-    approval?: ApprovalDecision,
-    comment?: string,
-  ): Promise<Order> {
-    return (await this.change(ctx, id, input, undefined, approval, comment)).order;
+  async update(ctx: ErpContext, id: number, input: UpdateOrderInput): Promise<Order> {
+    return (await this.change(ctx, id, input)).order;
   }
 
   /** `update`, at most once per idempotency key: a retry gets the order as it now stands (`replayed`), not a 409. */
-  async change(
+  change(
     ctx: ErpContext,
     id: number,
     input: UpdateOrderInput,
     idempotencyKey?: string,
-    approval?: ApprovalDecision,
-    comment?: string,
   ): Promise<{ order: Order; replayed: boolean }> {
-    requireWriter(ctx);
-    return this.once(ctx, idempotencyKey, { update: id, ...input }, async (trx) => {
-      await this.applyUpdate(trx, ctx, id, input, approval, comment);
-      return id;
-    });
+    return this.apply(ctx, id, { update: id, ...input }, async () => input, {}, idempotencyKey);
   }
 
-  private async applyUpdate(
+  /** Cancels an order (any status before received), keeping the reason in the note; once per idempotency key. */
+  cancel(
+    ctx: ErpContext,
+    id: number,
+    input: { version: number; reason?: string },
+    idempotencyKey?: string,
+  ): Promise<{ order: Order; replayed: boolean }> {
+    return this.apply(
+      ctx,
+      id,
+      { cancel: id, ...input },
+      async (trx) => {
+        const current = await this.row(trx, ctx, id);
+        const note = input.reason
+          ? [current.note, `取消原因 / cancelled: ${input.reason}`].filter(Boolean).join('\n')
+          : undefined;
+        return { version: input.version, status: 'cancelled', note };
+      },
+      { cancel: true },
+      idempotencyKey,
+    );
+  }
+
+  /**
+   * One write to an order: a change by a user, an admin's review (`review`: its decision and comment) or a
+   * cancellation, at most once per idempotency key (`request` is what the key is held to). Reviews and
+   * cancellations do not make their author the order's editor. A four-eyes refusal is audited after the write's
+   * transaction rolled back.
+   */
+  private async apply(
+    ctx: ErpContext,
+    id: number,
+    request: unknown,
+    changes: (trx: Transaction<ErpTables>) => Promise<UpdateOrderInput>,
+    how: { review?: ApprovalDecision; comment?: string; cancel?: boolean } = {},
+    idempotencyKey?: string,
+  ): Promise<{ order: Order; replayed: boolean }> {
+    requireWriter(ctx);
+    let attempt: UpdateOrderInput | undefined;
+    try {
+      return await this.once(ctx, idempotencyKey, request, async (trx) => {
+        attempt = await changes(trx);
+        // Notes are where text enters the ERP: secrets pasted into one never reach the order or its readers.
+        if (attempt.note) attempt = { ...attempt, note: await redactSecrets(attempt.note) };
+        await this.applyWithin(trx, ctx, id, attempt, how);
+        return id;
+      });
+    } catch (error) {
+      if (error instanceof Error && (error as { code?: string }).code === FOUR_EYES) {
+        await recordAudit(this.db, ctx, {
+          entity: 'order',
+          entityId: id,
+          action: 'four_eyes_refused',
+          after: { attempt: attempt?.status ?? 'change', reason: error.message },
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async applyWithin(
     trx: Transaction<ErpTables>,
     ctx: ErpContext,
     id: number,
     input: UpdateOrderInput,
-    approval?: ApprovalDecision,
-    comment?: string,
+    how: { review?: ApprovalDecision; comment?: string; cancel?: boolean },
   ): Promise<void> {
     const before = await this.row(trx, ctx, id);
+    const { fourEyes } = await this.pricing.policies.get(ctx, trx);
+    // Whoever changes the lines, date or note, or submits the order, is its editor from now on.
+    const edits =
+      !how.review &&
+      !how.cancel &&
+      (input.lines !== undefined ||
+        input.expectedDate !== undefined ||
+        (input.note !== undefined && input.note !== before.note) ||
+        (input.status === 'pending_approval' && before.status !== 'pending_approval'));
+    const duties = await this.duties(trx, before, edits ? ctx.userId : undefined);
+    const refusedChange = changeRefusal(ctx, duties, fourEyes);
+    if (refusedChange) throw fourEyesRefused(refusedChange);
     if (before.version !== input.version) {
       throw conflict(`订单已被他人修改（当前版本 ${before.version}）/ order changed since version ${input.version}`, {
         currentVersion: before.version,
@@ -330,9 +400,11 @@ export class OrderBook {
       if (input.status === 'approved' && ctx.role !== 'admin') {
         throw forbidden('只有管理员可以审批订单 / only an admin may approve orders');
       }
+      const refusedApproval = input.status === 'approved' && approvalRefusal(ctx, duties, fourEyes);
+      if (refusedApproval) throw fourEyesRefused(refusedApproval);
       changes.status = input.status;
       decided =
-        approval ??
+        how.review ??
         (input.status === 'approved'
           ? { rule: 'admin-approved' as const, reason: `管理员已批准 / approved by ${ctx.username}` }
           : undefined);
@@ -342,9 +414,10 @@ export class OrderBook {
           approval_reason: decided.reason,
           approval_by: ctx.username,
           approval_at: nowIso(),
-          approval_comment: comment || null,
+          approval_comment: how.comment || null,
         });
     }
+    if (edits) changes.last_edited_by = ctx.userId;
     const editsContent = input.lines !== undefined || input.expectedDate !== undefined;
     if (editsContent && !EDITABLE.includes(before.status)) {
       throw conflict(`订单状态 ${before.status} 下不能修改明细 / lines and dates are fixed once ${before.status}`);
@@ -386,22 +459,20 @@ export class OrderBook {
     if (changes.status === 'pending_approval') await this.submit(trx, ctx, id);
   }
 
-  /** Cancels an order (any status before received), keeping the reason in the note; once per idempotency key. */
-  async cancel(
-    ctx: ErpContext,
-    id: number,
-    input: { version: number; reason?: string },
-    idempotencyKey?: string,
-  ): Promise<{ order: Order; replayed: boolean }> {
-    requireWriter(ctx);
-    return this.once(ctx, idempotencyKey, { cancel: id, ...input }, async (trx) => {
-      const current = await this.row(trx, ctx, id);
-      const note = input.reason
-        ? [current.note, `取消原因 / cancelled: ${input.reason}`].filter(Boolean).join('\n')
-        : undefined;
-      await this.applyUpdate(trx, ctx, id, { version: input.version, status: 'cancelled', note });
-      return id;
+  /** The order's creator and editor (`editorId` when this write makes someone the editor), by name. */
+  private async duties(trx: Transaction<ErpTables>, row: OrderRow, editorId?: number): Promise<OrderDuties> {
+    const creatorId = Number(row.created_by);
+    const lastEditor = Number(editorId ?? row.last_edited_by ?? row.created_by);
+    const users = await trx
+      .selectFrom('users')
+      .select(['id', 'username'])
+      .where('id', 'in', [creatorId, lastEditor])
+      .execute();
+    const named = (userId: number) => ({
+      id: userId,
+      username: users.find((u) => Number(u.id) === userId)?.username ?? '',
     });
+    return { orderNo: row.order_no, status: row.status, creator: named(creatorId), editor: named(lastEditor) };
   }
 
   /** Goods received: the ordered quantities go on hand. */
@@ -424,7 +495,7 @@ export class OrderBook {
 
   async get(ctx: ErpContext, id: number): Promise<Order> {
     const row = await this.row(this.db, ctx, id);
-    const [order] = await this.hydrate([row]);
+    const [order] = await this.hydrate(ctx, [row]);
     return order;
   }
 
@@ -491,14 +562,22 @@ export class OrderBook {
         .execute(),
       query.select(countAll.as('n')).executeTakeFirstOrThrow(),
     ]);
-    return { items: await this.hydrate(rows), total: Number(total.n), totalCapped: false, page: q.page, size: q.size };
+    return {
+      items: await this.hydrate(ctx, rows),
+      total: Number(total.n),
+      totalCapped: false,
+      page: q.page,
+      size: q.size,
+    };
   }
 
-  /** Loads lines, parts, suppliers and creators for a batch of orders in three queries. */
-  private async hydrate(rows: OrderRow[], db: Kysely<ErpTables> = this.db): Promise<Order[]> {
+  /** Loads lines, parts, suppliers, creators and editors for a batch of orders in four queries, with what the
+   *  requesting user may do with each. */
+  private async hydrate(ctx: ErpContext, rows: OrderRow[], db: Kysely<ErpTables> = this.db): Promise<Order[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
-    const [lines, suppliers, users] = await Promise.all([
+    const editorOf = (row: OrderRow) => Number(row.last_edited_by ?? row.created_by);
+    const [lines, suppliers, users, policy] = await Promise.all([
       db
         .selectFrom('order_lines')
         .innerJoin('parts', 'parts.id', 'order_lines.part_id')
@@ -528,12 +607,18 @@ export class OrderBook {
       db
         .selectFrom('users')
         .select(['id', 'username'])
-        .where('id', 'in', [...new Set(rows.map((r) => r.created_by))])
+        .where('id', 'in', [...new Set(rows.flatMap((r) => [Number(r.created_by), editorOf(r)]))])
         .execute(),
+      this.pricing.policies.get(ctx, db),
     ]);
     return rows.map((row) => {
       const supplier = suppliers.find((s) => Number(s.id) === Number(row.supplier_id));
-      const user = users.find((u) => Number(u.id) === Number(row.created_by));
+      const named = (userId: number) => ({
+        id: userId,
+        username: users.find((u) => Number(u.id) === userId)?.username ?? '',
+      });
+      const creator = named(Number(row.created_by));
+      const editor = named(editorOf(row));
       const orderLines = lines
         .filter((l) => Number(l.order_id) === Number(row.id))
         .map((l) => ({
@@ -561,7 +646,13 @@ export class OrderBook {
         supplier: { id: Number(row.supplier_id), nameZh: supplier?.name_zh ?? '', nameEn: supplier?.name_en ?? '' },
         expectedDate: row.expected_date,
         note: row.note,
-        createdBy: { id: Number(row.created_by), username: user?.username ?? '' },
+        createdBy: creator,
+        lastEditedBy: editor,
+        permissions: permissionsFor(
+          ctx,
+          { orderNo: row.order_no, status: row.status, creator, editor },
+          policy.fourEyes,
+        ),
         createdAt: row.created_at,
         updatedAt: row.updated_at,
         currency: 'CNY' as const,

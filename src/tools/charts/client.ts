@@ -14,9 +14,11 @@ export class ChartMcpClient {
     readonly url: string,
   ) {}
 
-  static async connect(url: string): Promise<ChartMcpClient> {
+  /** `token`: the server's bearer token (ours always wants one). */
+  static async connect(url: string, token?: string): Promise<ChartMcpClient> {
     const client = new Client({ name: 'procura-charts', version: '0.1.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
     return new ChartMcpClient(client, url);
   }
 

@@ -21,8 +21,12 @@ export interface ChartTools {
  * Connects to the chart MCP server, reads its live tool list, and registers `generate_visualization`
  * (plus the pass-through `generate_spreadsheet`) into `registry`.
  */
-export async function registerChartTools(registry: ToolRegistry, chartMcpUrl: string): Promise<ChartTools> {
-  const client = await ChartMcpClient.connect(chartMcpUrl);
+export async function registerChartTools(
+  registry: ToolRegistry,
+  chartMcpUrl: string,
+  token?: string,
+): Promise<ChartTools> {
+  const client = await ChartMcpClient.connect(chartMcpUrl, token);
   const catalog = new ChartCatalog(await client.listTools());
   const tools = new VisualizationTools(catalog, client);
   registry.register(VisualizationTools, () => tools);

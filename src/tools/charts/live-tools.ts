@@ -14,14 +14,12 @@ export async function withLocalChartServer<T>(
 ): Promise<T> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-charts-'));
   const renderer = await startChartsServer({ host: '127.0.0.1', port: 0, dataDir });
-  const mcp = await startChartMcpServer({ host: '127.0.0.1', port: 0, rendererUrl: renderer.renderUrl }).catch(
-    async (error) => {
-      await renderer.close();
-      throw error;
-    },
-  );
+  const mcp = await startChartMcpServer({ port: 0, rendererUrl: renderer.renderUrl }).catch(async (error) => {
+    await renderer.close();
+    throw error;
+  });
   try {
-    const client = await ChartMcpClient.connect(mcp.url);
+    const client = await ChartMcpClient.connect(mcp.url, mcp.token);
     try {
       return await use({ client, tools: await client.listTools(), rendererUrl: renderer.renderUrl });
     } finally {

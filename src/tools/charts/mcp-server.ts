@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import path from 'node:path';
-import { logger } from '../../shared/index.ts';
+import { fileURLToPath } from 'node:url';
+import { childEnv, logger } from '../../shared/index.ts';
 
 export interface ChartMcpServer {
   /** Streamable HTTP endpoint, e.g. `http://127.0.0.1:1122/mcp`. */
   url: string;
+  /** The bearer token every request must carry. */
+  token: string;
   pid: number;
   close(): Promise<void>;
 }
@@ -33,30 +35,34 @@ function canConnect(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** The only address the chart MCP server listens on: it serves this machine's agent, nobody else. */
+const LOOPBACK = '127.0.0.1';
+
 /**
- * Runs the unmodified `@antv/mcp-server-chart` (streamable HTTP) as a child process whose only renderer is
- * ours: `VIS_REQUEST_SERVER` points at `rendererUrl`, and `SERVICE_ID` (a hosted-service identifier the
- * package forwards with map requests) is removed. Its only outbound call is that renderer request.
+ * Runs the unmodified `@antv/mcp-server-chart` tools in a child process (`mcp-child.mjs`) whose only renderer is ours
+ * (`VIS_REQUEST_SERVER` points at `rendererUrl`). It listens on loopback only, answers only requests with its bearer
+ * token (`token`, default a fresh random one), sends no CORS headers, and sees none of this process's environment
+ * beyond the basics (no model keys, tokens or database URLs; no `SERVICE_ID`). Its only outbound call is the
+ * renderer request.
  */
 export async function startChartMcpServer(options: {
-  host: string;
   port: number;
   rendererUrl: string;
+  token?: string;
   startTimeoutMs?: number;
 }): Promise<ChartMcpServer> {
   const log = logger.child({ part: 'chart-mcp' });
-  const require = createRequire(import.meta.url);
-  const entry = path.join(path.dirname(require.resolve('@antv/mcp-server-chart/sdk')), 'index.js');
-  const port = options.port || (await freePort(options.host));
-  const { SERVICE_ID: _hostedServiceId, ...env } = process.env;
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [entry, '--transport', 'streamable', '--host', options.host, '--port', String(port)],
-    {
-      env: { ...env, VIS_REQUEST_SERVER: `${options.rendererUrl}/api/gpt-vis` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const port = options.port || (await freePort(LOOPBACK));
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const child: ChildProcess = spawn(process.execPath, [fileURLToPath(new URL('mcp-child.mjs', import.meta.url))], {
+    env: childEnv({
+      VIS_REQUEST_SERVER: `${options.rendererUrl}/api/gpt-vis`,
+      PROCURA_CHART_MCP_HOST: LOOPBACK,
+      PROCURA_CHART_MCP_PORT: String(port),
+      PROCURA_CHART_MCP_TOKEN: token,
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
@@ -85,15 +91,14 @@ export async function startChartMcpServer(options: {
     });
 
   const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
-  while (!(await canConnect(options.host, port))) {
+  while (!(await canConnect(LOOPBACK, port))) {
     if (exited || Date.now() > deadline) {
       await close();
       throw new Error(
-        `图表 MCP 服务未能启动 / chart MCP server did not start on ${options.host}:${port}: ${output.trim().slice(-600)}`,
+        `图表 MCP 服务未能启动 / chart MCP server did not start on ${LOOPBACK}:${port}: ${output.trim().slice(-600)}`,
       );
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  return { url: `http://${host}:${port}/mcp`, pid: child.pid!, close };
+  return { url: `http://${LOOPBACK}:${port}/mcp`, token, pid: child.pid!, close };
 }

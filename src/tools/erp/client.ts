@@ -77,6 +77,9 @@ const orderView = (o: OrderWire): contract.OrderView => ({
   expectedDate: o.expectedDate,
   note: o.note || undefined,
   createdBy: o.createdBy.username,
+  lastEditedBy: o.lastEditedBy.username,
+  // What this user may do with the order under roles and four eyes, so a model refuses before asking for approval.
+  permissions: o.permissions,
   createdAt: o.createdAt,
   lines: o.lines.map((l) => ({
     lineNo: l.lineNo,
@@ -248,6 +251,7 @@ export class ErpClient {
     safety: 'read-only',
     group: 'part',
     output: traced(pagedViewOf(contract.PartViewSchema)),
+    untrusted: ['spec'],
     // The ERP refuses every request without a token: a listing without a user asks nothing over the network.
     liveValues: async (ctx, host) => (ctx.token ? (host as ErpClient).categoryHint() : undefined),
   })
@@ -270,6 +274,7 @@ export class ErpClient {
     safety: 'read-only',
     group: 'part',
     output: traced(listOf(contract.PartViewSchema)),
+    untrusted: ['spec'],
   })
   async partSearch(input: { name: string; limit: number }, control: ToolControl) {
     const { body, traceId } = await this.get<{ items: PartWire[] }>('/parts/search', input, control);
@@ -347,6 +352,7 @@ export class ErpClient {
     safety: 'read-only',
     group: 'part',
     output: traced(listOf(contract.PartViewSchema)),
+    untrusted: ['spec'],
   })
   async partBySupplier(input: { supplierId: number }, control: ToolControl) {
     const { body, traceId } = await this.get<{ items: PartWire[] }>(
@@ -367,6 +373,7 @@ export class ErpClient {
     destructive: false,
     group: 'order',
     output: traced(contract.OrderWriteResultSchema),
+    untrusted: ['note', 'comment'],
   })
   async orderCreate(input: z.infer<typeof OrderCreateInput>, control: ToolControl) {
     const { submit, idempotencyKey, ...order } = input;
@@ -388,6 +395,7 @@ export class ErpClient {
     idempotent: true,
     group: 'order',
     output: traced(contract.OrderWriteResultSchema),
+    untrusted: ['note', 'comment'],
   })
   async orderUpdate(input: z.infer<typeof OrderUpdateInput>, control: ToolControl) {
     const { orderId, idempotencyKey, ...body } = input;
@@ -404,6 +412,7 @@ export class ErpClient {
     idempotent: true,
     group: 'order',
     output: traced(contract.OrderWriteResultSchema),
+    untrusted: ['note', 'comment'],
   })
   async orderCancel(input: z.infer<typeof OrderCancelInput>, control: ToolControl) {
     const { orderId, idempotencyKey, ...body } = input;
@@ -428,6 +437,7 @@ export class ErpClient {
     safety: 'read-only',
     group: 'order',
     output: traced(pagedViewOf(contract.OrderViewSchema)),
+    untrusted: ['note', 'comment'],
   })
   async orderSearchDetails(input: Record<string, unknown>, control: ToolControl) {
     const { body, traceId } = await this.get<PageWire<OrderWire>>('/orders/search', input, control);
@@ -443,6 +453,7 @@ export class ErpClient {
     safety: 'read-only',
     group: 'order',
     output: traced(contract.OrderViewSchema),
+    untrusted: ['note', 'comment'],
   })
   async orderGet(input: { orderId: number }, control: ToolControl) {
     const { body, traceId } = await this.get<OrderWire>(`/orders/${input.orderId}`, undefined, control);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext } from 'playwright-core';
+import { childEnv } from '../../shared/index.ts';
 import { ToolError } from '../registry.ts';
 import { BlockedUrlError, type UrlGuard } from './guard.ts';
 import { BROWSER_HEADERS } from './http.ts';
@@ -112,6 +113,8 @@ export class BrowserRenderer {
           executablePath: this.executablePath,
           args: [...CHROMIUM_ARGS, ...proxyArgs(proxyUrl)],
           headless: true,
+          // Web pages run in it: none of this process's secrets are in its environment.
+          env: childEnv(),
         });
         return { browser, proxy };
       } catch (error) {

@@ -14,6 +14,8 @@ interface PendingOrder {
   createdBy: { username: string };
   createdAt: string;
   approval: { rule: string; reason: string } | null;
+  /** What the signed-in admin may do with it: under four eyes never approve an order they created or last changed. */
+  permissions?: { approve: boolean; reason: string | null };
   lines: Array<{
     lineNo: number;
     part: { code: string; nameZh: string };
@@ -66,6 +68,11 @@ export function ApprovalQueue({ client }: { client: ChatClient }) {
             </div>
           </header>
           {order.approval && <p className="queue-reason">{order.approval.reason}</p>}
+          {order.permissions && !order.permissions.approve && order.permissions.reason && (
+            <p className="queue-four-eyes" data-testid="four-eyes">
+              {order.permissions.reason}
+            </p>
+          )}
           <ul className="queue-lines">
             {order.lines.map((line) => (
               <li key={line.lineNo}>
@@ -85,7 +92,7 @@ export function ApprovalQueue({ client }: { client: ChatClient }) {
             <button
               type="button"
               className="btn btn-primary"
-              disabled={busy === order.id}
+              disabled={busy === order.id || order.permissions?.approve === false}
               onClick={() => void decide(order, 'approve')}
             >
               {t('approve')}

@@ -171,14 +171,14 @@ export function Conversation({
         <div className="standing" data-testid="standing-permissions">
           <span className="muted">{t('standingPermissions')}</span>
           {standing.permissions.map((p) => (
-            <span key={p.tool} className="chip standing-chip" data-tool={p.tool}>
-              {p.label}
+            <span key={p.key} className="chip standing-chip" data-tool={p.scope.tool} title={p.text}>
+              {p.label} · {p.text}
               <button
                 type="button"
                 className="link"
                 aria-label={`${t('revoke')} ${p.label}`}
                 data-testid="revoke-permission"
-                onClick={() => standing.revoke(p.tool)}
+                onClick={() => standing.revoke(p.key)}
               >
                 ×
               </button>

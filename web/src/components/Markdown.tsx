@@ -35,6 +35,59 @@ marked.use({
   ],
 });
 
+/**
+ * What an answer may contain: text structure, tables, links and images, and nothing that can style or address the
+ * page. Answers are model output a hostile page can steer: a `<style>`, a `style` or `class` attribute (the app's own
+ * classes; only the citations' own two stay), an `id` or `name` could restyle or hide what the user decides on (an approval card) or clobber the DOM.
+ */
+const SANITIZE = {
+  ALLOWED_TAGS: [
+    'p',
+    'br',
+    'hr',
+    'strong',
+    'b',
+    'em',
+    'i',
+    'del',
+    's',
+    'code',
+    'pre',
+    'blockquote',
+    'ul',
+    'ol',
+    'li',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
+    'a',
+    'img',
+    'sup',
+    'sub',
+    'abbr',
+  ],
+  ALLOWED_ATTR: ['href', 'title', 'alt', 'src', 'colspan', 'rowspan', 'align', 'start', 'class'],
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  FORBID_TAGS: ['style', 'link', 'meta', 'base', 'form', 'input', 'button', 'svg', 'math', 'template'],
+  FORBID_ATTR: ['style', 'id', 'name'],
+};
+
+/** The only classes an answer keeps: those of the citations rendered below (small superscripts), none of the app's. */
+const ANSWER_CLASSES = new Set(['source-ref', 'source-id']);
+DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
+  if (data.attrName === 'class' && !ANSWER_CLASSES.has(data.attrValue)) data.keepAttr = false;
+});
+
 // Links from answers open in a new tab and never get the opener.
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
   if (node.tagName === 'A') {
@@ -47,7 +100,7 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
  *  more when the list of sources its citations name arrives). */
 const Block = memo(
   function Block({ raw, token }: { raw: string; token: Token; sources: string }) {
-    const html = useMemo(() => DOMPurify.sanitize(marked.parser([token]) as string), [token]);
+    const html = useMemo(() => DOMPurify.sanitize(marked.parser([token]) as string, SANITIZE), [token]);
     // biome-ignore lint/security/noDangerouslySetInnerHtml: the HTML comes out of DOMPurify
     return <div className="md-block" data-raw-length={raw.length} dangerouslySetInnerHTML={{ __html: html }} />;
   },

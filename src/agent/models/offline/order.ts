@@ -16,6 +16,8 @@ interface OrderItem {
   createdAt?: string;
   /** The ERP approval policy's decision on submission. */
   approval?: { rule: string; reason: string };
+  /** What this user may do with the order, as the ERP judges it (roles, status, four eyes). */
+  permissions?: { change: boolean; approve: boolean; reason: string | null };
   lines: Array<{
     partId?: number;
     code: string;
@@ -215,6 +217,9 @@ function planExistingOrder(view: ConversationView, orderNo: string, intent: stri
 
 function changeOrder(view: ConversationView, order: OrderItem, intent: string, texts: TaskTexts): Plan {
   const { current } = taskIntent(texts);
+  // The ERP would refuse it (someone else's order under four eyes): say so instead of asking for an approval.
+  const refusal = (intent === 'cancel' || intent === 'update') && refusedChange(order, intent);
+  if (refusal) return { text: refusal };
   if (intent === 'cancel') {
     if (!view.tools.has('order_cancel'))
       return { text: '当前账号是只读权限，不能取消订单。/ This account is read-only: it cannot cancel orders.' };
@@ -254,6 +259,15 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     return { toolCalls: [{ name: 'order_update', args: { orderId: order.id, version: order.version, ...change } }] };
   }
   return { text: describeOrder(order) };
+}
+
+/** Why the ERP will not let this user change or cancel the order, as the answer says it, or undefined. */
+function refusedChange(order: OrderItem, intent: 'cancel' | 'update'): string | undefined {
+  if (order.permissions?.change !== false || !order.permissions.reason?.startsWith('四眼')) return undefined;
+  const [zh, en] = order.permissions.reason.split(' / ');
+  return intent === 'cancel'
+    ? `不能取消订单 ${order.orderNo}：${zh}。\nOrder ${order.orderNo} was not cancelled: ${en ?? ''}.`
+    : `不能修改订单 ${order.orderNo}：${zh}。\nOrder ${order.orderNo} was not changed: ${en ?? ''}.`;
 }
 
 /** Cancel or change without an order number: the user's open orders, newest first, for the user to pick. */
