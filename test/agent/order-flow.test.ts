@@ -159,7 +159,7 @@ describe('order decisions', () => {
 
   it('refuses to change or cancel another buyer’s order under four eyes, saying why, without an approval card', async () => {
     const owner = h.contextFor('laoxiao', 'four-eyes-owner');
-    const first = await h.send(owner, '给博世下 200 个 F7TC 火花塞的采购单');
+    const first = await h.send(owner, '给博世下 150 个 F7TC 火花塞的采购单');
     const done = await h.send(owner, resume(first.interrupts[0].id, { type: 'approve' }));
     const orderNo = /PO-\d{6}-\d+/.exec(done.answer)?.[0];
     expect(orderNo, done.answer).toBeDefined();
