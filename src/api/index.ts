@@ -1,4 +1,3 @@
-export type { ApiUser } from './auth.ts';
 export {
   DEMO_SESSION_PREFIX,
   DEMO_SESSION_TTL_MS,
@@ -7,6 +6,7 @@ export {
   type DemoSignInMode,
   type DemoUser,
   demoSignInMode,
-} from './demo.ts';
-export type { RunLimits } from './runs.ts';
+} from './admin/demo.ts';
+export type { ApiUser } from './auth.ts';
+export type { RunLimits } from './chat/runs.ts';
 export { type Api, type ApiOptions, createApi, DEFAULT_LIMITS, startApiServer, WEB_DIST } from './server.ts';

@@ -2,22 +2,23 @@ import path from 'node:path';
 import { type AgentRuntime, agentConfigs, GenAiTracer, suggestionsFor } from '../agent/index.ts';
 import { listen, logger, type RunningServer, startTelemetry } from '../shared/index.ts';
 import { loadWebSettings } from '../tools/web/index.ts';
+import { DemoSignIn, type DemoSignInMode, type DemoUser } from './admin/demo.ts';
+import { UsageLedger, type UsageSettings, usageSettings } from './admin/usage.ts';
 import { createApiApp } from './app.ts';
-import { OrderApprovals } from './approvals.ts';
+import { DEFAULT_DECISION_POLL_MS, OrderNotices } from './approvals/order-notices.ts';
+import { OrderApprovals } from './approvals/queue.ts';
 import { ErpUsers } from './auth.ts';
-import { defaultTimezone } from './cron.ts';
+import { RunEventLog } from './chat/events.ts';
+import { History } from './chat/history.ts';
+import { RunStore } from './chat/run-store.ts';
+import { type RunLimits, RunManager } from './chat/runs.ts';
+import { Sessions, type SessionTables } from './chat/sessions.ts';
 import { openApiDatabase } from './db.ts';
-import { DemoSignIn, type DemoSignInMode, type DemoUser } from './demo.ts';
-import { RunEventLog } from './events.ts';
-import { chartImageLoader, ReportExports } from './exports.ts';
-import { History } from './history.ts';
-import { DEFAULT_DECISION_POLL_MS, OrderNotices } from './order-notices.ts';
-import { RunStore } from './run-store.ts';
-import { type RunLimits, RunManager } from './runs.ts';
-import { Scheduler } from './scheduler.ts';
-import { CredentialSealer, Schedules } from './schedules.ts';
-import { Sessions } from './sessions.ts';
-import { UsageLedger, type UsageSettings, usageSettings } from './usage.ts';
+import { API_MIGRATIONS } from './migrations.ts';
+import { chartImageLoader, ReportExports } from './reports/exports.ts';
+import { defaultTimezone } from './schedules/cron.ts';
+import { Scheduler } from './schedules/scheduler.ts';
+import { CredentialSealer, Schedules } from './schedules/schedules.ts';
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
@@ -79,6 +80,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     dataDir: options.dataDir,
     databaseUrl: options.databaseUrl,
     schema: options.databaseSchema,
+    migrations: API_MIGRATIONS,
   });
   const store = new RunStore(database.db);
   const events = new RunEventLog(store, options.redisUrl, log);
@@ -177,7 +179,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
         return { provider: models.provider, name: models.mainName };
       },
       database: async () => {
-        await database.db.selectFrom('chat_sessions').select('id').limit(1).execute();
+        await database.db.withTables<SessionTables>().selectFrom('chat_sessions').select('id').limit(1).execute();
         return database.dialect;
       },
       ...options.readiness,

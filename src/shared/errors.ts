@@ -26,3 +26,22 @@ export const conflict = (message: string, extra?: Record<string, unknown>) =>
   new ProblemError(409, 'conflict', message, extra);
 export const unprocessable = (message: string, errors: FieldError[]) =>
   new ProblemError(422, 'validation_failed', message, { errors });
+
+/** What a schema validator says about one bad value (zod's issues have this shape). */
+export interface ValidationIssue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/**
+ * A failed schema check as the one answer both HTTP APIs give it: 422 `validation_failed`, naming each bad field
+ * (the first 20). An issue without a path is about the value as a whole, named by `where` (`(body)`, `query`, a
+ * path parameter).
+ */
+export function validationFailed(issues: readonly ValidationIssue[], where: string): ProblemError {
+  const errors: FieldError[] = issues.slice(0, 20).map((issue) => ({
+    field: issue.path.join('.') || where,
+    message: issue.message,
+  }));
+  return unprocessable('字段校验失败 / invalid fields', errors);
+}

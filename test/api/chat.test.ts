@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RunStore } from '../../src/api/run-store.ts';
+import { RunStore } from '../../src/api/chat/run-store.ts';
 import { sleep } from '../../src/shared/index.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 import { answerText, collect, openSse, type SseEvent } from './sse.ts';

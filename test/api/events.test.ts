@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunEventLog, TOKEN_FLUSH_CHARS, TOKEN_FLUSH_MS } from '../../src/api/chat/events.ts';
+import { migrateRuns, RunStore } from '../../src/api/chat/run-store.ts';
 import { type ApiDatabase, openApiDatabase } from '../../src/api/db.ts';
-import { RunEventLog, TOKEN_FLUSH_CHARS, TOKEN_FLUSH_MS } from '../../src/api/events.ts';
-import { RunStore } from '../../src/api/run-store.ts';
 import { logger } from '../../src/shared/index.ts';
 
 /** The emit path on a real SQLite file: coalesced text keeps its order and a rejoin from any id misses nothing. */
@@ -15,7 +15,7 @@ describe('run events: coalesced streaming text', () => {
   let log: RunEventLog;
   beforeAll(async () => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-api-events-'));
-    database = await openApiDatabase({ dataDir: root });
+    database = await openApiDatabase({ dataDir: root, migrations: [migrateRuns] });
     store = new RunStore(database.db);
     log = new RunEventLog(store, undefined, logger.child({ part: 'test' }));
   });

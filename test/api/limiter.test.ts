@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunLimiter } from '../../src/api/limiter.ts';
+import { RunLimiter } from '../../src/api/chat/limiter.ts';
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const state = (promise: Promise<unknown>) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUED } from '../../src/api/run-execution.ts';
+import { QUEUED } from '../../src/api/chat/run-execution.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 import { collect, openSse, type SseEvent } from './sse.ts';
 

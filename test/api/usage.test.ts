@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateUsage, UsageLedger } from '../../src/api/admin/usage.ts';
 import type { ApiUser } from '../../src/api/auth.ts';
 import { type ApiDatabase, openApiDatabase } from '../../src/api/db.ts';
-import { UsageLedger } from '../../src/api/usage.ts';
 import { dropPostgresSchema } from '../../src/erp/index.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -38,6 +38,7 @@ describe.each(backends)('model usage ledger ($name)', ({ name }) => {
       dataDir,
       databaseUrl: name === 'postgres' ? databaseUrl : undefined,
       schema,
+      migrations: [migrateUsage],
     });
   });
   afterAll(async () => {

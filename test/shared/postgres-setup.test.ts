@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAgentStore } from '../../src/agent/backends/index.ts';
 import { openApiDatabase } from '../../src/api/db.ts';
+import { API_MIGRATIONS } from '../../src/api/migrations.ts';
 import { dropPostgresSchema, openErpDatabase } from '../../src/erp/index.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -21,7 +22,9 @@ describe.skipIf(!databaseUrl)('processes starting together on a fresh PostgreSQL
     const url = databaseUrl as string;
     const opened = await Promise.allSettled(
       Array.from({ length: 4 }, () => [
-        openApiDatabase({ dataDir, databaseUrl: url, schema: schemas.api }).then((db) => db.close()),
+        openApiDatabase({ dataDir, databaseUrl: url, schema: schemas.api, migrations: API_MIGRATIONS }).then((db) =>
+          db.close(),
+        ),
         createAgentStore({ dataDir, databaseUrl: url, schema: schemas.store }).then((store) => store.stop()),
         openErpDatabase({ databaseUrl: url, schema: schemas.erp }).then((db) => db.close()),
       ]).flat(),

@@ -8,6 +8,7 @@ import {
   problemResponse,
   traceIdMiddleware,
   unauthorized,
+  validationFailed,
 } from '../../shared/index.ts';
 import type { ErpContext } from '../services/context.ts';
 import type { ErpServices } from '../services/index.ts';
@@ -52,16 +53,7 @@ const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json
 export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<Env> {
   const app = new OpenAPIHono<Env>({
     defaultHook: (result, c) => {
-      if (!result.success) {
-        const errors = result.error.issues.slice(0, 20).map((issue) => ({
-          field: issue.path.join('.') || '(body)',
-          message: issue.message,
-        }));
-        return problemResponse(
-          c,
-          new ProblemError(422, 'validation_failed', '字段校验失败 / invalid fields', { errors }),
-        );
-      }
+      if (!result.success) return problemResponse(c, validationFailed(result.error.issues, '(body)'));
     },
   });
 

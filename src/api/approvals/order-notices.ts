@@ -1,14 +1,15 @@
 import type { Kysely } from 'kysely';
-import type { Order } from '../erp/index.ts';
-import type { OrderDecisionData } from '../protocol/index.ts';
-import type { Logger } from '../shared/index.ts';
-import { erpRequest } from '../tools/erp/index.ts';
-import type { ApiUser } from './auth.ts';
-import { ACTIVE_RUN_STATUSES, type ApiDatabase, type ApiTables } from './db.ts';
-import { type RunEventLog, TERMINAL_EVENTS } from './events.ts';
-import { RunStore } from './run-store.ts';
+import type { Order } from '../../erp/index.ts';
+import type { OrderDecisionData } from '../../protocol/index.ts';
+import type { Logger } from '../../shared/index.ts';
+import { erpRequest } from '../../tools/erp/index.ts';
+import type { ApiUser } from '../auth.ts';
+import { type RunEventLog, TERMINAL_EVENTS } from '../chat/events.ts';
+import { ACTIVE_RUN_STATUSES, RunStore, type RunTables } from '../chat/run-store.ts';
+import type { SessionTables } from '../chat/sessions.ts';
+import type { ApiDatabase, ApiDb } from '../db.ts';
 
-export interface OrderNoticeTables {
+export type OrderNoticeTables = {
   /** Admin decisions already told to the conversation that drafted the order: one row, one notice. */
   order_notices: {
     project_id: string;
@@ -19,9 +20,12 @@ export interface OrderNoticeTables {
     run_id: string;
     created_at: string;
   };
-}
+};
 
-export async function migrateOrderNotices<DB extends OrderNoticeTables>(db: Kysely<DB>): Promise<void> {
+/** What a notice reads besides its own table: the sessions and runs it tells. */
+type NoticeTables = OrderNoticeTables & SessionTables & RunTables;
+
+export async function migrateOrderNotices(db: ApiDb): Promise<void> {
   await db.schema
     .createTable('order_notices')
     .ifNotExists()
@@ -65,6 +69,8 @@ type Outcome = 'told' | 'known' | 'busy' | 'unlinked';
  * being told twice.
  */
 export class OrderNotices {
+  private readonly db: Kysely<NoticeTables>;
+
   constructor(
     private readonly deps: {
       database: ApiDatabase;
@@ -73,7 +79,9 @@ export class OrderNotices {
       log: Logger;
       pollMs: number;
     },
-  ) {}
+  ) {
+    this.db = deps.database.db.withTables<NoticeTables>();
+  }
 
   get pollMs(): number {
     return this.deps.pollMs;
@@ -93,7 +101,7 @@ export class OrderNotices {
    */
   async check(user: ApiUser, sessionId: string): Promise<boolean> {
     try {
-      const { db } = this.deps.database;
+      const db = this.db;
       const session = await db
         .selectFrom('chat_sessions')
         .select(['owner', 'project_id'])
@@ -154,8 +162,7 @@ export class OrderNotices {
   private async tell(order: Order): Promise<Outcome> {
     const decision = decisionOf(order);
     if (!decision || !order.traceId || !order.approval?.decidedAt) return 'unlinked';
-    const { db, dialect } = this.deps.database;
-    const origin = await db
+    const origin = await this.db
       .selectFrom('chat_runs')
       .innerJoin('chat_sessions', 'chat_sessions.id', 'chat_runs.session_id')
       .select(['chat_runs.session_id', 'chat_runs.owner', 'chat_sessions.project_id'])
@@ -174,7 +181,8 @@ export class OrderNotices {
       total_amount: order.totalAmount,
     };
     let publish: (() => Promise<void>) | undefined;
-    const outcome = await db.transaction().execute(async (trx): Promise<Outcome> => {
+    const outcome = await this.deps.database.db.transaction().execute(async (within): Promise<Outcome> => {
+      const trx = within.withTables<NoticeTables>();
       let latest = trx
         .selectFrom('chat_runs')
         .select(['id', 'status'])
@@ -184,10 +192,10 @@ export class OrderNotices {
         .limit(1);
       // Holding the row keeps a retry of that run from numbering events until this commits (SQLite: the
       // transaction already has the only connection).
-      if (dialect === 'postgres') latest = latest.forUpdate();
+      if (this.deps.database.dialect === 'postgres') latest = latest.forUpdate();
       const run = await latest.executeTakeFirst();
       if (!run || ACTIVE_RUN_STATUSES.includes(run.status)) return 'busy';
-      const store = new RunStore(trx as Kysely<ApiTables>);
+      const store = new RunStore(within);
       const [last] = await store.replay(run.id, (await store.lastSeq(run.id)) - 1);
       // Ended, but its final event (a cancel's `done`, a recovery's `error`) is still on its way.
       if (last && !TERMINAL_EVENTS.has(last.event)) return 'busy';

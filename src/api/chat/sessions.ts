@@ -1,16 +1,75 @@
 import type { Kysely } from 'kysely';
-import { badRequest, conflict, notFound } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
-import type { ApiTables } from './db.ts';
+import { badRequest, conflict, notFound } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { ApiDb } from '../db.ts';
 
-export type SessionRow = ApiTables['chat_sessions'];
+/** Chat sessions, and which of them a schedule started (and whether their owner has opened them yet). */
+export type SessionTables = {
+  chat_sessions: {
+    id: string;
+    owner: string;
+    project_id: string;
+    title: string;
+    created_at: string;
+    updated_at: string;
+  };
+  scheduled_sessions: {
+    session_id: string;
+    owner: string;
+    schedule_id: string;
+    schedule_name: string;
+    seen_at: string | null;
+    created_at: string;
+  };
+};
+
+export type SessionRow = SessionTables['chat_sessions'];
+
+export async function migrateSessions(db: ApiDb): Promise<void> {
+  await db.schema
+    .createTable('chat_sessions')
+    .ifNotExists()
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('owner', 'text', (c) => c.notNull())
+    .addColumn('project_id', 'text', (c) => c.notNull())
+    .addColumn('title', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('chat_sessions_owner')
+    .ifNotExists()
+    .on('chat_sessions')
+    .columns(['owner', 'updated_at'])
+    .execute();
+  await db.schema
+    .createTable('scheduled_sessions')
+    .ifNotExists()
+    .addColumn('session_id', 'text', (c) => c.primaryKey())
+    .addColumn('owner', 'text', (c) => c.notNull())
+    .addColumn('schedule_id', 'text', (c) => c.notNull())
+    .addColumn('schedule_name', 'text', (c) => c.notNull())
+    .addColumn('seen_at', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('scheduled_sessions_owner')
+    .ifNotExists()
+    .on('scheduled_sessions')
+    .columns(['owner', 'seen_at'])
+    .execute();
+}
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const TITLE_LENGTH = 40;
 
 /** Chat sessions and who owns them. Another user's session answers exactly like a missing one (404). */
 export class Sessions {
-  constructor(private readonly db: Kysely<ApiTables>) {}
+  private readonly db: Kysely<SessionTables>;
+
+  constructor(db: ApiDb) {
+    this.db = db.withTables<SessionTables>();
+  }
 
   /** The caller's session, or 404. */
   async owned(user: ApiUser, id: string): Promise<SessionRow> {

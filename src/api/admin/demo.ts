@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 import ipaddr from 'ipaddr.js';
-import { forbidden, notFound, unauthorized } from '../shared/index.ts';
+import { forbidden, notFound, unauthorized } from '../../shared/index.ts';
 
 /** A seeded demo user; the ERP token stays on the server and is never sent to a browser. */
 export interface DemoUser {

@@ -1,4 +1,4 @@
-import type { AgentName, ApiEvent, StepStatus as ProgressStatus } from '../protocol/index.ts';
+import type { AgentName, ApiEvent, StepStatus as ProgressStatus } from '../../protocol/index.ts';
 
 const SUBAGENT_TITLES: Record<string, string> = {
   'procurement-analyst': '采购分析 / procurement analysis',

@@ -8,15 +8,15 @@ import {
   serviceUnavailable,
   UsageMeter,
   type UsageTotals,
-} from '../agent/index.ts';
-import type { Logger } from '../shared/index.ts';
-import { withConversation } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
+} from '../../agent/index.ts';
+import type { Logger } from '../../shared/index.ts';
+import { withConversation } from '../../shared/index.ts';
+import type { UsageLedger } from '../admin/usage.ts';
+import type { ApiUser } from '../auth.ts';
 import type { RunEmitter } from './events.ts';
 import type { RunLimiter } from './limiter.ts';
-import { StreamMapper } from './protocol.ts';
 import type { PendingInterrupt, RunStore, StoredDecision } from './run-store.ts';
-import type { UsageLedger } from './usage.ts';
+import { StreamMapper } from './stream-mapper.ts';
 
 /** What a run executes: a new message, a human's decision, or a decision a crashed process left unfinished. */
 export type RunInput =

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Marked } from 'marked';
 import { type Browser, chromium } from 'playwright-core';
-import { ProblemError } from '../shared/index.ts';
-import { CHROMIUM_ARGS } from '../tools/web/index.ts';
+import { ProblemError } from '../../shared/index.ts';
+import { CHROMIUM_ARGS } from '../../tools/web/index.ts';
 
 /** Loads one image the report refers to, or says no (undefined) when its address is not trusted. */
 export type ImageLoader = (url: string) => Promise<{ bytes: Uint8Array; contentType: string } | undefined>;

@@ -1,11 +1,18 @@
 import type { Kysely } from 'kysely';
-import { conflict, type Logger, ProblemError } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
+import { conflict, type Logger, ProblemError } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { RunManager } from '../chat/runs.ts';
+import type { Sessions, SessionTables } from '../chat/sessions.ts';
+import { type ApiDb, isUniqueViolation } from '../db.ts';
 import { CronSchedule } from './cron.ts';
-import { type ApiTables, isUniqueViolation } from './db.ts';
-import type { RunManager } from './runs.ts';
-import { type CredentialSealer, paramsOf, type ScheduleRow, type Schedules, scheduleRequest } from './schedules.ts';
-import type { Sessions } from './sessions.ts';
+import {
+  type CredentialSealer,
+  paramsOf,
+  type ScheduleRow,
+  type Schedules,
+  type ScheduleTables,
+  scheduleRequest,
+} from './schedules.ts';
 
 /** How often the production timer looks for due schedules (the claim, not the timer, keeps a run single). */
 export const SCHEDULER_INTERVAL_MS = 30_000;
@@ -30,10 +37,12 @@ export interface StartedRun {
 export class Scheduler {
   private timer?: NodeJS.Timeout;
   private pass: Promise<unknown> = Promise.resolve();
+  /** Its schedules, and the sessions it starts (marked as started by a schedule). */
+  private readonly db: Kysely<ScheduleTables & SessionTables>;
 
   constructor(
     private readonly deps: {
-      db: Kysely<ApiTables>;
+      db: ApiDb;
       schedules: Schedules;
       sealer: CredentialSealer;
       sessions: Sessions;
@@ -43,11 +52,13 @@ export class Scheduler {
       now: () => Date;
       log: Logger;
     },
-  ) {}
+  ) {
+    this.db = deps.db.withTables<ScheduleTables & SessionTables>();
+  }
 
   /** Starts the schedules due at `now` (default: the clock) that no process has claimed yet. */
   async runDue(now: Date = this.deps.now()): Promise<StartedRun[]> {
-    const { db } = this.deps;
+    const db = this.db;
     const due = await db.selectFrom('schedules').selectAll().where('next_due_at', '<=', now.toISOString()).execute();
     const started: StartedRun[] = [];
     for (const row of due) {
@@ -76,7 +87,7 @@ export class Scheduler {
     }
     // The owner is signed in: the run uses their current token, and the schedule keeps it for its timed runs.
     const credential = this.deps.sealer.seal(user.token);
-    await this.deps.db.updateTable('schedules').set({ credential }).where('id', '=', row.id).execute();
+    await this.db.updateTable('schedules').set({ credential }).where('id', '=', row.id).execute();
     const run = await this.launch({ ...row, credential }, dueAt, 'manual', user);
     if ('error' in run) {
       // The caller's own limits (rate, budget, a revoked token) answer as they would for a chat; anything else is
@@ -114,7 +125,7 @@ export class Scheduler {
   /** Inserts the claim row; false when another process (or pass) inserted it first. */
   private async claim(scheduleId: string, dueAt: string, trigger: 'cron' | 'manual'): Promise<boolean> {
     try {
-      await this.deps.db
+      await this.db
         .insertInto('schedule_runs')
         .values({
           schedule_id: scheduleId,
@@ -135,7 +146,7 @@ export class Scheduler {
   /** Moves the schedule to its first time after `now`; only from the due time this pass saw (another may have). */
   private async advance(row: ScheduleRow, now: Date): Promise<void> {
     const next = new CronSchedule(row.cron, row.timezone).nextAfter(now);
-    await this.deps.db
+    await this.db
       .updateTable('schedules')
       // A schedule that never fires again parks far in the future rather than firing on every pass.
       .set({ next_due_at: next?.toISOString() ?? '9999-12-31T00:00:00.000Z', updated_at: now.toISOString() })
@@ -152,7 +163,8 @@ export class Scheduler {
     /** The owner, when they started it themselves. */
     signedIn?: ApiUser,
   ): Promise<StartedRun | { error: unknown }> {
-    const { db, log } = this.deps;
+    const db = this.db;
+    const { log } = this.deps;
     let sessionId: string | undefined;
     try {
       const token = signedIn?.token ?? this.deps.sealer.unseal(row.credential);
@@ -202,7 +214,7 @@ export class Scheduler {
     trigger: 'cron' | 'manual',
     outcome: { session_id: string | null; error: string | null },
   ): Promise<void> {
-    const { db } = this.deps;
+    const db = this.db;
     await db
       .updateTable('schedule_runs')
       .set(outcome)

@@ -2,10 +2,10 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { notFound } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
+import { notFound } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { ApiDb } from '../db.ts';
 import { CronSchedule } from './cron.ts';
-import type { ApiTables } from './db.ts';
 
 export const SCHEDULE_KINDS = ['inventory_digest', 'price_watch', 'custom'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
@@ -18,7 +18,7 @@ export type ScheduleParams =
 
 export type ScheduleInput = ScheduleParams & { name: string; cron: string; timezone?: string };
 
-export interface ScheduleTables {
+export type ScheduleTables = {
   schedules: {
     id: string;
     owner: string;
@@ -46,20 +46,11 @@ export interface ScheduleTables {
     error: string | null;
     created_at: string;
   };
-  /** Sessions a schedule started, and whether their owner has opened them yet. */
-  scheduled_sessions: {
-    session_id: string;
-    owner: string;
-    schedule_id: string;
-    schedule_name: string;
-    seen_at: string | null;
-    created_at: string;
-  };
-}
+};
 
 export type ScheduleRow = ScheduleTables['schedules'];
 
-export async function migrateSchedules<DB extends ScheduleTables>(db: Kysely<DB>): Promise<void> {
+export async function migrateSchedules(db: ApiDb): Promise<void> {
   await db.schema
     .createTable('schedules')
     .ifNotExists()
@@ -96,22 +87,6 @@ export async function migrateSchedules<DB extends ScheduleTables>(db: Kysely<DB>
     .addColumn('created_at', 'text', (c) => c.notNull())
     // A "run now" at the very minute of a timed run is a second run, not a lost race.
     .addPrimaryKeyConstraint('schedule_runs_pk', ['schedule_id', 'due_at', 'trigger'])
-    .execute();
-  await db.schema
-    .createTable('scheduled_sessions')
-    .ifNotExists()
-    .addColumn('session_id', 'text', (c) => c.primaryKey())
-    .addColumn('owner', 'text', (c) => c.notNull())
-    .addColumn('schedule_id', 'text', (c) => c.notNull())
-    .addColumn('schedule_name', 'text', (c) => c.notNull())
-    .addColumn('seen_at', 'text')
-    .addColumn('created_at', 'text', (c) => c.notNull())
-    .execute();
-  await db.schema
-    .createIndex('scheduled_sessions_owner')
-    .ifNotExists()
-    .on('scheduled_sessions')
-    .columns(['owner', 'seen_at'])
     .execute();
 }
 
@@ -178,15 +153,19 @@ export function scheduleRequest(params: ScheduleParams): string {
 
 /** Schedules per user: create, list, delete. Another user's schedule answers exactly like a missing one (404). */
 export class Schedules {
+  private readonly db: Kysely<ScheduleTables>;
+
   constructor(
     private readonly deps: {
-      db: Kysely<ApiTables>;
+      db: ApiDb;
       sealer: CredentialSealer;
       /** Time zone of schedules that name none. */
       timezone: string;
       now: () => Date;
     },
-  ) {}
+  ) {
+    this.db = deps.db.withTables<ScheduleTables>();
+  }
 
   async create(user: ApiUser, input: ScheduleInput) {
     const timezone = input.timezone ?? this.deps.timezone;
@@ -209,12 +188,12 @@ export class Schedules {
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
-    await this.deps.db.insertInto('schedules').values(row).execute();
+    await this.db.insertInto('schedules').values(row).execute();
     return scheduleView(row);
   }
 
   async list(user: ApiUser) {
-    const rows = await this.deps.db
+    const rows = await this.db
       .selectFrom('schedules')
       .selectAll()
       .where('owner', '=', user.username)
@@ -225,7 +204,7 @@ export class Schedules {
   }
 
   async owned(user: ApiUser, id: string): Promise<ScheduleRow> {
-    const row = await this.deps.db.selectFrom('schedules').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('schedules').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row || row.owner !== user.username) throw notFound(`没有这个定时任务 / no schedule ${id}`);
     return row;
   }
@@ -233,7 +212,7 @@ export class Schedules {
   /** Deletes the schedule and its claims; the sessions it started stay in the owner's history. */
   async delete(user: ApiUser, id: string): Promise<void> {
     await this.owned(user, id);
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('schedule_runs').where('schedule_id', '=', id).execute();
       await trx.deleteFrom('schedules').where('id', '=', id).execute();
     });

@@ -1,7 +1,7 @@
-import type { Order } from '../erp/index.ts';
-import { forbidden, ProblemError } from '../shared/index.ts';
-import { ErpHttpError, erpRequest } from '../tools/erp/index.ts';
-import type { ApiUser } from './auth.ts';
+import type { Order } from '../../erp/index.ts';
+import { forbidden, ProblemError } from '../../shared/index.ts';
+import { ErpHttpError, erpRequest } from '../../tools/erp/index.ts';
+import type { ApiUser } from '../auth.ts';
 
 export interface ApprovalDecisionInput {
   decision: 'approve' | 'reject';

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { unprocessable } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
-import type { History } from './history.ts';
-import { type ImageLoader, ReportPdf } from './report-pdf.ts';
-import { type DataFile, reportWorkbook } from './report-xlsx.ts';
+import { unprocessable } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { History } from '../chat/history.ts';
+import { type ImageLoader, ReportPdf } from './pdf.ts';
+import { type DataFile, reportWorkbook } from './xlsx.ts';
 
 export const EXPORT_FORMATS = ['pdf', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

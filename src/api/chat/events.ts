@@ -1,11 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
-import type { ApiEvent } from '../protocol/index.ts';
-import type { Logger } from '../shared/index.ts';
-import { redact } from './redact.ts';
+import type { ApiEvent } from '../../protocol/index.ts';
+import type { Logger } from '../../shared/index.ts';
+import { redact } from '../redact.ts';
 import { MAX_SEQ, type RunEvent, type RunStore } from './run-store.ts';
-
-export { MAX_SEQ, type RunEvent };
 
 /** Events that end what a client is following: the run finished, failed or waits for a human, or an order
  *  decision arrived on a run that had ended. */

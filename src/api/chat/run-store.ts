@@ -1,6 +1,78 @@
-import type { Kysely } from 'kysely';
-import type { HumanDecision, HumanRequest } from '../protocol/index.ts';
-import { type ApiTables, isUniqueViolation, type RunStatus } from './db.ts';
+import { type Generated, type Kysely, sql } from 'kysely';
+import type { HumanDecision, HumanRequest } from '../../protocol/index.ts';
+import { type ApiDb, type ApiDialect, addTextColumn, isUniqueViolation } from '../db.ts';
+
+export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
+
+/** Run states that hold the session: a second start while one of these exists gets 409. */
+export const ACTIVE_RUN_STATUSES: RunStatus[] = ['running', 'waiting'];
+
+/** The runs of each session and the events each run streamed, numbered within the run. */
+export type RunTables = {
+  chat_runs: {
+    id: string;
+    session_id: string;
+    owner: string;
+    status: RunStatus;
+    message: string;
+    /** JSON of the interrupts the run waits on (while `waiting`). */
+    pending: string | null;
+    /** JSON of the decision a resumed run executes (while `running` after a resume): recovery re-executes it. */
+    decision: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+  run_events: {
+    run_id: string;
+    seq: number;
+    event: string;
+    /** JSON, already redacted. */
+    data: string;
+    created_at: Generated<string>;
+  };
+};
+
+export async function migrateRuns(db: ApiDb, dialect: ApiDialect): Promise<void> {
+  await db.schema
+    .createTable('chat_runs')
+    .ifNotExists()
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('session_id', 'text', (c) => c.notNull())
+    .addColumn('owner', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('message', 'text', (c) => c.notNull())
+    .addColumn('pending', 'text')
+    .addColumn('decision', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute();
+  await addTextColumn(db, dialect, 'chat_runs', 'decision');
+  await db.schema
+    .createIndex('chat_runs_session')
+    .ifNotExists()
+    .on('chat_runs')
+    .columns(['session_id', 'created_at'])
+    .execute();
+  // One active run per session, enforced by the database so it holds across API processes.
+  await db.schema
+    .createIndex('chat_runs_one_active')
+    .ifNotExists()
+    .unique()
+    .on('chat_runs')
+    .column('session_id')
+    .where(sql.ref('status'), 'in', ACTIVE_RUN_STATUSES)
+    .execute();
+  await db.schema
+    .createTable('run_events')
+    .ifNotExists()
+    .addColumn('run_id', 'text', (c) => c.notNull())
+    .addColumn('seq', 'integer', (c) => c.notNull())
+    .addColumn('event', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'text', (c) => c.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
+    .addPrimaryKeyConstraint('run_events_pk', ['run_id', 'seq'])
+    .execute();
+}
 
 /** One event of a run as stored and sent: `id:` is `seq`, `event:` is `event`, `data:` is `data` (JSON). */
 export interface RunEvent {
@@ -24,14 +96,19 @@ export interface StoredDecision {
   decision: HumanDecision;
 }
 
-export type RunRow = ApiTables['chat_runs'];
+export type RunRow = RunTables['chat_runs'];
 
 /**
  * Every read and write of runs and their events. Status changes that decide a race (start, resume, cancel of a
  * waiting run) are single conditional statements, so they hold across API processes.
  */
 export class RunStore {
-  constructor(private readonly db: Kysely<ApiTables>) {}
+  private readonly db: Kysely<RunTables>;
+
+  /** `db` may be a transaction: the store then reads and writes within it. */
+  constructor(db: ApiDb) {
+    this.db = db.withTables<RunTables>();
+  }
 
   /** Inserts a `running` run; false when the session already has an active one (unique index). */
   async insertRunning(run: { id: string; sessionId: string; owner: string; message: string }): Promise<boolean> {

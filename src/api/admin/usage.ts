@@ -1,12 +1,12 @@
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
-import { addUsage, type MeteredCall, NO_USAGE, type UsageTotals } from '../agent/index.ts';
-import { forbidden, ProblemError } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
-import type { ApiTables } from './db.ts';
+import { addUsage, type MeteredCall, NO_USAGE, type UsageTotals } from '../../agent/index.ts';
+import { forbidden, ProblemError } from '../../shared/index.ts';
+import type { ApiUser } from '../auth.ts';
+import type { ApiDb } from '../db.ts';
 
 /** One row per model call: who, which run, which model, the provider's token counts and their cost in USD. */
-export interface UsageTables {
+export type UsageTables = {
   model_usage: {
     run_id: string;
     session_id: string;
@@ -19,7 +19,7 @@ export interface UsageTables {
     duration_ms: number;
     created_at: string;
   };
-}
+};
 
 export interface UsageSettings {
   /** Tokens (input + output) a user may spend per UTC day; unset means no budget. */
@@ -36,7 +36,7 @@ export function usageSettings(env: NodeJS.ProcessEnv): UsageSettings {
   return { dailyTokens: parsed.data };
 }
 
-export async function migrateUsage<DB extends UsageTables>(db: Kysely<DB>): Promise<void> {
+export async function migrateUsage(db: ApiDb): Promise<void> {
   await db.schema
     .createTable('model_usage')
     .ifNotExists()
@@ -70,10 +70,14 @@ const totals = (row: { input?: unknown; output?: unknown; cost?: unknown } | und
 
 /** Token usage and cost of model calls: recorded per run, summed per run, session and user-day, and the daily budget. */
 export class UsageLedger {
+  private readonly db: Kysely<UsageTables>;
+
   constructor(
-    private readonly db: Kysely<ApiTables>,
+    db: ApiDb,
     private readonly settings: UsageSettings = {},
-  ) {}
+  ) {
+    this.db = db.withTables<UsageTables>();
+  }
 
   async record(run: { runId: string; sessionId: string; owner: string }, call: MeteredCall): Promise<void> {
     await this.db

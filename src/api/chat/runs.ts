@@ -1,15 +1,14 @@
-import type { AgentRuntime, ProcuraRunContext } from '../agent/index.ts';
-import type { HumanDecision, HumanRequest } from '../protocol/index.ts';
-import { conflict, type Logger, sleep, unprocessable } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
-import type { RunStatus } from './db.ts';
+import type { AgentRuntime, ProcuraRunContext } from '../../agent/index.ts';
+import type { HumanDecision, HumanRequest } from '../../protocol/index.ts';
+import { conflict, type Logger, sleep, unprocessable } from '../../shared/index.ts';
+import type { UsageLedger } from '../admin/usage.ts';
+import type { ApiUser } from '../auth.ts';
+import { redact, redactValue } from '../redact.ts';
 import type { RunEventLog } from './events.ts';
 import { type LimiterSettings, RunLimiter } from './limiter.ts';
-import { redact, redactValue } from './redact.ts';
 import { CANCELLED, RunExecution, type RunInput, type Tracers } from './run-execution.ts';
-import type { PendingInterrupt, RunStore, StoredDecision } from './run-store.ts';
+import type { PendingInterrupt, RunStatus, RunStore, StoredDecision } from './run-store.ts';
 import type { Sessions } from './sessions.ts';
-import type { UsageLedger } from './usage.ts';
 
 /** How long a resume waits for a run that stored its interrupt to record that it waits. */
 const INTERRUPT_SETTLE_MS = 2_000;

@@ -1,4 +1,4 @@
-import { ProblemError } from '../shared/index.ts';
+import { ProblemError } from '../../shared/index.ts';
 
 export interface LimiterSettings {
   /** Run starts (new messages) per user per minute. */

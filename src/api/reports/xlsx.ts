@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs';
-import { reportTables } from './report-tables.ts';
+import { reportTables } from './tables.ts';
 
 /** A JSON file of the session (e.g. `/data/analysis_result.json`) whose record lists become sheets. */
 export interface DataFile {

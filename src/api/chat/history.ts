@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { resolveBackend } from 'deepagents';
 import type { Kysely } from 'kysely';
-import { type AgentRuntime, addUsage, NO_USAGE, type ProcuraRunContext } from '../agent/index.ts';
-import { badRequest, conflict, notFound } from '../shared/index.ts';
-import type { ApiUser } from './auth.ts';
-import type { ApiTables } from './db.ts';
+import { type AgentRuntime, addUsage, NO_USAGE, type ProcuraRunContext } from '../../agent/index.ts';
+import { badRequest, conflict, notFound } from '../../shared/index.ts';
+import type { UsageLedger } from '../admin/usage.ts';
+import type { ApiUser } from '../auth.ts';
+import type { ApiDb } from '../db.ts';
 import type { RunStore } from './run-store.ts';
-import type { Sessions } from './sessions.ts';
-import type { UsageLedger } from './usage.ts';
+import type { Sessions, SessionTables } from './sessions.ts';
 
 /** Workspace areas that are not a session's output (shared skills, the global guidelines, the user's memories). */
 const PRIVATE_PREFIXES = ['/skills/', '/AGENTS.md', '/memories/'];
@@ -20,19 +20,23 @@ export interface SessionFile {
 
 /** Session history: listing, the conversation as it streamed (messages, steps, pending interrupt), files, rename, delete. */
 export class History {
+  private readonly db: Kysely<SessionTables>;
+
   constructor(
     private readonly deps: {
-      db: Kysely<ApiTables>;
+      db: ApiDb;
       runs: RunStore;
       sessions: Sessions;
       runtime: AgentRuntime;
       usage: UsageLedger;
     },
-  ) {}
+  ) {
+    this.db = deps.db.withTables<SessionTables>();
+  }
 
   /** The caller's sessions, newest first; those a schedule started say so, and whether they were opened yet. */
   async list(user: ApiUser, page: number, size: number) {
-    const db = this.deps.db;
+    const db = this.db;
     const [rows, count, unseen] = await Promise.all([
       db
         .selectFrom('chat_sessions')
@@ -70,7 +74,7 @@ export class History {
 
   /** How many sessions schedules started for the caller that the caller has not opened (the browser's badge). */
   async unseenScheduled(user: ApiUser): Promise<number> {
-    const row = await this.deps.db
+    const row = await this.db
       .selectFrom('scheduled_sessions')
       .innerJoin('chat_sessions', 'chat_sessions.id', 'scheduled_sessions.session_id')
       .select((eb) => eb.fn.countAll().as('total'))
@@ -144,13 +148,13 @@ export class History {
 
   /** A scheduled session's mark, noting that its owner opened it (which clears it from the badge). */
   private async openScheduled(id: string) {
-    const row = await this.deps.db
+    const row = await this.db
       .selectFrom('scheduled_sessions')
       .select(['schedule_id', 'schedule_name', 'seen_at'])
       .where('session_id', '=', id)
       .executeTakeFirst();
     if (row && !row.seen_at) {
-      await this.deps.db
+      await this.db
         .updateTable('scheduled_sessions')
         .set({ seen_at: new Date().toISOString() })
         .where('session_id', '=', id)
@@ -161,7 +165,7 @@ export class History {
 
   async rename(user: ApiUser, id: string, title: string) {
     await this.deps.sessions.owned(user, id);
-    await this.deps.db
+    await this.db
       .updateTable('chat_sessions')
       .set({ title, updated_at: new Date().toISOString() })
       .where('id', '=', id)
@@ -179,8 +183,8 @@ export class History {
     for (const file of await this.files(user, id)) await backend.delete?.(file.path);
     await (await this.deps.runtime.checkpointer()).deleteThread(id);
     await this.deps.runs.deleteSessionRuns(id);
-    await this.deps.db.deleteFrom('scheduled_sessions').where('session_id', '=', id).execute();
-    await this.deps.db.deleteFrom('chat_sessions').where('id', '=', id).execute();
+    await this.db.deleteFrom('scheduled_sessions').where('session_id', '=', id).execute();
+    await this.db.deleteFrom('chat_sessions').where('id', '=', id).execute();
   }
 
   /** Files the agent produced in this session's workspace. */

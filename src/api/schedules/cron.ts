@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { badRequest } from '../shared/index.ts';
+import { badRequest } from '../../shared/index.ts';
 
 /** Where schedules run when neither the schedule nor `PROCURA_TIMEZONE` names a time zone. */
 export const DEFAULT_TIMEZONE = 'Asia/Shanghai';

@@ -1,0 +1,70 @@
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { type Logger, markConversation } from '../../shared/index.ts';
+import type { ApiEnv } from '../http.ts';
+import type { RunEventLog } from './events.ts';
+import type { RunRef } from './runs.ts';
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * The SSE response following one run from `afterSeq`: replay then live, `id:` = sequence in the run, heartbeat
+ * comments every 15 s, no proxy buffering. A client going away stops only its own stream, never the run. With
+ * `recheck`, it is called every `recheckMs` while the stream is open, until it answers false.
+ */
+export function sse(
+  c: Context<ApiEnv>,
+  events: RunEventLog,
+  ref: RunRef,
+  log: Logger,
+  recheck?: () => Promise<boolean>,
+  recheckMs = 0,
+): Response {
+  markConversation({ sessionId: ref.sessionId, userId: c.var.user.username, runId: ref.runId });
+  c.header('X-Accel-Buffering', 'no');
+  c.header('Cache-Control', 'no-cache, no-transform');
+  c.header('X-Session-Id', ref.sessionId);
+  c.header('X-Run-Id', ref.runId);
+  return streamSSE(c, async (stream) => {
+    const stop = new AbortController();
+    stream.onAbort(() => stop.abort());
+    const heartbeat = setInterval(() => {
+      stream.write(': heartbeat\n\n').catch(() => stop.abort());
+    }, HEARTBEAT_MS);
+    let checking = false;
+    const rechecks = recheck
+      ? setInterval(() => {
+          if (checking) return;
+          checking = true;
+          void recheck()
+            .then((again) => {
+              if (!again) clearInterval(rechecks);
+            })
+            .finally(() => {
+              checking = false;
+            });
+        }, recheckMs)
+      : undefined;
+    try {
+      for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal, ref.resumedAfter)) {
+        await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
+      }
+    } catch (error) {
+      // The run goes on; this stream cannot. Say so, so the client reconnects instead of waiting.
+      log.error({ err: error, runId: ref.runId }, 'event stream failed');
+      await stream
+        .writeSSE({
+          event: 'error',
+          data: JSON.stringify({
+            session_id: ref.sessionId,
+            message: '事件流中断，请重新连接 / the event stream broke: reconnect with Last-Event-ID',
+            detail: 'stream',
+          }),
+        })
+        .catch(() => undefined);
+    } finally {
+      clearInterval(heartbeat);
+      clearInterval(rechecks);
+    }
+  });
+}

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { Hono } from 'hono';
+import { ProblemError } from '../../shared/index.ts';
+import type { History } from '../chat/history.ts';
+import { type ApiEnv, parseInput } from '../http.ts';
+import { SessionId } from '../schemas.ts';
+import type { ReportExports } from './exports.ts';
+import { FileQuery } from './schemas.ts';
+
+export interface ReportsAppDeps {
+  history: History;
+  exports: ReportExports;
+}
+
+/** A session's files: as stored, or a report exported as PDF or XLSX (`?format=`). */
+export function reportsApp(deps: ReportsAppDeps): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get('/files/:session_id/*', async (c) => {
+    const sessionId = parseInput(SessionId, c.req.param('session_id'), 'session_id');
+    // The file's path is the rest of the request path, after the session id (wherever this app is mounted).
+    const prefix = `/files/${sessionId}/`;
+    const filePath = decodePathPart(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
+    const { format } = parseInput(FileQuery, c.req.query(), 'query');
+    const file = format
+      ? await deps.exports.export(c.var.user, sessionId, filePath, format)
+      : { ...(await deps.history.download(c.var.user, sessionId, filePath)), contentType: undefined };
+    return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, {
+      'content-type': file.contentType ?? contentType(file.name),
+      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      'x-content-type-options': 'nosniff',
+    });
+  });
+
+  return app;
+}
+
+/** `decodeURIComponent` that answers a malformed escape (`%ZZ`, a cut `%E0%A4%A`) with 400 instead of a URIError. */
+function decodePathPart(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ProblemError(400, 'bad_request', '路径含有无效的百分号转义 / the path has a malformed percent-escape');
+  }
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.md': 'text/markdown; charset=utf-8',
+  '.csv': 'text/csv; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.html': 'text/html; charset=utf-8',
+  '.pdf': 'application/pdf',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+function contentType(name: string): string {
+  return CONTENT_TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream';
+}

@@ -1,0 +1,4 @@
+import { z } from 'zod';
+import { EXPORT_FORMATS } from './exports.ts';
+
+export const FileQuery = z.object({ format: z.enum(EXPORT_FORMATS).optional() });
