@@ -130,6 +130,7 @@ describe('every number of an analysis re-derives from its sources', () => {
       );
       const data = sheets.find((s) => s.name === 'analysis_result.suppliers');
       expect(data?.rows[0]).toEqual(expect.arrayContaining(['from.erpPrice', 'from.webPrice', 'from.avgPaid']));
+      expect(sheets.find((s) => s.name === 'analysis_result.sources')?.rows.length).toBe(sources.length + 1);
 
       // The PDF carries the sources section: every source with its request and trace id, or its page and read time.
       if (!hasPdfTools) return;
