@@ -1,7 +1,7 @@
 /**
  * Scenario evaluation of the agent: each task runs end to end on a started Procura (every part, the ERP over MCP,
  * each turn through the chat API) and is judged by its end state (ERP rows, files, charts, refusals), k times,
- * reporting pass^1 and pass^k (τ-bench), latency, model calls, tokens and cost.
+ * reporting pass^1 and pass^k (τ-bench), latency, tokens and cost.
  * Usage: npm run eval [-- --model offline|deepseek|openai] [--trials k] [--only <text>] [--out eval-results]
  */
 import fs from 'node:fs';
@@ -44,7 +44,7 @@ for (let trial = 1; trial <= trials; trial++) {
   try {
     modelName = (await stack.parts.get('Chat API + UI')!.runtime!.models()).mainName;
     for (const [i, scenario] of scenarios.entries()) {
-      const spent = { calls: 0, input_tokens: 0, output_tokens: 0, cost: 0 };
+      const spent = { input_tokens: 0, output_tokens: 0, cost: 0 };
       const metered: AgentHarness = { ...h, send: (ctx, input) => h.send(ctx, input).then((turn) => add(spent, turn)) };
       const started = Date.now();
       let why: string | undefined;
@@ -59,7 +59,6 @@ for (let trial = 1; trial <= trials; trial++) {
         ok: !why,
         why,
         seconds: (Date.now() - started) / 1000,
-        modelCalls: spent.calls,
         inputTokens: spent.input_tokens,
         outputTokens: spent.output_tokens,
         cost: spent.cost,
@@ -72,8 +71,7 @@ for (let trial = 1; trial <= trials; trial++) {
 }
 
 /** Adds a turn's usage (as its `done` event reported it) to a scenario's total. */
-function add(spent: { calls: number; input_tokens: number; output_tokens: number; cost: number }, turn: TurnResult) {
-  spent.calls += turn.usage?.model_calls ?? 0;
+function add(spent: { input_tokens: number; output_tokens: number; cost: number }, turn: TurnResult) {
   spent.input_tokens += turn.usage?.input_tokens ?? 0;
   spent.output_tokens += turn.usage?.output_tokens ?? 0;
   spent.cost += turn.usage?.cost ?? 0;

@@ -35,7 +35,7 @@ export interface TurnResult {
   /** The tool steps of the turn, every agent's, in order. */
   toolCalls: string[];
   /** What the turn's model calls cost, when the harness sees it (the chat API's `done` event). */
-  usage?: { input_tokens: number; output_tokens: number; cost: number; model_calls?: number };
+  usage?: { input_tokens: number; output_tokens: number; cost: number };
   /** Why the turn failed, when it did. */
   error?: string;
 }

@@ -5,7 +5,6 @@ export interface TrialResult {
   ok: boolean;
   why?: string;
   seconds: number;
-  modelCalls: number;
   inputTokens: number;
   outputTokens: number;
   cost: number;

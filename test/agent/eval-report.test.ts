@@ -7,7 +7,6 @@ const trial = (scenario: string, n: number, ok: boolean, extra: Partial<TrialRes
   ok,
   why: ok ? undefined : 'no order',
   seconds: n,
-  modelCalls: 2,
   inputTokens: 100,
   outputTokens: 10,
   cost: 0.001,
