@@ -147,6 +147,32 @@ describe('every number of an analysis re-derives from its sources', () => {
     240_000,
   );
 
+  it('a stock warning cites the ERP request its quantities come from', async () => {
+    const h = stackHarness(stack);
+    const turn = await h.send(h.contextFor('laoxiao', 'provenance-stock'), '哪些零部件库存低于安全库存？给出补货建议');
+    expect(turn.error, turn.answer).toBeUndefined();
+    const listed = listedSources(turn.answer);
+    expect([...listed.keys()]).toEqual(['E1']);
+    expect(listed.get('E1')).toMatch(/^ERP inventory_warning \{\} · x-trace-id \S+$/);
+    const [asked] = (
+      await reask([{ id: 'E1', kind: 'erp', tool: 'inventory_warning', args: {}, traceId: null }], {
+        erpMcpUrl: stack.parts.get('ERP MCP')!.url,
+        token: stack.tokens.laoxiao,
+        suppliersUrl: stack.parts.get('Supplier sites')!.url,
+      })
+    ).values() as Iterable<Json>;
+    const lines = [...turn.answer.matchAll(/^- (\S+) .*：现有 (\d+)，安全库存 (\d+)，建议补货 (\d+) \[E1\]$/gm)];
+    expect(lines.length).toBe(asked.items.length);
+    for (const [, code, onHand, safety, suggested] of lines) {
+      const item = asked.items.find((i: Json) => i.code === code);
+      expect([onHand, safety, suggested].map(Number), code).toEqual([
+        item.onHand,
+        item.safetyStock,
+        item.suggestedQuantity,
+      ]);
+    }
+  }, 120_000);
+
   it('fails on any mismatch: a changed number, a wrong or missing source, an uncited figure', () => {
     expect(analyses.length).toBeGreaterThan(0);
     const { result, answers, answer, report } = analyses[0];

@@ -644,14 +644,19 @@ function planInventory(view: ConversationView): Plan {
     .filter((s) => s.name === 'generate_visualization')
     .map(chartUrl)
     .find(Boolean);
+  // Every quantity is the ERP's answer to that one request: each line cites it.
+  const book = new SourceBook();
+  const source = cite([book.erp(lastStep(view, 'inventory_warning') as ToolStep)]);
   const lines = warnings.map(
-    (w) => `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity}`,
+    (w) =>
+      `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`,
   );
   return {
     text: [
       `## 库存预警：${warnings.length} 个零部件低于安全库存`,
       ...lines,
-      ...(chart ? [`- 图表：${chart}`] : []),
+      ...(chart ? [`- 图表：${chart} ${source}`] : []),
+      ...sourcesList(book.sources),
     ].join('\n'),
   };
 }
