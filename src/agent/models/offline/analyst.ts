@@ -205,6 +205,7 @@ export function planAnalysis(view: ConversationView): Plan {
           const row = { month: m.month, avgPrice: m.avgUnitPrice, lines: m.lines, quantity: m.quantity };
           return { ...row, from: allFrom(row, id) };
         });
+      const checked = reviewResults(view, reviewed, book);
       const inputs = {
         category: label,
         model,
@@ -232,10 +233,9 @@ export function planAnalysis(view: ConversationView): Plan {
           const own = bySupplier(o.supplierId);
           return own ? [{ supplier: o.supplier, months: monthsOf(own.series, own.id) }] : [];
         }),
-        ...reviewResults(view, reviewed, book),
+        ...checked,
+        sources: book.sources,
       };
-      // Last: the review above numbered its ERP requests too.
-      Object.assign(inputs, { sources: book.sources });
       return {
         toolCalls: [
           { name: 'write_file', args: { file_path: ANALYST_PATHS.inputs, content: JSON.stringify(inputs, null, 2) } },
