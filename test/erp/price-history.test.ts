@@ -147,6 +147,8 @@ for (const backend of BACKENDS) {
         expect(s.total.avgUnitPrice).toBeCloseTo(quantity ? amount / quantity : Number.NaN, 3);
       }
       const across = await history(part.id, 'by=product');
+      expect(across.period.months).toBe(12);
+      expect((await history(part.id, 'months=2')).by).toBe('supplier');
       expect(across.series).toHaveLength(1);
       expect(across.series[0].supplier).toBeNull();
       expect(across.series[0].parts.map((p) => p.code).sort()).toEqual(suppliers.map((p) => p.code).sort());

@@ -205,6 +205,7 @@ export function planAnalysis(view: ConversationView): Plan {
           const row = { month: m.month, avgPrice: m.avgUnitPrice, lines: m.lines, quantity: m.quantity };
           return { ...row, from: allFrom(row, id) };
         });
+      const checked = reviewResults(view, reviewed, book);
       const inputs = {
         category: label,
         model,
@@ -232,10 +233,9 @@ export function planAnalysis(view: ConversationView): Plan {
           const own = bySupplier(o.supplierId);
           return own ? [{ supplier: o.supplier, months: monthsOf(own.series, own.id) }] : [];
         }),
-        ...reviewResults(view, reviewed, book),
+        ...checked,
+        sources: book.sources,
       };
-      // Last: the review above numbered its ERP requests too.
-      Object.assign(inputs, { sources: book.sources });
       return {
         toolCalls: [
           { name: 'write_file', args: { file_path: ANALYST_PATHS.inputs, content: JSON.stringify(inputs, null, 2) } },
@@ -644,14 +644,19 @@ function planInventory(view: ConversationView): Plan {
     .filter((s) => s.name === 'generate_visualization')
     .map(chartUrl)
     .find(Boolean);
+  // Every quantity is the ERP's answer to that one request: each line cites it.
+  const book = new SourceBook();
+  const source = cite([book.erp(lastStep(view, 'inventory_warning') as ToolStep)]);
   const lines = warnings.map(
-    (w) => `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity}`,
+    (w) =>
+      `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`,
   );
   return {
     text: [
       `## 库存预警：${warnings.length} 个零部件低于安全库存`,
       ...lines,
-      ...(chart ? [`- 图表：${chart}`] : []),
+      ...(chart ? [`- 图表：${chart} ${source}`] : []),
+      ...sourcesList(book.sources),
     ].join('\n'),
   };
 }
