@@ -234,7 +234,26 @@ async function approvalDetails(
         };
       }),
   );
+  if (tool === 'order_create' && details.lines?.length) details.preview = await orderPreview(registry, args, ctx);
   return tool.startsWith('order_') ? details : undefined;
+}
+
+/** The ERP's preview of a new order: its total and the approval policy's decision, or the ERP's reason to refuse. */
+async function orderPreview(
+  registry: ToolRegistry,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ApprovalDetails['preview']> {
+  const { submit: _submit, idempotencyKey: _key, ...order } = args;
+  const answer = (await registry.execute('order_preview', order, ctx)) as {
+    success?: false;
+    error?: string;
+    totalAmount?: number;
+    approval?: Extract<ApprovalDetails['preview'], { approval: unknown }>['approval'];
+  };
+  if (answer.success === false || answer.totalAmount === undefined || !answer.approval)
+    return { refused: answer.error ?? 'no preview' };
+  return { totalAmount: answer.totalAmount, approval: answer.approval };
 }
 
 export type ProcuraGraph = Awaited<ReturnType<typeof buildAgentGraph>>;
