@@ -86,8 +86,16 @@ describe('every number of an analysis re-derives from its sources', () => {
         return `/api/v1/files/${session}${found!.path}`;
       };
       const result = (await (await api(file(/^\/data\/analysis_result\.json$/))).json()) as Analysis['result'];
-      // The analysis is of the category asked about.
-      expect(result.category, message).toBe(category);
+      // The analysis is of the category asked about: its name, and only parts the ERP lists under it.
+      const info = PART_CATEGORIES.find((c) => c.code === category)!;
+      expect(String(result.category), message).toContain(info.nameZh);
+      const listed = await fetch(`${stack.erpUrl}/parts?category=${category}&size=100`, {
+        headers: { authorization: `Bearer ${stack.tokens.laoxiao}` },
+      }).then((r) => r.json() as Promise<{ items: Array<{ code: string }> }>);
+      const codes = new Set(listed.items.map((p) => p.code));
+      const compared = (result.suppliers as Array<{ code: string }>).map((s) => s.code);
+      expect(compared.length, message).toBeGreaterThanOrEqual(2);
+      for (const code of compared) expect(codes.has(code), `${code} is a ${category}`).toBe(true);
       const reportPath = file(/^\/analysis\/report_\d{8}\.md$/);
       const report = await (await api(reportPath)).text();
 
