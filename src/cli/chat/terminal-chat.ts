@@ -35,7 +35,7 @@ const CANCELLED = Symbol('cancelled');
  * How long keys are still dropped once a prompt is on screen, so a key meant for the text before it (an Enter
  * typed while the run was working) cannot answer it: a person reads the card before deciding.
  */
-export const PROMPT_GUARD_MS = 400;
+const PROMPT_GUARD_MS = 400;
 
 /**
  * One terminal conversation with the chat API: streams each turn, answers interrupts (approve once / always for
@@ -232,7 +232,7 @@ export class TerminalChat {
  * quantity, unit price, amount and price check, the total, the ERP approval policy's decision (or why the ERP would
  * refuse the order), then the call's other fields.
  */
-export function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): string {
+function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): string {
   const args = interrupt.args ?? {};
   const lines = Array.isArray(args.lines) ? (args.lines as Array<Record<string, unknown>>) : [];
   const rest = Object.entries(args).filter(([k]) => k !== 'lines');
