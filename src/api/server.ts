@@ -71,6 +71,8 @@ export const DEFAULT_LIMITS: RunLimits = {
   // few runs fill the CPU; more only lengthen each loop turn and delay new requests before their first event
   // (measured by bench:api on 2 cores: same runs/s at 8 as at 32, first-event p99 about half).
   maxConcurrent: 8,
+  // Fewer than the slots: one user's runs leave room for others'.
+  perUserConcurrent: 3,
   loopDelayMs: 40,
 };
 

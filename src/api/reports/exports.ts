@@ -23,8 +23,10 @@ export interface ExportLimits {
   reportBytes: number;
   /** The session's `/data/*.json` files together (an XLSX export adds them as sheets). */
   dataBytes: number;
-  /** Rows of the report's tables and the data files' record lists together. */
+  /** Rows of the report's tables and the data files' record lists together (XLSX). */
   rows: number;
+  /** Rows of the report's tables in a PDF: a document to read, so far fewer than a workbook holds. */
+  pdfRows: number;
   /** Exports this process runs at once (each user one at a time); more get 429. */
   concurrent: number;
   /** An export process still running after this long is stopped. */
@@ -37,6 +39,7 @@ export const DEFAULT_EXPORT_LIMITS: ExportLimits = {
   reportBytes: 1 * MIB,
   dataBytes: 8 * MIB,
   rows: 100_000,
+  pdfRows: 5_000,
   concurrent: 2,
   timeoutMs: 120_000,
   heapMb: 512,
@@ -113,7 +116,7 @@ export class ReportExports {
         title: report.name.replace(/\.md$/i, ''),
         markdown: report.bytes,
         dataFiles: format === 'xlsx' ? await this.dataFiles(user, sessionId) : [],
-        maxRows: this.limits.rows,
+        maxRows: format === 'pdf' ? this.limits.pdfRows : this.limits.rows,
         chromiumPath: this.options.chromiumPath,
         imageOrigins: this.options.imageOrigins,
       };
