@@ -41,7 +41,7 @@ export const DEFAULT_EXPORT_LIMITS: ExportLimits = {
   rows: 100_000,
   pdfRows: 5_000,
   concurrent: 2,
-  timeoutMs: 120_000,
+  timeoutMs: 300_000,
   heapMb: 512,
 };
 
