@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { badRequest, conflict, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
-import type { ApiDb } from '../db.ts';
+import { type ApiDb, isUniqueViolation } from '../db.ts';
 
 /** Chat sessions, and which of them a schedule started (and whether their owner has opened them yet). */
 export type SessionTables = {
@@ -113,7 +113,13 @@ export class Sessions {
       created_at: now,
       updated_at: now,
     };
-    await this.db.insertInto('chat_sessions').values(row).execute();
+    try {
+      await this.db.insertInto('chat_sessions').values(row).execute();
+    } catch (error) {
+      // Another request created this very id meanwhile (two retries of one keyed message): open that one.
+      if (id && isUniqueViolation(error)) return this.openOrCreate(user, id, firstMessage);
+      throw error;
+    }
     return { ...row, created: true };
   }
 
