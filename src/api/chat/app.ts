@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import type { AgentSuggestions } from '../../agent/index.ts';
+import { HumanDecisionSchema } from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
+import { parseInput } from '../http.ts';
 import { ApiRoutes } from '../openapi.ts';
 import { SessionId } from '../schemas.ts';
+import { AgUiRunInput, agUiStream, lastUserText } from './ag-ui.ts';
 import type { RunEventLog } from './events.ts';
 import type { History } from './history.ts';
 import type { RunManager } from './runs.ts';
@@ -72,6 +75,44 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
         lastEventId: headers['last-event-id'],
       });
       return sse(c, events, ref, log);
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/agent/ag-ui',
+      operationId: 'runAgUi',
+      summary: '以 AG-UI 事件流运行（线程即会话）/ a run as AG-UI events (the thread is the session)',
+      tags,
+      body: AgUiRunInput,
+      responses: {
+        200: { description: 'AG-UI 事件 / AG-UI events', ...SSE },
+        404: { description: '没有这个会话 / no such session' },
+        409: { description: '会话忙或确认已过期 / the session is busy, or the interrupt is stale' },
+      },
+    },
+    async (c, { body }) => {
+      const user = c.var.user;
+      const sessionId = parseInput(SessionId, body.threadId, 'threadId');
+      // Procura waits on one interrupt at a time; an AG-UI resume answers it, a cancelled one rejects it.
+      const answer = body.resume?.[0];
+      const ref = answer
+        ? await runs.resume(user, {
+            sessionId,
+            interruptId: answer.interruptId,
+            decision:
+              answer.status === 'cancelled'
+                ? { type: 'reject', reason: 'cancelled' }
+                : parseInput(HumanDecisionSchema, answer.payload, 'resume.payload'),
+          })
+        : await runs.start(user, {
+            message: lastUserText(body),
+            sessionId,
+            // The client's run id: a retried request joins the run it started.
+            idempotencyKey: parseInput(IdempotencyKey, `ag-ui:${body.runId}`, 'runId'),
+          });
+      return agUiStream(c, events, ref, body.runId, log);
     },
   );
 

@@ -1,0 +1,90 @@
+import { HttpAgent } from '@ag-ui/client';
+import { type BaseEvent, EventType } from '@ag-ui/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiHarness, startApiHarness } from './harness.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: AG-UI events and state are read field by field
+type Any = any;
+
+const ORDER = '给博世下 250 个 F7TC 火花塞的采购单';
+
+/** The AG-UI endpoint driven by the reference AG-UI client (`@ag-ui/client`'s HttpAgent), which checks every event. */
+describe('chat API: AG-UI', () => {
+  let h: ApiHarness;
+  beforeAll(async () => {
+    h = await startApiHarness();
+  }, 90_000);
+  afterAll(() => h?.close());
+
+  const agentFor = (token: string) =>
+    new HttpAgent({
+      url: `${h.url}/api/v1/agent/ag-ui`,
+      headers: { authorization: `Bearer ${token}` },
+      threadId: `t-${crypto.randomUUID()}`,
+    });
+  const run = async (agent: HttpAgent, parameters: Parameters<HttpAgent['runAgent']>[0] = {}) => {
+    const events: BaseEvent[] = [];
+    const result = await agent.runAgent(parameters, { onEvent: ({ event }) => void events.push(event) });
+    return { events, types: events.map((e) => e.type), result };
+  };
+
+  it('an order streams steps and state, stops at an approval interrupt; the resume writes exactly one order', async () => {
+    const agent = agentFor(h.tokens.laoxiao);
+    agent.addMessage({ id: 'm1', role: 'user', content: ORDER });
+    const first = await run(agent);
+    expect(first.types[0]).toBe(EventType.RUN_STARTED);
+    expect(first.types).toEqual(
+      expect.arrayContaining([
+        EventType.STATE_SNAPSHOT,
+        EventType.STATE_DELTA,
+        EventType.STEP_STARTED,
+        EventType.STEP_FINISHED,
+      ]),
+    );
+    const finished = first.events.at(-1) as Any;
+    expect(finished).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'interrupt' } });
+    expect(agent.pendingInterrupts).toHaveLength(1);
+    const interrupt = agent.pendingInterrupts[0] as Any;
+    expect(interrupt).toMatchObject({ reason: 'approval', metadata: { procura: { tool: 'order_create' } } });
+    expect(interrupt.responseSchema).toBeTruthy();
+    // The client's state holds every step by id, as the deltas left it.
+    const steps = Object.values((agent.state as Any).steps) as Any[];
+    expect(steps.map((s) => s.title)).toEqual(expect.arrayContaining(['创建采购订单']));
+    expect(await h.ordersNoted(ORDER)).toHaveLength(0);
+
+    const second = await run(agent, {
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { type: 'approve' } }],
+    });
+    expect(second.types[0]).toBe(EventType.RUN_STARTED);
+    expect(second.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
+    expect(second.types).toEqual(expect.arrayContaining([EventType.TEXT_MESSAGE_START, EventType.TEXT_MESSAGE_END]));
+    const answer = agent.messages.filter((m) => m.role === 'assistant').map((m) => String(m.content ?? ''));
+    expect(answer.join('')).toMatch(/PO-\d{6}-\d{6}/);
+    expect(agent.pendingInterrupts).toHaveLength(0);
+    expect(Object.values((agent.state as Any).steps).every((s: Any) => s.status !== 'running')).toBe(true);
+    expect(await h.ordersNoted(ORDER)).toHaveLength(1);
+  }, 60_000);
+
+  it('a cancelled answer to an approval rejects the order: nothing is written', async () => {
+    const agent = agentFor(h.tokens.laoxiao);
+    agent.addMessage({ id: 'm1', role: 'user', content: '给博世下 260 个 F7TC 火花塞的采购单' });
+    const first = await run(agent);
+    const interrupt = agent.pendingInterrupts[0];
+    expect(first.types.at(-1)).toBe(EventType.RUN_FINISHED);
+    const second = await run(agent, { resume: [{ interruptId: interrupt.id, status: 'cancelled' }] });
+    expect(second.events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED });
+    expect(await h.ordersNoted('260 个 F7TC')).toHaveLength(0);
+  }, 60_000);
+
+  it('refuses what AG-UI does not allow: no user message, a bad thread id, no token', async () => {
+    const post = (body: unknown, token: string | null = h.tokens.laoxiao) =>
+      h.call('POST', '/api/v1/agent/ag-ui', { body, token });
+    const base = { threadId: 't1', runId: 'r1', messages: [], tools: [], context: [] };
+    expect((await post(base)).status).toBe(422);
+    expect(
+      (await post({ ...base, threadId: 'not a thread!', messages: [{ id: 'm', role: 'user', content: 'hi' }] })).status,
+    ).toBe(422);
+    expect((await post({ threadId: 't1' })).status).toBe(422);
+    expect((await post(base, null)).status).toBe(401);
+  });
+});
