@@ -1,7 +1,9 @@
 import { HttpAgent } from '@ag-ui/client';
 import { type BaseEvent, EventType } from '@ag-ui/core';
+import { AIMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiHarness, startApiHarness } from './harness.ts';
+import { recordingModels } from '../agent/stand-ins.ts';
+import { type ApiHarness, type ScriptedApi, startApiHarness, startScriptedApi } from './harness.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: AG-UI events and state are read field by field
 type Any = any;
@@ -87,4 +89,59 @@ describe('chat API: AG-UI', () => {
     expect((await post({ threadId: 't1' })).status).toBe(422);
     expect((await post(base, null)).status).toBe(401);
   });
+});
+
+/** An orchestrator that shows one chart, then answers. */
+const CHARTING = `name: orchestrator
+description: 只会画一张图的主 Agent / an orchestrator that shows one chart
+tools:
+  names: [show_chart]
+limits:
+  model_calls: 5
+  tool_calls: 5
+prompt: |
+  你是测试用的主 Agent（协调者）。用 show_chart 展示图表。
+`;
+
+describe('chat API: AG-UI front-end tools', () => {
+  let api: ScriptedApi;
+  const chart = {
+    title: '火花塞单价',
+    chart_type: 'bar',
+    x_data: ['博世', '电装'],
+    series: [{ name: '单价', data: [12.3, 11.8] }],
+  };
+  beforeAll(async () => {
+    api = await startScriptedApi({
+      orchestrator: CHARTING,
+      models: recordingModels([], (call) =>
+        call.messages.some((m) => m.getType() === 'tool')
+          ? new AIMessage('图已展示 / chart shown')
+          : new AIMessage({
+              content: '',
+              tool_calls: [{ id: 'chart-1', name: 'show_chart', args: chart, type: 'tool_call' }],
+            }),
+      ),
+    });
+  }, 60_000);
+  afterAll(() => api?.close());
+
+  it('a front-end tool call reaches the client as an AG-UI tool call with its arguments, then the answer', async () => {
+    const agent = new HttpAgent({
+      url: `${api.url}/api/v1/agent/ag-ui`,
+      headers: { authorization: `Bearer ${api.tokens.laoxiao}` },
+      threadId: `t-${crypto.randomUUID()}`,
+    });
+    agent.addMessage({ id: 'm1', role: 'user', content: '画一张火花塞单价图' });
+    const types: string[] = [];
+    await agent.runAgent({}, { onEvent: ({ event }) => void types.push(event.type) });
+    expect(types).toEqual(
+      expect.arrayContaining([EventType.TOOL_CALL_START, EventType.TOOL_CALL_ARGS, EventType.TOOL_CALL_END]),
+    );
+    const call = agent.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : []))[0];
+    expect(call.function.name).toBe('show_chart');
+    expect(JSON.parse(call.function.arguments)).toMatchObject(chart);
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: '图已展示 / chart shown' });
+    expect(types.at(-1)).toBe(EventType.RUN_FINISHED);
+  }, 60_000);
 });
