@@ -151,6 +151,8 @@ export async function startScriptedApi(options: {
   models: AgentModels;
   tools?: ScriptedTool[];
   limits?: ApiOptions['limits'];
+  /** MCP servers whose tools the orchestrator may get (named under `servers` in its YAML). */
+  mcpServers?: AgentRuntimeOptions['mcpServers'];
 }): Promise<ScriptedApi> {
   const erp = await startTestErp();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-scripted-'));
@@ -163,6 +165,7 @@ export async function startScriptedApi(options: {
     models: options.models,
     storage: tempStorage,
     configDir,
+    mcpServers: options.mcpServers,
     extraTools: [
       async (registry) => {
         for (const tool of options.tools ?? []) registry.registerRemote(tool.spec, tool.jsonSchema, tool.run);
