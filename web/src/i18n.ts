@@ -135,6 +135,9 @@ const zh = {
   truncated: '已截断',
   no: '否',
   collapse: '收起面板',
+  openHistory: '会话',
+  openPanel: '步骤与报告',
+  panel: '侧栏',
 } as const;
 
 export type TextKey = keyof typeof zh;
@@ -275,6 +278,9 @@ const en: Record<TextKey, string> = {
   truncated: 'truncated',
   no: 'no',
   collapse: 'Narrow panel',
+  openHistory: 'Chats',
+  openPanel: 'Steps & report',
+  panel: 'Side panel',
 };
 
 export type Lang = 'zh' | 'en';
