@@ -69,6 +69,16 @@ describe.skipIf(!hasChromium)('the browser UI at every width', () => {
       await page.getByTestId('send').click();
       await page.getByTestId('approval-card').waitFor({ timeout: RUN_MS });
       orderId = sessionOf();
+      // The card took the focus when it appeared; its actions are the next stops of the keyboard.
+      await expect.poll(() => page.evaluate('document.activeElement?.dataset.pending ?? ""')).not.toBe('');
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate('document.activeElement.textContent')).toBe('批准');
+      expect(await page.locator('.pending-cards[aria-live]').count()).toBe(1);
+      expect(await page.locator('.messages[role=log]').count()).toBe(1);
+      // A quiet transcript: no empty bubble, no zero-cost line for the offline model.
+      expect(await page.getByTestId('answer-usage').count()).toBe(0);
+      for (const bubble of await page.getByTestId('message-assistant').all())
+        expect(((await bubble.textContent()) ?? '').trim()).not.toBe('');
       expect(analysisId).not.toBe('');
       expect(orderId).not.toBe(analysisId);
       await page.context().close();

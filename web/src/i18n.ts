@@ -136,6 +136,8 @@ const zh = {
   no: '否',
   collapse: '收起面板',
   openHistory: '会话',
+  conversation: '对话',
+  decisionNeeded: '需要你的决定',
   openPanel: '步骤与报告',
   panel: '侧栏',
 } as const;
@@ -279,6 +281,8 @@ const en: Record<TextKey, string> = {
   no: 'no',
   collapse: 'Narrow panel',
   openHistory: 'Chats',
+  conversation: 'Conversation',
+  decisionNeeded: 'Your decision is needed',
   openPanel: 'Steps & report',
   panel: 'Side panel',
 };

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AgentSuggestions, HumanDecision, OrderDecisionData } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { SessionView, TableItem } from '../session.ts';
+import type { Message, SessionView, TableItem } from '../session.ts';
 import type { useStandingPermissions } from '../useStanding.ts';
 import { ChartGallery } from './Charts.tsx';
 import { InterruptCard } from './InterruptCard.tsx';
@@ -63,6 +63,10 @@ function OrderDecisionNotice({ decision }: { decision: OrderDecisionData }) {
   );
 }
 
+/** A message worth a bubble: an assistant turn that said nothing and drew nothing is left out. */
+const shown = (m: Message) =>
+  m.role !== 'assistant' || m.content.trim() !== '' || m.charts.length > 0 || m.tables.length > 0;
+
 /** Messages, the pending decision card, and the composer with Send / Stop. */
 export function Conversation({
   view,
@@ -102,11 +106,18 @@ export function Conversation({
     onSend(text);
     setDraft('');
   };
+  // A card that appears takes the focus, so keyboard and screen-reader users land on the decision it asks for.
+  const firstPending = view.pending[0]?.interrupt_id;
+  useEffect(() => {
+    if (!firstPending) return;
+    document.querySelector<HTMLElement>(`[data-pending="${CSS.escape(firstPending)}"]`)?.focus();
+  }, [firstPending]);
   const last = view.messages.at(-1);
   const waiting = view.running && (last?.role === 'user' || !last?.content);
   return (
     <div className="conversation">
-      <div className="messages" data-testid="messages">
+      {/* A log: screen readers announce answers and notices as they are added. */}
+      <div className="messages" data-testid="messages" role="log" aria-label={t('conversation')}>
         {view.messages.length === 0 && (
           <div className="empty">
             <h2>{t('emptyTitle')}</h2>
@@ -114,7 +125,7 @@ export function Conversation({
             <Suggestions items={suggestions?.suggestions ?? []} disabled={busy} onSend={onSend} />
           </div>
         )}
-        {view.messages.map((m) =>
+        {view.messages.filter(shown).map((m) =>
           m.role === 'notice' && m.decision ? (
             <OrderDecisionNotice key={m.id} decision={m.decision} />
           ) : (
@@ -125,7 +136,7 @@ export function Conversation({
                 <Table key={i} table={table} />
               ))}
               <ChartGallery charts={m.charts} />
-              {m.usage && (
+              {m.usage && m.usage.input_tokens + m.usage.output_tokens > 0 && (
                 <p className="usage-line" data-testid="answer-usage" title={t('answerCost')}>
                   {formatUsage(m.usage, t)}
                 </p>
@@ -148,15 +159,24 @@ export function Conversation({
             )}
           </p>
         )}
-        {view.pending.map((interrupt) => (
-          <InterruptCard
-            key={interrupt.interrupt_id}
-            interrupt={interrupt}
-            busy={busy}
-            onDecide={(decision) => onDecide(interrupt.interrupt_id, decision)}
-            onAlwaysAllow={interrupt.kind === 'approval' ? () => standing.allowAlways(interrupt) : undefined}
-          />
-        ))}
+        <div className="pending-cards" aria-live="assertive">
+          {view.pending.map((interrupt) => (
+            <section
+              key={interrupt.interrupt_id}
+              className="pending-card"
+              data-pending={interrupt.interrupt_id}
+              tabIndex={-1}
+              aria-label={t('decisionNeeded')}
+            >
+              <InterruptCard
+                interrupt={interrupt}
+                busy={busy}
+                onDecide={(decision) => onDecide(interrupt.interrupt_id, decision)}
+                onAlwaysAllow={interrupt.kind === 'approval' ? () => standing.allowAlways(interrupt) : undefined}
+              />
+            </section>
+          ))}
+        </div>
         <div ref={bottom} />
       </div>
       {view.messages.length > 0 && suggestions?.offline && (
