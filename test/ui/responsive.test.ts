@@ -86,6 +86,57 @@ describe.skipIf(!hasChromium)('the browser UI at every width', () => {
     2 * RUN_MS,
   );
 
+  it(
+    'a decided card stays in the transcript as a record (edited 200 → 300, rejected with its reason), after a reload too',
+    async () => {
+      const page = await pageAt(1440, 'laoxiao');
+      await page.goto(procura.apiUrl);
+      await page.getByTestId('composer').fill(ORDER);
+      await page.getByTestId('send').click();
+      const card = page.getByTestId('approval-card');
+      await card.waitFor({ timeout: RUN_MS });
+      await card.getByRole('button', { name: '修改' }).click();
+      await card.getByLabel('数量').fill('300');
+      await card.getByRole('button', { name: '按修改后的内容批准' }).click();
+      const edited = page.locator('[data-testid=decision-record][data-outcome=edited]');
+      await edited.waitFor();
+      expect(await edited.textContent()).toContain('第 1 行 数量 200 → 300');
+      await page.getByTestId('send').waitFor({ timeout: RUN_MS });
+
+      await page.getByTestId('composer').fill(ORDER);
+      await page.getByTestId('send').click();
+      await card.waitFor({ timeout: RUN_MS });
+      await card.getByRole('button', { name: '拒绝' }).click();
+      await card.getByLabel('拒绝原因（可选）').fill('价格太高');
+      await card.getByRole('button', { name: '确认拒绝' }).click();
+      const rejected = page.locator('[data-testid=decision-record][data-outcome=rejected]');
+      await rejected.waitFor();
+      await page.getByTestId('send').waitFor({ timeout: RUN_MS });
+      expect(await rejected.textContent()).toContain('价格太高');
+      // A refused write is not a failure: no step shows as one.
+      expect(await page.locator('[data-testid=steps] .step[data-status=error]').count()).toBe(0);
+      await screenshot(page, 'transcript', 'decided-cards');
+
+      // The records come from the server's history: a fresh browser (no cache) shows them in place.
+      const fresh = await pageAt(1440, 'laoxiao');
+      await fresh.goto(page.url());
+      await fresh.locator('[data-testid=decision-record]').nth(1).waitFor({ timeout: 30_000 });
+      expect(
+        await fresh
+          .locator('[data-testid=decision-record]')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('data-outcome'))),
+      ).toEqual(['edited', 'rejected']);
+      expect(await fresh.locator('[data-testid=decision-record][data-outcome=edited]').textContent()).toContain(
+        '200 → 300',
+      );
+      expect(await fresh.getByTestId('approval-card').count()).toBe(0);
+      await screenshot(fresh, 'transcript', 'decided-cards-reloaded');
+      await fresh.context().close();
+      await page.context().close();
+    },
+    3 * RUN_MS,
+  );
+
   for (const width of WIDTHS) {
     it(`${width} px: sign-in, approval card, history, analysis, steps, report and exports, admin queue`, async () => {
       const signIn = await pageAt(width);

@@ -1,5 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
-import type { AgentSuggestions, HumanDecision, OrderDecisionData } from '../../../src/protocol/index.ts';
+import type {
+  AgentSuggestions,
+  DecisionRecord,
+  HumanDecision,
+  OrderDecisionData,
+} from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import type { Message, SessionView, TableItem } from '../session.ts';
 import type { useStandingPermissions } from '../useStanding.ts';
@@ -59,6 +64,49 @@ function OrderDecisionNotice({ decision }: { decision: OrderDecisionData }) {
       <time className="muted" dateTime={decision.decided_at}>
         {new Date(decision.decided_at).toLocaleString()}
       </time>
+    </div>
+  );
+}
+
+/** A changed field as a person reads it: `lines[1].quantity` is the quantity of line 1. */
+function fieldLabel(field: string, t: (key: string) => string): string {
+  const line = /^lines\[(\d+)\]\.(\w+)$/.exec(field);
+  if (line) return `${t('lineN').replace('{n}', line[1])} ${t(line[2])}`;
+  return t(field);
+}
+
+const shownValue = (v: unknown) =>
+  v === null || v === undefined || v === '' ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+
+/** A decided card, collapsed into a line of the transcript: approved, edited (what changed), rejected, answered. */
+function DecisionRecordLine({ record }: { record: DecisionRecord }) {
+  const t = useT();
+  const mark = { approved: '✓', edited: '✎', rejected: '✕', answered: '↳' }[record.outcome];
+  return (
+    <div
+      className={`decision-record decision-record-${record.outcome}`}
+      data-testid="decision-record"
+      data-outcome={record.outcome}
+      role="note"
+    >
+      <strong>
+        {mark} {t(`outcome_${record.outcome}`)}
+        {t('colon')}
+      </strong>
+      <span>{record.subject}</span>
+      {record.changes?.map((c) => (
+        <span key={c.field} className="decision-change" data-field={c.field}>
+          {fieldLabel(c.field, t)} {shownValue(c.from)} → {shownValue(c.to)}
+        </span>
+      ))}
+      {record.comment && (
+        <span className="decision-comment">
+          {t('rejectReasonShort')}
+          {t('colon')}
+          {record.comment}
+        </span>
+      )}
+      {record.answer && <span className="decision-answer">{record.answer}</span>}
     </div>
   );
 }
@@ -128,6 +176,8 @@ export function Conversation({
         {view.messages.filter(shown).map((m) =>
           m.role === 'notice' && m.decision ? (
             <OrderDecisionNotice key={m.id} decision={m.decision} />
+          ) : m.role === 'decision' && m.record ? (
+            <DecisionRecordLine key={m.id} record={m.record} />
           ) : (
             <article key={m.id} className={`message message-${m.role}`} data-testid={`message-${m.role}`}>
               {m.role === 'user' ? <p className="user-text">{m.content}</p> : <Markdown text={m.content} />}
