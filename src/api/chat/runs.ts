@@ -1,5 +1,5 @@
 import type { AgentRuntime, ProcuraRunContext } from '../../agent/index.ts';
-import type { HumanDecision, HumanRequest } from '../../protocol/index.ts';
+import { type ApiEvent, decisionRecord, type HumanDecision, type HumanRequest } from '../../protocol/index.ts';
 import { conflict, type Logger, redactSecrets, redactSecretsIn, sleep, unprocessable } from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
 import type { ApiUser } from '../auth.ts';
@@ -178,7 +178,11 @@ export class RunManager {
       throw conflict('该确认已在处理中 / this decision is already being processed', { run_id: run.id });
     }
     const afterSeq = await this.deps.store.lastSeq(run.id);
-    this.launch(user, { runId: run.id, sessionId: input.sessionId, afterSeq }, { kind: 'decision', decision });
+    // The decision opens the resumed run's events: the conversation keeps it as a record where the card was.
+    const record = decisionRecord(input.interruptId, target.value, decision.decision);
+    this.launch(user, { runId: run.id, sessionId: input.sessionId, afterSeq }, { kind: 'decision', decision }, [
+      { event: 'decision', data: record },
+    ]);
     return { runId: run.id, sessionId: input.sessionId, afterSeq };
   }
 
@@ -322,7 +326,8 @@ export class RunManager {
     this.launch(user, { runId: run.id, sessionId, afterSeq }, { kind: 'recovered', decision });
   }
 
-  private launch(user: ApiUser, ref: RunRef, input: RunInput): void {
+  /** Starts `input` on the run `ref`; `first` are events it sends before its own. */
+  private launch(user: ApiUser, ref: RunRef, input: RunInput, first: ApiEvent[] = []): void {
     const ctx: ProcuraRunContext & { sessionId: string } = {
       userId: user.username,
       username: user.displayName,
@@ -333,6 +338,7 @@ export class RunManager {
       sessionId: ref.sessionId,
     };
     const emitter = this.deps.events.emitter({ ...ref, secrets: [user.token] });
+    for (const event of first) emitter.emit(event);
     const { runtime, store, log, limits, usage, tracers } = this.deps;
     const execution = new RunExecution(
       { runtime, store, log, usage, tracers, limiter: this.limiter, inactivityMs: limits.inactivityMs },
