@@ -1,6 +1,5 @@
-import type { Order } from '../../erp/index.ts';
+import { ErpHttpError, erpRequest, type Order } from '../../erp/index.ts';
 import { forbidden, ProblemError } from '../../shared/index.ts';
-import { ErpHttpError, erpRequest } from '../../tools/erp/index.ts';
 import type { ApiUser } from '../auth.ts';
 
 export interface ApprovalDecisionInput {
