@@ -4,8 +4,10 @@
  * `EventSource` cannot do.
  */
 import { createParser } from 'eventsource-parser';
-import type { ChatEvent, RunUsage } from './events.ts';
+import type { AdminDecision, PendingOrders, PendingOrderView } from './approvals.ts';
+import { type ChatEvent, type RunUsage, TERMINAL_EVENTS } from './events.ts';
 import type { HumanDecision } from './human.ts';
+import type { ScheduleInput, ScheduleView, StartedScheduleRun } from './schedules.ts';
 
 /** One row of the admin usage view: a user's model usage on one UTC day. */
 export interface UsageRow extends RunUsage {
@@ -27,6 +29,10 @@ export interface SessionSummary {
   unseen?: boolean;
 }
 
+/** What `GET /api/v1/files/{session}/{path}?format=` converts a Markdown report to. */
+export const EXPORT_FORMATS = ['pdf', 'xlsx'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
 /** A failed API call, with the server's message (Chinese first, English after " / "). */
 export class ApiError extends Error {
   constructor(
@@ -47,13 +53,8 @@ export interface StreamResult {
   lastEventId?: string;
 }
 
-// An order decision arrives on a run that already ended: like `done`, nothing follows it.
-const TERMINAL: Record<string, StreamEnd> = {
-  done: 'done',
-  interrupt: 'interrupt',
-  error: 'error',
-  order_decision: 'done',
-};
+/** How a stream ends on a terminal event: an order decision arrives on a run that already ended, like `done`. */
+const endOf = (event: string): StreamEnd => (event === 'order_decision' ? 'done' : (event as StreamEnd));
 
 /** One request whose answer is an event stream: the first one, then each re-attach. */
 interface StreamRequest {
@@ -143,7 +144,7 @@ export class ChatClient {
 
   /** Address of a workspace file of the session (`/analysis/report.md` → `/api/v1/files/{id}/analysis/report.md`). */
   /** A session file; with a format, the Markdown report converted on the server (`pdf` or `xlsx`). */
-  fileUrl(sessionId: string, path: string, format?: 'pdf' | 'xlsx'): string {
+  fileUrl(sessionId: string, path: string, format?: ExportFormat): string {
     const clean = path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
     return this.url(`/api/v1/files/${encodeURIComponent(sessionId)}/${clean}${format ? `?format=${format}` : ''}`);
   }
@@ -154,7 +155,7 @@ export class ChatClient {
     return response.text();
   }
 
-  async fileBlob(sessionId: string, path: string, format?: 'pdf' | 'xlsx'): Promise<Blob> {
+  async fileBlob(sessionId: string, path: string, format?: ExportFormat): Promise<Blob> {
     const response = await fetch(this.fileUrl(sessionId, path, format), { headers: this.headers() });
     if (!response.ok) throw await apiError(response);
     return response.blob();
@@ -225,6 +226,34 @@ export class ChatClient {
     return this.json('GET', `/api/v1/admin/usage?days=${days}`);
   }
 
+  /** Orders waiting for an admin's decision (admins only). */
+  pendingOrders(): Promise<PendingOrders> {
+    return this.json('GET', '/api/v1/approvals');
+  }
+
+  /** An admin's decision on a pending order; the answer is the order as it stands after it. */
+  decideOrder(orderId: number, decision: AdminDecision): Promise<PendingOrderView> {
+    return this.json('POST', `/api/v1/approvals/${orderId}`, decision);
+  }
+
+  /** The caller's schedules. */
+  schedules(): Promise<{ items: ScheduleView[] }> {
+    return this.json('GET', '/api/v1/schedules');
+  }
+
+  createSchedule(input: ScheduleInput): Promise<ScheduleView> {
+    return this.json('POST', '/api/v1/schedules', input);
+  }
+
+  /** Runs a schedule now, besides its timetable, in a session of its own. */
+  runSchedule(id: string): Promise<StartedScheduleRun> {
+    return this.json('POST', `/api/v1/schedules/${encodeURIComponent(id)}/run`);
+  }
+
+  deleteSchedule(id: string): Promise<void> {
+    return this.json('DELETE', `/api/v1/schedules/${encodeURIComponent(id)}`);
+  }
+
   /**
    * Reads one SSE response to its end. A stream cut before `done`/`error`/`interrupt` is re-attached with
    * `Last-Event-ID` (a few times, backing off), so a dropped connection loses no events.
@@ -242,7 +271,7 @@ export class ChatClient {
       if (event.id) state.lastEventId = event.id;
       const sid = (event.data as { session_id?: string })?.session_id;
       if (sid) state.sessionId ??= sid;
-      if (TERMINAL[event.event]) state.end = TERMINAL[event.event];
+      if (TERMINAL_EVENTS.has(event.event)) state.end = endOf(event.event);
       onEvent(event);
     };
     let request: StreamRequest = { method, path, body };

@@ -5,6 +5,10 @@ export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-or
 
 export type StepStatus = 'running' | 'completed' | 'error';
 
+/** Events that end what a client is following: the run finished, failed or waits for a human, or an order
+ *  decision arrived on a run that had ended (nothing follows it either). */
+export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['done', 'error', 'interrupt', 'order_decision']);
+
 /** A step of a run; the client upserts it by `id`. */
 export interface ProgressData {
   id: string;

@@ -18,8 +18,6 @@ export interface Step {
   phase?: string;
   startedAt: number;
   endedAt?: number;
-  /** Duration the server measured, when it sends one (replayed steps keep their real length). */
-  durationMs?: number;
 }
 
 export type ChartItem =
@@ -134,15 +132,9 @@ function addFiles(view: SessionView, text: string): SessionView {
   return files.length ? { ...view, files: [...view.files, ...files] } : view;
 }
 
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
 function upsertStep(steps: Step[], data: ProgressData, now: number): Step[] {
-  const raw = data as ProgressData & Record<string, unknown>;
   const index = steps.findIndex((s) => s.id === data.id);
   const previous = steps[index];
-  const serverDuration = num(raw.duration_ms) ?? num(raw.durationMs) ?? num(raw.elapsed_ms);
   const step: Step = {
     id: data.id,
     title: data.title || previous?.title || data.id,
@@ -152,7 +144,6 @@ function upsertStep(steps: Step[], data: ProgressData, now: number): Step[] {
     phase: data.phase ?? previous?.phase,
     startedAt: previous?.startedAt ?? now,
     endedAt: data.status === 'running' ? undefined : (previous?.endedAt ?? now),
-    durationMs: serverDuration ?? previous?.durationMs,
   };
   if (index < 0) return [...steps, step];
   const next = steps.slice();
