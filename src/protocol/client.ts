@@ -17,12 +17,28 @@ export interface UsageRow extends RunUsage {
   calls: number;
 }
 
+/** A row of `GET /api/v1/history/sessions`: a chat the user started, or one a schedule started for them. */
+export type HistorySession = { id: string; title: string; created_at: string; updated_at: string } & (
+  | { origin: 'chat' }
+  | { origin: 'schedule'; schedule: { id: string; name: string }; unseen: boolean }
+);
+
+/** `GET /api/v1/history/sessions`: a page of sessions, newest first. */
+export interface HistoryPage {
+  items: HistorySession[];
+  total: number;
+  page: number;
+  size: number;
+  /** Sessions schedules started that the user has not opened yet. */
+  unseen_scheduled: number;
+}
+
+/** A session as the clients list it. */
 export interface SessionSummary {
   id: string;
   title: string;
-  updatedAt?: string;
-  createdAt?: string;
-  status?: string;
+  updatedAt: string;
+  createdAt: string;
   /** Set when a schedule started the session: the schedule's name. */
   scheduleName?: string;
   /** A scheduled session its owner has not opened yet. */
@@ -63,11 +79,20 @@ interface StreamRequest {
   body: unknown;
 }
 
+/** An example request, in both languages, and the flow it starts. */
+export interface Suggestion {
+  flow: 'analysis' | 'order' | 'trend';
+  text: string;
+  textEn: string;
+}
+
 /** `GET /api/v1/agent/suggestions`: example requests from the user's catalogue, by the flow they start. */
 export interface AgentSuggestions {
+  /** True when no LLM is configured and the offline model answers. */
   offline: boolean;
   model: string;
-  suggestions: Array<{ flow: 'analysis' | 'order' | 'trend'; text: string; textEn: string }>;
+  /** Three requests built from the user's own catalogue (empty when the ERP has none). */
+  suggestions: Suggestion[];
 }
 
 /** Client of the chat API for one signed-in user. */
@@ -117,28 +142,27 @@ export class ChatClient {
     return this.json('GET', '/api/v1/me');
   }
 
+  /** The user's latest 100 sessions, newest first. */
   async sessions(): Promise<SessionSummary[]> {
-    const page = await this.json<{ items?: Array<Record<string, unknown>> } | Array<Record<string, unknown>>>(
-      'GET',
-      '/api/v1/history/sessions?size=100&page_size=100&limit=100',
-    );
-    const items = Array.isArray(page) ? page : (page?.items ?? []);
-    return items.map(sessionSummary);
+    const page = await this.json<HistoryPage>('GET', '/api/v1/history/sessions?size=100');
+    return page.items.map(sessionSummary);
   }
 
   session(id: string): Promise<Record<string, unknown>> {
     return this.json('GET', `/api/v1/history/sessions/${encodeURIComponent(id)}`);
   }
 
-  rename(id: string, title: string): Promise<unknown> {
+  /** Renames a session; the answer is the session as stored. */
+  rename(id: string, title: string): Promise<{ id: string; title: string; updated_at: string }> {
     return this.json('PATCH', `/api/v1/history/sessions/${encodeURIComponent(id)}`, { title });
   }
 
-  remove(id: string): Promise<unknown> {
+  remove(id: string): Promise<void> {
     return this.json('DELETE', `/api/v1/history/sessions/${encodeURIComponent(id)}`);
   }
 
-  cancel(sessionId: string): Promise<unknown> {
+  /** Cancels the session's active run: a waiting run ends at once (`cancelled`); a working one is told to stop (`running`). */
+  cancel(sessionId: string): Promise<{ run_id: string; status: 'cancelled' | 'running' }> {
     return this.json('POST', '/api/v1/agent/chat/cancel', { session_id: sessionId });
   }
 
@@ -350,20 +374,13 @@ async function apiError(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message, body);
 }
 
-/** A history row, whatever the server names its fields (snake or camel case). */
-export function sessionSummary(row: Record<string, unknown>): SessionSummary {
-  const pick = (...keys: string[]) => keys.map((k) => row[k]).find((v) => typeof v === 'string') as string | undefined;
+/** A history row as the clients list it. */
+export function sessionSummary(row: HistorySession): SessionSummary {
   return {
-    id: pick('id', 'session_id', 'sessionId') ?? '',
-    title: pick('title', 'name') ?? '',
-    updatedAt: pick('updated_at', 'updatedAt', 'last_active', 'created_at', 'createdAt'),
-    createdAt: pick('created_at', 'createdAt'),
-    status: pick('status', 'run_status'),
-    ...(row.origin === 'schedule'
-      ? {
-          scheduleName: String((row.schedule as { name?: unknown } | undefined)?.name ?? ''),
-          unseen: row.unseen === true,
-        }
-      : {}),
+    id: row.id,
+    title: row.title,
+    updatedAt: row.updated_at,
+    createdAt: row.created_at,
+    ...(row.origin === 'schedule' ? { scheduleName: row.schedule.name, unseen: row.unseen } : {}),
   };
 }

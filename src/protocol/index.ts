@@ -15,9 +15,12 @@ export {
   ChatClient,
   EXPORT_FORMATS,
   type ExportFormat,
+  type HistoryPage,
+  type HistorySession,
   type SessionSummary,
   type StreamEnd,
   type StreamResult,
+  type Suggestion,
   sessionSummary,
   type UsageRow,
 } from './client.ts';

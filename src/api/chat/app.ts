@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AgentSuggestions } from '../../agent/index.ts';
+import type { AgentSuggestions } from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import { type ApiEnv, parseInput, parseJson } from '../http.ts';
