@@ -31,7 +31,6 @@ export {
 export {
   AGENT_CONFIG_DIR,
   type AgentConfig,
-  type AgentLabel,
   agentLabels,
   loadAgentConfigs,
   ORCHESTRATOR,

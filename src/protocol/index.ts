@@ -25,6 +25,7 @@ export {
   type UsageRow,
 } from './client.ts';
 export type {
+  AgentLabel,
   AgentName,
   ApiEvent,
   ChartSeries,
