@@ -14,6 +14,7 @@ export type {
   InventoryWarning,
   Order,
   OrderLine,
+  OrderPreview,
   Page,
   Part,
   Supplier,

@@ -129,6 +129,7 @@ export async function startApiHarness(
 /** The chat API over one orchestrator and a model whose every reply the test scripts. */
 export interface ScriptedApi {
   tokens: Record<string, string>;
+  url: string;
   /** Sends a message and reads the stream to its end. */
   chat(token: string, body: { message: string }): ReturnType<typeof streamAll>;
   close(): Promise<void>;
@@ -173,6 +174,7 @@ export async function startScriptedApi(options: {
   const server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
   return {
     tokens: erp.erp.demoTokens,
+    url: server.url,
     chat: (token, body) => streamAll(`${server.url}/api/v1/agent/chat/stream`, token, body),
     async close() {
       await server.close();

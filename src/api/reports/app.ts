@@ -22,14 +22,12 @@ export function reportsApp(deps: ReportsAppDeps): Hono<ApiEnv> {
     const prefix = `/files/${sessionId}/`;
     const filePath = decodePathPart(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
     const { format } = parseInput(FileQuery, c.req.query(), 'query');
-    const file = format
-      ? await deps.exports.export(c.var.user, sessionId, filePath, format)
-      : { ...(await deps.history.download(c.var.user, sessionId, filePath)), contentType: undefined };
-    return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, {
-      'content-type': file.contentType ?? contentType(file.name),
-      'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
-      'x-content-type-options': 'nosniff',
-    });
+    if (format) {
+      const file = await deps.exports.export(c.var.user, sessionId, filePath, format);
+      return c.body(file.body, 200, fileHeaders(file.name, file.contentType));
+    }
+    const file = await deps.history.download(c.var.user, sessionId, filePath);
+    return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, fileHeaders(file.name, contentType(file.name)));
   });
 
   return app;
@@ -58,4 +56,12 @@ const CONTENT_TYPES: Record<string, string> = {
 
 function contentType(name: string): string {
   return CONTENT_TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream';
+}
+
+function fileHeaders(name: string, type: string): Record<string, string> {
+  return {
+    'content-type': type,
+    'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
+    'x-content-type-options': 'nosniff',
+  };
 }

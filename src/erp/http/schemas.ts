@@ -87,6 +87,7 @@ export const PartSchema = contract.PartSchema.extend({
 }).openapi('Part');
 export const CategorySchema = documented(contract.CategorySchema).openapi('Category');
 export const OrderSchema = documented(contract.OrderSchema).openapi('Order');
+export const OrderPreviewSchema = documented(contract.OrderPreviewSchema).openapi('OrderPreview');
 export const InventoryWarningSchema = documented(contract.InventoryWarningSchema).openapi('InventoryWarning');
 export const PriceCheckSchema = documented(contract.PriceCheckSchema).openapi('PriceCheck');
 export const ApprovalPolicySchema = documented(contract.ApprovalPolicySchema).openapi('ApprovalPolicy');
