@@ -9,7 +9,7 @@ import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { sleep } from '../../../shared/index.ts';
 import { MEMORY_EXTRACTION_MARKER, SUMMARY_MARKER } from '../../prompts.ts';
 import { planAnalysis } from './analyst.ts';
-import { type ConversationView, type Planner, viewConversation } from './conversation.ts';
+import { type Planner, viewConversation } from './conversation.ts';
 import { planMemoryExtraction, planSummary } from './memory.ts';
 import { planOrchestration } from './orchestrator.ts';
 import { planOrder } from './order.ts';
