@@ -4,6 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import { startAgentHarness } from './eval/local-stack.ts';
+import { recordResults } from './results.ts';
+
+recordResults('agent');
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
 const rounds = Number(values.rounds);

@@ -26,6 +26,9 @@ import { listen } from '../src/shared/index.ts';
 import { registerChartTools } from '../src/tools/charts/index.ts';
 import { type ApiProcess, spawnApi, startLocalParts } from '../test/api/process.ts';
 import { apiRun, type ClientRun, clientThread, type RunResult } from './api-client.ts';
+import { recordResults } from './results.ts';
+
+recordResults('api');
 
 const { values: args } = parseArgs({
   options: {

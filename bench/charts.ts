@@ -28,6 +28,9 @@ import { echarts } from '../src/charts/render.ts';
 import { FONT_FAMILY } from '../src/charts/theme.ts';
 import { ChartCatalog, VisualizationTools, withLocalChartServer } from '../src/tools/charts/index.ts';
 import { ToolRegistry } from '../src/tools/index.ts';
+import { recordResults } from './results.ts';
+
+recordResults('charts');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 12);
 const MCP_ROUNDS = Number(process.env.BENCH_MCP_ROUNDS ?? 5);

@@ -7,6 +7,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { recordResults } from './results.ts';
+
+recordResults('cli');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const ROOT = path.resolve(import.meta.dirname, '..');

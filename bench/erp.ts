@@ -23,6 +23,9 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { createErp, seedBulkParts } from '../src/erp/index.ts';
+import { recordResults } from './results.ts';
+
+recordResults('erp');
 
 const { values: args } = parseArgs({
   options: {

@@ -29,6 +29,9 @@ import { AgentRuntime } from '../src/agent/index.ts';
 import { createApi } from '../src/api/index.ts';
 import { createErp } from '../src/erp/index.ts';
 import { listen } from '../src/shared/index.ts';
+import { recordResults } from './results.ts';
+
+recordResults('sandbox');
 
 const { values: args } = parseArgs({
   options: {

@@ -15,6 +15,9 @@ import { startErpServer } from '../src/erp/index.ts';
 import { McpConnections, startErpMcpServer } from '../src/mcp/index.ts';
 import { listToolsForModel, type ToolContext, ToolRegistry, ToolScheduler } from '../src/tools/index.ts';
 import { createToolbox } from '../src/tools/toolbox.ts';
+import { recordResults } from './results.ts';
+
+recordResults('tools');
 
 const { values: args } = parseArgs({ options: { calls: { type: 'string', default: '200' } } });
 const calls = Number(args.calls);

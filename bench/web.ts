@@ -5,6 +5,9 @@
 import { existsSync } from 'node:fs';
 import { buildShops, productPath, startSupplierSites } from '../src/suppliers/index.ts';
 import { createWebTools } from '../src/tools/web/index.ts';
+import { recordResults } from './results.ts';
+
+recordResults('web');
 
 const sites = await startSupplierSites({ host: '127.0.0.1', port: 0, rateLimit: false });
 const web = createWebTools({ suppliersUrl: sites.server.url, settings: { cacheTtlSeconds: 600 } });

@@ -8,7 +8,7 @@ export {
   OFFLINE_NOTICE,
   OfflineChatModel,
 } from './models/index.ts';
-export { type AgentSuggestions, suggestionsFor } from './models/offline/suggestions.ts';
+export { suggestionsFor } from './models/offline/suggestions.ts';
 export { type ModelCallPolicy, ModelServiceError, modelServiceFailure } from './models/resilience.ts';
 export {
   addUsage,
@@ -31,7 +31,6 @@ export {
 export {
   AGENT_CONFIG_DIR,
   type AgentConfig,
-  type AgentLabel,
   agentLabels,
   loadAgentConfigs,
   ORCHESTRATOR,

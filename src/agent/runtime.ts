@@ -8,9 +8,15 @@ import type { BackendFactory } from 'deepagents';
 import { MCP_RETRY_MS, McpConnections, type McpServerConfig, mcpServersFrom } from '../mcp/index.ts';
 import { isReadOnly } from '../protocol/index.ts';
 import { logger, type PartAddresses, type Settings, withPostgresSetupLock } from '../shared/index.ts';
-import { registerChartTools } from '../tools/charts/index.ts';
-import { type ToolContext, type ToolListing, type ToolRegistry, ToolScheduler } from '../tools/index.ts';
-import { createToolbox, type Toolbox } from '../tools/toolbox.ts';
+import {
+  createToolbox,
+  registerChartTools,
+  type Toolbox,
+  type ToolContext,
+  type ToolListing,
+  type ToolRegistry,
+  ToolScheduler,
+} from '../tools/index.ts';
 import { createAgentStorage } from './backends/index.ts';
 import type { ProcuraRunContext } from './context.ts';
 import { buildAgentGraph, type ProcuraGraph } from './graph.ts';

@@ -1,1 +1,1 @@
-export { type ErpUser as ApiUser, ErpUsers } from '../tools/erp/index.ts';
+export { type ActingUser as ApiUser, ErpUsers } from '../erp/index.ts';

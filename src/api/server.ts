@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { type AgentRuntime, agentConfigs, GenAiTracer, suggestionsFor } from '../agent/index.ts';
 import { listen, logger, type RunningServer, startTelemetry } from '../shared/index.ts';
-import { loadWebSettings } from '../tools/web/index.ts';
+import { loadWebSettings } from '../tools/index.ts';
 import { DemoSignIn, type DemoSignInMode, type DemoUser } from './admin/demo.ts';
 import { UsageLedger, type UsageSettings, usageSettings } from './admin/usage.ts';
 import { createApiApp } from './app.ts';

@@ -4,6 +4,7 @@
  * ERP tools (which the ERP MCP server serves) read and send these shapes.
  */
 import { z } from 'zod';
+import { NoControl, PRICE_SEVERITIES, type PriceSeverity } from '../protocol/index.ts';
 
 export const ORDER_STATUSES = ['draft', 'pending_approval', 'approved', 'ordered', 'received', 'cancelled'] as const;
 
@@ -12,12 +13,7 @@ const MAX_INT = 2_147_483_647;
 export const Id = z.number().int().positive().max(MAX_INT);
 
 /** Text fields refuse NUL and other C0 control characters (except tab/newline), which no ERP field needs. */
-export const Text = (max: number) =>
-  z
-    .string()
-    .max(max)
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-    .regex(/^[^\u0000-\u0008\u000b\u000c\u000e-\u001f]*$/, 'control characters are not allowed');
+export const Text = (max: number) => z.string().max(max).regex(NoControl, 'control characters are not allowed');
 export const SearchText = Text(100).trim().min(1);
 /** An `Idempotency-Key`: a write retried under the same key gives the first answer again instead of writing twice. */
 export const IdempotencyKey = z
@@ -65,8 +61,7 @@ export type Part = z.infer<typeof PartSchema>;
 export const CategorySchema = z.object({ code: z.string(), nameZh: z.string(), nameEn: z.string(), parts: z.number() });
 export type Category = z.infer<typeof CategorySchema>;
 
-export const PRICE_SEVERITIES = ['ok', 'info', 'warn', 'critical', 'unknown'] as const;
-export type PriceSeverity = (typeof PRICE_SEVERITIES)[number];
+export { PRICE_SEVERITIES, type PriceSeverity };
 
 /** A price against what the project actually paid for the same product over the last 12 months. */
 export const PriceCheckSchema = z.object({

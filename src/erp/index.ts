@@ -1,4 +1,14 @@
 export * from './catalog.ts';
+export {
+  type ErpAnswer,
+  type ErpConnection,
+  ErpHttpError,
+  type ErpRequest,
+  erpExchange,
+  erpRequest,
+  erpUrl,
+} from './client/http.ts';
+export { type ActingUser, ErpUsers } from './client/users.ts';
 export type {
   CreateOrderInput,
   InventoryWarning,

@@ -11,10 +11,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { type Context, Hono } from 'hono';
+import { ErpUsers } from '../erp/index.ts';
 import { isReadOnly } from '../protocol/index.ts';
 import { listen, ProblemError, type RunningServer } from '../shared/index.ts';
-import { type ErpEndpoint, ErpUsers, registerErpTools } from '../tools/erp/index.ts';
-import { isToolFailure, type ToolContext, ToolRegistry } from '../tools/index.ts';
+import { type ErpEndpoint, isToolFailure, registerErpTools, type ToolContext, ToolRegistry } from '../tools/index.ts';
 
 /** The credentials an MCP call arrives with (HTTP headers, or the stdio process's configuration). */
 export interface CallerCredentials {

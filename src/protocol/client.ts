@@ -4,8 +4,10 @@
  * `EventSource` cannot do.
  */
 import { createParser } from 'eventsource-parser';
-import type { ChatEvent, RunUsage } from './events.ts';
+import type { AdminDecision, PendingOrders, PendingOrderView } from './approvals.ts';
+import { type ChatEvent, type RunUsage, TERMINAL_EVENTS } from './events.ts';
 import type { HumanDecision } from './human.ts';
+import type { ScheduleInput, ScheduleView, StartedScheduleRun } from './schedules.ts';
 
 /** One row of the admin usage view: a user's model usage on one UTC day. */
 export interface UsageRow extends RunUsage {
@@ -15,17 +17,37 @@ export interface UsageRow extends RunUsage {
   calls: number;
 }
 
+/** A row of `GET /api/v1/history/sessions`: a chat the user started, or one a schedule started for them. */
+export type HistorySession = { id: string; title: string; created_at: string; updated_at: string } & (
+  | { origin: 'chat' }
+  | { origin: 'schedule'; schedule: { id: string; name: string }; unseen: boolean }
+);
+
+/** `GET /api/v1/history/sessions`: a page of sessions, newest first. */
+export interface HistoryPage {
+  items: HistorySession[];
+  total: number;
+  page: number;
+  size: number;
+  /** Sessions schedules started that the user has not opened yet. */
+  unseen_scheduled: number;
+}
+
+/** A session as the clients list it. */
 export interface SessionSummary {
   id: string;
   title: string;
-  updatedAt?: string;
-  createdAt?: string;
-  status?: string;
+  updatedAt: string;
+  createdAt: string;
   /** Set when a schedule started the session: the schedule's name. */
   scheduleName?: string;
   /** A scheduled session its owner has not opened yet. */
   unseen?: boolean;
 }
+
+/** What `GET /api/v1/files/{session}/{path}?format=` converts a Markdown report to. */
+export const EXPORT_FORMATS = ['pdf', 'xlsx'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** A failed API call, with the server's message (Chinese first, English after " / "). */
 export class ApiError extends Error {
@@ -47,13 +69,8 @@ export interface StreamResult {
   lastEventId?: string;
 }
 
-// An order decision arrives on a run that already ended: like `done`, nothing follows it.
-const TERMINAL: Record<string, StreamEnd> = {
-  done: 'done',
-  interrupt: 'interrupt',
-  error: 'error',
-  order_decision: 'done',
-};
+/** How a stream ends on a terminal event: an order decision arrives on a run that already ended, like `done`. */
+const endOf = (event: string): StreamEnd => (event === 'order_decision' ? 'done' : (event as StreamEnd));
 
 /** One request whose answer is an event stream: the first one, then each re-attach. */
 interface StreamRequest {
@@ -62,11 +79,20 @@ interface StreamRequest {
   body: unknown;
 }
 
+/** An example request, in both languages, and the flow it starts. */
+export interface Suggestion {
+  flow: 'analysis' | 'order' | 'trend';
+  text: string;
+  textEn: string;
+}
+
 /** `GET /api/v1/agent/suggestions`: example requests from the user's catalogue, by the flow they start. */
 export interface AgentSuggestions {
+  /** True when no LLM is configured and the offline model answers. */
   offline: boolean;
   model: string;
-  suggestions: Array<{ flow: 'analysis' | 'order' | 'trend'; text: string; textEn: string }>;
+  /** Three requests built from the user's own catalogue (empty when the ERP has none). */
+  suggestions: Suggestion[];
 }
 
 /** Client of the chat API for one signed-in user. */
@@ -116,34 +142,33 @@ export class ChatClient {
     return this.json('GET', '/api/v1/me');
   }
 
+  /** The user's latest 100 sessions, newest first. */
   async sessions(): Promise<SessionSummary[]> {
-    const page = await this.json<{ items?: Array<Record<string, unknown>> } | Array<Record<string, unknown>>>(
-      'GET',
-      '/api/v1/history/sessions?size=100&page_size=100&limit=100',
-    );
-    const items = Array.isArray(page) ? page : (page?.items ?? []);
-    return items.map(sessionSummary);
+    const page = await this.json<HistoryPage>('GET', '/api/v1/history/sessions?size=100');
+    return page.items.map(sessionSummary);
   }
 
   session(id: string): Promise<Record<string, unknown>> {
     return this.json('GET', `/api/v1/history/sessions/${encodeURIComponent(id)}`);
   }
 
-  rename(id: string, title: string): Promise<unknown> {
+  /** Renames a session; the answer is the session as stored. */
+  rename(id: string, title: string): Promise<{ id: string; title: string; updated_at: string }> {
     return this.json('PATCH', `/api/v1/history/sessions/${encodeURIComponent(id)}`, { title });
   }
 
-  remove(id: string): Promise<unknown> {
+  remove(id: string): Promise<void> {
     return this.json('DELETE', `/api/v1/history/sessions/${encodeURIComponent(id)}`);
   }
 
-  cancel(sessionId: string): Promise<unknown> {
+  /** Cancels the session's active run: a waiting run ends at once (`cancelled`); a working one is told to stop (`running`). */
+  cancel(sessionId: string): Promise<{ run_id: string; status: 'cancelled' | 'running' }> {
     return this.json('POST', '/api/v1/agent/chat/cancel', { session_id: sessionId });
   }
 
   /** Address of a workspace file of the session (`/analysis/report.md` → `/api/v1/files/{id}/analysis/report.md`). */
   /** A session file; with a format, the Markdown report converted on the server (`pdf` or `xlsx`). */
-  fileUrl(sessionId: string, path: string, format?: 'pdf' | 'xlsx'): string {
+  fileUrl(sessionId: string, path: string, format?: ExportFormat): string {
     const clean = path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
     return this.url(`/api/v1/files/${encodeURIComponent(sessionId)}/${clean}${format ? `?format=${format}` : ''}`);
   }
@@ -154,7 +179,7 @@ export class ChatClient {
     return response.text();
   }
 
-  async fileBlob(sessionId: string, path: string, format?: 'pdf' | 'xlsx'): Promise<Blob> {
+  async fileBlob(sessionId: string, path: string, format?: ExportFormat): Promise<Blob> {
     const response = await fetch(this.fileUrl(sessionId, path, format), { headers: this.headers() });
     if (!response.ok) throw await apiError(response);
     return response.blob();
@@ -225,6 +250,34 @@ export class ChatClient {
     return this.json('GET', `/api/v1/admin/usage?days=${days}`);
   }
 
+  /** Orders waiting for an admin's decision (admins only). */
+  pendingOrders(): Promise<PendingOrders> {
+    return this.json('GET', '/api/v1/approvals');
+  }
+
+  /** An admin's decision on a pending order; the answer is the order as it stands after it. */
+  decideOrder(orderId: number, decision: AdminDecision): Promise<PendingOrderView> {
+    return this.json('POST', `/api/v1/approvals/${orderId}`, decision);
+  }
+
+  /** The caller's schedules. */
+  schedules(): Promise<{ items: ScheduleView[] }> {
+    return this.json('GET', '/api/v1/schedules');
+  }
+
+  createSchedule(input: ScheduleInput): Promise<ScheduleView> {
+    return this.json('POST', '/api/v1/schedules', input);
+  }
+
+  /** Runs a schedule now, besides its timetable, in a session of its own. */
+  runSchedule(id: string): Promise<StartedScheduleRun> {
+    return this.json('POST', `/api/v1/schedules/${encodeURIComponent(id)}/run`);
+  }
+
+  deleteSchedule(id: string): Promise<void> {
+    return this.json('DELETE', `/api/v1/schedules/${encodeURIComponent(id)}`);
+  }
+
   /**
    * Reads one SSE response to its end. A stream cut before `done`/`error`/`interrupt` is re-attached with
    * `Last-Event-ID` (a few times, backing off), so a dropped connection loses no events.
@@ -242,7 +295,7 @@ export class ChatClient {
       if (event.id) state.lastEventId = event.id;
       const sid = (event.data as { session_id?: string })?.session_id;
       if (sid) state.sessionId ??= sid;
-      if (TERMINAL[event.event]) state.end = TERMINAL[event.event];
+      if (TERMINAL_EVENTS.has(event.event)) state.end = endOf(event.event);
       onEvent(event);
     };
     let request: StreamRequest = { method, path, body };
@@ -321,20 +374,13 @@ async function apiError(response: Response): Promise<ApiError> {
   return new ApiError(response.status, message, body);
 }
 
-/** A history row, whatever the server names its fields (snake or camel case). */
-export function sessionSummary(row: Record<string, unknown>): SessionSummary {
-  const pick = (...keys: string[]) => keys.map((k) => row[k]).find((v) => typeof v === 'string') as string | undefined;
+/** A history row as the clients list it. */
+export function sessionSummary(row: HistorySession): SessionSummary {
   return {
-    id: pick('id', 'session_id', 'sessionId') ?? '',
-    title: pick('title', 'name') ?? '',
-    updatedAt: pick('updated_at', 'updatedAt', 'last_active', 'created_at', 'createdAt'),
-    createdAt: pick('created_at', 'createdAt'),
-    status: pick('status', 'run_status'),
-    ...(row.origin === 'schedule'
-      ? {
-          scheduleName: String((row.schedule as { name?: unknown } | undefined)?.name ?? ''),
-          unseen: row.unseen === true,
-        }
-      : {}),
+    id: row.id,
+    title: row.title,
+    updatedAt: row.updated_at,
+    createdAt: row.created_at,
+    ...(row.origin === 'schedule' ? { scheduleName: row.schedule.name, unseen: row.unseen } : {}),
   };
 }

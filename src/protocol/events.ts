@@ -3,7 +3,17 @@ import type { DecisionRecord, HumanRequest } from './human.ts';
 /** The agents a step can belong to, as the client shows them. */
 export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
 
+/** An agent's name and labels as clients show it, read from the agent's YAML. */
+export interface AgentLabel {
+  name: AgentName;
+  label: { zh: string; en: string };
+}
+
 export type StepStatus = 'running' | 'completed' | 'error';
+
+/** Events that end what a client is following: the run finished, failed or waits for a human, or an order
+ *  decision arrived on a run that had ended (nothing follows it either). */
+export const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['done', 'error', 'interrupt', 'order_decision']);
 
 /** A step of a run; the client upserts it by `id`. */
 export interface ProgressData {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PriceCheckView } from './approvals.ts';
 
 export interface ChoiceOption {
   label: string;
@@ -15,12 +16,7 @@ export interface ApprovalDetails {
     unit: string;
     listPrice: number;
     /** The price the order would pay against the project's 12-month history (absent when the check failed). */
-    priceCheck?: {
-      unitPrice: number;
-      severity: 'ok' | 'info' | 'warn' | 'critical' | 'unknown';
-      deviationPct: number | null;
-      median12m: number | null;
-    };
+    priceCheck?: PriceCheckView & { unitPrice: number };
   }>;
   order?: { orderNo: string; status: string; totalAmount: number };
   /**

@@ -1,14 +1,31 @@
 export {
+  ADMIN_DECISIONS,
+  type AdminDecision,
+  AdminDecisionSchema,
+  NoControl,
+  type PendingOrders,
+  type PendingOrderView,
+  PRICE_SEVERITIES,
+  type PriceCheckView,
+  type PriceSeverity,
+} from './approvals.ts';
+export {
   type AgentSuggestions,
   ApiError,
   ChatClient,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type HistoryPage,
+  type HistorySession,
   type SessionSummary,
   type StreamEnd,
   type StreamResult,
+  type Suggestion,
   sessionSummary,
   type UsageRow,
 } from './client.ts';
 export type {
+  AgentLabel,
   AgentName,
   ApiEvent,
   ChartSeries,
@@ -21,6 +38,7 @@ export type {
   ShowChartParams,
   StepStatus,
 } from './events.ts';
+export { TERMINAL_EVENTS } from './events.ts';
 export {
   type ApprovalAction,
   type ApprovalDetails,
@@ -33,6 +51,14 @@ export {
   type HumanRequest,
 } from './human.ts';
 export { isReadOnly, ROLES, type Role, RoleSchema } from './roles.ts';
+export {
+  SCHEDULE_KINDS,
+  type ScheduleInput,
+  type ScheduleKind,
+  type ScheduleParams,
+  type ScheduleView,
+  type StartedScheduleRun,
+} from './schedules.ts';
 export {
   cite,
   citedIds,

@@ -1,4 +1,5 @@
 export { childEnv, nodeScript } from './child-process.ts';
+export { type Conversation, conversationAttributes } from './conversation.ts';
 export { type Deadline, deadline, linkedSignal } from './deadline.ts';
 export * from './errors.ts';
 export { listen, type RunningServer } from './http.ts';
@@ -18,8 +19,6 @@ export { findSecrets, REDACTED, redactKnown, redactSecrets, redactSecretsIn, typ
 export { loadSettings, type PartAddresses, parseSettings, partAddresses, type Settings } from './settings.ts';
 export { sleep } from './sleep.ts';
 export {
-  type Conversation,
-  conversationAttributes,
   httpServerSpans,
   markConversation,
   startTelemetry,

@@ -5,7 +5,7 @@ import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, NodeTracerProvider, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { type Conversation, conversationAttributes } from './telemetry.ts';
+import { type Conversation, conversationAttributes } from './conversation.ts';
 
 /** Copies the conversation of the context a span starts in onto the span. */
 class ConversationSpanProcessor implements SpanProcessor {

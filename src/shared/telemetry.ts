@@ -1,32 +1,7 @@
-import {
-  type Attributes,
-  context,
-  createContextKey,
-  propagation,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from '@opentelemetry/api';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
-
-/** Who a piece of work is for: stamped on every span started inside it. */
-export interface Conversation {
-  sessionId: string;
-  userId: string;
-  runId?: string;
-}
-
-const CONVERSATION = createContextKey('procura.conversation');
-
-/** The span attributes naming a conversation (GenAI semantic conventions plus the user). Never a token. */
-export function conversationAttributes(c: Conversation): Attributes {
-  return {
-    'gen_ai.conversation.id': c.sessionId,
-    'user.id': c.userId,
-    ...(c.runId ? { 'procura.run.id': c.runId } : {}),
-  };
-}
+import { CONVERSATION, type Conversation, conversationAttributes } from './conversation.ts';
 
 /** Runs `work` inside a conversation: every span started within it (HTTP clients included) carries its attributes. */
 export function withConversation<T>(c: Conversation, work: () => T): T {

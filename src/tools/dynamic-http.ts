@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { ErpHttpError, erpUrl } from '../erp/index.ts';
 import type { ErpClient } from './erp/client.ts';
-import { ErpHttpError, erpUrl } from './erp/http.ts';
 import { Tool, type ToolControl, ToolError } from './registry.ts';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

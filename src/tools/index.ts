@@ -5,8 +5,16 @@ export {
   registerBackgroundTasks,
   taskOwner,
 } from './background.ts';
-// The ERP client is reached through `createToolbox` (./toolbox.ts); re-exporting it here made the type checker
-// load the ERP's HTTP schemas before zod's OpenAPI augmentation and reject them.
+export {
+  type ChartMcpServer,
+  type ChartTools,
+  freePort,
+  registerChartTools,
+  renderParamsReference,
+  startChartMcpServer,
+  withLocalChartServer,
+} from './charts/index.ts';
+export { type ErpEndpoint, registerErpTools } from './erp/index.ts';
 export {
   approvalRequiredTools,
   type ContextResolver,
@@ -32,5 +40,5 @@ export {
 } from './registry.ts';
 export { MAX_PARALLEL_TOOLS, type ToolCall, ToolScheduler } from './scheduler.ts';
 export { countTokens } from './tokens.ts';
-// The composition root (`createToolbox`, in ./toolbox.ts) is not re-exported: re-exporting it made the type checker
-// load the ERP's HTTP schemas before zod's OpenAPI augmentation and reject them.
+export { createToolbox, type Toolbox, type ToolboxOptions } from './toolbox.ts';
+export { CHROMIUM_ARGS, loadWebSettings } from './web/index.ts';

@@ -1,8 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idleTimeoutFetch } from '../../src/agent/models/resilience.ts';
+import { erpRequest } from '../../src/erp/index.ts';
 import { deadline, listen, type RunningServer, sleep } from '../../src/shared/index.ts';
-import { erpRequest } from '../../src/tools/erp/index.ts';
 
 // A run's signal lives as long as the run (and a combined signal with listeners is kept alive by Node): whatever
 // stays subscribed to it after its work ended is held with everything it refers to.

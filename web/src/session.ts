@@ -20,8 +20,6 @@ export interface Step {
   phase?: string;
   startedAt: number;
   endedAt?: number;
-  /** Duration the server measured, when it sends one (replayed steps keep their real length). */
-  durationMs?: number;
   /** The person refused this step's write: its end is a refusal, not a failure. */
   refused?: boolean;
 }
@@ -140,15 +138,9 @@ function addFiles(view: SessionView, text: string): SessionView {
   return files.length ? { ...view, files: [...view.files, ...files] } : view;
 }
 
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
 function upsertStep(steps: Step[], data: ProgressData, now: number): Step[] {
-  const raw = data as ProgressData & Record<string, unknown>;
   const index = steps.findIndex((s) => s.id === data.id);
   const previous = steps[index];
-  const serverDuration = num(raw.duration_ms) ?? num(raw.durationMs) ?? num(raw.elapsed_ms);
   const refused = previous?.refused;
   const step: Step = {
     refused,
@@ -160,7 +152,6 @@ function upsertStep(steps: Step[], data: ProgressData, now: number): Step[] {
     phase: data.phase ?? previous?.phase,
     startedAt: previous?.startedAt ?? now,
     endedAt: data.status === 'running' ? undefined : (previous?.endedAt ?? now),
-    durationMs: serverDuration ?? previous?.durationMs,
   };
   if (index < 0) return [...steps, step];
   const next = steps.slice();

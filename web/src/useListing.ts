@@ -2,20 +2,20 @@ import { useCallback, useEffect, useState } from 'react';
 import type { ChatClient } from '../../src/protocol/index.ts';
 
 /**
- * The `items` of a `GET` list route, read when the component mounts and again on `load()`; a failed read keeps
- * the last items and says why in `error`.
+ * The `items` of a list the client reads, read when the component mounts and again on `load()`; a failed read keeps
+ * the last items and says why in `error`. `read` is a module-level function, so the reading happens once per client.
  */
-export function useListing<T>(client: ChatClient, route: string) {
+export function useListing<T>(client: ChatClient, read: (client: ChatClient) => Promise<{ items: T[] }>) {
   const [items, setItems] = useState<T[]>();
   const [error, setError] = useState<string>();
   const load = useCallback(async () => {
     try {
-      setItems((await client.json<{ items: T[] }>('GET', route)).items);
+      setItems((await read(client)).items);
       setError(undefined);
     } catch (e) {
       setError((e as Error).message);
     }
-  }, [client, route]);
+  }, [client, read]);
   useEffect(() => {
     void load();
   }, [load]);

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
+import type { AgentLabel } from '../../protocol/index.ts';
 import { describeIssues } from '../../tools/index.ts';
 
 /** The main agent's name; every other config is a sub-agent it delegates to with `task`. */
@@ -34,12 +35,6 @@ export const agentConfigSchema = z.strictObject({
 });
 
 export type AgentConfig = z.infer<typeof agentConfigSchema>;
-
-/** An agent's name and labels, as clients show it. */
-export interface AgentLabel {
-  name: string;
-  label: { zh: string; en: string };
-}
 
 /** The label of each configured agent, in configuration order (the orchestrator first). */
 export function agentLabels(configs: readonly AgentConfig[]): AgentLabel[] {

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { Order } from '../../erp/index.ts';
+import { erpRequest, type Order } from '../../erp/index.ts';
 import type { OrderDecisionData } from '../../protocol/index.ts';
+import { TERMINAL_EVENTS } from '../../protocol/index.ts';
 import type { Logger } from '../../shared/index.ts';
-import { erpRequest } from '../../tools/erp/index.ts';
 import type { ApiUser } from '../auth.ts';
-import { type RunEventLog, TERMINAL_EVENTS } from '../chat/events.ts';
+import type { RunEventLog } from '../chat/events.ts';
 import { ACTIVE_RUN_STATUSES, RunStore, type RunTables } from '../chat/run-store.ts';
 import type { SessionTables } from '../chat/sessions.ts';
 import type { ApiDatabase, ApiDb } from '../db.ts';

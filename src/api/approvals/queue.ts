@@ -1,13 +1,7 @@
-import type { Order } from '../../erp/index.ts';
+import { ErpHttpError, erpRequest, type Order } from '../../erp/index.ts';
+import type { AdminDecision, PendingOrders } from '../../protocol/index.ts';
 import { forbidden, ProblemError } from '../../shared/index.ts';
-import { ErpHttpError, erpRequest } from '../../tools/erp/index.ts';
 import type { ApiUser } from '../auth.ts';
-
-export interface ApprovalDecisionInput {
-  decision: 'approve' | 'reject';
-  version: number;
-  comment?: string;
-}
 
 const MAX_PENDING = 50;
 
@@ -19,7 +13,7 @@ const MAX_PENDING = 50;
 export class OrderApprovals {
   constructor(private readonly erpUrl: string) {}
 
-  async pending(user: ApiUser): Promise<{ items: Order[]; total: number }> {
+  async pending(user: ApiUser): Promise<PendingOrders & { items: Order[] }> {
     requireAdmin(user);
     const page = await this.erp<{ items: Order[]; total: number }>(user, 'GET', '/orders/search', {
       query: { status: 'pending_approval', size: MAX_PENDING },
@@ -27,7 +21,7 @@ export class OrderApprovals {
     return { items: page.items, total: page.total };
   }
 
-  async decide(user: ApiUser, orderId: number, input: ApprovalDecisionInput): Promise<Order> {
+  async decide(user: ApiUser, orderId: number, input: AdminDecision): Promise<Order> {
     requireAdmin(user);
     return this.erp<Order>(user, 'POST', `/orders/${orderId}/${input.decision}`, {
       body: { version: input.version, ...(input.comment ? { comment: input.comment } : {}) },

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { AgentSuggestions } from '../../agent/index.ts';
-import { HumanDecisionSchema } from '../../protocol/index.ts';
+import { type AgentSuggestions, HumanDecisionSchema } from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import { parseInput } from '../http.ts';

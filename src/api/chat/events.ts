@@ -1,12 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
-import type { ApiEvent } from '../../protocol/index.ts';
+import { type ApiEvent, TERMINAL_EVENTS } from '../../protocol/index.ts';
 import { type Logger, redactKnown } from '../../shared/index.ts';
 import { MAX_SEQ, type RunEvent, type RunStore } from './run-store.ts';
-
-/** Events that end what a client is following: the run finished, failed or waits for a human, or an order
- *  decision arrived on a run that had ended. */
-export const TERMINAL_EVENTS = new Set(['done', 'error', 'interrupt', 'order_decision']);
 
 const EVENTS_CHANNEL = 'procura:api:run-events';
 const CONTROL_CHANNEL = 'procura:api:run-control';

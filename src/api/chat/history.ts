@@ -2,6 +2,7 @@ import path from 'node:path';
 import { resolveBackend } from 'deepagents';
 import type { Kysely } from 'kysely';
 import { type AgentRuntime, addUsage, NO_USAGE, type ProcuraRunContext } from '../../agent/index.ts';
+import type { HistoryPage, HistorySession } from '../../protocol/index.ts';
 import { badRequest, conflict, notFound } from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
 import type { ApiUser } from '../auth.ts';
@@ -35,7 +36,7 @@ export class History {
   }
 
   /** The caller's sessions, newest first; those a schedule started say so, and whether they were opened yet. */
-  async list(user: ApiUser, page: number, size: number) {
+  async list(user: ApiUser, page: number, size: number): Promise<HistoryPage> {
     const db = this.db;
     const [rows, count, unseen] = await Promise.all([
       db
@@ -63,12 +64,14 @@ export class History {
         .executeTakeFirst(),
       this.unseenScheduled(user),
     ]);
-    const items = rows.map(({ schedule_id, schedule_name, seen_at, ...session }) => ({
-      ...session,
-      ...(schedule_id
-        ? { origin: 'schedule' as const, schedule: { id: schedule_id, name: schedule_name }, unseen: !seen_at }
-        : { origin: 'chat' as const }),
-    }));
+    const items = rows.map(
+      ({ schedule_id, schedule_name, seen_at, ...session }): HistorySession => ({
+        ...session,
+        ...(schedule_id
+          ? { origin: 'schedule', schedule: { id: schedule_id, name: schedule_name ?? '' }, unseen: !seen_at }
+          : { origin: 'chat' }),
+      }),
+    );
     return { items, total: Number(count?.total ?? 0), page, size, unseen_scheduled: unseen };
   }
 

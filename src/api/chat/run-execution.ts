@@ -9,6 +9,7 @@ import {
   UsageMeter,
   type UsageTotals,
 } from '../../agent/index.ts';
+import type { StepStatus } from '../../protocol/index.ts';
 import type { Logger } from '../../shared/index.ts';
 import { withConversation } from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
@@ -232,7 +233,7 @@ export class RunExecution {
       .catch((error) => this.deps.log.error({ err: error, runId: this.runId }, 'run status not stored'));
   }
 
-  private runProgress(status: 'running' | 'completed' | 'error', title: string): void {
+  private runProgress(status: StepStatus, title: string): void {
     this.emit({
       event: 'progress',
       data: { id: `run:${this.runId}`, phase: 'run', status, title, detail: '', agent: 'orchestrator' },

@@ -1,12 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
+import type { ExportFormat } from '../../protocol/index.ts';
 import { childEnv, nodeScript, ProblemError, unprocessable } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { History } from '../chat/history.ts';
-
-export const EXPORT_FORMATS = ['pdf', 'xlsx'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   pdf: 'application/pdf',

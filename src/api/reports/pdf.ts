@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Marked } from 'marked';
 import { type Browser, chromium } from 'playwright-core';
 import { childEnv, ProblemError } from '../../shared/index.ts';
-import { CHROMIUM_ARGS } from '../../tools/web/index.ts';
+import { CHROMIUM_ARGS } from '../../tools/index.ts';
 
 /** Loads one image the report refers to, or says no (undefined) when its address is not trusted. */
 export type ImageLoader = (url: string) => Promise<{ bytes: Uint8Array; contentType: string } | undefined>;

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { StartedScheduleRun as StartedRun } from '../../protocol/index.ts';
 import { conflict, type Logger, ProblemError } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { RunManager } from '../chat/runs.ts';
@@ -16,13 +17,6 @@ import {
 
 /** How often the production timer looks for due schedules (the claim, not the timer, keeps a run single). */
 export const SCHEDULER_INTERVAL_MS = 30_000;
-
-export interface StartedRun {
-  schedule_id: string;
-  due_at: string;
-  session_id: string;
-  run_id: string;
-}
 
 /**
  * Starts the runs of due schedules. `runDue(now)` does one pass at the given time: tests drive it with their own

@@ -2,21 +2,11 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import type { ScheduleInput, ScheduleKind, ScheduleParams, ScheduleView } from '../../protocol/index.ts';
 import { notFound, ProblemError, redactSecrets, redactSecretsIn } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { ApiDb } from '../db.ts';
 import { CronSchedule } from './cron.ts';
-
-export const SCHEDULE_KINDS = ['inventory_digest', 'price_watch', 'custom'] as const;
-export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
-
-/** What a schedule asks, by kind. */
-export type ScheduleParams =
-  | { kind: 'inventory_digest' }
-  | { kind: 'price_watch'; parts: string[]; categories: string[]; threshold_pct: number }
-  | { kind: 'custom'; request: string };
-
-export type ScheduleInput = ScheduleParams & { name: string; cron: string; timezone?: string };
 
 export type ScheduleTables = {
   schedules: {
@@ -245,7 +235,7 @@ export function paramsOf(row: ScheduleRow): ScheduleParams {
 }
 
 /** A schedule as the API shows it: never its credential. */
-export function scheduleView(row: ScheduleRow) {
+export function scheduleView(row: ScheduleRow): ScheduleView {
   return {
     id: row.id,
     name: row.name,

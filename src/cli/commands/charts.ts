@@ -9,7 +9,7 @@ export function registerChartsCommand(program: Command): void {
     .action(async (opts) => {
       const [{ startChartsServer }, { startChartMcpServer }] = await Promise.all([
         import('../../charts/index.ts'),
-        import('../../tools/charts/index.ts'),
+        import('../../tools/index.ts'),
       ]);
       const settings = settingsFrom(opts, { chartsPort: opts.port });
       const charts = await startChartsServer({

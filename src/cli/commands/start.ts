@@ -54,7 +54,7 @@ export interface StartOptions {
 type Plan = Settings & { rendererHost: string; rendererToken: string };
 
 export async function planOf(settings: Settings): Promise<Plan> {
-  const { freePort } = await import('../../tools/charts/mcp-server.ts');
+  const { freePort } = await import('../../tools/index.ts');
   const rendererHost = /^(127\.|::1$|localhost$)/.test(settings.host) ? settings.host : '127.0.0.1';
   return {
     ...settings,
@@ -134,7 +134,7 @@ const parts: PartSpec[] = [
     needs: [],
     async start(plan) {
       if (plan.chartMcpUrl) return { url: plan.chartMcpUrl, detail: 'external', close: async () => undefined };
-      const { startChartMcpServer } = await import('../../tools/charts/index.ts');
+      const { startChartMcpServer } = await import('../../tools/index.ts');
       const mcp = await startChartMcpServer({
         port: plan.chartMcpPort,
         token: plan.chartMcpToken,

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { Erp } from '../../erp/index.ts';
 import { listen, logger, partAddresses, type Settings } from '../../shared/index.ts';
-import { isToolFailure, type ToolContext, type ToolListing } from '../../tools/index.ts';
-import type { Toolbox } from '../../tools/toolbox.ts';
+import { isToolFailure, type Toolbox, type ToolContext, type ToolListing } from '../../tools/index.ts';
 import { settingsFrom } from '../options.ts';
 
 interface Session {
@@ -25,7 +24,7 @@ async function openSession(opts: Record<string, string | undefined>, requireUser
   const web = { suppliersUrl: addresses.suppliersUrl };
   const traceId = `cli-${randomUUID()}`;
   // Loaded on use: the tools pull in the web stack, which other commands do not need.
-  const { createToolbox } = await import('../../tools/toolbox.ts');
+  const { createToolbox } = await import('../../tools/index.ts');
   const token = opts.token ?? process.env.PROCURA_ERP_TOKEN;
   if (opts.user) {
     // Loaded on use: listing the tools needs neither the ERP's database nor its server.
@@ -127,7 +126,7 @@ export function registerToolsCommands(program: Command): void {
     } else {
       const session = await openSession(opts, false);
       try {
-        const { listToolsForModel } = await import('../../tools/listing.ts');
+        const { listToolsForModel } = await import('../../tools/index.ts');
         listed = await listToolsForModel(session.toolbox.registry, session.ctx);
       } finally {
         await session.close();

@@ -6,9 +6,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kyse
 import pg from 'pg';
 import { withPostgresSetupLock } from '../../shared/index.ts';
 import { migrateToLatest } from './migrations.ts';
-import type { ErpTables } from './schema.ts';
-
-export type Dialect = 'sqlite' | 'postgres';
+import type { Dialect, ErpTables, ReadQuery } from './schema.ts';
 
 export interface ErpDatabase {
   db: Kysely<ErpTables>;
@@ -19,14 +17,6 @@ export interface ErpDatabase {
   read: ReadQuery;
   close(): Promise<void>;
 }
-
-/**
- * The part search runs a few small queries per request; through the query builder each cost ~70 µs of CPU
- * before SQLite did any work (~3 µs for a cached better-sqlite3 statement), so the hot path skips it.
- * `arrays` returns each row as its values in column order: better-sqlite3 builds a row object one property
- * at a time, which took about half of fetching a page of parts.
- */
-export type ReadQuery = <T>(text: string, params: readonly unknown[], options?: { arrays?: boolean }) => Promise<T[]>;
 
 const MAX_STATEMENTS = 500;
 

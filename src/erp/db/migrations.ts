@@ -1,6 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
-import type { Dialect } from './database.ts';
 import { PartSearchIndex } from './part-search.ts';
+import type { Dialect } from './schema.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations work below the typed schema
 type Db = Kysely<any>;

@@ -1,8 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { PART_CATEGORIES } from '../catalog.ts';
 import { isLatinToken, type SearchQuery, searchDocument } from '../search-tokens.ts';
-import type { Dialect, ReadQuery } from './database.ts';
-import type { ErpTables } from './schema.ts';
+import type { Dialect, ErpTables, ReadQuery } from './schema.ts';
 
 /*
  * The part search index, one per database, both over the tokens of search-tokens.ts.

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import {
   contract,
+  type ErpAnswer,
+  type ErpConnection,
   type Page as ErpPage,
+  type ErpRequest,
+  erpExchange,
+  erpRequest,
   type InventoryWarning,
   type Order,
   type OrderPreview,
@@ -12,7 +17,6 @@ import {
   type SupplierScorecard,
 } from '../../erp/index.ts';
 import { Tool, type ToolControl } from '../registry.ts';
-import { type ErpAnswer, type ErpConnection, type ErpRequest, erpExchange, erpRequest } from './http.ts';
 
 const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus, listOf, pagedViewOf, traced } = contract;
 /** Any client may make a write safe to retry: the same key again answers the first result, `stateChanged: false`. */

@@ -1,10 +1,8 @@
+import type { ErpConnection } from '../../erp/index.ts';
 import type { ToolContext, ToolRegistry } from '../registry.ts';
 import { ErpClient } from './client.ts';
-import type { ErpConnection } from './http.ts';
 
 export { ErpClient } from './client.ts';
-export { type ErpConnection, ErpHttpError, erpRequest, erpUrl } from './http.ts';
-export { type ErpUser, ErpUsers } from './users.ts';
 
 /** Where the ERP API is; the user's token, project and trace id come from each call's context. */
 export type ErpEndpoint = Pick<ErpConnection, 'baseUrl' | 'fetch' | 'timeoutMs'>;

@@ -1,42 +1,23 @@
 import { useState } from 'react';
-import type { ChatClient } from '../../../src/protocol/index.ts';
+import type { AdminDecision, ChatClient, PendingOrderView } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import { useListing } from '../useListing.ts';
-import { money, PriceCheckBadge, type PriceCheckView } from './PriceCheck.tsx';
+import { money, PriceCheckBadge } from './PriceCheck.tsx';
 
-/** A pending order as the ERP answers it: who asked, what, and why the policy wants an admin. */
-interface PendingOrder {
-  id: number;
-  orderNo: string;
-  version: number;
-  supplier: { nameZh: string };
-  totalAmount: number;
-  createdBy: { username: string };
-  createdAt: string;
-  approval: { rule: string; reason: string } | null;
-  /** What the signed-in admin may do with it: under four eyes never approve an order they created or last changed. */
-  permissions?: { approve: boolean; reason: string | null };
-  lines: Array<{
-    lineNo: number;
-    part: { code: string; nameZh: string };
-    quantity: number;
-    unitPrice: number;
-    priceCheck: PriceCheckView | null;
-  }>;
-}
+const readPending = (client: ChatClient) => client.pendingOrders();
 
 /** The admin's queue of orders waiting for approval: reasons, price checks, and a decision with a comment. */
 export function ApprovalQueue({ client }: { client: ChatClient }) {
   const t = useT();
-  const { items: orders, error, setError, load } = useListing<PendingOrder>(client, '/api/v1/approvals');
+  const { items: orders, error, setError, load } = useListing(client, readPending);
   const [comments, setComments] = useState<Record<number, string>>({});
   const [busy, setBusy] = useState<number>();
 
-  const decide = async (order: PendingOrder, decision: 'approve' | 'reject') => {
+  const decide = async (order: PendingOrderView, decision: AdminDecision['decision']) => {
     setBusy(order.id);
     try {
       const comment = comments[order.id]?.trim();
-      await client.json('POST', `/api/v1/approvals/${order.id}`, {
+      await client.decideOrder(order.id, {
         decision,
         version: order.version,
         ...(comment ? { comment } : {}),

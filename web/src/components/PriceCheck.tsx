@@ -1,13 +1,8 @@
+import type { PriceCheckView } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 
 export const money = (n: unknown) =>
   typeof n === 'number' ? `¥${n.toLocaleString('zh-CN', { minimumFractionDigits: 2 })}` : '—';
-
-export interface PriceCheckView {
-  severity: 'ok' | 'info' | 'warn' | 'critical' | 'unknown';
-  deviationPct: number | null;
-  median12m: number | null;
-}
 
 /** A price against the project's 12-month median: severity and deviation, the median on hover. */
 export function PriceCheckBadge({ check }: { check: PriceCheckView }) {

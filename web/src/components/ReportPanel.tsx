@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ChatClient } from '../../../src/protocol/index.ts';
+import type { ChatClient, ExportFormat } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import type { ChartItem } from '../session.ts';
 import { ChartGallery } from './Charts.tsx';
@@ -44,7 +44,7 @@ export function ReportPanel({
   }, [client, sessionId, reportPath]);
 
   const [exportError, setExportError] = useState<string>();
-  const download = async (path: string, format?: 'pdf' | 'xlsx') => {
+  const download = async (path: string, format?: ExportFormat) => {
     if (!sessionId) return;
     setExportError(undefined);
     try {

@@ -1,23 +1,10 @@
 import { type FormEvent, useState } from 'react';
-import type { ChatClient } from '../../../src/protocol/index.ts';
+import { type ChatClient, SCHEDULE_KINDS, type ScheduleInput, type ScheduleKind } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import { useListing } from '../useListing.ts';
 import { Panel } from './Panel.tsx';
 
-const KINDS = ['inventory_digest', 'price_watch', 'custom'] as const;
-type Kind = (typeof KINDS)[number];
-
-/** A schedule as `GET /api/v1/schedules` lists it. */
-interface Schedule {
-  id: string;
-  name: string;
-  cron: string;
-  timezone: string;
-  kind: Kind;
-  next_run_at: string;
-  last_run_at: string | null;
-  last_error: string | null;
-}
+const readSchedules = (client: ChatClient) => client.schedules();
 
 const list = (text: string) =>
   text
@@ -37,12 +24,12 @@ export function SchedulesPanel({
   onRan: () => void;
 }) {
   const t = useT();
-  const { items, error, setError, load } = useListing<Schedule>(client, '/api/v1/schedules');
+  const { items, error, setError, load } = useListing(client, readSchedules);
   const [form, setForm] = useState({
     name: '',
     cron: '0 8 * * 1-5',
     timezone: '',
-    kind: 'inventory_digest' as Kind,
+    kind: 'inventory_digest' as ScheduleKind,
     parts: '',
     categories: '',
     threshold: '10',
@@ -61,21 +48,24 @@ export function SchedulesPanel({
 
   const create = (e: FormEvent) => {
     e.preventDefault();
-    const kindFields =
+    const common = {
+      name: form.name,
+      cron: form.cron,
+      ...(form.timezone.trim() ? { timezone: form.timezone.trim() } : {}),
+    };
+    const input: ScheduleInput =
       form.kind === 'price_watch'
-        ? { parts: list(form.parts), categories: list(form.categories), threshold_pct: Number(form.threshold) }
+        ? {
+            ...common,
+            kind: 'price_watch',
+            parts: list(form.parts),
+            categories: list(form.categories),
+            threshold_pct: Number(form.threshold),
+          }
         : form.kind === 'custom'
-          ? { request: form.request }
-          : {};
-    void act(() =>
-      client.json('POST', '/api/v1/schedules', {
-        name: form.name,
-        cron: form.cron,
-        ...(form.timezone.trim() ? { timezone: form.timezone.trim() } : {}),
-        kind: form.kind,
-        ...kindFields,
-      }),
-    );
+          ? { ...common, kind: 'custom', request: form.request }
+          : { ...common, kind: 'inventory_digest' };
+    void act(() => client.createSchedule(input));
   };
   const field = (key: keyof typeof form) => ({
     value: form[key],
@@ -100,7 +90,7 @@ export function SchedulesPanel({
         <label>
           {t('scheduleKind')}
           <select data-testid="schedule-kind" {...field('kind')}>
-            {KINDS.map((k) => (
+            {SCHEDULE_KINDS.map((k) => (
               <option key={k} value={k}>
                 {t(`kind_${k}`)}
               </option>
@@ -152,7 +142,7 @@ export function SchedulesPanel({
               data-testid="schedule-run"
               onClick={() =>
                 void act(async () => {
-                  await client.json('POST', `/api/v1/schedules/${s.id}/run`);
+                  await client.runSchedule(s.id);
                   onRan();
                 })
               }
@@ -163,9 +153,7 @@ export function SchedulesPanel({
               type="button"
               className="link"
               data-testid="schedule-delete"
-              onClick={() =>
-                window.confirm(t('confirmDelete')) && void act(() => client.json('DELETE', `/api/v1/schedules/${s.id}`))
-              }
+              onClick={() => window.confirm(t('confirmDelete')) && void act(() => client.deleteSchedule(s.id))}
             >
               {t('delete')}
             </button>

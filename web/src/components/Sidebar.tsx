@@ -111,10 +111,7 @@ export function Sidebar({
                   )}
                   {s.title || t('untitled')}
                 </span>
-                <span className="session-time">
-                  {s.status === 'running' || s.status === 'waiting' ? <span className="dot" /> : null}
-                  {when(s.updatedAt)}
-                </span>
+                <span className="session-time">{when(s.updatedAt)}</span>
               </button>
             )}
             <span className="session-actions">

@@ -3,8 +3,8 @@ import { useT } from '../i18n.ts';
 import type { Step } from '../session.ts';
 
 function duration(step: Step, now: number): string {
-  if (step.startedAt === 0 && step.durationMs === undefined) return '';
-  const ms = step.durationMs ?? (step.endedAt ?? now) - step.startedAt;
+  if (step.startedAt === 0) return '';
+  const ms = (step.endedAt ?? now) - step.startedAt;
   if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;

@@ -2,9 +2,16 @@ import YAML from 'yaml';
 import { cite, SOURCES_HEADING, type Source, sourcesList, sourcesSection } from '../../../protocol/index.ts';
 import { capabilitiesText } from './capabilities.ts';
 import { categoryLabel, mostSupplied, type PartRef, type SupplierRef, suggestRequests } from './catalogue.ts';
-import { type ConversationView, called, items, lastStep, stripLineNumbers, type ToolStep } from './conversation.ts';
+import {
+  type ConversationView,
+  called,
+  items,
+  lastStep,
+  type Plan,
+  stripLineNumbers,
+  type ToolStep,
+} from './conversation.ts';
 import { askUser, chosen, ground, taskIntent, taskTexts } from './grounding.ts';
-import type { Plan } from './model.ts';
 import { CAPABILITIES_GOAL } from './orchestrator.ts';
 import {
   anomalySection,

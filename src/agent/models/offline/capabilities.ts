@@ -1,4 +1,4 @@
-import type { Suggestion } from './catalogue.ts';
+import type { Suggestion } from '../../../protocol/index.ts';
 
 /** What the offline model answers outside its flows: what it can do, and requests to try from the user's catalogue. */
 export function capabilitiesText(suggestions: Suggestion[]): string {

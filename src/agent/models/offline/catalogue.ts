@@ -1,3 +1,4 @@
+import type { Suggestion } from '../../../protocol/index.ts';
 import type { Reading } from './intent.ts';
 import {
   blankSpans,
@@ -338,14 +339,6 @@ export function mostSupplied(parts: PartRef[]): PartRef | undefined {
   for (const p of parts) bySuppliers.set(p.model, (bySuppliers.get(p.model) ?? new Set()).add(p.supplier.id));
   const model = [...bySuppliers.entries()].sort((a, b) => b[1].size - a[1].size)[0]?.[0];
   return parts.find((p) => p.model === model);
-}
-
-export type SuggestionFlow = 'analysis' | 'order' | 'trend';
-
-export interface Suggestion {
-  flow: SuggestionFlow;
-  text: string;
-  textEn: string;
 }
 
 /**

@@ -24,6 +24,14 @@ export interface ConversationView {
   earlier: Turn[];
 }
 
+/** The next step of an agent: answer text, tool calls, or both. */
+export interface Plan {
+  text?: string;
+  toolCalls?: Array<{ name: string; args: Record<string, unknown> }>;
+}
+
+export type Planner = (view: ConversationView) => Plan;
+
 /** One finished turn: the human message, the tool calls it led to, and the last answer. */
 export interface Turn {
   request: string;

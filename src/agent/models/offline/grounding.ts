@@ -8,9 +8,8 @@ import {
   partText,
   type SupplierRef,
 } from './catalogue.ts';
-import { type ConversationView, items, lastStep, taskContext, userWords } from './conversation.ts';
+import { type ConversationView, items, lastStep, type Plan, taskContext, userWords } from './conversation.ts';
 import { type Intent, type Reading, readRequest } from './intent.ts';
-import type { Plan } from './model.ts';
 
 /** One text of a delegated task (an earlier request, the request, the user's answer) read and grounded. */
 export interface Grounded {

@@ -1,5 +1,4 @@
-import type { ConversationView } from './conversation.ts';
-import type { Plan } from './model.ts';
+import type { ConversationView, Plan } from './conversation.ts';
 
 /**
  * Memory extraction, done deterministically: the suppliers the answer names (the offline agents write them after

@@ -9,18 +9,10 @@ import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import { sleep } from '../../../shared/index.ts';
 import { MEMORY_EXTRACTION_MARKER, SUMMARY_MARKER } from '../../prompts.ts';
 import { planAnalysis } from './analyst.ts';
-import { type ConversationView, viewConversation } from './conversation.ts';
+import { type Planner, viewConversation } from './conversation.ts';
 import { planMemoryExtraction, planSummary } from './memory.ts';
 import { planOrchestration } from './orchestrator.ts';
 import { planOrder } from './order.ts';
-
-/** The next step of an agent: answer text, tool calls, or both. */
-export interface Plan {
-  text?: string;
-  toolCalls?: Array<{ name: string; args: Record<string, unknown> }>;
-}
-
-export type Planner = (view: ConversationView) => Plan;
 
 export const OFFLINE_MODEL_NAME = 'procura-offline';
 

@@ -2,6 +2,7 @@ import {
   CONTEXT_LABEL,
   type ConversationView,
   lastStep,
+  type Plan,
   stripLineNumbers,
   type Turn,
   taskContext,
@@ -9,7 +10,6 @@ import {
 } from './conversation.ts';
 import { RESULT_PREFIX } from './grounding.ts';
 import { ANALYSIS_INTENTS, ORDER_INTENTS, readRequest } from './intent.ts';
-import type { Plan } from './model.ts';
 
 const ORDER_AGENT = 'procurement-order';
 const ANALYST = 'procurement-analyst';

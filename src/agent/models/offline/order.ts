@@ -1,7 +1,6 @@
 import { type PartRef, shortName } from './catalogue.ts';
-import { type ConversationView, called, items, lastStep, type ToolStep } from './conversation.ts';
+import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
 import { chosen, type Facts, ground, partOptions, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
-import type { Plan } from './model.ts';
 import { severityText } from './price-review.ts';
 
 interface OrderItem {

@@ -1,5 +1,4 @@
-import type { ConversationView, ToolStep } from './conversation.ts';
-import type { Plan } from './model.ts';
+import type { ConversationView, Plan, ToolStep } from './conversation.ts';
 import { allFrom, citeAll, citeOf, type From, type SourceBook } from './provenance.ts';
 
 /** One supplier offer of the product being analysed, with the web price its shop quoted (if any). */

@@ -1,13 +1,6 @@
+import type { AgentSuggestions } from '../../../protocol/index.ts';
 import type { ToolContext, ToolRegistry } from '../../../tools/index.ts';
-import { type PartRef, type Suggestion, type SupplierRef, suggestRequests } from './catalogue.ts';
-
-export interface AgentSuggestions {
-  /** True when no LLM is configured and the offline model answers. */
-  offline: boolean;
-  model: string;
-  /** Three requests built from the user's own catalogue (empty when the ERP has none). */
-  suggestions: Suggestion[];
-}
+import { type PartRef, type SupplierRef, suggestRequests } from './catalogue.ts';
 
 /**
  * Example requests for a user, computed from the ERP as that user through the same tools the agents call

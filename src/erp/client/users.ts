@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Role } from '../../protocol/index.ts';
 import { forbidden, ProblemError, unauthorized } from '../../shared/index.ts';
 
-/** The user a request acts for, as the ERP knows them. */
-export interface ErpUser {
+/** The user a request acts for, as the ERP's `GET /me` names them, with the token that proves it. */
+export interface ActingUser {
   /** ERP username: owner of sessions and files. */
   username: string;
   displayName: string;
@@ -20,15 +20,15 @@ const CACHE_MS = 10_000;
  * arriving together with the same token share one lookup (a burst of new chats asks the ERP once, not per chat).
  */
 export class ErpUsers {
-  private readonly cache = new Map<string, { user: ErpUser; until: number }>();
-  private readonly asking = new Map<string, Promise<ErpUser>>();
+  private readonly cache = new Map<string, { user: ActingUser; until: number }>();
+  private readonly asking = new Map<string, Promise<ActingUser>>();
 
   constructor(
     private readonly erpUrl: string,
     private readonly fetchFn: (request: Request) => Response | Promise<Response> = fetch,
   ) {}
 
-  async resolve(authorization: string | undefined, projectId: string | undefined): Promise<ErpUser> {
+  async resolve(authorization: string | undefined, projectId: string | undefined): Promise<ActingUser> {
     const match = /^Bearer\s+(\S{1,512})$/i.exec(authorization ?? '');
     if (!match) throw unauthorized();
     const token = match[1];
@@ -48,7 +48,7 @@ export class ErpUsers {
     return user;
   }
 
-  private async lookUp(token: string, projectId: string | undefined): Promise<ErpUser> {
+  private async lookUp(token: string, projectId: string | undefined): Promise<ActingUser> {
     let response: Response;
     try {
       response = await this.fetchFn(
@@ -68,7 +68,7 @@ export class ErpUsers {
     if (response.status === 403) throw forbidden(`无权访问项目 ${projectId} / no access to project ${projectId}`);
     if (!response.ok)
       throw new ProblemError(503, 'erp_unavailable', `ERP 返回 ${response.status} / ERP answered ${response.status}`);
-    const me = (await response.json()) as Omit<ErpUser, 'token'>;
+    const me = (await response.json()) as Omit<ActingUser, 'token'>;
     return { username: me.username, displayName: me.displayName, role: me.role, projectId: me.projectId, token };
   }
 }

@@ -1,0 +1,99 @@
+import type { ApprovalDetails, PriceSeverity } from '../../protocol/index.ts';
+import type { ToolContext, ToolRegistry } from '../../tools/index.ts';
+
+/** What the approval card shows besides the call's arguments: what the tool declares (a skill's text), or the
+ *  names, codes and list prices behind the ids of an order write, read as the user. */
+export async function approvalDetails(
+  registry: ToolRegistry,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ApprovalDetails | undefined> {
+  const declared = await registry.approvalDetails(tool, args, ctx);
+  if (declared) return declared;
+  const orderId = Number(args.orderId);
+  let supplierId = Number(args.supplierId);
+  const details: ApprovalDetails = {};
+  if (orderId) {
+    const order = (await registry.execute('order_get', { orderId }, ctx)) as {
+      orderNo?: string;
+      status?: string;
+      totalAmount?: number;
+      supplier?: { id: number; name: string };
+    };
+    if (order.orderNo)
+      details.order = { orderNo: order.orderNo, status: order.status ?? '', totalAmount: order.totalAmount ?? 0 };
+    if (order.supplier) supplierId ||= order.supplier.id;
+  }
+  if (!supplierId) return details.order ? details : undefined;
+  const parts = (await registry.execute('part_by_supplier', { supplierId }, ctx)) as {
+    items?: Array<{
+      id: number;
+      code: string;
+      name: string;
+      unit: string;
+      unitPrice: number;
+      supplier: { name: string };
+    }>;
+  };
+  const asked = (Array.isArray(args.lines) ? args.lines : []) as Array<{ partId?: number; unitPrice?: number }>;
+  details.supplier = parts.items?.[0]?.supplier.name;
+  details.lines = await Promise.all(
+    (parts.items ?? [])
+      .filter((p) => asked.some((l) => l.partId === p.id))
+      .map(async (p) => {
+        // The price the order would pay, checked against what the project paid over 12 months.
+        const unitPrice = asked.find((l) => l.partId === p.id)?.unitPrice ?? p.unitPrice;
+        const check = (await registry.execute('price_check', { partId: p.id, unitPrice, supplierId }, ctx)) as {
+          severity?: PriceSeverity;
+          deviationPct?: number | null;
+          median12m?: number | null;
+        };
+        return {
+          partId: p.id,
+          code: p.code,
+          name: p.name,
+          unit: p.unit,
+          listPrice: p.unitPrice,
+          ...(check.severity
+            ? {
+                priceCheck: {
+                  unitPrice,
+                  severity: check.severity,
+                  deviationPct: check.deviationPct ?? null,
+                  median12m: check.median12m ?? null,
+                },
+              }
+            : {}),
+        };
+      }),
+  );
+  if (tool === 'order_create' && details.lines?.length) {
+    const preview = await orderPreview(registry, args, ctx);
+    if (preview) details.preview = preview;
+  }
+  return tool.startsWith('order_') ? details : undefined;
+}
+
+/** The ERP's preview of a new order: its total and the approval policy's decision, or the ERP's reason to refuse. */
+async function orderPreview(
+  registry: ToolRegistry,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ApprovalDetails['preview']> {
+  // A company's ERP MCP server may offer no preview; the card then shows the lines and their checks alone.
+  if (!registry.get('order_preview')) return undefined;
+  const { submit: _submit, idempotencyKey: _key, ...order } = args;
+  const answer = (await registry.execute('order_preview', order, ctx)) as {
+    success?: false;
+    error?: string;
+    unavailable?: string;
+    totalAmount?: number;
+    approval?: Extract<ApprovalDetails['preview'], { approval: unknown }>['approval'];
+  };
+  // The ERP being down is no refusal of the order: the card goes without a preview.
+  if (answer.success === false && answer.unavailable) return undefined;
+  if (answer.success === false || answer.totalAmount === undefined || !answer.approval)
+    return { refused: answer.error ?? 'no preview' };
+  return { totalAmount: answer.totalAmount, approval: answer.approval };
+}
