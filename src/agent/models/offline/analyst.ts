@@ -17,6 +17,7 @@ import {
   scorecardSection,
 } from './price-review.ts';
 import { allFrom, citeAll, citeOf, type From, idsOf, SourceBook } from './provenance.ts';
+import { planBudget, planJudgement } from './questions.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
 export const ANALYST_PATHS = {
@@ -101,6 +102,8 @@ export function planAnalysis(view: ConversationView): Plan {
   const texts = taskTexts(view);
   const { intent } = taskIntent(texts);
   if (intent === 'inventory' && view.tools.has('inventory_warning')) return planInventory(view);
+  if (intent === 'judge') return planJudgement(view, texts);
+  if (intent === 'budget') return planBudget(view, texts);
   // 1. skills + ERP data: the supplier list, then the parts the request names
   const grounded = ground(view, texts);
   if ('plan' in grounded) {

@@ -35,6 +35,8 @@ export interface Facts {
   quantity?: number;
   expectedDate?: string;
   maxUnitPrice?: number;
+  /** A sum of money said (a budget, a quoted price), never a quantity. */
+  money?: number;
   note?: string;
   orderNo?: string;
   /** Every part any search returned, by id (answers to `ask_user` refer to them). */
@@ -121,6 +123,7 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
       quantity: newest((g) => g.reading.quantity),
       expectedDate: newest((g) => g.reading.expectedDate),
       maxUnitPrice: newest((g) => g.reading.maxUnitPrice),
+      money: newest((g) => g.reading.money),
       note: current.reading.note,
       orderNo: newest((g) => g.reading.orderNo),
       seen,

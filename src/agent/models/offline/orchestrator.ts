@@ -1,3 +1,4 @@
+import { isEnglish, refusalText } from './asks.ts';
 import {
   CONTEXT_LABEL,
   type ConversationView,
@@ -7,6 +8,7 @@ import {
   taskContext,
   userWords,
 } from './conversation.ts';
+import { findTerm, GLOSSARY_PATH, parseGlossary, termAnswer, unknownTermAnswer } from './glossary.ts';
 import { RESULT_PREFIX } from './grounding.ts';
 import { ANALYSIS_INTENTS, ORDER_INTENTS, readRequest } from './intent.ts';
 import type { Plan } from './model.ts';
@@ -61,6 +63,13 @@ export function planOrchestration(view: ConversationView): Plan {
   const reading = readRequest(request);
   if (reading.intent === 'greeting') return { text: GREETING_REPLY };
   if (reading.intent === 'thanks') return { text: THANKS_REPLY };
+  // Writes Procura or this role does not do are refused here, with the reason, before any agent could draft one.
+  const english = isEnglish(request);
+  const role = /角色:\s*([a-z]+)/.exec(view.system)?.[1];
+  if (reading.intent === 'refuse' && reading.refusal) return { text: refusalText(reading.refusal, english, role) };
+  if (role === 'viewer' && (reading.intent === 'create' || reading.intent === 'update' || reading.intent === 'cancel'))
+    return { text: refusalText('readOnly', english, role) };
+  if (reading.intent === 'knowledge') return planKnowledge(view, request, english);
 
   const previous = lastDelegation(view.earlier);
   const followUp =
@@ -80,7 +89,7 @@ export function planOrchestration(view: ConversationView): Plan {
           : undefined;
 
   const preferencesPath = /\/memories\/[^\s,，。]+\/preferences\.md/.exec(view.system)?.[0];
-  const preferences = lastStep(view, 'read_file');
+  const preferences = view.steps.find((s) => s.name === 'read_file' && s.args.file_path === preferencesPath);
   if (preferencesPath && !preferences && view.tools.has('read_file')) {
     return { toolCalls: [{ name: 'read_file', args: { file_path: preferencesPath } }] };
   }
@@ -140,4 +149,16 @@ export function planOrchestration(view: ConversationView): Plan {
       : '【输出要求】订单号、供应商、明细、金额和状态；未创建时说明原因。',
   ].join('\n');
   return { toolCalls: [{ name: 'task', args: { subagent_type: agent, description } }] };
+}
+
+/** A knowledge question: the glossary skill pack's entry for the term, read from the sandbox like any skill file. */
+function planKnowledge(view: ConversationView, request: string, english: boolean): Plan {
+  const read = view.steps.find((s) => s.name === 'read_file' && s.args.file_path === GLOSSARY_PATH);
+  if (!read && view.tools.has('read_file'))
+    return { toolCalls: [{ name: 'read_file', args: { file_path: GLOSSARY_PATH, limit: 2000 } }] };
+  if (read && read.text === undefined) return {};
+  const entries = parseGlossary(stripLineNumbers(read?.text ?? ''));
+  const entry = findTerm(entries, request);
+  if (entry) return { text: termAnswer(entry, english) };
+  return { text: unknownTermAnswer(entries, english) };
 }

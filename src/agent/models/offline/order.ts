@@ -1,6 +1,8 @@
+import { isEnglish, refusalText } from './asks.ts';
 import { type PartRef, shortName } from './catalogue.ts';
 import { type ConversationView, called, items, lastStep, type ToolStep } from './conversation.ts';
 import { chosen, type Facts, ground, partOptions, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
+import { ORDER_INTENTS } from './intent.ts';
 import type { Plan } from './model.ts';
 import { severityText } from './price-review.ts';
 
@@ -35,8 +37,19 @@ const OPEN_STATUSES = new Set(['draft', 'pending_approval', 'approved']);
 export function planOrder(view: ConversationView): Plan {
   const texts = taskTexts(view, [answerText(lastStep(view, 'request_order_info'))]);
   const { intent: read, current } = taskIntent(texts);
+  // Only an order request drafts a write: a question, a budget or a refused write that reached this agent gets an
+  // answer and no draft.
+  if (current.intent && !ORDER_INTENTS.has(current.intent)) {
+    const english = isEnglish(texts.words);
+    if (current.refusal) return { text: refusalText(current.refusal, english) };
+    return {
+      text: english
+        ? 'This is a question, not an order request: no order was drafted. Ask the analyst, or say what to order.'
+        : '这是一个问题，不是下单请求：未起草订单。/ This is a question, not an order request: no order was drafted.',
+    };
+  }
   let intent = read ?? 'create';
-  if (!['create', 'update', 'cancel', 'lookup'].includes(intent)) intent = 'create';
+  if (!ORDER_INTENTS.has(intent)) intent = 'create';
   const refersBack = (current.scores.anaphora ?? 0) > 0 || intent === 'update' || intent === 'cancel';
   const orderNo =
     current.orderNo ??
@@ -304,13 +317,14 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update'): Pla
   };
 }
 
-/** Look-ups: mine, pending, by supplier, by part — newest first. */
+/** Look-ups: mine, pending, by supplier, by part, by period, state and amount — newest first, filters named. */
 function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   const grounded = ground(view, texts);
   if ('plan' in grounded) return grounded.plan;
   const { facts } = grounded;
   const reading = facts.current.reading;
   const pending = (reading.scores.pending ?? 0) > 0;
+  const statuses = pending ? ['pending_approval'] : reading.statuses?.statuses;
   const supplier = facts.current.suppliers[0];
   const part = facts.current.parts.length === 1 ? facts.current.parts[0] : undefined;
   const search = lastStep(view, 'order_search_details');
@@ -320,10 +334,12 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
         {
           name: 'order_search_details',
           args: {
-            size: 20,
-            ...(pending ? { status: 'pending_approval' } : {}),
+            // States and amounts the ERP cannot filter on together are filtered here, from a full page.
+            size: 50,
+            ...(statuses?.length === 1 ? { status: statuses[0] } : {}),
             ...(supplier ? { supplierId: supplier.id } : {}),
             ...(part ? { partId: part.id } : {}),
+            ...(reading.period ? { dateFrom: reading.period.from, dateTo: reading.period.to } : {}),
           },
         },
       ],
@@ -331,25 +347,41 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   }
   const user = userId(view);
   const mine = (reading.scores.mine ?? 0) > 0;
-  const orders = items<OrderItem>(search).filter((o) => !mine || !user || o.createdBy === user);
-  const what = [
-    mine ? '我的' : '',
-    pending ? '待审批' : '',
-    supplier ? `${supplier.name} 的` : '',
-    part ? `${part.code} 的` : '',
-  ]
-    .filter(Boolean)
-    .join('');
-  if (!orders.length) return { text: `没有找到${what}订单。/ No matching orders.` };
+  const { min, max } = reading.amount ?? {};
+  const orders = items<OrderItem>(search).filter(
+    (o) =>
+      (!mine || !user || o.createdBy === user) &&
+      (!statuses || statuses.includes(o.status)) &&
+      (min === undefined || o.totalAmount > min) &&
+      (max === undefined || o.totalAmount < max),
+  );
+  const english = isEnglish(texts.words);
+  const filters = [
+    mine ? (english ? 'mine' : '我的') : '',
+    pending ? (english ? 'pending approval' : '待审批') : (reading.statuses?.label.split(' / ')[english ? 1 : 0] ?? ''),
+    supplier ? supplier.name : '',
+    part ? part.code : '',
+    reading.period ? reading.period.label : '',
+    reading.amount ? (reading.amount.label.split(' / ')[english ? 1 : 0] ?? '') : '',
+  ].filter(Boolean);
+  const applied = filters.length ? filters.join(' · ') : english ? 'none (newest orders)' : '无（最近的订单）';
+  if (!orders.length)
+    return {
+      text: english
+        ? `No orders match (filters: ${applied}).`
+        : `没有找到符合条件的订单（筛选：${applied}）。/ No matching orders.`,
+    };
+  const shown = orders.slice(0, 10);
   return {
     text: [
-      `## ${what}采购订单（最近 ${Math.min(orders.length, 10)} 个）/ Orders`,
-      ...orders
-        .slice(0, 10)
-        .map(
-          (o) =>
-            `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${o.createdAt ? ` · ${o.createdAt.slice(0, 10)}` : ''}`,
-        ),
+      english
+        ? `## Purchase orders — ${orders.length} found${orders.length > shown.length ? `, newest ${shown.length} shown` : ''}`
+        : `## 采购订单：共 ${orders.length} 个${orders.length > shown.length ? `，显示最近 ${shown.length} 个` : ''} / Orders`,
+      english ? `Filters: ${applied}` : `筛选 / filters：${applied}`,
+      ...shown.map(
+        (o) =>
+          `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${o.createdAt ? ` · ${o.createdAt.slice(0, 10)}` : ''}`,
+      ),
     ].join('\n'),
   };
 }
