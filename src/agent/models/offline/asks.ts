@@ -13,13 +13,13 @@ export type Refusal = 'payment' | 'approve' | 'priceChange' | 'deleteAll' | 'rea
 export type Ask = 'refuse' | 'judge' | 'budget' | 'knowledge';
 
 const PAYMENT =
-  /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|付货款|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
+  /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
 const APPROVE =
   /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|\bapprove\b|\bsign off\b)/i;
 const APPROVE_QUESTION =
   /(?:待审批|审批中|等待审批|还没批|未审批).{0,6}(?:有哪些|哪些|多少|吗|列出|看看)|approved\?|\bwhich\b|\bany\b.*\bapproval/i;
 const PRICE_CHANGE =
-  /(?:目录价|标价|牌价|价目表|报价单|list price|catalogue price|catalog price|(?:零部件|零件|配件|part)(?:的)?(?:单价|价格))|(?:把|将).{0,20}(?:单价|价格).{0,6}(?:改成|改为|调到|调整为|降到|涨到|降为|改)|(?:change|set|update|lower|raise|cut)\b.{0,30}\bprice\b.{0,20}\bto\b/i;
+  /(?:目录价|标价|牌价|价目表|报价单|list price|catalogue price|catalog price|(?:零部件|零件|配件|part)(?:的)?(?:单价|价格))|(?:把|将).{0,20}(?:单价|价格).{0,6}(?:改成|改为|调到|调整为|降到|涨到|降为|改)|(?:单价|价格|价钱)\s*(?:改成|改为|调到|调成|调整为|降到|涨到|降为)|(?:change|set|update|lower|raise|cut)\b.{0,30}\bprice\b.{0,20}\bto\b/i;
 const DELETE_ALL =
   /(?:删除|删掉|清空|清除|删光|抹掉)(?:掉)?(?:所有|全部|一切)|(?:所有|全部|一切)(?:的)?(?:订单|数据|记录|东西|供应商)?.{0,4}(?:都)?(?:删除|删掉|清空|删了)|\bdelete\b.*\b(?:all|everything)\b|\bwipe\b|\bdrop\b.*\b(?:table|database)\b|\berase\b.*\b(?:all|everything)\b/i;
 const JUDGE =

@@ -141,7 +141,7 @@ const PACK_EN = '(?:boxes|box|packs?|cases?|cartons?|bags?|packets?)';
 function readPacks(text: string): ({ value: number } & Span) | undefined {
   const patterns: Array<[RegExp, (m: RegExpExecArray) => [string, string]]> = [
     [
-      new RegExp(`(${NUMBER})\\s*(${PACK_ZH})\\s*[,，]?\\s*每\\s*\\2?\\s*(${NUMBER})\\s*${UNIT}?`, 'i'),
+      new RegExp(`(${NUMBER})\\s*(${PACK_ZH})\\s*[,，]?\\s*每\\s*${PACK_ZH}?\\s*(${NUMBER})\\s*${UNIT}?`, 'i'),
       (m) => [m[1], m[3]],
     ],
     [
