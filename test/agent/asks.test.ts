@@ -1,6 +1,8 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentHarness, TurnResult } from '../../bench/eval/local-stack.ts';
 import { stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { parseGlossary } from '../../src/agent/models/offline/glossary.ts';
 
 /**
  * Only an explicit order request drafts a write. Questions (is this price fair, what does a budget buy), payments,
@@ -31,6 +33,7 @@ interface Offer {
   model: string;
   nameZh: string;
   price: number;
+  moq: number;
   supplierId: number;
   supplierZh: string;
   supplierEn: string;
@@ -51,6 +54,7 @@ async function offers(db: Db): Promise<Offer[]> {
       'parts.model',
       'parts.name_zh as nameZh',
       'parts.unit_price_e4',
+      'parts.moq',
       'suppliers.id as supplierId',
       'suppliers.name_zh as supplierZh',
       'suppliers.name_en as supplierEn',
@@ -208,4 +212,234 @@ describe('only an explicit order request drafts a write (generated phrasings on 
     expect(misses, misses.join('\n')).toEqual([]);
     expect(Number(after)).toBe(Number(before));
   }, 600_000);
+
+  /** Runs generated cases three at a time; returns the misses. */
+  async function run(list: Case[], prefix: string): Promise<string[]> {
+    const misses: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const i = next++;
+        const c = list[i];
+        const turn = await h.send(h.contextFor(c.user ?? 'laoxiao', `${prefix}-${i}`), c.say);
+        const draft = writeDraft(turn);
+        const why = draft
+          ? `drafted ${String(draft.value.tool)}`
+          : turn.interrupts.length
+            ? `stopped at ${String(turn.interrupts[0].value.kind)}`
+            : await c.check(turn.answer);
+        if (why) misses.push(`[${c.cls}] ${c.say} — ${why} — ${turn.answer.slice(0, 300)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 3 }, worker));
+    return misses;
+  }
+
+  it('looks up orders with every filter said (period, state, amount, supplier) and names the filters', async () => {
+    const db = h.erp.database.db;
+    const orders = await db
+      .selectFrom('orders')
+      .select(['order_no', 'status', 'supplier_id', 'created_at', 'id'])
+      .where('project_id', '=', 'P001')
+      .execute();
+    const totals = new Map<number, number>();
+    for (const l of await db.selectFrom('order_lines').select(['order_id', 'quantity', 'unit_price_e4']).execute())
+      totals.set(l.order_id, (totals.get(l.order_id) ?? 0) + (l.quantity * l.unit_price_e4) / 10_000);
+    const r = random(11);
+    const now = new Date();
+    const list: Case[] = [];
+    for (let i = 0; i < 8; i++) {
+      const o = r.pick(all);
+      const back = r.int(1, 9);
+      const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
+      const m = month.getUTCMonth() + 1;
+      const ym = month.toISOString().slice(0, 7);
+      const amount = r.pick([1000, 2000, 5000, 8000]);
+      const expectOf = (keep: (x: (typeof orders)[number]) => boolean) => async (answer: string) => {
+        const matching = orders.filter(keep);
+        const listed = [...new Set(answer.match(/PO-\d{6}-[A-Z]?\d+/g) ?? [])];
+        for (const no of listed) {
+          const x = orders.find((y) => y.order_no === no);
+          if (!x || !keep(x)) return `${no} does not match the filter`;
+        }
+        if (!matching.length)
+          return /没有找到|No orders match/.test(answer) ? undefined : 'listed orders where none match';
+        const count = Number(/共 (\d+) 个|(\d+) found/.exec(answer)?.slice(1).find(Boolean));
+        return count === matching.length ? undefined : `counted ${count}, the ERP has ${matching.length}`;
+      };
+      const inMonth = (x: (typeof orders)[number]) => x.created_at.slice(0, 7) === ym;
+      const cases: Case[] = [
+        { cls: 'lookup:month', say: r.pick([`${m}月份的订单有哪些`, `看看${m}月的采购单`]), check: expectOf(inMonth) },
+        {
+          cls: 'lookup:supplier+month',
+          say: r.pick([`${shortZh(o.supplierZh)}${m}月份的单子`, `${m}月份跟${shortZh(o.supplierZh)}下的订单有哪些`]),
+          check: expectOf((x) => inMonth(x) && x.supplier_id === o.supplierId),
+        },
+        {
+          cls: 'lookup:amount',
+          say: r.pick([`超过${amount}元的订单`, `${amount}元以上的采购单有哪些`, `orders over ¥${amount}`]),
+          check: expectOf((x) => (totals.get(x.id) ?? 0) > amount),
+        },
+        {
+          cls: 'lookup:state',
+          say: r.pick(['还没到货的订单有哪些', 'which orders are still waiting for delivery?', '在途的采购单']),
+          check: expectOf((x) => x.status === 'approved' || x.status === 'ordered'),
+        },
+      ];
+      list.push(r.pick(cases));
+    }
+    const misses = await run(list, 'lookup');
+    expect(misses, misses.join('\n')).toEqual([]);
+  }, 600_000);
+
+  it('drafts the quantity a buyer means: Chinese numerals with an implied unit and pack sizes', async () => {
+    const r = random(5);
+    const zh = (n: number) => {
+      const digits = '零一二三四五六七八九';
+      const th = Math.floor(n / 1000);
+      const hu = Math.floor((n % 1000) / 100);
+      return `${th === 2 ? '两' : digits[th]}千${hu ? digits[hu] : ''}`;
+    };
+    const list: Array<Case & { offer: Offer; quantity: number }> = [];
+    for (let i = 0; i < 8; i++) {
+      const offer = r.pick(all.filter((o) => o.moq <= 1000));
+      const quantity = r.int(1, 9) * 1000 + r.int(1, 9) * 100;
+      const packs = r.int(Math.ceil(offer.moq / 50), 40);
+      const each = 50;
+      const [say, q] = r.pick<[string, number]>([
+        [`给${shortZh(offer.supplierZh)}订${zh(quantity)}个 ${offer.model}`, quantity],
+        [`从${shortZh(offer.supplierZh)}买${zh(quantity)} ${offer.model}`, quantity],
+        [`${shortZh(offer.supplierZh)}的 ${offer.model} 订${packs}盒，每盒${each}个`, packs * each],
+        [`order ${packs} boxes of ${each} ${offer.model} from ${shortEn(offer.supplierEn)}`, packs * each],
+      ]);
+      list.push({ cls: 'quantity', say, offer, quantity: q, check: () => undefined });
+    }
+    const misses: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const i = next++;
+        const c = list[i];
+        const turn = await h.send(h.contextFor('laoxiao', `quantity-${i}`), c.say);
+        const args = turn.interrupts.find((x) => x.value.kind === 'approval' && x.value.tool === 'order_create')?.value
+          .args as { supplierId: number; lines: Array<{ partId: number; quantity: number }> } | undefined;
+        const line = args?.lines[0];
+        if (
+          !args ||
+          args.supplierId !== c.offer.supplierId ||
+          line?.partId !== c.offer.partId ||
+          line.quantity !== c.quantity
+        )
+          misses.push(
+            `${c.say} — expected ${c.offer.code} × ${c.quantity}, got ${JSON.stringify(args ?? turn.answer.slice(0, 200))}`,
+          );
+      }
+    };
+    await Promise.all(Array.from({ length: 3 }, worker));
+    expect(misses, misses.join('\n')).toEqual([]);
+  }, 600_000);
+
+  it("answers knowledge questions from the glossary skill pack, in the user's language", async () => {
+    const entries = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
+    const r = random(3);
+    const list: Case[] = [];
+    for (let i = 0; i < 8; i++) {
+      const e = r.pick(entries);
+      const english = r.next() < 0.4;
+      const say = english
+        ? r.pick([`What is ${e.titleEn}?`, `what does ${e.titleEn} mean`, `Explain ${e.titleEn}`])
+        : r.pick([`什么是${e.titleZh}？`, `${e.titleZh}是什么意思`, `解释一下${e.titleZh}`]);
+      list.push({
+        cls: 'knowledge',
+        say,
+        check: (a) =>
+          !a.includes(english ? e.en : e.zh)
+            ? `not the ${e.titleEn} entry`
+            : english && /[\u4e00-\u9fff]{6}/.test(a.replace(e.titleZh, ''))
+              ? 'answered an English question in Chinese'
+              : undefined,
+      });
+    }
+    const misses = await run(list, 'knowledge');
+    expect(misses, misses.join('\n')).toEqual([]);
+  }, 600_000);
+
+  it('resolves follow-ups against the conversation: the last quantity, the cheapest supplier, the named line', async () => {
+    const db = h.erp.database.db;
+    const misses: string[] = [];
+    const approvalArgs = (turn: TurnResult, tool: string) =>
+      turn.interrupts.find((x) => x.value.kind === 'approval' && x.value.tool === tool)?.value.args as
+        | { supplierId?: number; lines: Array<{ partId: number; quantity: number }> }
+        | undefined;
+    // 按上次的数量: the newest order of the part that was not cancelled, as the ERP sorts them.
+    const r = random(19);
+    for (let i = 0; i < 3; i++) {
+      const offer = r.pick(all);
+      const last = await db
+        .selectFrom('order_lines')
+        .innerJoin('orders', 'orders.id', 'order_lines.order_id')
+        .select(['order_lines.quantity'])
+        .where('order_lines.part_id', '=', offer.partId)
+        .where('orders.status', '!=', 'cancelled')
+        .orderBy('orders.created_at', 'desc')
+        .orderBy('orders.id', 'desc')
+        .executeTakeFirst();
+      if (!last || last.quantity < offer.moq) continue;
+      const say = r.pick([
+        `${shortZh(offer.supplierZh)}的 ${offer.model} 按上次的数量再订一次`,
+        `${offer.model} 从${shortZh(offer.supplierZh)}再买一批，数量跟上次一样`,
+        `order ${offer.model} from ${shortEn(offer.supplierEn)} again, same quantity as last time`,
+      ]);
+      const turn = await h.send(h.contextFor('laoxiao', `last-${i}`), say);
+      const line = approvalArgs(turn, 'order_create')?.lines[0];
+      if (line?.partId !== offer.partId || line.quantity !== last.quantity)
+        misses.push(
+          `${say} — expected ${offer.code} × ${last.quantity}, got ${JSON.stringify(line ?? turn.answer.slice(0, 200))}`,
+        );
+    }
+    // 把 PO-… 里的<line> 改成 N: the named line of a several-line open order changes, the others stay.
+    const open = await db
+      .selectFrom('orders')
+      .innerJoin('users', 'users.id', 'orders.created_by')
+      .select(['orders.id', 'orders.order_no'])
+      .where('users.username', '=', 'laoxiao')
+      .where('orders.status', 'in', ['draft', 'pending_approval'])
+      .execute();
+    for (const order of open) {
+      const lines = await db
+        .selectFrom('order_lines')
+        .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+        .select(['order_lines.part_id', 'order_lines.quantity', 'parts.name_zh', 'parts.model'])
+        .where('order_id', '=', order.id)
+        .orderBy('line_no')
+        .execute();
+      if (lines.length < 2) continue;
+      const names = new Set(lines.map((l) => l.name_zh.replace(/\s+\S*\d\S*$/, '')));
+      if (names.size < lines.length) continue;
+      const target = lines[lines.length - 1];
+      const quantity = target.quantity + 100;
+      const say = `把${order.order_no}里的${target.name_zh.replace(/\s+\S*\d\S*$/, '')}改成${quantity}个`;
+      const turn = await h.send(h.contextFor('laoxiao', `line-${order.id}`), say);
+      const args = approvalArgs(turn, 'order_update');
+      const expected = lines.map((l) => ({ partId: l.part_id, quantity: l === target ? quantity : l.quantity }));
+      if (JSON.stringify(args?.lines) !== JSON.stringify(expected))
+        misses.push(
+          `${say} — expected ${JSON.stringify(expected)}, got ${JSON.stringify(args?.lines ?? turn.answer.slice(0, 200))}`,
+        );
+      break;
+    }
+    // 就从报价最低的那家买: after an analysis, the analysed product from the supplier with the lowest list price.
+    const session = 'cheapest-0';
+    const analysis = await h.send(h.contextFor('laoxiao', session), '帮我对火花塞做供应商比价分析');
+    const model = /^## .*?（([^）]+)）/m.exec(analysis.answer)?.[1];
+    const offersOf = all.filter((o) => o.model === model).sort((a, b) => a.price - b.price);
+    const turn = await h.send(h.contextFor('laoxiao', session), '就从报价最低的那家买 500 个');
+    const args = approvalArgs(turn, 'order_create');
+    if (!offersOf.length) misses.push(`no analysis: ${analysis.answer.slice(0, 200)}`);
+    else if (args?.supplierId !== offersOf[0].supplierId || args.lines[0]?.partId !== offersOf[0].partId)
+      misses.push(
+        `cheapest: expected ${offersOf[0].supplierZh} ${offersOf[0].code}, got ${JSON.stringify(args ?? turn.answer.slice(0, 200))}`,
+      );
+    expect(misses, misses.join('\n')).toEqual([]);
+  }, 900_000);
 });

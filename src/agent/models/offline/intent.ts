@@ -252,6 +252,10 @@ const CUES: Array<[Cue, number, string[]]> = [
       '这笔',
       '同样',
       '一样的',
+      '那家',
+      '这家',
+      '那一家',
+      '上次',
       '照旧',
       '还是',
       'that one',
@@ -458,7 +462,13 @@ function decide(r: Reading): Intent | undefined {
     return 'update';
   // A note on its own ("加个备注：尽快发货") is a change to an order, not a new one.
   if (r.note && !hasQty && s(r, 'create') < 2.5) return 'update';
-  if (s(r, 'lookup') >= 1 && (s(r, 'orderNoun') > 0 || s(r, 'mine') > 0 || s(r, 'pending') > 0) && !hasQty)
+  if (
+    s(r, 'lookup') >= 1 &&
+    (s(r, 'orderNoun') > 0 || s(r, 'mine') > 0 || s(r, 'pending') > 0) &&
+    !hasQty &&
+    // "order … again, same quantity as last time" orders ("last" is no typo of "list" here).
+    !(s(r, 'create') >= 2 && s(r, 'anaphora') > 0)
+  )
     return 'lookup';
   if (s(r, 'mine') > 0 && s(r, 'orderNoun') > 0 && !hasQty && s(r, 'create') < 2.5) return 'lookup';
   if (analysis >= 2 && analysis >= s(r, 'create')) return s(r, 'trend') >= s(r, 'compare') ? 'trend' : 'compare';

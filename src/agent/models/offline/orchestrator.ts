@@ -25,7 +25,18 @@ const THANKS_REPLY = '不客气！还有需要随时告诉我。/ You are welcom
 
 /** Words that make a short message lean on the previous request ("再来100个", "那刹车片呢？", "what about…"). */
 const FOLLOW_UP =
-  /再|还要|也要|另外|同样|一样|照旧|换成|改成|改为|呢\s*[?？]?\s*$|another|again|more|same|instead|what about|how about|and\s/i;
+  /那家|这家|上次|最低|最便宜|再|还要|也要|另外|同样|一样|照旧|换成|改成|改为|呢\s*[?？]?\s*$|another|again|more|same|instead|what about|how about|and\s/i;
+
+/** Words pointing at the cheapest supplier of the analysis just shown. */
+const CHEAPEST = /最低|最便宜|便宜的那|cheapest|lowest/i;
+
+/** The product and the cheapest supplier an analysis summary names (its list price, or its web quote when asked). */
+function cheapestOf(summary: string, request: string): string[] {
+  const model = /^## .*?（([^）]+)）/m.exec(summary)?.[1];
+  const web = /官网|网上|web|online/i.test(request);
+  const supplier = (web ? /官网报价最低：(.+?) ¥/ : /ERP 目录价最低：(.+?) ¥/).exec(summary)?.[1];
+  return model && supplier ? [`${RESULT_PREFIX}${model} ${supplier}`] : [];
+}
 
 interface Delegation {
   agent: string;
@@ -125,6 +136,8 @@ export function planOrchestration(view: ConversationView): Plan {
           ...(previous.agent === ORDER_AGENT
             ? [`${RESULT_PREFIX}${previous.result.split('\n').slice(0, 3).join('；')}`]
             : []),
+          // "就从报价最低的那家买": the analysis's cheapest offer, product and supplier, is what the order means.
+          ...(previous.agent === ANALYST && CHEAPEST.test(reading.text) ? cheapestOf(previous.result, reading.text) : []),
         ]
           .map((s) =>
             s

@@ -1,4 +1,5 @@
 import { isEnglish, refusalText } from './asks.ts';
+import { cjkRuns, sharedRuns } from './text.ts';
 import { type PartRef, shortName } from './catalogue.ts';
 import { type ConversationView, called, items, lastStep, type ToolStep } from './conversation.ts';
 import { chosen, type Facts, ground, partOptions, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
@@ -30,6 +31,9 @@ interface OrderItem {
     priceCheck?: { severity: string; reason: string };
   }>;
 }
+
+/** Asking for the quantity of the last order of the part ("按上次的数量再订一次", "same quantity as last time"). */
+const LAST_QUANTITY = /上次的?数量|上回的?数量|跟上次一样|和上次一样|同上次|照上次|上次订了?多少|same (?:quantity|amount) as (?:last time|before)|as many as last time|last time's quantity/i;
 
 const OPEN_STATUSES = new Set(['draft', 'pending_approval', 'approved']);
 
@@ -124,6 +128,17 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
         },
       ],
     };
+  }
+  // "按上次的数量": the quantity of the newest order of this part that was not cancelled, as the ERP lists it.
+  if (parts.length === 1 && facts.quantity === undefined && LAST_QUANTITY.test(texts.words)) {
+    const only = parts[0];
+    const prior = view.steps.find((s) => s.name === 'order_search_details' && Number(s.args.partId) === only.id);
+    if (!prior) return { toolCalls: [{ name: 'order_search_details', args: { partId: only.id, size: 10 } }] };
+    if (prior.text === undefined) return {};
+    facts.quantity = items<OrderItem>(prior)
+      .filter((o) => o.status !== 'cancelled')
+      .flatMap((o) => o.lines)
+      .find((l) => l.partId === only.id)?.quantity;
   }
   const missing = [
     ...(facts.suppliers.length || parts.length === 1 ? [] : ['supplier']),
@@ -256,7 +271,7 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     if (updated) return { text: confirmation(updated) };
     const change: Record<string, unknown> = {};
     if (current.quantity) {
-      const line = order.lines.find((l) => current.text.toUpperCase().includes(l.code.toUpperCase())) ?? order.lines[0];
+      const line = namedLine(order, current.rest) ?? order.lines[0];
       change.lines = order.lines.map((l) => ({
         partId: l.partId,
         quantity: l === line ? current.quantity : l.quantity,
@@ -272,6 +287,19 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     return { toolCalls: [{ name: 'order_update', args: { orderId: order.id, version: order.version, ...change } }] };
   }
   return { text: describeOrder(order) };
+}
+
+/** The line a change names in a several-line order: by code, by model, else by the most of its name said. */
+function namedLine(order: OrderItem, text: string): OrderItem['lines'][number] | undefined {
+  const upper = text.toUpperCase().replace(/[-/.\s]/g, '');
+  const bare = (code: string) => code.toUpperCase().replace(/[-/.\s]/g, '');
+  const byCode = order.lines.find((l) => upper.includes(bare(l.code)));
+  if (byCode || order.lines.length < 2) return byCode;
+  const runs = cjkRuns(text);
+  const scored = order.lines
+    .map((l) => ({ l, score: runs.reduce((n, r) => n + sharedRuns(r, l.name), 0) }))
+    .sort((a, b) => b.score - a.score);
+  return scored[0].score > 0 && scored[0].score > (scored[1]?.score ?? 0) ? scored[0].l : undefined;
 }
 
 /** Why the ERP will not let this user change or cancel the order, as the answer says it, or undefined. */
@@ -327,28 +355,26 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   const statuses = pending ? ['pending_approval'] : reading.statuses?.statuses;
   const supplier = facts.current.suppliers[0];
   const part = facts.current.parts.length === 1 ? facts.current.parts[0] : undefined;
-  const search = lastStep(view, 'order_search_details');
-  if (!search) {
-    return {
-      toolCalls: [
-        {
-          name: 'order_search_details',
-          args: {
-            // States and amounts the ERP cannot filter on together are filtered here, from a full page.
-            size: 50,
-            ...(statuses?.length === 1 ? { status: statuses[0] } : {}),
-            ...(supplier ? { supplierId: supplier.id } : {}),
-            ...(part ? { partId: part.id } : {}),
-            ...(reading.period ? { dateFrom: reading.period.from, dateTo: reading.period.to } : {}),
-          },
-        },
-      ],
-    };
-  }
+  const args = {
+    size: LOOKUP_PAGE,
+    ...(statuses?.length === 1 ? { status: statuses[0] } : {}),
+    ...(supplier ? { supplierId: supplier.id } : {}),
+    ...(part ? { partId: part.id } : {}),
+    ...(reading.period ? { dateFrom: reading.period.from, dateTo: reading.period.to } : {}),
+  };
+  const pages = view.steps.filter((s) => s.name === 'order_search_details' && s.text !== undefined);
   const user = userId(view);
   const mine = (reading.scores.mine ?? 0) > 0;
   const { min, max } = reading.amount ?? {};
-  const orders = items<OrderItem>(search).filter(
+  // What the ERP cannot filter on (several states, amounts, the user's own) is filtered here, over every page.
+  const filteredHere = (statuses?.length ?? 0) > 1 || reading.amount !== undefined || mine;
+  const last = pages.at(-1);
+  const total = (last?.result as { total?: number } | undefined)?.total ?? 0;
+  const fetched = pages.reduce((n, p) => n + items(p).length, 0);
+  if (!last || (filteredHere && fetched < total && pages.length < LOOKUP_MAX_PAGES)) {
+    return { toolCalls: [{ name: 'order_search_details', args: { ...args, page: pages.length + 1 } }] };
+  }
+  const orders = pages.flatMap((p) => items<OrderItem>(p)).filter(
     (o) =>
       (!mine || !user || o.createdBy === user) &&
       (!statuses || statuses.includes(o.status)) &&
@@ -371,12 +397,13 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
         ? `No orders match (filters: ${applied}).`
         : `没有找到符合条件的订单（筛选：${applied}）。/ No matching orders.`,
     };
+  const count = filteredHere ? orders.length : Math.max(total, orders.length);
   const shown = orders.slice(0, 10);
   return {
     text: [
       english
-        ? `## Purchase orders — ${orders.length} found${orders.length > shown.length ? `, newest ${shown.length} shown` : ''}`
-        : `## 采购订单：共 ${orders.length} 个${orders.length > shown.length ? `，显示最近 ${shown.length} 个` : ''} / Orders`,
+        ? `## Purchase orders — ${count} found${count > shown.length ? `, newest ${shown.length} shown` : ''}`
+        : `## 采购订单：共 ${count} 个${count > shown.length ? `，显示最近 ${shown.length} 个` : ''} / Orders`,
       english ? `Filters: ${applied}` : `筛选 / filters：${applied}`,
       ...shown.map(
         (o) =>
@@ -385,6 +412,10 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
     ].join('\n'),
   };
 }
+
+/** A look-up reads at most this many pages of this size when it filters what the ERP cannot. */
+const LOOKUP_PAGE = 50;
+const LOOKUP_MAX_PAGES = 6;
 
 const userId = (view: ConversationView) => /user_id:\s*([^\s，,。]+)/.exec(view.system)?.[1];
 

@@ -198,7 +198,7 @@ export function readQuantity(text: string): ({ value: number } & Span) | undefin
   }
   // "×200", "x 200", "数量 200", "qty 200", "改成300", "to 300", "再来100", "order 300 …"
   const cued = new RegExp(
-    `(?:[×x*]\\s*|数量\\s*[:：为是]?\\s*|qty\\s*:?\\s*|quantity\\s*(?:of|to|:)?\\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|订购|采购|订|买|来|要|to\\s+|make it\\s+|order\\s+|buy\\s+|purchase\\s+|procure\\s+|need\\s+|get\\s+|another\\s+)(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万))?|[零〇一二两三四五六七八九十百千万]{2,}|${EN_LARGE})(?![\\d./:-]|\\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))`,
+    `(?:[×x*]\\s*|数量\\s*[:：为是]?\\s*|qty\\s*:?\\s*|quantity\\s*(?:of|to|:)?\\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|订购|采购|订|买|来|要|to\\s+|make it\\s+|order\\s+|buy\\s+|purchase\\s+|procure\\s+|need\\s+|get\\s+|another\\s+)(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万))?|[零〇一二两三四五六七八九十百千万]{2,}|${EN_LARGE})(?![\\d./:-]|[A-Za-z]|\\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))`,
     'gi',
   );
   for (const m of text.matchAll(cued)) {
