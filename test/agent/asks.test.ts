@@ -442,4 +442,142 @@ describe('only an explicit order request drafts a write (generated phrasings on 
       );
     expect(misses, misses.join('\n')).toEqual([]);
   }, 900_000);
+
+  it('gets at least 90 % of a fresh mixed set of everyday requests right, judged against the ERP', async () => {
+    const db = h.erp.database.db;
+    const r = random(404);
+    const entries = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
+    const orders = await db
+      .selectFrom('orders')
+      .select(['order_no', 'created_at'])
+      .where('project_id', '=', 'P001')
+      .execute();
+    type Fresh = {
+      cls: string;
+      say: string;
+      judge: (turn: TurnResult) => Promise<string | undefined> | string | undefined;
+    };
+    const list: Fresh[] = [];
+    const noDraft = (check: (a: string) => Promise<string | undefined> | string | undefined) => (turn: TurnResult) =>
+      writeDraft(turn) ? `drafted ${String(writeDraft(turn)?.value.tool)}` : check(turn.answer);
+    for (let i = 0; i < 6; i++) {
+      const o = r.pick(all.filter((x) => x.moq <= 500));
+      const s = shortZh(o.supplierZh);
+      const en = shortEn(o.supplierEn);
+      const q = Math.max(o.moq, r.int(2, 20) * 50);
+      const p = Math.round(o.price * (0.9 + r.next() * 0.4) * 100) / 100;
+      const n = r.int(10, 80) * 100;
+      const drafted = (turn: TurnResult) => {
+        const args = turn.interrupts.find((x) => x.value.kind === 'approval' && x.value.tool === 'order_create')?.value
+          .args as { supplierId: number; lines: Array<{ partId: number; quantity: number }> } | undefined;
+        const line = args?.lines[0];
+        return args?.supplierId === o.supplierId && line?.partId === o.partId && line.quantity === q
+          ? undefined
+          : `expected ${o.code} × ${q}, got ${JSON.stringify(args ?? turn.answer.slice(0, 150))}`;
+      };
+      const median = async (a: string) => {
+        const res = await h.erp.fetch(
+          new Request(`http://erp.local/api/parts/${o.partId}/price-check?unitPrice=${p}`, {
+            headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+          }),
+        );
+        const c = (await res.json()) as { median12m: number | null };
+        return c.median12m === null || a.includes(`¥${c.median12m.toFixed(2)}`)
+          ? undefined
+          : `no median ¥${c.median12m}`;
+      };
+      const count = Math.floor(n / o.price + 1e-9);
+      const month = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - r.int(1, 8), 1));
+      const ym = month.toISOString().slice(0, 7);
+      const inMonth = orders.filter((x) => x.created_at.slice(0, 7) === ym).length;
+      const e = r.pick(entries);
+      list.push(
+        r.pick([
+          { cls: 'order', say: `麻烦给${s}下个单，${o.model} 要 ${q} 个`, judge: drafted },
+          { cls: 'order', say: `${o.model} x${q}，供应商${s}`, judge: drafted },
+          { cls: 'order', say: `Could you order ${q} pcs of ${o.model} from ${en}?`, judge: drafted },
+        ]),
+        r.pick([
+          { cls: 'judge', say: `${s}这次给 ${o.model} 开价 ${p} 元/个，算贵吗？`, judge: noDraft(median) },
+          { cls: 'judge', say: `${o.model} 单价 ${p}，价格正常吗`, judge: noDraft(median) },
+          { cls: 'judge', say: `Does ¥${p} per unit for ${o.model} sound right?`, judge: noDraft(median) },
+        ]),
+        r.pick([
+          {
+            cls: 'budget',
+            say: `手上有 ${n} 元，${s}的 ${o.model} 最多能买多少？`,
+            judge: noDraft((a) => (a.includes(`可买 ${count}`) ? undefined : `no count ${count}`)),
+          },
+          {
+            cls: 'budget',
+            say: `How many ${o.model} from ${en} will ${n} RMB get me?`,
+            judge: noDraft((a) => (a.includes(`: ${count}`) ? undefined : `no count ${count}`)),
+          },
+        ]),
+        r.pick([
+          {
+            cls: 'refusal',
+            say: `${s}的发票该结了，帮我付一下`,
+            judge: noDraft((a) => (/付款不在/.test(a) ? undefined : 'no payment reason')),
+          },
+          {
+            cls: 'refusal',
+            say: `Send a payment to ${en}`,
+            judge: noDraft((a) =>
+              /Payments are outside/.test(a) && !/[\u4e00-\u9fff]/.test(a) ? undefined : 'no English payment reason',
+            ),
+          },
+          {
+            cls: 'refusal',
+            say: '我想把待审批的单子都通过',
+            judge: noDraft((a) => (/采购员不能审批/.test(a) ? undefined : 'no approval reason')),
+          },
+        ]),
+        r.pick([
+          {
+            cls: 'lookup',
+            say: `${month.getUTCMonth() + 1}月下了哪些单？`,
+            judge: noDraft((a) =>
+              inMonth === 0
+                ? /没有找到/.test(a)
+                  ? undefined
+                  : 'listed orders of an empty month'
+                : a.includes(`共 ${inMonth} 个`)
+                  ? undefined
+                  : `not ${inMonth} orders`,
+            ),
+          },
+          {
+            cls: 'knowledge',
+            say: r.pick([`${e.titleZh}是什么意思？`, `What's an ${e.titleEn}?`.replace(/an ([^aeiou])/i, 'a $1')]),
+            judge: noDraft((a) => (a.includes(e.zh) || a.includes(e.en) ? undefined : `not the ${e.titleEn} entry`)),
+          },
+        ]),
+      );
+    }
+    const misses: string[] = [];
+    const byClass = new Map<string, { right: number; all: number }>();
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const i = next++;
+        const c = list[i];
+        const turn = await h.send(h.contextFor('laoxiao', `fresh-${i}`), c.say);
+        const why = await c.judge(turn);
+        const tally = byClass.get(c.cls) ?? { right: 0, all: 0 };
+        tally.all++;
+        if (!why) tally.right++;
+        byClass.set(c.cls, tally);
+        if (why) misses.push(`[${c.cls}] ${c.say} — ${why}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 3 }, worker));
+    const right = list.length - misses.length;
+    console.log(
+      `fresh set: ${right}/${list.length} right (${((right / list.length) * 100).toFixed(1)} %) — ${[...byClass]
+        .map(([k, v]) => `${k} ${v.right}/${v.all}`)
+        .join(', ')}${misses.length ? `\n${misses.join('\n')}` : ''}`,
+    );
+    expect(right / list.length, misses.join('\n')).toBeGreaterThanOrEqual(0.9);
+  }, 900_000);
 });

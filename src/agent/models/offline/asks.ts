@@ -15,7 +15,7 @@ export type Ask = 'refuse' | 'judge' | 'budget' | 'knowledge';
 const PAYMENT =
   /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
 const APPROVE =
-  /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|\bapprove\b|\bsign off\b)/i;
+  /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|(?:都|全部|全都|一起)通过|\bapprove\b|\bsign off\b)/i;
 const APPROVE_QUESTION =
   /(?:待审批|审批中|等待审批|还没批|未审批).{0,6}(?:有哪些|哪些|多少|吗|列出|看看)|approved\?|\bwhich\b|\bany\b.*\bapproval/i;
 const PRICE_CHANGE =
@@ -23,9 +23,9 @@ const PRICE_CHANGE =
 const DELETE_ALL =
   /(?:删除|删掉|清空|清除|删光|抹掉)(?:掉)?(?:所有|全部|一切)|(?:所有|全部|一切)(?:的)?(?:订单|数据|记录|东西|供应商)?.{0,4}(?:都)?(?:删除|删掉|清空|删了)|\bdelete\b.*\b(?:all|everything)\b|\bwipe\b|\bdrop\b.*\b(?:table|database)\b|\berase\b.*\b(?:all|everything)\b/i;
 const JUDGE =
-  /合理吗|合不合理|合理不|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b/i;
+  /合理吗|合不合理|合理不|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
 const BUDGET =
-  /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|what can i (?:get|buy) for|\bafford\b/i;
+  /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|what can i (?:get|buy) for|\bafford\b/i;
 const KNOWLEDGE =
   /什么是|是什么意思|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
 

@@ -360,10 +360,11 @@ export function readRequest(raw: string, today = new Date()): Reading {
   let working = blankSpans(text, spans);
   const asked = readAsk(text);
   const statuses = readStatuses(working);
-  const amount = readAmountFilter(working);
-  if (amount) working = blankSpans(working, [amount]);
+  // A unit-price ceiling (单价不超过15元) before an order amount bound (超过5000元的订单): both say 不超过.
   const price = readPriceCap(working);
   if (price) working = blankSpans(working, [price]);
+  const amount = readAmountFilter(working);
+  if (amount) working = blankSpans(working, [amount]);
   const money = readMoney(working);
   if (money) working = blankSpans(working, [money]);
   // A past period ("3月份", "last month") is a look-up's filter; it is not a delivery date.
@@ -417,6 +418,17 @@ export function readRequest(raw: string, today = new Date()): Reading {
     rest: blankSpans(working, taken),
   };
   reading.intent = decide(reading);
+  // "不超过1000元的订单" bounds an order's amount, not a unit price.
+  if (
+    reading.intent === 'lookup' &&
+    reading.maxUnitPrice !== undefined &&
+    !reading.amount &&
+    !/单价|each|per |apiece/i.test(text)
+  ) {
+    const max = reading.maxUnitPrice;
+    reading.amount = { max, label: `金额 < ¥${max} / amount under ¥${max}` };
+    reading.maxUnitPrice = undefined;
+  }
   return reading;
 }
 

@@ -137,7 +137,9 @@ export function planOrchestration(view: ConversationView): Plan {
             ? [`${RESULT_PREFIX}${previous.result.split('\n').slice(0, 3).join('；')}`]
             : []),
           // "就从报价最低的那家买": the analysis's cheapest offer, product and supplier, is what the order means.
-          ...(previous.agent === ANALYST && CHEAPEST.test(reading.text) ? cheapestOf(previous.result, reading.text) : []),
+          ...(previous.agent === ANALYST && CHEAPEST.test(reading.text)
+            ? cheapestOf(previous.result, reading.text)
+            : []),
         ]
           .map((s) =>
             s

@@ -1,11 +1,11 @@
 import { isEnglish, refusalText } from './asks.ts';
-import { cjkRuns, sharedRuns } from './text.ts';
 import { type PartRef, shortName } from './catalogue.ts';
 import { type ConversationView, called, items, lastStep, type ToolStep } from './conversation.ts';
 import { chosen, type Facts, ground, partOptions, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
 import { ORDER_INTENTS } from './intent.ts';
 import type { Plan } from './model.ts';
 import { severityText } from './price-review.ts';
+import { cjkRuns, sharedRuns } from './text.ts';
 
 interface OrderItem {
   id: number;
@@ -33,7 +33,8 @@ interface OrderItem {
 }
 
 /** Asking for the quantity of the last order of the part ("按上次的数量再订一次", "same quantity as last time"). */
-const LAST_QUANTITY = /上次的?数量|上回的?数量|跟上次一样|和上次一样|同上次|照上次|上次订了?多少|same (?:quantity|amount) as (?:last time|before)|as many as last time|last time's quantity/i;
+const LAST_QUANTITY =
+  /上次的?数量|上回的?数量|跟上次一样|和上次一样|同上次|照上次|上次订了?多少|same (?:quantity|amount) as (?:last time|before)|as many as last time|last time's quantity/i;
 
 const OPEN_STATUSES = new Set(['draft', 'pending_approval', 'approved']);
 
@@ -374,13 +375,15 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   if (!last || (filteredHere && fetched < total && pages.length < LOOKUP_MAX_PAGES)) {
     return { toolCalls: [{ name: 'order_search_details', args: { ...args, page: pages.length + 1 } }] };
   }
-  const orders = pages.flatMap((p) => items<OrderItem>(p)).filter(
-    (o) =>
-      (!mine || !user || o.createdBy === user) &&
-      (!statuses || statuses.includes(o.status)) &&
-      (min === undefined || o.totalAmount > min) &&
-      (max === undefined || o.totalAmount < max),
-  );
+  const orders = pages
+    .flatMap((p) => items<OrderItem>(p))
+    .filter(
+      (o) =>
+        (!mine || !user || o.createdBy === user) &&
+        (!statuses || statuses.includes(o.status)) &&
+        (min === undefined || o.totalAmount > min) &&
+        (max === undefined || o.totalAmount < max),
+    );
   const english = isEnglish(texts.words);
   const filters = [
     mine ? (english ? 'mine' : '我的') : '',

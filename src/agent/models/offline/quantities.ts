@@ -172,6 +172,8 @@ export function readMoney(text: string): ({ value: number } & Span) | undefined 
     new RegExp(`${CURRENCY_BEFORE}\\s*(${NUMBER})`, 'i'),
     new RegExp(`(${NUMBER})\\s*${CURRENCY_AFTER}`, 'i'),
     new RegExp(`(?:预算|budget(?:\\s+of|\\s+is)?|花|spend|总价|总额|金额)\\s*(?:是|为|有|:|：)?\\s*(${NUMBER})`, 'i'),
+    // A price said without its currency (单价 18, 开价 18.5): money, not a quantity.
+    /(?:单价|价格|报价|开价|要价|售价|卖)\s*(?:是|为|:|：)?\s*(\d+(?:\.\d+)?)(?![\d.]|\s*(?:个|只|件|条|套|盒|箱|pcs))/i,
   ];
   let best: ({ value: number } & Span) | undefined;
   for (const p of patterns) {
