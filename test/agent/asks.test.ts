@@ -440,6 +440,26 @@ describe('only an explicit order request drafts a write (generated phrasings on 
       misses.push(
         `cheapest: expected ${offersOf[0].supplierZh} ${offersOf[0].code}, got ${JSON.stringify(args ?? turn.answer.slice(0, 200))}`,
       );
+    // 第二个按建议数量下单: after a stock list, the named line at the quantity the ERP suggested.
+    const res = await h.erp.fetch(
+      new Request('http://erp.local/api/inventory/warning', {
+        headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+      }),
+    );
+    const warnings = (
+      (await res.json()) as { items: Array<{ code: string; suggestedQuantity: number; onOrder: number }> }
+    ).items;
+    const stock = await h.send(h.contextFor('laoxiao', 'suggested-0'), '哪些零部件需要补货？');
+    if (warnings.some((w) => !stock.answer.includes(`在途 ${w.onOrder}`))) misses.push('on-order quantities missing');
+    if (warnings.length >= 2) {
+      const order = await h.send(h.contextFor('laoxiao', 'suggested-0'), '第二个按建议数量下单');
+      const line = approvalArgs(order, 'order_create')?.lines[0];
+      const part = all.find((o) => o.code === warnings[1].code);
+      if (line?.partId !== part?.partId || line?.quantity !== warnings[1].suggestedQuantity)
+        misses.push(
+          `suggested: expected ${warnings[1].code} × ${warnings[1].suggestedQuantity}, got ${JSON.stringify(line ?? order.answer.slice(0, 200))}`,
+        );
+    }
     expect(misses, misses.join('\n')).toEqual([]);
   }, 900_000);
 

@@ -619,6 +619,7 @@ function planInventory(view: ConversationView): Plan {
     onHand: number;
     safetyStock: number;
     suggestedQuantity: number;
+    onOrder?: number;
     supplier?: { name?: string } | string;
   }>(lastStep(view, 'inventory_warning'));
   if (!called(view, 'generate_visualization') && view.tools.has('generate_visualization') && warnings.length) {
@@ -652,7 +653,7 @@ function planInventory(view: ConversationView): Plan {
   const source = cite([book.erp(lastStep(view, 'inventory_warning') as ToolStep)]);
   const lines = warnings.map(
     (w) =>
-      `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`,
+      `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，在途 ${w.onOrder ?? 0}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`,
   );
   return {
     text: [

@@ -38,6 +38,27 @@ function cheapestOf(summary: string, request: string): string[] {
   return model && supplier ? [`${RESULT_PREFIX}${model} ${supplier}`] : [];
 }
 
+/** Words pointing at the suggested quantities of the stock list just shown. */
+const SUGGESTED = /建议(?:的)?(?:补货)?(?:数量|量)|按建议|照建议|suggested (?:quantity|quantities|amount)/i;
+const ORDINALS: Array<[RegExp, number]> = [
+  [/第一|头一|first|1st/i, 0],
+  [/第二|second|2nd/i, 1],
+  [/第三|third|3rd/i, 2],
+  [/第四|fourth|4th/i, 3],
+  [/第五|fifth|5th/i, 4],
+];
+
+/** The stock-list line a follow-up names (by code or ordinal, else the first) as "code quantity个". */
+function suggestionOf(summary: string, request: string): string | undefined {
+  const lines = [...summary.matchAll(/^- (\S+) .*建议补货 (\d+)/gm)].map((m) => ({ code: m[1], quantity: m[2] }));
+  if (!lines.length) return undefined;
+  const upper = request.toUpperCase();
+  const byCode = lines.find((l) => upper.includes(l.code.toUpperCase()));
+  const ordinal = ORDINALS.find(([pattern]) => pattern.test(request))?.[1];
+  const line = byCode ?? lines[ordinal ?? 0];
+  return line ? `${RESULT_PREFIX}${line.code} ${line.quantity}个` : undefined;
+}
+
 interface Delegation {
   agent: string;
   words: string;
@@ -90,8 +111,14 @@ export function planOrchestration(view: ConversationView): Plan {
       (reading.scores.anaphora ?? 0) > 0 ||
       ((reading.intent === 'update' || reading.intent === 'cancel') && !reading.orderNo) ||
       FOLLOW_UP.test(reading.text));
-  const agent =
-    reading.intent && ORDER_INTENTS.has(reading.intent)
+  // "第二个按建议数量下单" after a stock list: an order of the line it names, at the quantity the list suggested.
+  const suggested =
+    previous?.agent === ANALYST && SUGGESTED.test(reading.text)
+      ? suggestionOf(previous.result, reading.text)
+      : undefined;
+  const agent = suggested
+    ? ORDER_AGENT
+    : reading.intent && ORDER_INTENTS.has(reading.intent)
       ? ORDER_AGENT
       : reading.intent && ANALYSIS_INTENTS.has(reading.intent)
         ? ANALYST
@@ -128,7 +155,7 @@ export function planOrchestration(view: ConversationView): Plan {
     };
   }
   const context =
-    followUp && previous
+    (followUp || suggested) && previous
       ? [
           ...previous.context,
           previous.words,

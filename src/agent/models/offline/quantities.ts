@@ -164,7 +164,8 @@ function readPacks(text: string): ({ value: number } & Span) | undefined {
 
 /** What money is written as: ¥8000, 8000元, 八千块钱, 8k yuan, RMB 8000, $20. */
 const CURRENCY_BEFORE = '(?:¥|￥|rmb\\s*|cny\\s*|\\$)';
-const CURRENCY_AFTER = '(?:元|块钱|块(?=\\s*(?:钱|一|每|\\/|能|可以|以|的|,|，|。|？|\\?|$))|rmb\\b|yuan\\b|cny\\b)';
+// 块 is money only as 块钱 or before a per-piece price (12块一个, 12块/个); 30块 alone is thirty pieces (块 is a unit).
+const CURRENCY_AFTER = '(?:元|块钱|块(?=\\s*(?:一个|一只|一件|一条|一套|每|\\/))|rmb\\b|yuan\\b|cny\\b)';
 
 /** A sum of money in a text and where it stands: never an order quantity, whatever else the text says. */
 export function readMoney(text: string): ({ value: number } & Span) | undefined {
@@ -189,7 +190,8 @@ export function readMoney(text: string): ({ value: number } & Span) | undefined 
 export function readQuantity(text: string): ({ value: number } & Span) | undefined {
   const packs = readPacks(text);
   if (packs) return packs;
-  const withUnit = new RegExp(`(${NUMBER})\\s*${UNIT}`, 'gi');
+  // 第二个 is an ordinal (the second one), not two pieces.
+  const withUnit = new RegExp(`(?<!第)(${NUMBER})\\s*${UNIT}`, 'gi');
   for (const m of text.matchAll(withUnit)) {
     const raw = m[1];
     // 一个/一张 before the order word is an article ("下一个采购单"), not a quantity of parts.
