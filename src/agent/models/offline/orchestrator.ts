@@ -167,6 +167,7 @@ export function planOrchestration(view: ConversationView): Plan {
           ...(previous.agent === ANALYST && CHEAPEST.test(reading.text)
             ? cheapestOf(previous.result, reading.text)
             : []),
+          ...(suggested ? [suggested] : []),
         ]
           .map((s) =>
             s
