@@ -191,23 +191,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
     const db = h.erp.database.db;
     const before = (await db.selectFrom('orders').select(db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
     const list = [...cases(7), ...cases(2026)];
-    const misses: string[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < list.length) {
-        const i = next++;
-        const c = list[i];
-        const turn = await h.send(h.contextFor(c.user ?? 'laoxiao', `asks-${i}`), c.say);
-        const draft = writeDraft(turn);
-        const why = draft
-          ? `drafted ${String(draft.value.tool)}`
-          : turn.interrupts.length
-            ? `stopped at ${String(turn.interrupts[0].value.kind)}`
-            : await c.check(turn.answer);
-        if (why) misses.push(`[${c.cls}] ${c.say} — ${why} — ${turn.answer.slice(0, 200)}`);
-      }
-    };
-    await Promise.all(Array.from({ length: 3 }, worker));
+    const misses = await run(list, 'asks');
     const after = (await db.selectFrom('orders').select(db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
     expect(misses, misses.join('\n')).toEqual([]);
     expect(Number(after)).toBe(Number(before));

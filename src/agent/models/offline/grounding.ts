@@ -155,3 +155,14 @@ export function askUser(
     return { toolCalls: [{ name: 'ask_user', args: { question, options, multiple: false } }] };
   return { text: [question, ...options.map((o, i) => `${i + 1}. ${o.label}`)].join('\n') };
 }
+
+/**
+ * The named suppliers' offers among the parts a request names; when they carry none of those, the same models from
+ * them (the supplier the user switched to: "换成博世" after an order with Denso). Empty: they supply none of it.
+ */
+export function offeredBy(facts: Facts, parts: PartRef[]): PartRef[] {
+  const bySupplier = (list: PartRef[]) => list.filter((p) => facts.suppliers.some((s) => s.id === p.supplier.id));
+  const models = new Set(parts.map((p) => p.model));
+  const own = bySupplier(parts);
+  return own.length ? own : bySupplier([...facts.seen.values()].filter((p) => models.has(p.model)));
+}

@@ -1,7 +1,16 @@
 import { isEnglish, refusalText } from './asks.ts';
 import { type PartRef, shortName } from './catalogue.ts';
 import { type ConversationView, called, items, lastStep, type ToolStep } from './conversation.ts';
-import { chosen, type Facts, ground, partOptions, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
+import {
+  chosen,
+  type Facts,
+  ground,
+  offeredBy,
+  partOptions,
+  type TaskTexts,
+  taskIntent,
+  taskTexts,
+} from './grounding.ts';
 import { ORDER_INTENTS } from './intent.ts';
 import type { Plan } from './model.ts';
 import { severityText } from './price-review.ts';
@@ -92,12 +101,7 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   }
   const supplierNames = facts.suppliers.map(shortName).join('、');
   if (facts.suppliers.length && parts.length) {
-    const bySupplier = (list: PartRef[]) => list.filter((p) => facts.suppliers.some((s) => s.id === p.supplier.id));
-    // The same model from the supplier the user switched to ("换成博世" after an order with Denso).
-    const models = new Set(parts.map((p) => p.model));
-    const offered = bySupplier(parts).length
-      ? bySupplier(parts)
-      : bySupplier([...facts.seen.values()].filter((p) => models.has(p.model)));
+    const offered = offeredBy(facts, parts);
     if (!offered.length) {
       return {
         text: `${supplierNames} 没有「${facts.partWords}」这个零部件，未创建订单。供应它的有：${[

@@ -1,7 +1,7 @@
 import { isEnglish } from './asks.ts';
 import type { PartRef } from './catalogue.ts';
 import type { ConversationView, ToolStep } from './conversation.ts';
-import { type Facts, ground, type TaskTexts } from './grounding.ts';
+import { type Facts, ground, offeredBy, type TaskTexts } from './grounding.ts';
 import type { Plan } from './model.ts';
 import { severityText } from './price-review.ts';
 
@@ -16,11 +16,7 @@ const yuan = (n: number) => `¥${n.toFixed(2)}`;
 function partsAsked(facts: Facts, limit: number): { parts: PartRef[] } | { text: string } {
   let parts = facts.parts;
   if (facts.suppliers.length && parts.length) {
-    const bySupplier = (list: PartRef[]) => list.filter((p) => facts.suppliers.some((s) => s.id === p.supplier.id));
-    const models = new Set(parts.map((p) => p.model));
-    const offered = bySupplier(parts).length
-      ? bySupplier(parts)
-      : bySupplier([...facts.seen.values()].filter((p) => models.has(p.model)));
+    const offered = offeredBy(facts, parts);
     if (!offered.length) {
       const names = facts.suppliers.map((s) => s.name).join('、');
       return {
