@@ -1,6 +1,8 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { matchParts, type PartRef, partQueries } from '../../src/agent/models/offline/catalogue.ts';
 import { readDate } from '../../src/agent/models/offline/dates.ts';
+import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
 
@@ -97,5 +99,162 @@ describe('matching parts', () => {
         ]),
       ),
     ).toEqual([battery]);
+  });
+});
+
+/** A seeded generator: the same phrasings every run, many of them. */
+function generator(seed: number) {
+  let s = seed >>> 0;
+  const next = () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+  return {
+    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)],
+    int: (a: number, b: number) => a + Math.floor(next() * (b - a + 1)),
+  };
+}
+
+const ZH_DIGITS = ['零', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+/** 3500 → 三千五百 (or 三千五 when `short`), 250 → 两百五十. */
+function zhNumber(n: number, short: boolean): string {
+  const units: Array<[number, string]> = [
+    [1000, '千'],
+    [100, '百'],
+    [10, '十'],
+  ];
+  let out = '';
+  let rest = n;
+  for (const [size, name] of units) {
+    const d = Math.floor(rest / size);
+    rest %= size;
+    if (d) out += (d === 2 && size >= 100 ? '两' : ZH_DIGITS[d]) + name;
+    if (short && d && rest && rest % (size / 10) === 0 && rest < size && rest >= size / 10) {
+      return out + ZH_DIGITS[rest / (size / 10)];
+    }
+  }
+  return out + (rest ? ZH_DIGITS[rest] : '');
+}
+
+describe('numbers and money (generated phrasings)', () => {
+  const g = generator(23);
+  const parts = ['F7TC', 'BP-125F', '机油滤清器', '火花塞', 'spark plugs', '90/90-18 轮胎'];
+
+  it('reads Chinese numerals with an implied unit and pack sizes as quantities', () => {
+    for (let i = 0; i < 60; i++) {
+      const thousands = g.int(1, 9);
+      const hundreds = g.int(1, 9);
+      const n = thousands * 1000 + hundreds * 100;
+      const text = `${g.pick(['订', '买', '再订', '采购'])}${zhNumber(n, true)}${g.pick([' ', '个', '只'])}${g.pick(parts)}`;
+      expect(readRequest(text, today).quantity, text).toBe(n);
+      const packs = g.int(2, 20);
+      const each = g.pick([10, 20, 25, 50, 100]);
+      const packed = g.pick([
+        `${g.pick(parts)} ${packs}${g.pick(['盒', '箱', '包'])}，每${g.pick(['盒', '箱', '包'])}${each}个`,
+        `order ${packs} boxes of ${each} ${g.pick(parts)}`,
+      ]);
+      expect(readRequest(packed, today).quantity, packed).toBe(packs * each);
+    }
+  });
+
+  it('keeps money apart from quantities, and never reads a question with numbers as an order', () => {
+    for (let i = 0; i < 60; i++) {
+      const money = g.int(2, 90) * 100;
+      const price = g.int(5, 400);
+      const part = g.pick(parts);
+      const budget = g.pick([
+        `预算 ${money} 元能买多少个${part}？`,
+        `预算${zhNumber(money, false)}元，${part}可以买几个`,
+        `我有 ¥${money}，能买多少 ${part}`,
+        `With a budget of ${money} yuan how many ${part} can I buy?`,
+      ]);
+      const b = readRequest(budget, today);
+      expect([b.intent, b.money, b.quantity], budget).toEqual(['budget', money, undefined]);
+      const judge = g.pick([
+        `博世报给我们 ${price} 元一个 ${part}，这个价合理吗？`,
+        `${part} ${price} 块钱一个贵不贵`,
+        `德尔福的${part}报价高不高？`,
+        `Is ${price} yuan a fair price for ${part}?`,
+      ]);
+      const j = readRequest(judge, today);
+      expect([j.intent, j.quantity], judge).toEqual(['judge', undefined]);
+      const lookup = g.pick([`超过${money}元的订单`, `${money}元以上的采购单有哪些`, `orders over ¥${money}`]);
+      const l = readRequest(lookup, today);
+      expect([l.intent, l.amount?.min, l.quantity], lookup).toEqual(['lookup', money, undefined]);
+    }
+  });
+});
+
+describe('commands versus questions (generated phrasings)', () => {
+  const g = generator(2026);
+  const suppliers = ['博世', '德尔福', 'NGK', 'Bosch', '马勒'];
+
+  it('refuses payments, approvals, catalogue price changes and bulk deletes, each with its own reason', () => {
+    for (let i = 0; i < 40; i++) {
+      const s = g.pick(suppliers);
+      const n = g.int(1, 99) * 100;
+      const cases: Array<[string, string]> = [
+        [
+          g.pick([`帮我给${s}付款`, `给${s}付一下上个月的货款 ${n} 元`, `pay ${s} ${n} yuan`, `转账 ${n} 元给${s}`]),
+          'payment',
+        ],
+        [g.pick(['帮我批准所有待审批的订单', '把 PO-202612-0001 审批通过', 'approve all pending orders']), 'approve'],
+        [
+          g.pick([
+            `把F7TC的目录价改成${n}元`,
+            `${s}的 F7TC 单价调到 ${n} 块`,
+            `change the list price of F7TC to ${n} yuan`,
+          ]),
+          'priceChange',
+        ],
+        [g.pick(['把所有订单都删掉', '清空全部数据', 'delete everything']), 'deleteAll'],
+      ];
+      for (const [text, refusal] of cases) {
+        const r = readRequest(text, today);
+        expect([r.intent, r.refusal], text).toEqual(['refuse', refusal]);
+      }
+    }
+  });
+
+  it('reads price trends as questions and looks up orders by state, period, amount and supplier', () => {
+    expect(readRequest('这一年是涨了还是跌了？', today).intent).toBe('trend');
+    expect(readRequest('火花塞价格今年是涨是跌', today).intent).toBe('trend');
+    for (let i = 0; i < 40; i++) {
+      const month = g.int(1, 11);
+      const text = g.pick([
+        `${month}月份的订单有哪些`,
+        `${g.pick(suppliers)}${month}月份的单子`,
+        `看看${month}月的采购单`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.period?.from], text).toEqual(['lookup', `2026-${String(month).padStart(2, '0')}-01`]);
+    }
+    const cancelled = readRequest('上周取消了哪些单子', today);
+    expect([cancelled.intent, cancelled.statuses?.statuses, cancelled.period?.from]).toEqual([
+      'lookup',
+      ['cancelled'],
+      '2026-11-23',
+    ]);
+    for (const text of ['还没到货的订单', 'which orders are still waiting for delivery?', '在途的采购单有哪些']) {
+      expect(readRequest(text, today).statuses?.statuses, text).toEqual(['approved', 'ordered']);
+    }
+    expect(readRequest('last month orders from Bosch', today).period?.from).toBe('2026-11-01');
+  });
+
+  it('reads definitions as knowledge questions and finds them in the glossary', () => {
+    const glossary = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
+    const asks: Array<[string, string]> = [
+      ['什么是交货周期？', 'Lead time'],
+      ['what is a blanket PO?', 'Blanket PO'],
+      ['MOQ 是什么意思', 'MOQ'],
+      ['解释一下三单匹配', 'Three-way match'],
+      ['What does Incoterms mean?', 'Incoterms'],
+      ['火花塞的热值是什么意思', 'Heat range'],
+      ['what is a framework agreement', 'Framework agreement'],
+    ];
+    for (const [text, term] of asks) {
+      expect(readRequest(text, today).intent, text).toBe('knowledge');
+      expect(findTerm(glossary, text)?.titleEn, text).toBe(term);
+    }
   });
 });

@@ -24,6 +24,7 @@ import {
   scorecardSection,
 } from './price-review.ts';
 import { allFrom, citeAll, citeOf, type From, idsOf, SourceBook } from './provenance.ts';
+import { planBudget, planJudgement } from './questions.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
 export const ANALYST_PATHS = {
@@ -108,6 +109,8 @@ export function planAnalysis(view: ConversationView): Plan {
   const texts = taskTexts(view);
   const { intent } = taskIntent(texts);
   if (intent === 'inventory' && view.tools.has('inventory_warning')) return planInventory(view);
+  if (intent === 'judge') return planJudgement(view, texts);
+  if (intent === 'budget') return planBudget(view, texts);
   // 1. skills + ERP data: the supplier list, then the parts the request names
   const grounded = ground(view, texts);
   if ('plan' in grounded) {
@@ -623,6 +626,7 @@ function planInventory(view: ConversationView): Plan {
     onHand: number;
     safetyStock: number;
     suggestedQuantity: number;
+    onOrder?: number;
     supplier?: { name?: string } | string;
   }>(lastStep(view, 'inventory_warning'));
   if (!called(view, 'generate_visualization') && view.tools.has('generate_visualization') && warnings.length) {
@@ -656,7 +660,7 @@ function planInventory(view: ConversationView): Plan {
   const source = cite([book.erp(lastStep(view, 'inventory_warning') as ToolStep)]);
   const lines = warnings.map(
     (w) =>
-      `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`,
+      `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，在途 ${w.onOrder ?? 0}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`,
   );
   return {
     text: [

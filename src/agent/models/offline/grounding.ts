@@ -34,6 +34,8 @@ export interface Facts {
   quantity?: number;
   expectedDate?: string;
   maxUnitPrice?: number;
+  /** A sum of money said (a budget, a quoted price), never a quantity. */
+  money?: number;
   note?: string;
   orderNo?: string;
   /** Every part any search returned, by id (answers to `ask_user` refer to them). */
@@ -120,6 +122,7 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
       quantity: newest((g) => g.reading.quantity),
       expectedDate: newest((g) => g.reading.expectedDate),
       maxUnitPrice: newest((g) => g.reading.maxUnitPrice),
+      money: newest((g) => g.reading.money),
       note: current.reading.note,
       orderNo: newest((g) => g.reading.orderNo),
       seen,
@@ -150,4 +153,15 @@ export function askUser(
   if (view.tools.has('ask_user'))
     return { toolCalls: [{ name: 'ask_user', args: { question, options, multiple: false } }] };
   return { text: [question, ...options.map((o, i) => `${i + 1}. ${o.label}`)].join('\n') };
+}
+
+/**
+ * The named suppliers' offers among the parts a request names; when they carry none of those, the same models from
+ * them (the supplier the user switched to: "换成博世" after an order with Denso). Empty: they supply none of it.
+ */
+export function offeredBy(facts: Facts, parts: PartRef[]): PartRef[] {
+  const bySupplier = (list: PartRef[]) => list.filter((p) => facts.suppliers.some((s) => s.id === p.supplier.id));
+  const models = new Set(parts.map((p) => p.model));
+  const own = bySupplier(parts);
+  return own.length ? own : bySupplier([...facts.seen.values()].filter((p) => models.has(p.model)));
 }

@@ -1,5 +1,6 @@
+import { type Ask, type Refusal, readAmountFilter, readAsk, readPeriod, readStatuses } from './asks.ts';
 import { readDate } from './dates.ts';
-import { readPriceCap, readQuantity } from './quantities.ts';
+import { readMoney, readPriceCap, readQuantity } from './quantities.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
 
 /** What a buyer can ask the offline model for. */
@@ -13,7 +14,15 @@ export type Intent =
   | 'create'
   | 'update'
   | 'cancel'
-  | 'lookup';
+  | 'lookup'
+  /** Is this price fair? — judged against the ERP's 12-month history, never an order. */
+  | 'judge'
+  /** What does a budget buy? — a count and a total, never an order. */
+  | 'budget'
+  /** What does a term mean? — answered from the glossary skill. */
+  | 'knowledge'
+  /** A write Procura does not do from chat (payments, approvals, catalogue prices, bulk deletes): refused with why. */
+  | 'refuse';
 
 type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | Intent;
 
@@ -158,6 +167,17 @@ const CUES: Array<[Cue, number, string[]]> = [
       'price history',
       'over time',
       'price change',
+      '涨了',
+      '跌了',
+      '涨还是跌',
+      '涨了还是跌了',
+      '降了',
+      '是涨是跌',
+      'gone up',
+      'gone down',
+      'up or down',
+      'risen',
+      'fallen',
     ],
   ],
   ['trend', 2, ['涨价', '降价', 'going up', 'went up', 'history']],
@@ -232,6 +252,10 @@ const CUES: Array<[Cue, number, string[]]> = [
       '这笔',
       '同样',
       '一样的',
+      '那家',
+      '这家',
+      '那一家',
+      '上次',
       '照旧',
       '还是',
       'that one',
@@ -304,6 +328,15 @@ export interface Reading {
   expectedDate?: string;
   maxUnitPrice?: number;
   note?: string;
+  /** A sum of money (a budget, a quoted price, an amount): never read as a quantity. */
+  money?: number;
+  /** The question or refused write the request is, read before any cue. */
+  ask?: Ask;
+  refusal?: Refusal;
+  /** A look-up's filters: the period, the order states and the amount bounds said. */
+  period?: { from: string; to: string; label: string };
+  statuses?: { statuses: string[]; label: string };
+  amount?: { min?: number; max?: number; label: string };
   /** The text with the facts above (and the cue words) blanked out: what is left to name parts and suppliers. */
   rest: string;
 }
@@ -325,8 +358,18 @@ export function readRequest(raw: string, today = new Date()): Reading {
     );
   if (noteMatch) spans.push({ start: noteMatch.index, end: text.length });
   let working = blankSpans(text, spans);
+  const asked = readAsk(text);
+  const statuses = readStatuses(working);
+  // A unit-price ceiling (单价不超过15元) before an order amount bound (超过5000元的订单): both say 不超过.
   const price = readPriceCap(working);
   if (price) working = blankSpans(working, [price]);
+  const amount = readAmountFilter(working);
+  if (amount) working = blankSpans(working, [amount]);
+  const money = readMoney(working);
+  if (money) working = blankSpans(working, [money]);
+  // A past period ("3月份", "last month") is a look-up's filter; it is not a delivery date.
+  const period = readPeriod(working, today);
+  if (period) working = blankSpans(working, [period]);
   const date = readDate(working, today);
   if (date) working = blankSpans(working, [date]);
   const quantity = readQuantity(working);
@@ -366,18 +409,60 @@ export function readRequest(raw: string, today = new Date()): Reading {
     expectedDate: date?.value,
     maxUnitPrice: price?.value,
     note: noteMatch?.[1].trim(),
+    money: money?.value ?? amount?.min ?? amount?.max,
+    ask: asked?.ask,
+    refusal: asked?.refusal,
+    period: period && { from: period.from, to: period.to, label: period.label },
+    statuses,
+    amount: amount && { min: amount.min, max: amount.max, label: amount.label },
     rest: blankSpans(working, taken),
   };
   reading.intent = decide(reading);
+  // "不超过1000元的订单" bounds an order's amount, not a unit price.
+  if (
+    reading.intent === 'lookup' &&
+    reading.maxUnitPrice !== undefined &&
+    !reading.amount &&
+    !/单价|each|per |apiece/i.test(text)
+  ) {
+    const max = reading.maxUnitPrice;
+    reading.amount = { max, label: `金额 < ¥${max} / amount under ¥${max}` };
+    reading.maxUnitPrice = undefined;
+  }
   return reading;
 }
 
 const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 
+/** Asking what a kind of thing is ("what is a blanket PO", "什么是框架订单"), not about one of the user's own. */
+const DEFINITION = /什么是|是什么意思|什么意思|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
+
+/** A question rather than a command: which, how many, whether. */
+const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
+
 /** The intent the cues add up to; undefined when the request names none (a follow-up, or off-topic). */
 function decide(r: Reading): Intent | undefined {
   const hasQty = r.quantity !== undefined;
   const orderish = s(r, 'orderNoun') > 0 || s(r, 'anaphora') > 0 || r.orderNo !== undefined;
+  // Refused writes, price judgements and budget questions first: however many numbers or order words they hold,
+  // they are never an order.
+  if (r.ask === 'refuse') return 'refuse';
+  if (r.ask === 'judge' || r.ask === 'budget') return r.ask;
+  const question = QUESTION.test(r.text);
+  // A question about orders in a state, a period or an amount ("上周取消了哪些单子") looks them up.
+  const filtered = r.statuses !== undefined || r.period !== undefined || r.amount !== undefined;
+  const analysisCue = Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'));
+  const asksOrders =
+    question || s(r, 'lookup') > 0 || (s(r, 'orderNoun') > 0 && s(r, 'cancel') === 0 && s(r, 'update') === 0);
+  if (filtered && !r.orderNo && !hasQty && analysisCue < 2 && asksOrders) return 'lookup';
+  if (
+    r.ask === 'knowledge' &&
+    !r.orderNo &&
+    !hasQty &&
+    (s(r, 'orderNoun') === 0 || DEFINITION.test(r.text)) &&
+    Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'), s(r, 'lookup'), s(r, 'cancel'), s(r, 'update')) < 3
+  )
+    return 'knowledge';
   if (s(r, 'cancel') >= 3 || (s(r, 'cancel') >= 2 && orderish)) return 'cancel';
   if (r.orderNo) {
     if (r.note || (s(r, 'update') >= 1.5 && (hasQty || r.expectedDate || s(r, 'update') >= 2.5))) return 'update';
@@ -389,7 +474,13 @@ function decide(r: Reading): Intent | undefined {
     return 'update';
   // A note on its own ("加个备注：尽快发货") is a change to an order, not a new one.
   if (r.note && !hasQty && s(r, 'create') < 2.5) return 'update';
-  if (s(r, 'lookup') >= 1 && (s(r, 'orderNoun') > 0 || s(r, 'mine') > 0 || s(r, 'pending') > 0) && !hasQty)
+  if (
+    s(r, 'lookup') >= 1 &&
+    (s(r, 'orderNoun') > 0 || s(r, 'mine') > 0 || s(r, 'pending') > 0) &&
+    !hasQty &&
+    // "order … again, same quantity as last time" orders ("last" is no typo of "list" here).
+    !(s(r, 'create') >= 2 && s(r, 'anaphora') > 0)
+  )
     return 'lookup';
   if (s(r, 'mine') > 0 && s(r, 'orderNoun') > 0 && !hasQty && s(r, 'create') < 2.5) return 'lookup';
   if (analysis >= 2 && analysis >= s(r, 'create')) return s(r, 'trend') >= s(r, 'compare') ? 'trend' : 'compare';
@@ -404,4 +495,4 @@ function decide(r: Reading): Intent | undefined {
 }
 
 export const ORDER_INTENTS: ReadonlySet<Intent> = new Set(['create', 'update', 'cancel', 'lookup']);
-export const ANALYSIS_INTENTS: ReadonlySet<Intent> = new Set(['compare', 'trend', 'inventory']);
+export const ANALYSIS_INTENTS: ReadonlySet<Intent> = new Set(['compare', 'trend', 'inventory', 'judge', 'budget']);

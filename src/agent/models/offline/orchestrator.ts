@@ -1,3 +1,4 @@
+import { isEnglish, refusalText } from './asks.ts';
 import {
   CONTEXT_LABEL,
   type ConversationView,
@@ -8,6 +9,7 @@ import {
   taskContext,
   userWords,
 } from './conversation.ts';
+import { findTerm, GLOSSARY_PATH, parseGlossary, termAnswer, unknownTermAnswer } from './glossary.ts';
 import { RESULT_PREFIX } from './grounding.ts';
 import { ANALYSIS_INTENTS, ORDER_INTENTS, readRequest } from './intent.ts';
 
@@ -23,7 +25,39 @@ const THANKS_REPLY = '不客气！还有需要随时告诉我。/ You are welcom
 
 /** Words that make a short message lean on the previous request ("再来100个", "那刹车片呢？", "what about…"). */
 const FOLLOW_UP =
-  /再|还要|也要|另外|同样|一样|照旧|换成|改成|改为|呢\s*[?？]?\s*$|another|again|more|same|instead|what about|how about|and\s/i;
+  /那家|这家|上次|最低|最便宜|再|还要|也要|另外|同样|一样|照旧|换成|改成|改为|呢\s*[?？]?\s*$|another|again|more|same|instead|what about|how about|and\s/i;
+
+/** Words pointing at the cheapest supplier of the analysis just shown. */
+const CHEAPEST = /最低|最便宜|便宜的那|cheapest|lowest/i;
+
+/** The product and the cheapest supplier an analysis summary names (its list price, or its web quote when asked). */
+function cheapestOf(summary: string, request: string): string[] {
+  const model = /^## .*?（([^）]+)）/m.exec(summary)?.[1];
+  const web = /官网|网上|web|online/i.test(request);
+  const supplier = (web ? /官网报价最低：(.+?) ¥/ : /ERP 目录价最低：(.+?) ¥/).exec(summary)?.[1];
+  return model && supplier ? [`${RESULT_PREFIX}${model} ${supplier}`] : [];
+}
+
+/** Words pointing at the suggested quantities of the stock list just shown. */
+const SUGGESTED = /建议(?:的)?(?:补货)?(?:数量|量)|按建议|照建议|suggested (?:quantity|quantities|amount)/i;
+const ORDINALS: Array<[RegExp, number]> = [
+  [/第一|头一|first|1st/i, 0],
+  [/第二|second|2nd/i, 1],
+  [/第三|third|3rd/i, 2],
+  [/第四|fourth|4th/i, 3],
+  [/第五|fifth|5th/i, 4],
+];
+
+/** The stock-list line a follow-up names (by code or ordinal, else the first) as "code quantity个". */
+function suggestionOf(summary: string, request: string): string | undefined {
+  const lines = [...summary.matchAll(/^- (\S+) .*建议补货 (\d+)/gm)].map((m) => ({ code: m[1], quantity: m[2] }));
+  if (!lines.length) return undefined;
+  const upper = request.toUpperCase();
+  const byCode = lines.find((l) => upper.includes(l.code.toUpperCase()));
+  const ordinal = ORDINALS.find(([pattern]) => pattern.test(request))?.[1];
+  const line = byCode ?? lines[ordinal ?? 0];
+  return line ? `${RESULT_PREFIX}${line.code} ${line.quantity}个` : undefined;
+}
 
 interface Delegation {
   agent: string;
@@ -61,6 +95,13 @@ export function planOrchestration(view: ConversationView): Plan {
   const reading = readRequest(request);
   if (reading.intent === 'greeting') return { text: GREETING_REPLY };
   if (reading.intent === 'thanks') return { text: THANKS_REPLY };
+  // Writes Procura or this role does not do are refused here, with the reason, before any agent could draft one.
+  const english = isEnglish(request);
+  const role = /角色:\s*([a-z]+)/.exec(view.system)?.[1];
+  if (reading.intent === 'refuse' && reading.refusal) return { text: refusalText(reading.refusal, english, role) };
+  if (role === 'viewer' && (reading.intent === 'create' || reading.intent === 'update' || reading.intent === 'cancel'))
+    return { text: refusalText('readOnly', english, role) };
+  if (reading.intent === 'knowledge') return planKnowledge(view, request, english);
 
   const previous = lastDelegation(view.earlier);
   const followUp =
@@ -70,8 +111,14 @@ export function planOrchestration(view: ConversationView): Plan {
       (reading.scores.anaphora ?? 0) > 0 ||
       ((reading.intent === 'update' || reading.intent === 'cancel') && !reading.orderNo) ||
       FOLLOW_UP.test(reading.text));
-  const agent =
-    reading.intent && ORDER_INTENTS.has(reading.intent)
+  // "第二个按建议数量下单" after a stock list: an order of the line it names, at the quantity the list suggested.
+  const suggested =
+    previous?.agent === ANALYST && SUGGESTED.test(reading.text)
+      ? suggestionOf(previous.result, reading.text)
+      : undefined;
+  const agent = suggested
+    ? ORDER_AGENT
+    : reading.intent && ORDER_INTENTS.has(reading.intent)
       ? ORDER_AGENT
       : reading.intent && ANALYSIS_INTENTS.has(reading.intent)
         ? ANALYST
@@ -80,7 +127,7 @@ export function planOrchestration(view: ConversationView): Plan {
           : undefined;
 
   const preferencesPath = /\/memories\/[^\s,，。]+\/preferences\.md/.exec(view.system)?.[0];
-  const preferences = lastStep(view, 'read_file');
+  const preferences = view.steps.find((s) => s.name === 'read_file' && s.args.file_path === preferencesPath);
   if (preferencesPath && !preferences && view.tools.has('read_file')) {
     return { toolCalls: [{ name: 'read_file', args: { file_path: preferencesPath } }] };
   }
@@ -108,7 +155,7 @@ export function planOrchestration(view: ConversationView): Plan {
     };
   }
   const context =
-    followUp && previous
+    (followUp || suggested) && previous
       ? [
           ...previous.context,
           previous.words,
@@ -116,6 +163,11 @@ export function planOrchestration(view: ConversationView): Plan {
           ...(previous.agent === ORDER_AGENT
             ? [`${RESULT_PREFIX}${previous.result.split('\n').slice(0, 3).join('；')}`]
             : []),
+          // "就从报价最低的那家买": the analysis's cheapest offer, product and supplier, is what the order means.
+          ...(previous.agent === ANALYST && CHEAPEST.test(reading.text)
+            ? cheapestOf(previous.result, reading.text)
+            : []),
+          ...(suggested ? [suggested] : []),
         ]
           .map((s) =>
             s
@@ -140,4 +192,16 @@ export function planOrchestration(view: ConversationView): Plan {
       : '【输出要求】订单号、供应商、明细、金额和状态；未创建时说明原因。',
   ].join('\n');
   return { toolCalls: [{ name: 'task', args: { subagent_type: agent, description } }] };
+}
+
+/** A knowledge question: the glossary skill pack's entry for the term, read from the sandbox like any skill file. */
+function planKnowledge(view: ConversationView, request: string, english: boolean): Plan {
+  const read = view.steps.find((s) => s.name === 'read_file' && s.args.file_path === GLOSSARY_PATH);
+  if (!read && view.tools.has('read_file'))
+    return { toolCalls: [{ name: 'read_file', args: { file_path: GLOSSARY_PATH, limit: 2000 } }] };
+  if (read && read.text === undefined) return {};
+  const entries = parseGlossary(stripLineNumbers(read?.text ?? ''));
+  const entry = findTerm(entries, request);
+  if (entry) return { text: termAnswer(entry, english) };
+  return { text: unknownTermAnswer(entries, english) };
 }

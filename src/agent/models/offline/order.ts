@@ -1,7 +1,19 @@
+import { isEnglish, refusalText } from './asks.ts';
 import { type PartRef, shortName } from './catalogue.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
-import { chosen, type Facts, ground, partOptions, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
+import {
+  chosen,
+  type Facts,
+  ground,
+  offeredBy,
+  partOptions,
+  type TaskTexts,
+  taskIntent,
+  taskTexts,
+} from './grounding.ts';
+import { ORDER_INTENTS } from './intent.ts';
 import { severityText } from './price-review.ts';
+import { cjkRuns, sharedRuns } from './text.ts';
 
 interface OrderItem {
   id: number;
@@ -28,14 +40,29 @@ interface OrderItem {
   }>;
 }
 
+/** Asking for the quantity of the last order of the part ("按上次的数量再订一次", "same quantity as last time"). */
+const LAST_QUANTITY =
+  /上次的?数量|上回的?数量|跟上次一样|和上次一样|同上次|照上次|上次订了?多少|same (?:quantity|amount) as (?:last time|before)|as many as last time|last time's quantity/i;
+
 const OPEN_STATUSES = new Set(['draft', 'pending_approval', 'approved']);
 
 /** The order agent: understand the operation, ground supplier and part in the ERP, ask for what is missing. */
 export function planOrder(view: ConversationView): Plan {
   const texts = taskTexts(view, [answerText(lastStep(view, 'request_order_info'))]);
   const { intent: read, current } = taskIntent(texts);
+  // Only an order request drafts a write: a question, a budget or a refused write that reached this agent gets an
+  // answer and no draft.
+  if (current.intent && !ORDER_INTENTS.has(current.intent)) {
+    const english = isEnglish(texts.words);
+    if (current.refusal) return { text: refusalText(current.refusal, english) };
+    return {
+      text: english
+        ? 'This is a question, not an order request: no order was drafted. Ask the analyst, or say what to order.'
+        : '这是一个问题，不是下单请求：未起草订单。/ This is a question, not an order request: no order was drafted.',
+    };
+  }
   let intent = read ?? 'create';
-  if (!['create', 'update', 'cancel', 'lookup'].includes(intent)) intent = 'create';
+  if (!ORDER_INTENTS.has(intent)) intent = 'create';
   const refersBack = (current.scores.anaphora ?? 0) > 0 || intent === 'update' || intent === 'cancel';
   const orderNo =
     current.orderNo ??
@@ -73,12 +100,7 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   }
   const supplierNames = facts.suppliers.map(shortName).join('、');
   if (facts.suppliers.length && parts.length) {
-    const bySupplier = (list: PartRef[]) => list.filter((p) => facts.suppliers.some((s) => s.id === p.supplier.id));
-    // The same model from the supplier the user switched to ("换成博世" after an order with Denso).
-    const models = new Set(parts.map((p) => p.model));
-    const offered = bySupplier(parts).length
-      ? bySupplier(parts)
-      : bySupplier([...facts.seen.values()].filter((p) => models.has(p.model)));
+    const offered = offeredBy(facts, parts);
     if (!offered.length) {
       return {
         text: `${supplierNames} 没有「${facts.partWords}」这个零部件，未创建订单。供应它的有：${[
@@ -110,6 +132,17 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
         },
       ],
     };
+  }
+  // "按上次的数量": the quantity of the newest order of this part that was not cancelled, as the ERP lists it.
+  if (parts.length === 1 && facts.quantity === undefined && LAST_QUANTITY.test(texts.words)) {
+    const only = parts[0];
+    const prior = view.steps.find((s) => s.name === 'order_search_details' && Number(s.args.partId) === only.id);
+    if (!prior) return { toolCalls: [{ name: 'order_search_details', args: { partId: only.id, size: 10 } }] };
+    if (prior.text === undefined) return {};
+    facts.quantity = items<OrderItem>(prior)
+      .filter((o) => o.status !== 'cancelled')
+      .flatMap((o) => o.lines)
+      .find((l) => l.partId === only.id)?.quantity;
   }
   const missing = [
     ...(facts.suppliers.length || parts.length === 1 ? [] : ['supplier']),
@@ -242,7 +275,7 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     if (updated) return { text: confirmation(updated) };
     const change: Record<string, unknown> = {};
     if (current.quantity) {
-      const line = order.lines.find((l) => current.text.toUpperCase().includes(l.code.toUpperCase())) ?? order.lines[0];
+      const line = namedLine(order, current.rest) ?? order.lines[0];
       change.lines = order.lines.map((l) => ({
         partId: l.partId,
         quantity: l === line ? current.quantity : l.quantity,
@@ -258,6 +291,19 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     return { toolCalls: [{ name: 'order_update', args: { orderId: order.id, version: order.version, ...change } }] };
   }
   return { text: describeOrder(order) };
+}
+
+/** The line a change names in a several-line order: by code, by model, else by the most of its name said. */
+function namedLine(order: OrderItem, text: string): OrderItem['lines'][number] | undefined {
+  const upper = text.toUpperCase().replace(/[-/.\s]/g, '');
+  const bare = (code: string) => code.toUpperCase().replace(/[-/.\s]/g, '');
+  const byCode = order.lines.find((l) => upper.includes(bare(l.code)));
+  if (byCode || order.lines.length < 2) return byCode;
+  const runs = cjkRuns(text);
+  const scored = order.lines
+    .map((l) => ({ l, score: runs.reduce((n, r) => n + sharedRuns(r, l.name), 0) }))
+    .sort((a, b) => b.score - a.score);
+  return scored[0].score > 0 && scored[0].score > (scored[1]?.score ?? 0) ? scored[0].l : undefined;
 }
 
 /** Why the ERP will not let this user change or cancel the order, as the answer says it, or undefined. */
@@ -303,55 +349,79 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update'): Pla
   };
 }
 
-/** Look-ups: mine, pending, by supplier, by part — newest first. */
+/** Look-ups: mine, pending, by supplier, by part, by period, state and amount — newest first, filters named. */
 function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   const grounded = ground(view, texts);
   if ('plan' in grounded) return grounded.plan;
   const { facts } = grounded;
   const reading = facts.current.reading;
   const pending = (reading.scores.pending ?? 0) > 0;
+  const statuses = pending ? ['pending_approval'] : reading.statuses?.statuses;
   const supplier = facts.current.suppliers[0];
   const part = facts.current.parts.length === 1 ? facts.current.parts[0] : undefined;
-  const search = lastStep(view, 'order_search_details');
-  if (!search) {
-    return {
-      toolCalls: [
-        {
-          name: 'order_search_details',
-          args: {
-            size: 20,
-            ...(pending ? { status: 'pending_approval' } : {}),
-            ...(supplier ? { supplierId: supplier.id } : {}),
-            ...(part ? { partId: part.id } : {}),
-          },
-        },
-      ],
-    };
-  }
+  const args = {
+    size: LOOKUP_PAGE,
+    ...(statuses?.length === 1 ? { status: statuses[0] } : {}),
+    ...(supplier ? { supplierId: supplier.id } : {}),
+    ...(part ? { partId: part.id } : {}),
+    ...(reading.period ? { dateFrom: reading.period.from, dateTo: reading.period.to } : {}),
+  };
+  const pages = view.steps.filter((s) => s.name === 'order_search_details' && s.text !== undefined);
   const user = userId(view);
   const mine = (reading.scores.mine ?? 0) > 0;
-  const orders = items<OrderItem>(search).filter((o) => !mine || !user || o.createdBy === user);
-  const what = [
-    mine ? '我的' : '',
-    pending ? '待审批' : '',
-    supplier ? `${supplier.name} 的` : '',
-    part ? `${part.code} 的` : '',
-  ]
-    .filter(Boolean)
-    .join('');
-  if (!orders.length) return { text: `没有找到${what}订单。/ No matching orders.` };
+  const { min, max } = reading.amount ?? {};
+  // What the ERP cannot filter on (several states, amounts, the user's own) is filtered here, over every page.
+  const filteredHere = (statuses?.length ?? 0) > 1 || reading.amount !== undefined || mine;
+  const last = pages.at(-1);
+  const total = (last?.result as { total?: number } | undefined)?.total ?? 0;
+  const fetched = pages.reduce((n, p) => n + items(p).length, 0);
+  if (!last || (filteredHere && fetched < total && pages.length < LOOKUP_MAX_PAGES)) {
+    return { toolCalls: [{ name: 'order_search_details', args: { ...args, page: pages.length + 1 } }] };
+  }
+  const orders = pages
+    .flatMap((p) => items<OrderItem>(p))
+    .filter(
+      (o) =>
+        (!mine || !user || o.createdBy === user) &&
+        (!statuses || statuses.includes(o.status)) &&
+        (min === undefined || o.totalAmount > min) &&
+        (max === undefined || o.totalAmount < max),
+    );
+  const english = isEnglish(texts.words);
+  const filters = [
+    mine ? (english ? 'mine' : '我的') : '',
+    pending ? (english ? 'pending approval' : '待审批') : (reading.statuses?.label.split(' / ')[english ? 1 : 0] ?? ''),
+    supplier ? supplier.name : '',
+    part ? part.code : '',
+    reading.period ? reading.period.label : '',
+    reading.amount ? (reading.amount.label.split(' / ')[english ? 1 : 0] ?? '') : '',
+  ].filter(Boolean);
+  const applied = filters.length ? filters.join(' · ') : english ? 'none (newest orders)' : '无（最近的订单）';
+  if (!orders.length)
+    return {
+      text: english
+        ? `No orders match (filters: ${applied}).`
+        : `没有找到符合条件的订单（筛选：${applied}）。/ No matching orders.`,
+    };
+  const count = filteredHere ? orders.length : Math.max(total, orders.length);
+  const shown = orders.slice(0, 10);
   return {
     text: [
-      `## ${what}采购订单（最近 ${Math.min(orders.length, 10)} 个）/ Orders`,
-      ...orders
-        .slice(0, 10)
-        .map(
-          (o) =>
-            `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${o.createdAt ? ` · ${o.createdAt.slice(0, 10)}` : ''}`,
-        ),
+      english
+        ? `## Purchase orders — ${count} found${count > shown.length ? `, newest ${shown.length} shown` : ''}`
+        : `## 采购订单：共 ${count} 个${count > shown.length ? `，显示最近 ${shown.length} 个` : ''} / Orders`,
+      english ? `Filters: ${applied}` : `筛选 / filters：${applied}`,
+      ...shown.map(
+        (o) =>
+          `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${o.createdAt ? ` · ${o.createdAt.slice(0, 10)}` : ''}`,
+      ),
     ].join('\n'),
   };
 }
+
+/** A look-up reads at most this many pages of this size when it filters what the ERP cannot. */
+const LOOKUP_PAGE = 50;
+const LOOKUP_MAX_PAGES = 6;
 
 const userId = (view: ConversationView) => /user_id:\s*([^\s，,。]+)/.exec(view.system)?.[1];
 

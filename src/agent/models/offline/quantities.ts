@@ -133,9 +133,65 @@ export interface Span {
   end: number;
 }
 
+/** Containers a pack size names: 5盒，每盒50个 · 3 boxes of 100. */
+const PACK_ZH = '(?:盒|箱|包|袋|卷|捆|板)';
+const PACK_EN = '(?:boxes|box|packs?|cases?|cartons?|bags?|packets?)';
+
+/** A count of packs times the pieces in each (5盒，每盒50个 = 250; 每箱100只，订3箱 = 300; 3 boxes of 100 = 300). */
+function readPacks(text: string): ({ value: number } & Span) | undefined {
+  const patterns: Array<[RegExp, (m: RegExpExecArray) => [string, string]]> = [
+    [
+      new RegExp(`(${NUMBER})\\s*(${PACK_ZH})\\s*[,，]?\\s*每\\s*${PACK_ZH}?\\s*(${NUMBER})\\s*${UNIT}?`, 'i'),
+      (m) => [m[1], m[3]],
+    ],
+    [
+      new RegExp(
+        `每\\s*(${PACK_ZH})\\s*(${NUMBER})\\s*${UNIT}?[^\\d一二两三四五六七八九十百千万]{0,8}?(${NUMBER})\\s*\\1`,
+        'i',
+      ),
+      (m) => [m[3], m[2]],
+    ],
+    [new RegExp(`(${NUMBER})\\s*${PACK_EN}\\s*(?:of|x|×|\\*)\\s*(${NUMBER})`, 'i'), (m) => [m[1], m[2]]],
+  ];
+  for (const [pattern, pick] of patterns) {
+    const m = pattern.exec(text);
+    if (!m) continue;
+    const [packs, each] = pick(m).map((raw) => plainNumber(raw));
+    if (packs && each) return { value: packs * each, start: m.index, end: m.index + m[0].length };
+  }
+  return undefined;
+}
+
+/** What money is written as: ¥8000, 8000元, 八千块钱, 8k yuan, RMB 8000, $20. */
+const CURRENCY_BEFORE = '(?:¥|￥|rmb\\s*|cny\\s*|\\$)';
+// 块 is money only as 块钱 or before a per-piece price (12块一个, 12块/个); 30块 alone is thirty pieces (块 is a unit).
+const CURRENCY_AFTER = '(?:元|块钱|块(?=\\s*(?:一个|一只|一件|一条|一套|每|\\/))|rmb\\b|yuan\\b|cny\\b)';
+
+/** A sum of money in a text and where it stands: never an order quantity, whatever else the text says. */
+export function readMoney(text: string): ({ value: number } & Span) | undefined {
+  const patterns = [
+    new RegExp(`${CURRENCY_BEFORE}\\s*(${NUMBER})`, 'i'),
+    new RegExp(`(${NUMBER})\\s*${CURRENCY_AFTER}`, 'i'),
+    new RegExp(`(?:预算|budget(?:\\s+of|\\s+is)?|花|spend|总价|总额|金额)\\s*(?:是|为|有|:|：)?\\s*(${NUMBER})`, 'i'),
+    // A price said without its currency (单价 18, 开价 18.5): money, not a quantity.
+    /(?:单价|价格|报价|开价|要价|售价|卖)\s*(?:是|为|:|：)?\s*(\d+(?:\.\d+)?)(?![\d.]|\s*(?:个|只|件|条|套|盒|箱|pcs))/i,
+  ];
+  let best: ({ value: number } & Span) | undefined;
+  for (const p of patterns) {
+    const m = p.exec(text);
+    const value = m ? plainNumber(m[1]) : undefined;
+    if (m && value !== undefined && value > 0 && (!best || m.index < best.start))
+      best = { value, start: m.index, end: m.index + m[0].length };
+  }
+  return best;
+}
+
 /** The order quantity in a text and where it stands; a number with a unit wins over a bare number. */
 export function readQuantity(text: string): ({ value: number } & Span) | undefined {
-  const withUnit = new RegExp(`(${NUMBER})\\s*${UNIT}`, 'gi');
+  const packs = readPacks(text);
+  if (packs) return packs;
+  // 第二个 is an ordinal (the second one), not two pieces.
+  const withUnit = new RegExp(`(?<!第)(${NUMBER})\\s*${UNIT}`, 'gi');
   for (const m of text.matchAll(withUnit)) {
     const raw = m[1];
     // 一个/一张 before the order word is an article ("下一个采购单"), not a quantity of parts.
@@ -146,7 +202,7 @@ export function readQuantity(text: string): ({ value: number } & Span) | undefin
   }
   // "×200", "x 200", "数量 200", "qty 200", "改成300", "to 300", "再来100", "order 300 …"
   const cued = new RegExp(
-    `(?:[×x*]\\s*|数量\\s*[:：为是]?\\s*|qty\\s*:?\\s*|quantity\\s*(?:of|to|:)?\\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|来|要|to\\s+|make it\\s+|order\\s+|buy\\s+|purchase\\s+|procure\\s+|need\\s+|get\\s+|another\\s+)(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万))?|[零〇一二两三四五六七八九十百千万]{2,}|${EN_LARGE})(?![\\d./:-]|\\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))`,
+    `(?:[×x*]\\s*|数量\\s*[:：为是]?\\s*|qty\\s*:?\\s*|quantity\\s*(?:of|to|:)?\\s*|改成|改为|改到|调整为|调到|变成|再来|再要|再订|再买|再下|订购|采购|订|买|来|要|to\\s+|make it\\s+|order\\s+|buy\\s+|purchase\\s+|procure\\s+|need\\s+|get\\s+|another\\s+)(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万))?|[零〇一二两三四五六七八九十百千万]{2,}|${EN_LARGE})(?![\\d./:-]|[A-Za-z]|\\s*(?:元|块钱|rmb|yuan|cny|月|日|号|天|周|days?|weeks?|号前))`,
     'gi',
   );
   for (const m of text.matchAll(cued)) {

@@ -1,0 +1,187 @@
+import { isoDate } from './dates.ts';
+import { chineseNumber, type Span } from './quantities.ts';
+
+/**
+ * What a request asks beyond the order flows, read before any cue is weighed: a write Procura refuses (and why),
+ * a question about a price or a budget, a term to explain, and the filters of an order look-up. A question is never
+ * read as an order, however many numbers it holds.
+ */
+
+/** The writes Procura refuses from chat, each with its own reason. */
+export type Refusal = 'payment' | 'approve' | 'priceChange' | 'deleteAll' | 'readOnly';
+
+export type Ask = 'refuse' | 'judge' | 'budget' | 'knowledge';
+
+const PAYMENT =
+  /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
+const APPROVE =
+  /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|(?:都|全部|全都|一起)通过|\bapprove\b|\bsign off\b)/i;
+const APPROVE_QUESTION =
+  /(?:待审批|审批中|等待审批|还没批|未审批).{0,6}(?:有哪些|哪些|多少|吗|列出|看看)|approved\?|\bwhich\b|\bany\b.*\bapproval/i;
+const PRICE_CHANGE =
+  /(?:目录价|标价|牌价|价目表|报价单|list price|catalogue price|catalog price|(?:零部件|零件|配件|part)(?:的)?(?:单价|价格))|(?:把|将).{0,20}(?:单价|价格).{0,6}(?:改成|改为|调到|调整为|降到|涨到|降为|改)|(?:单价|价格|价钱)\s*(?:改成|改为|调到|调成|调整为|降到|涨到|降为)|(?:change|set|update|lower|raise|cut)\b.{0,30}\bprice\b.{0,20}\bto\b/i;
+const DELETE_ALL =
+  /(?:删除|删掉|清空|清除|删光|抹掉)(?:掉)?(?:所有|全部|一切)|(?:所有|全部|一切)(?:的)?(?:订单|数据|记录|东西|供应商)?.{0,4}(?:都)?(?:删除|删掉|清空|删了)|\bdelete\b.*\b(?:all|everything)\b|\bwipe\b|\bdrop\b.*\b(?:table|database)\b|\berase\b.*\b(?:all|everything)\b/i;
+const JUDGE =
+  /合理吗|合不合理|合理不|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
+const BUDGET =
+  /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|what can i (?:get|buy) for|\bafford\b/i;
+const KNOWLEDGE =
+  /什么是|是什么意思|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
+
+/** The refusal or question a request is, if any; read in this order, so "帮我给博世付款 200 元" is a payment. */
+export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefined {
+  if (PAYMENT.test(text)) return { ask: 'refuse', refusal: 'payment' };
+  if (DELETE_ALL.test(text)) return { ask: 'refuse', refusal: 'deleteAll' };
+  if (APPROVE.test(text) && !APPROVE_QUESTION.test(text)) return { ask: 'refuse', refusal: 'approve' };
+  if (JUDGE.test(text)) return { ask: 'judge' };
+  if (BUDGET.test(text)) return { ask: 'budget' };
+  if (PRICE_CHANGE.test(text) && !/PO-\d/i.test(text) && /改|调|降|涨|change|set|update|lower|raise|cut/i.test(text))
+    return { ask: 'refuse', refusal: 'priceChange' };
+  if (KNOWLEDGE.test(text)) return { ask: 'knowledge' };
+  return undefined;
+}
+
+/** Order states a look-up can ask for, by the words buyers use for them. */
+const STATUS_WORDS: Array<[RegExp, string[], string]> = [
+  [
+    /还没到货|还未到货|没到货|未到货|尚未到货|在途|还没收到|没收到|未收货|等(?:待)?到货|waiting for delivery|not (?:yet )?(?:delivered|received|arrived)|in transit|on order|outstanding/i,
+    ['approved', 'ordered'],
+    '未到货 / not yet delivered',
+  ],
+  [/已取消|取消了|被取消|作废了|cancell?ed/i, ['cancelled'], '已取消 / cancelled'],
+  [/已到货|已收货|到货了|收到了|received|delivered/i, ['received'], '已收货 / received'],
+  [/草稿|draft/i, ['draft'], '草稿 / draft'],
+  [/已审批|审批通过的|approved\b/i, ['approved'], '已审批 / approved'],
+];
+
+/** The states a look-up asks for ("还没到货的", "cancelled"), with the filter's label. */
+export function readStatuses(text: string): { statuses: string[]; label: string } | undefined {
+  for (const [pattern, statuses, label] of STATUS_WORDS) if (pattern.test(text)) return { statuses, label };
+  return undefined;
+}
+
+/** A look-up's order amount bounds: 超过5000元, 5000元以上, over ¥5,000, 不到1000元. */
+export function readAmountFilter(text: string): ({ min?: number; max?: number; label: string } & Span) | undefined {
+  const n = '(\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?\\s*[kK万千w]?|[零一二两三四五六七八九十百千万]+)';
+  const money = '(?:¥|￥|rmb\\s*|cny\\s*|\\$)?';
+  const unit = '\\s*(?:元|块钱|块|rmb|yuan|cny)?';
+  const value = (raw: string) => {
+    const t = raw.replace(/,/g, '').trim();
+    const m = /^(\d+(?:\.\d+)?)\s*([kK千万w])?$/.exec(t);
+    if (m) return Number(m[1]) * ({ k: 1000, K: 1000, 千: 1000, 万: 10000, w: 10000 }[m[2] ?? ''] ?? 1);
+    return chineseNumber(t);
+  };
+  const rules: Array<[RegExp, 'min' | 'max']> = [
+    [
+      new RegExp(
+        `(?:超过|高于|大于|多于|不低于|至少|over|above|more than|greater than|exceeding|at least)\\s*${money}${n}${unit}`,
+        'i',
+      ),
+      'min',
+    ],
+    [new RegExp(`${money}${n}${unit}\\s*(?:以上|及以上|或以上|or more|and above|plus)`, 'i'), 'min'],
+    [new RegExp(`(?:低于|少于|小于|不到|不超过|below|under|less than)\\s*${money}${n}${unit}`, 'i'), 'max'],
+    [new RegExp(`${money}${n}${unit}\\s*(?:以下|以内|or less)`, 'i'), 'max'],
+  ];
+  for (const [pattern, bound] of rules) {
+    const m = pattern.exec(text);
+    const v = m ? value(m[1]) : undefined;
+    if (!m || v === undefined || !(v > 0)) continue;
+    return {
+      [bound]: v,
+      label: bound === 'min' ? `金额 > ¥${v} / amount over ¥${v}` : `金额 < ¥${v} / amount under ¥${v}`,
+      start: m.index,
+      end: m.index + m[0].length,
+    };
+  }
+  return undefined;
+}
+
+const MONTHS_EN = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/** A past period a look-up names: 3月份, 上个月, last month, 上周, 本月, this year, in March. */
+export function readPeriod(
+  text: string,
+  today = new Date(),
+): ({ from: string; to: string; label: string } & Span) | undefined {
+  const y = today.getUTCFullYear();
+  const m0 = today.getUTCMonth();
+  const monthOf = (year: number, month: number) => ({
+    from: isoDate(new Date(Date.UTC(year, month, 1))),
+    to: isoDate(new Date(Date.UTC(year, month + 1, 0))),
+  });
+  // A month later than this one is last year's (in December "3月" is this year's March; in February it is last year's).
+  const named = (month: number) => monthOf(month > m0 ? y - 1 : y, month);
+  const weekStart = (weeksBack: number) => {
+    const d = new Date(Date.UTC(y, m0, today.getUTCDate()));
+    const monday = (d.getUTCDay() + 6) % 7;
+    d.setUTCDate(d.getUTCDate() - monday - 7 * weeksBack);
+    const end = new Date(d);
+    end.setUTCDate(d.getUTCDate() + 6);
+    return { from: isoDate(d), to: isoDate(end) };
+  };
+  const rules: Array<[RegExp, (m: RegExpExecArray) => { from: string; to: string } | undefined]> = [
+    [/上上个?月/, () => monthOf(y, m0 - 2)],
+    [/上个?月|\blast month\b|\bprevious month\b/i, () => monthOf(y, m0 - 1)],
+    [/(?:本月|这个月|当月|\bthis month\b)(?!\s*\d{1,2}\s*[日号])/i, () => monthOf(y, m0)],
+    [/上周|上个?星期|上个?礼拜|\blast week\b/i, () => weekStart(1)],
+    [/本周|这周|这个?星期|\bthis week\b/i, () => weekStart(0)],
+    [/今年|\bthis year\b/i, () => ({ from: `${y}-01-01`, to: `${y}-12-31` })],
+    [/去年|\blast year\b/i, () => ({ from: `${y - 1}-01-01`, to: `${y - 1}-12-31` })],
+    [
+      /(\d{1,2}|[一二三四五六七八九十]{1,3})\s*月份?(?![\d一二三四五六七八九十]{1,3}\s*[日号])/,
+      (m) => {
+        const month = (/\d/.test(m[1]) ? Number(m[1]) : chineseNumber(m[1])) ?? 0;
+        return month >= 1 && month <= 12 ? named(month - 1) : undefined;
+      },
+    ],
+    [
+      /\b(?:in|during|for)\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b(?!\s+\d)/i,
+      (m) => named(MONTHS_EN.indexOf(m[1].toLowerCase())),
+    ],
+  ];
+  for (const [pattern, range] of rules) {
+    const m = pattern.exec(text);
+    const r = m && range(m);
+    if (m && r) return { ...r, label: `${r.from} – ${r.to}`, start: m.index, end: m.index + m[0].length };
+  }
+  return undefined;
+}
+
+/** Whether a text is English (no Chinese in it): the answer then speaks English. */
+export const isEnglish = (text: string) => !/[\u3400-\u9fff]/.test(text) && /[A-Za-z]/.test(text);
+
+/** Why Procura does not do a refused write, in the user's language. */
+export function refusalText(refusal: Refusal, english: boolean, role?: string): string {
+  const reasons: Record<Refusal, [string, string]> = {
+    payment: [
+      '付款不在 Procura 的范围内：Procura 只处理采购订单（起草、修改、取消、查询），不做付款或转账。付款请走财务系统的付款流程。',
+      'Payments are outside Procura: it handles purchase orders (draft, change, cancel, look up), never payments or transfers. Please pay through your finance system.',
+    ],
+    approve:
+      role === 'admin'
+        ? [
+            '聊天中不审批订单：请在「待审批」面板中逐个审批（批准/退回），由 ERP 按角色和审批策略判断。',
+            'Orders are not approved from chat: approve or return each one in the Approvals panel, where the ERP applies its roles and approval policy.',
+          ]
+        : [
+            `${role === 'viewer' ? '访客（只读）' : '采购员'}不能审批订单：审批只能由管理员在「待审批」面板中完成，且四眼原则下不能审批自己创建或修改的订单。`,
+            `A ${role === 'viewer' ? 'viewer (read-only)' : 'buyer'} cannot approve orders: only an admin approves, in the Approvals panel, and never an order they created or changed (four eyes).`,
+          ],
+    priceChange: [
+      '目录价不能在聊天中修改：零部件价格由 ERP 的主数据维护，Procura 只读取它。要核对一个报价是否合理，可以问“这个价合理吗？”。',
+      'Catalogue prices are not changed from chat: they are master data kept in the ERP, which Procura only reads. To check whether a quote is fair, ask “is this price reasonable?”.',
+    ],
+    deleteAll: [
+      'Procura 不做批量删除：订单只能逐个取消（并经审批），供应商、零部件和历史记录不会从聊天中删除。',
+      'Procura does not delete in bulk: orders are cancelled one at a time (with approval), and suppliers, parts and history are never deleted from chat.',
+    ],
+    readOnly: [
+      '当前账号是访客（只读）权限：可以查询和分析，不能创建、修改或取消采购订单。需要下单请联系采购员或管理员。',
+      'This account is a viewer (read-only): it can look up and analyse, but cannot create, change or cancel purchase orders. Ask a buyer or an admin to order.',
+    ],
+  };
+  const [zh, en] = reasons[refusal];
+  return english ? en : `${zh}\n${en}`;
+}

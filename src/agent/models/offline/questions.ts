@@ -1,0 +1,188 @@
+import { isEnglish } from './asks.ts';
+import type { PartRef } from './catalogue.ts';
+import type { ConversationView, Plan, ToolStep } from './conversation.ts';
+import { type Facts, ground, offeredBy, type TaskTexts } from './grounding.ts';
+import { severityText } from './price-review.ts';
+
+/**
+ * The analyst's answers to price questions that are not a comparison: is this price fair (against the ERP's own
+ * 12-month history), and what does a budget buy. Both read only; neither drafts anything.
+ */
+
+const yuan = (n: number) => `¥${n.toFixed(2)}`;
+
+/** The parts a question is about: the named supplier's offers of what it names (at most `limit`). */
+function partsAsked(facts: Facts, limit: number): { parts: PartRef[] } | { text: string } {
+  let parts = facts.parts;
+  if (facts.suppliers.length && parts.length) {
+    const offered = offeredBy(facts, parts);
+    if (!offered.length) {
+      const names = facts.suppliers.map((s) => s.name).join('、');
+      return {
+        text: `${names} 没有「${facts.partWords}」这个零部件。/ ${names} does not supply “${facts.partWords}”.`,
+      };
+    }
+    parts = offered;
+  }
+  if (!parts.length) {
+    return {
+      text: facts.partWords
+        ? `ERP 中没有找到「${facts.partWords}」相关的零部件。/ No part in the ERP matches “${facts.partWords}”.`
+        : '请说明是哪个零部件（名称或型号）。/ Which part do you mean (name or model)?',
+    };
+  }
+  return { parts: [...parts].sort((a, b) => a.unitPrice - b.unitPrice).slice(0, limit) };
+}
+
+interface Check {
+  severity: string;
+  deviationPct: number | null;
+  median12m: number | null;
+  minPrice12m: number | null;
+  basis?: { lines: number };
+  traceId?: string;
+}
+
+interface History {
+  series: Array<{
+    label: string;
+    months: Array<{ month: string; avgUnitPrice: number; lines: number }>;
+    total: { avgUnitPrice: number | null; lines: number };
+  }>;
+  traceId?: string;
+}
+
+const resultOf = <T>(step: ToolStep | undefined) =>
+  step && (step.result as { success?: boolean } | undefined)?.success !== false ? (step.result as T) : undefined;
+
+/** "这个价合理吗？": each part's price (quoted, else its list price) against the ERP's 12-month paid prices. */
+export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) return grounded.plan;
+  const { facts } = grounded;
+  const asked = partsAsked(facts, 4);
+  if ('text' in asked) return asked;
+  const quoted = facts.money;
+  const checkOf = (p: PartRef) => view.steps.find((s) => s.name === 'price_check' && Number(s.args.partId) === p.id);
+  const historyOf = (p: PartRef) =>
+    view.steps.find((s) => s.name === 'part_price_history' && Number(s.args.partId) === p.id);
+  const calls = asked.parts.flatMap((p) => [
+    ...(checkOf(p) || !view.tools.has('price_check')
+      ? []
+      : [{ name: 'price_check', args: { partId: p.id, unitPrice: quoted ?? p.unitPrice, supplierId: p.supplier.id } }]),
+    ...(p !== asked.parts.find((q) => q.model === p.model) || historyOf(p) || !view.tools.has('part_price_history')
+      ? []
+      : [{ name: 'part_price_history', args: { partId: p.id, months: 12, by: 'product' } }]),
+  ]);
+  if (calls.length) return { toolCalls: calls };
+  if (view.steps.some((s) => s.text === undefined)) return {};
+  const english = isEnglish(texts.words);
+  const lines: string[] = [english ? '## Is the price fair?' : '## 价格判断 / Is the price fair?'];
+  const traces = new Set<string>();
+  for (const p of asked.parts) {
+    const check = resultOf<Check>(checkOf(p));
+    const price = quoted ?? p.unitPrice;
+    const what = english ? (quoted ? 'quoted' : 'list price') : quoted ? '报价' : '目录价';
+    if (check?.traceId) traces.add(check.traceId);
+    if (!check || check.median12m === null || check.deviationPct === null) {
+      lines.push(
+        english
+          ? `- ${p.supplier.name} ${p.code} ${p.name}: ${what} ${yuan(price)} — no paid orders in the last 12 months to judge it by.`
+          : `- ${p.supplier.name} ${p.code} ${p.name}：${what} ${yuan(price)}——近 12 个月没有成交记录，无法判断。`,
+      );
+      continue;
+    }
+    const d = check.deviationPct;
+    const verdict = english
+      ? d > 0
+        ? `${d.toFixed(1)}% above`
+        : d < 0
+          ? `${Math.abs(d).toFixed(1)}% below`
+          : 'equal to'
+      : d > 0
+        ? `高 ${d.toFixed(1)}%`
+        : d < 0
+          ? `低 ${Math.abs(d).toFixed(1)}%`
+          : '持平';
+    const grade = english
+      ? ({ ok: 'reasonable', info: 'slightly high', warn: 'high', critical: 'far too high' }[check.severity] ??
+        check.severity)
+      : severityText(check.severity);
+    lines.push(
+      english
+        ? `- ${p.supplier.name} ${p.code} ${p.name}: ${what} ${yuan(price)} is ${verdict} the 12-month median paid price ${yuan(check.median12m)} (lowest ${yuan(check.minPrice12m ?? check.median12m)}, ${check.basis?.lines ?? 0} paid lines) — ${grade} (${check.severity}).`
+        : `- ${p.supplier.name} ${p.code} ${p.name}：${what} ${yuan(price)}，比近 12 个月成交中位价 ${yuan(check.median12m)} ${verdict}（最低 ${yuan(check.minPrice12m ?? check.median12m)}，${check.basis?.lines ?? 0} 行成交）——${grade}（${check.severity}）。`,
+    );
+  }
+  for (const p of asked.parts) {
+    const history = resultOf<History>(historyOf(p));
+    const series = history?.series?.[0];
+    const months = (series?.months ?? []).filter((m) => m.lines > 0);
+    if (history?.traceId) traces.add(history.traceId);
+    if (!series || months.length < 1) continue;
+    const first = months[0];
+    const last = months[months.length - 1];
+    const change = ((last.avgUnitPrice - first.avgUnitPrice) / first.avgUnitPrice) * 100;
+    const direction = english
+      ? change > 0.5
+        ? `up ${change.toFixed(1)}%`
+        : change < -0.5
+          ? `down ${Math.abs(change).toFixed(1)}%`
+          : 'flat'
+      : change > 0.5
+        ? `上涨 ${change.toFixed(1)}%`
+        : change < -0.5
+          ? `下降 ${Math.abs(change).toFixed(1)}%`
+          : '基本持平';
+    lines.push(
+      english
+        ? `- Paid prices of ${p.model} (all suppliers, quantity-weighted): ${first.month} ${yuan(first.avgUnitPrice)} → ${last.month} ${yuan(last.avgUnitPrice)}, ${direction}; 12-month average ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)} over ${series.total.lines} lines.`
+        : `- ${p.model} 近 12 个月成交价（所有供应商，按数量加权）：${first.month} ${yuan(first.avgUnitPrice)} → ${last.month} ${yuan(last.avgUnitPrice)}，${direction}；全期均价 ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)}（${series.total.lines} 行）。`,
+    );
+  }
+  lines.push(
+    english
+      ? `Sources: the ERP's price_check and part_price_history (ordered and received orders only)${traces.size ? `, trace ${[...traces].join(', ')}` : ''}. No order was drafted.`
+      : `来源：ERP 的 price_check 和 part_price_history（只计已下单/已收货订单）${traces.size ? `，trace ${[...traces].join('、')}` : ''}。未起草订单。`,
+  );
+  return { text: lines.join('\n') };
+}
+
+/** "预算 N 元能买多少个？": how many of each part the budget buys at its list price, and the total. */
+export function planBudget(view: ConversationView, texts: TaskTexts): Plan {
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) return grounded.plan;
+  const { facts } = grounded;
+  const english = isEnglish(texts.words);
+  const budget = facts.money;
+  if (!budget) {
+    return {
+      text: english
+        ? 'How much is the budget? Say it with its currency, e.g. “a budget of 8000 yuan”.'
+        : '预算是多少？请说明金额，例如“预算 8000 元”。/ How much is the budget?',
+    };
+  }
+  const asked = partsAsked(facts, 6);
+  if ('text' in asked) return asked;
+  const lines = [
+    english ? `## What a budget of ${yuan(budget)} buys` : `## 预算 ${yuan(budget)} 能买多少 / What the budget buys`,
+  ];
+  for (const p of asked.parts) {
+    const count = Math.floor(budget / p.unitPrice + 1e-9);
+    const total = Math.round(count * p.unitPrice * 100) / 100;
+    const unit = p.unit ?? '';
+    const moq =
+      count < p.moq ? (english ? ` — below the minimum order quantity ${p.moq}` : `——不足最小起订量 ${p.moq}`) : '';
+    lines.push(
+      english
+        ? `- ${p.supplier.name} ${p.code} ${p.name} at ${yuan(p.unitPrice)}: ${count} ${unit}, total ${yuan(total)} (left ${yuan(budget - total)})${moq}`
+        : `- ${p.supplier.name} ${p.code} ${p.name}，单价 ${yuan(p.unitPrice)}：可买 ${count}${unit}，合计 ${yuan(total)}（剩余 ${yuan(budget - total)}）${moq}`,
+    );
+  }
+  lines.push(
+    english
+      ? 'List prices from the ERP (part_search). No order was drafted; to order, say e.g. “order N … from …”.'
+      : '单价为 ERP 目录价（part_search）。未起草订单；要下单请直接说“给某供应商下 N 个…”。',
+  );
+  return { text: lines.join('\n') };
+}

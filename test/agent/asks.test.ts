@@ -1,0 +1,587 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentHarness, TurnResult } from '../../bench/eval/local-stack.ts';
+import { stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { parseGlossary } from '../../src/agent/models/offline/glossary.ts';
+
+/**
+ * Only an explicit order request drafts a write. Questions (is this price fair, what does a budget buy), payments,
+ * approvals, catalogue price changes, bulk deletes and a viewer's orders are generated from templates filled with
+ * suppliers, parts and numbers read from the ERP the started stack runs, sent through its chat API, and must end with
+ * no write draft, nothing written, and the answer or the reason the user asked for.
+ */
+
+type Db = AgentHarness['erp']['database']['db'];
+
+/** A small seeded generator, so a failure replays. */
+function random(seed: number) {
+  let s = seed >>> 0;
+  const next = () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+  return {
+    next,
+    pick: <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)],
+    int: (a: number, b: number) => a + Math.floor(next() * (b - a + 1)),
+  };
+}
+
+interface Offer {
+  partId: number;
+  code: string;
+  model: string;
+  nameZh: string;
+  price: number;
+  moq: number;
+  supplierId: number;
+  supplierZh: string;
+  supplierEn: string;
+}
+
+/** The everyday name of a supplier: its Chinese name up to the bracket or company form, or its first English word. */
+const shortZh = (name: string) =>
+  name.replace(/[（(].*$/, '').replace(/(?:汽车部件|汽车零部件|零部件|有限公司|公司).*$/, '');
+const shortEn = (name: string) => name.split(/\s+/)[0];
+
+async function offers(db: Db): Promise<Offer[]> {
+  const rows = await db
+    .selectFrom('parts')
+    .innerJoin('suppliers', 'suppliers.id', 'parts.supplier_id')
+    .select([
+      'parts.id as partId',
+      'parts.code',
+      'parts.model',
+      'parts.name_zh as nameZh',
+      'parts.unit_price_e4',
+      'parts.moq',
+      'suppliers.id as supplierId',
+      'suppliers.name_zh as supplierZh',
+      'suppliers.name_en as supplierEn',
+    ])
+    .where('parts.project_id', '=', 'P001')
+    .execute();
+  return rows.map((r) => ({ ...r, price: r.unit_price_e4 / 10_000 }));
+}
+
+const WRITES = new Set(['order_create', 'order_update', 'order_cancel']);
+const writeDraft = (turn: TurnResult) =>
+  turn.interrupts.find((i) => i.value.kind === 'approval' && WRITES.has(String(i.value.tool)));
+
+interface Case {
+  cls: string;
+  say: string;
+  user?: 'laoxiao' | 'viewer';
+  /** Why the answer is wrong, or undefined. */
+  check: (answer: string) => Promise<string | undefined> | string | undefined;
+}
+
+describe('only an explicit order request drafts a write (generated phrasings on the started stack)', () => {
+  let h: AgentHarness;
+  let all: Offer[];
+  let pendingNo: string;
+  beforeAll(async () => {
+    h = stackHarness(await startStack());
+    all = await offers(h.erp.database.db);
+    pendingNo = (
+      await h.erp.database.db
+        .selectFrom('orders')
+        .select('order_no')
+        .where('project_id', '=', 'P001')
+        .where('status', '=', 'pending_approval')
+        .executeTakeFirstOrThrow()
+    ).order_no;
+  }, 120_000);
+  afterAll(() => h?.close());
+
+  const priceCheck = async (o: Offer, unitPrice: number) => {
+    const res = await h.erp.fetch(
+      new Request(
+        `http://erp.local/api/parts/${o.partId}/price-check?unitPrice=${unitPrice}&supplierId=${o.supplierId}`,
+        {
+          headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+        },
+      ),
+    );
+    return (await res.json()) as { median12m: number | null };
+  };
+
+  function cases(seed: number): Case[] {
+    const r = random(seed);
+    const out: Case[] = [];
+    for (let i = 0; i < 3; i++) {
+      const o = r.pick(all);
+      const quoted = Math.round(o.price * (0.8 + r.next() * 0.6) * 100) / 100;
+      const fair = async (answer: string) => {
+        const check = await priceCheck(o, quoted);
+        if (!answer.includes(o.code)) return `no ${o.code} in the answer`;
+        if (check.median12m === null) return /无法判断|no paid orders/.test(answer) ? undefined : 'no "cannot judge"';
+        return answer.includes(`¥${check.median12m.toFixed(2)}`) ? undefined : `no median ¥${check.median12m}`;
+      };
+      const judge = r.pick([
+        `${shortZh(o.supplierZh)}报给我们 ${quoted} 元一个 ${o.model}，这个价合理吗？`,
+        `${shortZh(o.supplierZh)}的 ${o.model} 报价 ${quoted} 元，贵不贵？`,
+        `${o.model} ${shortZh(o.supplierZh)}现在卖 ${quoted} 块钱一个，划算吗`,
+        `${shortEn(o.supplierEn)} quoted us ¥${quoted} each for ${o.model}. Is that reasonable?`,
+        `Is ${quoted} yuan a fair price for ${o.model} from ${shortEn(o.supplierEn)}?`,
+      ]);
+      out.push({ cls: 'judge', say: judge, check: fair });
+      const budget = r.int(2, 90) * 100;
+      const count = Math.floor(budget / o.price + 1e-9);
+      out.push({
+        cls: 'budget',
+        say: r.pick([
+          `预算 ${budget} 元能买多少个${shortZh(o.supplierZh)}的 ${o.model}？`,
+          `我有${budget}块钱的预算，${shortZh(o.supplierZh)}的${o.model}可以买几个`,
+          `With a budget of ${budget} yuan, how many ${o.model} can I buy from ${shortEn(o.supplierEn)}?`,
+        ]),
+        check: (a) => (new RegExp(`(?:可买 |: )${count}\\b`).test(a) ? undefined : `no count ${count}`),
+      });
+      out.push({
+        cls: 'payment',
+        say: r.pick([
+          `帮我给${shortZh(o.supplierZh)}付款`,
+          `给${shortZh(o.supplierZh)}付一下上个月的货款 ${budget} 元`,
+          `把 ${o.model} 的货款 ${budget} 元转账给${shortZh(o.supplierZh)}`,
+          `Pay ${shortEn(o.supplierEn)} ${budget} yuan for the last order`,
+        ]),
+        check: (a) => (/付款不在|Payments are outside/.test(a) ? undefined : 'no payment reason'),
+      });
+      out.push({
+        cls: 'approve',
+        say: r.pick([
+          '帮我批准所有待审批的订单',
+          `把 ${pendingNo} 审批通过`,
+          `帮我批一下${shortZh(o.supplierZh)}的单子`,
+          'approve all pending orders',
+          `Please approve ${pendingNo}`,
+        ]),
+        check: (a) => (/采购员不能审批|buyer cannot approve/.test(a) ? undefined : 'no "a buyer cannot approve"'),
+      });
+      out.push({
+        cls: 'priceChange',
+        say: r.pick([
+          `把${o.model}的目录价改成${quoted}元`,
+          `${shortZh(o.supplierZh)}的 ${o.model} 单价调到 ${quoted} 块`,
+          `change the list price of ${o.model} to ${quoted} yuan`,
+        ]),
+        check: (a) => (/目录价不能|Catalogue prices are not changed/.test(a) ? undefined : 'no catalogue-price reason'),
+      });
+      const quantity = r.int(1, 30) * 50;
+      out.push({
+        cls: 'viewer',
+        user: 'viewer',
+        say: r.pick([
+          `给${shortZh(o.supplierZh)}下${quantity}个${o.model}`,
+          `帮我从${shortZh(o.supplierZh)}订 ${quantity} 个 ${o.model}`,
+          `order ${quantity} ${o.model} from ${shortEn(o.supplierEn)}`,
+        ]),
+        check: (a) => (/只读|read-only/.test(a) ? undefined : 'no read-only reason'),
+      });
+    }
+    out.push({
+      cls: 'deleteAll',
+      say: r.pick(['把所有订单都删掉', '清空全部数据', 'delete everything', '删除所有供应商']),
+      check: (a) => (/批量删除|does not delete/.test(a) ? undefined : 'no bulk-delete reason'),
+    });
+    return out;
+  }
+
+  it('answers or refuses with the reason, drafts nothing and writes nothing', async () => {
+    const db = h.erp.database.db;
+    const before = (await db.selectFrom('orders').select(db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
+    const list = [...cases(7), ...cases(2026)];
+    const misses = await run(list, 'asks');
+    const after = (await db.selectFrom('orders').select(db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n;
+    expect(misses, misses.join('\n')).toEqual([]);
+    expect(Number(after)).toBe(Number(before));
+  }, 600_000);
+
+  /** Runs generated cases three at a time; returns the misses. */
+  async function run(list: Case[], prefix: string): Promise<string[]> {
+    const misses: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const i = next++;
+        const c = list[i];
+        const turn = await h.send(h.contextFor(c.user ?? 'laoxiao', `${prefix}-${i}`), c.say);
+        const draft = writeDraft(turn);
+        const why = draft
+          ? `drafted ${String(draft.value.tool)}`
+          : turn.interrupts.length
+            ? `stopped at ${String(turn.interrupts[0].value.kind)}`
+            : await c.check(turn.answer);
+        if (why) misses.push(`[${c.cls}] ${c.say} — ${why} — ${turn.answer.slice(0, 300)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 3 }, worker));
+    return misses;
+  }
+
+  it('looks up orders with every filter said (period, state, amount, supplier) and names the filters', async () => {
+    const db = h.erp.database.db;
+    const orders = await db
+      .selectFrom('orders')
+      .select(['order_no', 'status', 'supplier_id', 'created_at', 'id'])
+      .where('project_id', '=', 'P001')
+      .execute();
+    const totals = new Map<number, number>();
+    for (const l of await db.selectFrom('order_lines').select(['order_id', 'quantity', 'unit_price_e4']).execute())
+      totals.set(l.order_id, (totals.get(l.order_id) ?? 0) + (l.quantity * l.unit_price_e4) / 10_000);
+    const r = random(11);
+    const now = new Date();
+    const list: Case[] = [];
+    for (let i = 0; i < 8; i++) {
+      const o = r.pick(all);
+      const back = r.int(1, 9);
+      const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - back, 1));
+      const m = month.getUTCMonth() + 1;
+      const ym = month.toISOString().slice(0, 7);
+      const amount = r.pick([1000, 2000, 5000, 8000]);
+      const expectOf = (keep: (x: (typeof orders)[number]) => boolean) => async (answer: string) => {
+        const matching = orders.filter(keep);
+        const listed = [...new Set(answer.match(/PO-\d{6}-[A-Z]?\d+/g) ?? [])];
+        for (const no of listed) {
+          const x = orders.find((y) => y.order_no === no);
+          if (!x || !keep(x)) return `${no} does not match the filter`;
+        }
+        if (!matching.length)
+          return /没有找到|No orders match/.test(answer) ? undefined : 'listed orders where none match';
+        const count = Number(/共 (\d+) 个|(\d+) found/.exec(answer)?.slice(1).find(Boolean));
+        return count === matching.length ? undefined : `counted ${count}, the ERP has ${matching.length}`;
+      };
+      const inMonth = (x: (typeof orders)[number]) => x.created_at.slice(0, 7) === ym;
+      const cases: Case[] = [
+        { cls: 'lookup:month', say: r.pick([`${m}月份的订单有哪些`, `看看${m}月的采购单`]), check: expectOf(inMonth) },
+        {
+          cls: 'lookup:supplier+month',
+          say: r.pick([`${shortZh(o.supplierZh)}${m}月份的单子`, `${m}月份跟${shortZh(o.supplierZh)}下的订单有哪些`]),
+          check: expectOf((x) => inMonth(x) && x.supplier_id === o.supplierId),
+        },
+        {
+          cls: 'lookup:amount',
+          say: r.pick([`超过${amount}元的订单`, `${amount}元以上的采购单有哪些`, `orders over ¥${amount}`]),
+          check: expectOf((x) => (totals.get(x.id) ?? 0) > amount),
+        },
+        {
+          cls: 'lookup:state',
+          say: r.pick(['还没到货的订单有哪些', 'which orders are still waiting for delivery?', '在途的采购单']),
+          check: expectOf((x) => x.status === 'approved' || x.status === 'ordered'),
+        },
+      ];
+      list.push(r.pick(cases));
+    }
+    const misses = await run(list, 'lookup');
+    expect(misses, misses.join('\n')).toEqual([]);
+  }, 600_000);
+
+  it('drafts the quantity a buyer means: Chinese numerals with an implied unit and pack sizes', async () => {
+    const r = random(5);
+    const zh = (n: number) => {
+      const digits = '零一二三四五六七八九';
+      const th = Math.floor(n / 1000);
+      const hu = Math.floor((n % 1000) / 100);
+      return `${th === 2 ? '两' : digits[th]}千${hu ? digits[hu] : ''}`;
+    };
+    const list: Array<Case & { offer: Offer; quantity: number }> = [];
+    for (let i = 0; i < 8; i++) {
+      const offer = r.pick(all.filter((o) => o.moq <= 1000));
+      const quantity = r.int(1, 9) * 1000 + r.int(1, 9) * 100;
+      const packs = r.int(Math.ceil(offer.moq / 50), 40);
+      const each = 50;
+      const [say, q] = r.pick<[string, number]>([
+        [`给${shortZh(offer.supplierZh)}订${zh(quantity)}个 ${offer.model}`, quantity],
+        [`从${shortZh(offer.supplierZh)}买${zh(quantity)} ${offer.model}`, quantity],
+        [`${shortZh(offer.supplierZh)}的 ${offer.model} 订${packs}盒，每盒${each}个`, packs * each],
+        [`order ${packs} boxes of ${each} ${offer.model} from ${shortEn(offer.supplierEn)}`, packs * each],
+      ]);
+      list.push({ cls: 'quantity', say, offer, quantity: q, check: () => undefined });
+    }
+    const misses: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const i = next++;
+        const c = list[i];
+        const turn = await h.send(h.contextFor('laoxiao', `quantity-${i}`), c.say);
+        const args = turn.interrupts.find((x) => x.value.kind === 'approval' && x.value.tool === 'order_create')?.value
+          .args as { supplierId: number; lines: Array<{ partId: number; quantity: number }> } | undefined;
+        const line = args?.lines[0];
+        if (
+          !args ||
+          args.supplierId !== c.offer.supplierId ||
+          line?.partId !== c.offer.partId ||
+          line.quantity !== c.quantity
+        )
+          misses.push(
+            `${c.say} — expected ${c.offer.code} × ${c.quantity}, got ${JSON.stringify(args ?? turn.answer.slice(0, 200))}`,
+          );
+      }
+    };
+    await Promise.all(Array.from({ length: 3 }, worker));
+    expect(misses, misses.join('\n')).toEqual([]);
+  }, 600_000);
+
+  it("answers knowledge questions from the glossary skill pack, in the user's language", async () => {
+    const entries = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
+    const r = random(3);
+    const list: Case[] = [];
+    for (let i = 0; i < 8; i++) {
+      const e = r.pick(entries);
+      const english = r.next() < 0.4;
+      const say = english
+        ? r.pick([`What is ${e.titleEn}?`, `what does ${e.titleEn} mean`, `Explain ${e.titleEn}`])
+        : r.pick([`什么是${e.titleZh}？`, `${e.titleZh}是什么意思`, `解释一下${e.titleZh}`]);
+      list.push({
+        cls: 'knowledge',
+        say,
+        check: (a) =>
+          !a.includes(english ? e.en : e.zh)
+            ? `not the ${e.titleEn} entry`
+            : english && /[\u4e00-\u9fff]{6}/.test(a.replace(e.titleZh, ''))
+              ? 'answered an English question in Chinese'
+              : undefined,
+      });
+    }
+    const misses = await run(list, 'knowledge');
+    expect(misses, misses.join('\n')).toEqual([]);
+  }, 600_000);
+
+  it('resolves follow-ups against the conversation: the last quantity, the cheapest supplier, the named line', async () => {
+    const db = h.erp.database.db;
+    const misses: string[] = [];
+    const approvalArgs = (turn: TurnResult, tool: string) =>
+      turn.interrupts.find((x) => x.value.kind === 'approval' && x.value.tool === tool)?.value.args as
+        | { supplierId?: number; lines: Array<{ partId: number; quantity: number }> }
+        | undefined;
+    // 按上次的数量: the newest order of the part that was not cancelled, as the ERP sorts them.
+    const r = random(19);
+    for (let i = 0; i < 3; i++) {
+      const offer = r.pick(all);
+      const last = await db
+        .selectFrom('order_lines')
+        .innerJoin('orders', 'orders.id', 'order_lines.order_id')
+        .select(['order_lines.quantity'])
+        .where('order_lines.part_id', '=', offer.partId)
+        .where('orders.status', '!=', 'cancelled')
+        .orderBy('orders.created_at', 'desc')
+        .orderBy('orders.id', 'desc')
+        .executeTakeFirst();
+      if (!last || last.quantity < offer.moq) continue;
+      const say = r.pick([
+        `${shortZh(offer.supplierZh)}的 ${offer.model} 按上次的数量再订一次`,
+        `${offer.model} 从${shortZh(offer.supplierZh)}再买一批，数量跟上次一样`,
+        `order ${offer.model} from ${shortEn(offer.supplierEn)} again, same quantity as last time`,
+      ]);
+      const turn = await h.send(h.contextFor('laoxiao', `last-${i}`), say);
+      const line = approvalArgs(turn, 'order_create')?.lines[0];
+      if (line?.partId !== offer.partId || line.quantity !== last.quantity)
+        misses.push(
+          `${say} — expected ${offer.code} × ${last.quantity}, got ${JSON.stringify(line ?? turn.answer.slice(0, 200))}`,
+        );
+    }
+    // 把 PO-… 里的<line> 改成 N: the named line of a several-line open order changes, the others stay.
+    const open = await db
+      .selectFrom('orders')
+      .innerJoin('users', 'users.id', 'orders.created_by')
+      .select(['orders.id', 'orders.order_no'])
+      .where('users.username', '=', 'laoxiao')
+      .where('orders.status', 'in', ['draft', 'pending_approval'])
+      .execute();
+    for (const order of open) {
+      const lines = await db
+        .selectFrom('order_lines')
+        .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+        .select(['order_lines.part_id', 'order_lines.quantity', 'parts.name_zh', 'parts.model'])
+        .where('order_id', '=', order.id)
+        .orderBy('line_no')
+        .execute();
+      if (lines.length < 2) continue;
+      const names = new Set(lines.map((l) => l.name_zh.replace(/\s+\S*\d\S*$/, '')));
+      if (names.size < lines.length) continue;
+      const target = lines[lines.length - 1];
+      const quantity = target.quantity + 100;
+      const say = `把${order.order_no}里的${target.name_zh.replace(/\s+\S*\d\S*$/, '')}改成${quantity}个`;
+      const turn = await h.send(h.contextFor('laoxiao', `line-${order.id}`), say);
+      const args = approvalArgs(turn, 'order_update');
+      const expected = lines.map((l) => ({ partId: l.part_id, quantity: l === target ? quantity : l.quantity }));
+      if (JSON.stringify(args?.lines) !== JSON.stringify(expected))
+        misses.push(
+          `${say} — expected ${JSON.stringify(expected)}, got ${JSON.stringify(args?.lines ?? turn.answer.slice(0, 200))}`,
+        );
+      break;
+    }
+    // 就从报价最低的那家买: after an analysis, the analysed product from the supplier with the lowest list price.
+    const session = 'cheapest-0';
+    const analysis = await h.send(h.contextFor('laoxiao', session), '帮我对火花塞做供应商比价分析');
+    const model = /^## .*?（([^）]+)）/m.exec(analysis.answer)?.[1];
+    const offersOf = all.filter((o) => o.model === model).sort((a, b) => a.price - b.price);
+    const turn = await h.send(h.contextFor('laoxiao', session), '就从报价最低的那家买 500 个');
+    const args = approvalArgs(turn, 'order_create');
+    if (!offersOf.length) misses.push(`no analysis: ${analysis.answer.slice(0, 200)}`);
+    else if (args?.supplierId !== offersOf[0].supplierId || args.lines[0]?.partId !== offersOf[0].partId)
+      misses.push(
+        `cheapest: expected ${offersOf[0].supplierZh} ${offersOf[0].code}, got ${JSON.stringify(args ?? turn.answer.slice(0, 200))}`,
+      );
+    // 第二个按建议数量下单: after a stock list, the named line at the quantity the ERP suggested.
+    const res = await h.erp.fetch(
+      new Request('http://erp.local/api/inventory/warning', {
+        headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+      }),
+    );
+    const warnings = (
+      (await res.json()) as { items: Array<{ code: string; suggestedQuantity: number; onOrder: number }> }
+    ).items;
+    const stock = await h.send(h.contextFor('laoxiao', 'suggested-0'), '哪些零部件需要补货？');
+    if (warnings.some((w) => !stock.answer.includes(`在途 ${w.onOrder}`))) misses.push('on-order quantities missing');
+    if (warnings.length >= 2) {
+      const order = await h.send(h.contextFor('laoxiao', 'suggested-0'), '第二个按建议数量下单');
+      const line = approvalArgs(order, 'order_create')?.lines[0];
+      const part = all.find((o) => o.code === warnings[1].code);
+      if (line?.partId !== part?.partId || line?.quantity !== warnings[1].suggestedQuantity)
+        misses.push(
+          `suggested: expected ${warnings[1].code} × ${warnings[1].suggestedQuantity}, got ${JSON.stringify(line ?? order.answer.slice(0, 200))}`,
+        );
+    }
+    expect(misses, misses.join('\n')).toEqual([]);
+  }, 900_000);
+
+  it('gets at least 90 % of a fresh mixed set of everyday requests right, judged against the ERP', async () => {
+    const db = h.erp.database.db;
+    const r = random(404);
+    const entries = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
+    const orders = await db
+      .selectFrom('orders')
+      .select(['order_no', 'created_at'])
+      .where('project_id', '=', 'P001')
+      .execute();
+    type Fresh = {
+      cls: string;
+      say: string;
+      judge: (turn: TurnResult) => Promise<string | undefined> | string | undefined;
+    };
+    const list: Fresh[] = [];
+    const noDraft = (check: (a: string) => Promise<string | undefined> | string | undefined) => (turn: TurnResult) =>
+      writeDraft(turn) ? `drafted ${String(writeDraft(turn)?.value.tool)}` : check(turn.answer);
+    for (let i = 0; i < 6; i++) {
+      const o = r.pick(all.filter((x) => x.moq <= 500));
+      const s = shortZh(o.supplierZh);
+      const en = shortEn(o.supplierEn);
+      const q = Math.max(o.moq, r.int(2, 20) * 50);
+      const p = Math.round(o.price * (0.9 + r.next() * 0.4) * 100) / 100;
+      const n = r.int(10, 80) * 100;
+      const drafted = (turn: TurnResult) => {
+        const args = turn.interrupts.find((x) => x.value.kind === 'approval' && x.value.tool === 'order_create')?.value
+          .args as { supplierId: number; lines: Array<{ partId: number; quantity: number }> } | undefined;
+        const line = args?.lines[0];
+        return args?.supplierId === o.supplierId && line?.partId === o.partId && line.quantity === q
+          ? undefined
+          : `expected ${o.code} × ${q}, got ${JSON.stringify(args ?? turn.answer.slice(0, 150))}`;
+      };
+      const median = async (a: string) => {
+        const res = await h.erp.fetch(
+          new Request(`http://erp.local/api/parts/${o.partId}/price-check?unitPrice=${p}`, {
+            headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+          }),
+        );
+        const c = (await res.json()) as { median12m: number | null };
+        return c.median12m === null || a.includes(`¥${c.median12m.toFixed(2)}`)
+          ? undefined
+          : `no median ¥${c.median12m}`;
+      };
+      const count = Math.floor(n / o.price + 1e-9);
+      const month = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - r.int(1, 8), 1));
+      const ym = month.toISOString().slice(0, 7);
+      const inMonth = orders.filter((x) => x.created_at.slice(0, 7) === ym).length;
+      const e = r.pick(entries);
+      list.push(
+        r.pick([
+          { cls: 'order', say: `麻烦给${s}下个单，${o.model} 要 ${q} 个`, judge: drafted },
+          { cls: 'order', say: `${o.model} x${q}，供应商${s}`, judge: drafted },
+          { cls: 'order', say: `Could you order ${q} pcs of ${o.model} from ${en}?`, judge: drafted },
+        ]),
+        r.pick([
+          { cls: 'judge', say: `${s}这次给 ${o.model} 开价 ${p} 元/个，算贵吗？`, judge: noDraft(median) },
+          { cls: 'judge', say: `${o.model} 单价 ${p}，价格正常吗`, judge: noDraft(median) },
+          { cls: 'judge', say: `Does ¥${p} per unit for ${o.model} sound right?`, judge: noDraft(median) },
+        ]),
+        r.pick([
+          {
+            cls: 'budget',
+            say: `手上有 ${n} 元，${s}的 ${o.model} 最多能买多少？`,
+            judge: noDraft((a) => (a.includes(`可买 ${count}`) ? undefined : `no count ${count}`)),
+          },
+          {
+            cls: 'budget',
+            say: `How many ${o.model} from ${en} will ${n} RMB get me?`,
+            judge: noDraft((a) => (a.includes(`: ${count}`) ? undefined : `no count ${count}`)),
+          },
+        ]),
+        r.pick([
+          {
+            cls: 'refusal',
+            say: `${s}的发票该结了，帮我付一下`,
+            judge: noDraft((a) => (/付款不在/.test(a) ? undefined : 'no payment reason')),
+          },
+          {
+            cls: 'refusal',
+            say: `Send a payment to ${en}`,
+            judge: noDraft((a) =>
+              /Payments are outside/.test(a) && !/[\u4e00-\u9fff]/.test(a) ? undefined : 'no English payment reason',
+            ),
+          },
+          {
+            cls: 'refusal',
+            say: '我想把待审批的单子都通过',
+            judge: noDraft((a) => (/采购员不能审批/.test(a) ? undefined : 'no approval reason')),
+          },
+        ]),
+        r.pick([
+          {
+            cls: 'lookup',
+            say: `${month.getUTCMonth() + 1}月下了哪些单？`,
+            judge: noDraft((a) =>
+              inMonth === 0
+                ? /没有找到/.test(a)
+                  ? undefined
+                  : 'listed orders of an empty month'
+                : a.includes(`共 ${inMonth} 个`)
+                  ? undefined
+                  : `not ${inMonth} orders`,
+            ),
+          },
+          {
+            cls: 'knowledge',
+            say: r.pick([`${e.titleZh}是什么意思？`, `What's an ${e.titleEn}?`.replace(/an ([^aeiou])/i, 'a $1')]),
+            judge: noDraft((a) => (a.includes(e.zh) || a.includes(e.en) ? undefined : `not the ${e.titleEn} entry`)),
+          },
+        ]),
+      );
+    }
+    const misses: string[] = [];
+    const byClass = new Map<string, { right: number; all: number }>();
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const i = next++;
+        const c = list[i];
+        const turn = await h.send(h.contextFor('laoxiao', `fresh-${i}`), c.say);
+        const why = await c.judge(turn);
+        const tally = byClass.get(c.cls) ?? { right: 0, all: 0 };
+        tally.all++;
+        if (!why) tally.right++;
+        byClass.set(c.cls, tally);
+        if (why) misses.push(`[${c.cls}] ${c.say} — ${why}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 3 }, worker));
+    const right = list.length - misses.length;
+    console.log(
+      `fresh set: ${right}/${list.length} right (${((right / list.length) * 100).toFixed(1)} %) — ${[...byClass]
+        .map(([k, v]) => `${k} ${v.right}/${v.all}`)
+        .join(', ')}${misses.length ? `\n${misses.join('\n')}` : ''}`,
+    );
+    expect(right / list.length, misses.join('\n')).toBeGreaterThanOrEqual(0.9);
+  }, 900_000);
+});
