@@ -1,4 +1,4 @@
-import type { HumanRequest } from './human.ts';
+import type { DecisionRecord, HumanRequest } from './human.ts';
 
 /** The agents a step can belong to, as the client shows them. */
 export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
@@ -62,6 +62,9 @@ export interface OrderDecisionData {
   total_amount: number;
 }
 
+/** A person's decision on an interrupt, sent as the first event of the resumed run and kept in its history. */
+export type DecisionData = DecisionRecord;
+
 /** An interrupt as sent: the human request plus its id and the agent that asked. */
 export type InterruptData = { interrupt_id: string; agent?: AgentName } & HumanRequest;
 
@@ -76,6 +79,7 @@ export type ApiEvent =
   | { event: 'interrupt'; data: InterruptData }
   | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled'; usage?: RunUsage } }
   | { event: 'order_decision'; data: OrderDecisionData }
+  | { event: 'decision'; data: DecisionData }
   /** `retryable`: `POST /agent/chat/retry` can take the run up again from its last checkpoint. */
   | { event: 'error'; data: { message: string; detail: string; retryable?: boolean } };
 

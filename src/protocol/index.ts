@@ -30,6 +30,7 @@ export type {
   ApiEvent,
   ChartSeries,
   ChatEvent,
+  DecisionData,
   InterruptData,
   OrderDecisionData,
   ProgressData,
@@ -42,6 +43,9 @@ export {
   type ApprovalAction,
   type ApprovalDetails,
   type ChoiceOption,
+  type DecisionChange,
+  type DecisionRecord,
+  decisionRecord,
   type HumanDecision,
   HumanDecisionSchema,
   type HumanRequest,
@@ -54,6 +58,7 @@ export {
   type ScheduleParams,
   type ScheduleView,
   type StartedScheduleRun,
+  StartedScheduleRunSchema,
 } from './schedules.ts';
 export {
   cite,

@@ -7,6 +7,7 @@ export {
   bodyLimitProblem,
   type EdgeVariables,
   isTraceId,
+  ProblemSchema,
   problemErrorHandler,
   problemResponse,
   traceIdMiddleware,

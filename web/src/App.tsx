@@ -103,17 +103,27 @@ function Workspace({
   const [wide, setWide] = useState(false);
   const [showUsage, setShowUsage] = useState(false);
   const [showSchedules, setShowSchedules] = useState(false);
+  /** On narrow screens the history and the side panel are drawers over the conversation; at most one is open. */
+  const [drawer, setDrawer] = useState<'history' | 'panel'>();
   const { view, refreshSessions, open } = chat;
   const spent = conversationUsage(view);
   const unseen = chat.sessions.filter((s) => s.unseen);
   // Opening a scheduled session marks it read on the server: read the history again for the badge.
   const openSession = useCallback(
     async (id: string) => {
+      setDrawer(undefined);
       await open(id);
       await refreshSessions();
     },
     [open, refreshSessions],
   );
+
+  useEffect(() => {
+    if (!drawer) return;
+    const close = (e: KeyboardEvent) => e.key === 'Escape' && setDrawer(undefined);
+    window.addEventListener('keydown', close);
+    return () => window.removeEventListener('keydown', close);
+  }, [drawer]);
 
   useEffect(() => {
     const timer = setInterval(() => void refreshSessions(), HISTORY_POLL_MS);
@@ -146,10 +156,21 @@ function Workspace({
 
   return (
     <div className={`app ${wide ? 'app-wide' : ''}`}>
-      <header className="topbar">
+      <header className="topbar" inert={Boolean(drawer)}>
+        <button
+          type="button"
+          className="btn btn-ghost drawer-toggle toggle-history"
+          data-testid="open-history"
+          aria-expanded={drawer === 'history'}
+          onClick={() => setDrawer((d) => (d === 'history' ? undefined : 'history'))}
+        >
+          ☰ {t('openHistory')}
+        </button>
         <div className="brand">
-          <span className="logo">P</span>
-          <strong>{t('appName')}</strong>
+          <span className="logo" aria-hidden>
+            P
+          </span>
+          <strong className="brand-name">{t('appName')}</strong>
         </div>
         <div className="session-heading">
           {view.title || (view.id ? '' : t('newChat'))}
@@ -160,6 +181,16 @@ function Workspace({
           )}
         </div>
         <div className="topbar-actions">
+          <button
+            type="button"
+            className="btn btn-ghost drawer-toggle toggle-panel"
+            data-testid="open-panel"
+            aria-expanded={drawer === 'panel'}
+            onClick={() => setDrawer((d) => (d === 'panel' ? undefined : 'panel'))}
+          >
+            {t('openPanel')}
+            {(view.running || view.pending.length > 0) && <span className="dot" />}
+          </button>
           {unseen.length > 0 && (
             <button
               type="button"
@@ -198,15 +229,31 @@ function Workspace({
           </button>
         </div>
       </header>
+      {drawer && (
+        <button
+          type="button"
+          className="drawer-backdrop"
+          // A pointer's way out; keys have Escape and the drawer's own close button.
+          aria-hidden
+          tabIndex={-1}
+          onClick={() => setDrawer(undefined)}
+        />
+      )}
       <Sidebar
+        open={drawer === 'history'}
+        inert={drawer === 'panel'}
+        onClose={() => setDrawer(undefined)}
         sessions={chat.sessions}
         currentId={view.id}
         onOpen={openSession}
-        onNew={chat.newChat}
+        onNew={() => {
+          setDrawer(undefined);
+          chat.newChat();
+        }}
         onRename={chat.rename}
         onDelete={chat.remove}
       />
-      <main className="main">
+      <main className="main" inert={Boolean(drawer)}>
         {offline && (
           <div className="banner banner-info" data-testid="offline-banner">
             {t('offline')}
@@ -254,37 +301,60 @@ function Workspace({
           onRetry={chat.retry}
         />
       </main>
-      <aside className="inspector">
-        <div className="tabs" role="tablist">
-          <InspectorTab id="steps" current={tab} onSelect={setTab}>
-            {t('steps')}
-            {view.running && <span className="spinner spinner-small" />}
-          </InspectorTab>
-          <InspectorTab id="report" current={tab} onSelect={setTab} testId="report-tab">
-            {t('report')}
-            {hasReport && <span className="dot" />}
-          </InspectorTab>
-          {view.openOrder && (
-            <InspectorTab id="order" current={tab} onSelect={setTab} testId="order-tab">
-              {t('order')}
+      <aside
+        className={`inspector ${drawer === 'panel' ? 'drawer-open' : ''}`}
+        aria-label={t('panel')}
+        inert={drawer === 'history'}
+      >
+        <div className="inspector-head">
+          <div className="tabs" role="tablist">
+            <InspectorTab id="steps" current={tab} onSelect={setTab}>
+              {t('steps')}
+              {view.running && <span className="spinner spinner-small" />}
             </InspectorTab>
-          )}
-          {me?.role === 'admin' && (
-            <InspectorTab id="approvals" current={tab} onSelect={setTab} testId="approvals-tab">
-              {t('approvals')}
+            <InspectorTab id="report" current={tab} onSelect={setTab} testId="report-tab">
+              {t('report')}
+              {hasReport && <span className="dot" />}
             </InspectorTab>
-          )}
+            {view.openOrder && (
+              <InspectorTab id="order" current={tab} onSelect={setTab} testId="order-tab">
+                {t('order')}
+              </InspectorTab>
+            )}
+            {me?.role === 'admin' && (
+              <InspectorTab id="approvals" current={tab} onSelect={setTab} testId="approvals-tab">
+                {t('approvals')}
+              </InspectorTab>
+            )}
+          </div>
           <button
             type="button"
-            className="tab-tool"
+            className="tab-tool tool-wide"
             title={wide ? t('collapse') : t('expand')}
             aria-label={wide ? t('collapse') : t('expand')}
             onClick={() => setWide((w) => !w)}
           >
             {wide ? '⟩' : '⟨'}
           </button>
+          <button
+            type="button"
+            className="tab-tool tool-close"
+            data-testid="close-panel"
+            title={t('close')}
+            aria-label={t('close')}
+            onClick={() => setDrawer(undefined)}
+          >
+            ×
+          </button>
         </div>
-        <div className="inspector-body">
+        <div
+          className="inspector-body"
+          id="inspector-panel"
+          role="tabpanel"
+          aria-labelledby={`tab-${tab}`}
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: the WAI-ARIA tabs pattern: a scrollable panel takes focus so the keyboard can scroll it
+          tabIndex={0}
+        >
           {tab === 'order' && view.openOrder && <OrderPanel order={view.openOrder} />}
           {tab === 'steps' && <Steps steps={view.steps} paused={!view.running && view.pending.length > 0} />}
           {tab === 'report' && <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />}
@@ -315,6 +385,8 @@ function InspectorTab({
     <button
       type="button"
       role="tab"
+      id={`tab-${id}`}
+      aria-controls="inspector-panel"
       data-testid={testId}
       aria-selected={current === id}
       className={current === id ? 'active' : ''}

@@ -138,6 +138,17 @@ const zh = {
   truncated: '已截断',
   no: '否',
   collapse: '收起面板',
+  openHistory: '会话',
+  outcome_approved: '已批准',
+  outcome_edited: '已修改后批准',
+  outcome_rejected: '已拒绝',
+  outcome_answered: '已回答',
+  rejectReasonShort: '理由',
+  lineN: '第 {n} 行',
+  conversation: '对话',
+  decisionNeeded: '需要你的决定',
+  openPanel: '步骤与报告',
+  panel: '侧栏',
 } as const;
 
 export type TextKey = keyof typeof zh;
@@ -281,6 +292,17 @@ const en: Record<TextKey, string> = {
   truncated: 'truncated',
   no: 'no',
   collapse: 'Narrow panel',
+  openHistory: 'Chats',
+  outcome_approved: 'Approved',
+  outcome_edited: 'Edited and approved',
+  outcome_rejected: 'Rejected',
+  outcome_answered: 'Answered',
+  rejectReasonShort: 'reason',
+  lineN: 'line {n}',
+  conversation: 'Conversation',
+  decisionNeeded: 'Your decision is needed',
+  openPanel: 'Steps & report',
+  panel: 'Side panel',
 };
 
 export type Lang = 'zh' | 'en';

@@ -1,6 +1,7 @@
 /** What the chat screen shows for one session, built by folding the run's events (and the saved history) into it. */
 import type {
   ChatEvent,
+  DecisionRecord,
   InterruptData,
   OrderDecisionData,
   ProgressData,
@@ -13,11 +14,14 @@ export interface Step {
   id: string;
   title: string;
   detail?: string;
-  status: StepStatus;
+  /** `stopped`: the run was stopped (or its write refused) while the step worked; not a failure. */
+  status: StepStatus | 'stopped';
   agent: string;
   phase?: string;
   startedAt: number;
   endedAt?: number;
+  /** The person refused this step's write: its end is a refusal, not a failure. */
+  refused?: boolean;
 }
 
 export type ChartItem =
@@ -33,7 +37,7 @@ export interface TableItem {
 export interface Message {
   id: string;
   /** `notice`: something that happened outside the conversation, told in it (an admin's decision on its order). */
-  role: 'user' | 'assistant' | 'notice';
+  role: 'user' | 'assistant' | 'notice' | 'decision';
   content: string;
   charts: ChartItem[];
   tables: TableItem[];
@@ -41,6 +45,8 @@ export interface Message {
   usage?: RunUsage;
   /** A notice's order decision. */
   decision?: OrderDecisionData;
+  /** A decided card, kept where it was: what was asked and what the person did. */
+  record?: DecisionRecord;
 }
 
 export interface SessionView {
@@ -135,11 +141,13 @@ function addFiles(view: SessionView, text: string): SessionView {
 function upsertStep(steps: Step[], data: ProgressData, now: number): Step[] {
   const index = steps.findIndex((s) => s.id === data.id);
   const previous = steps[index];
+  const refused = previous?.refused;
   const step: Step = {
+    refused,
     id: data.id,
     title: data.title || previous?.title || data.id,
     detail: data.detail ?? previous?.detail,
-    status: data.status,
+    status: refused && data.status === 'error' ? 'stopped' : data.status,
     agent: data.agent || previous?.agent || 'orchestrator',
     phase: data.phase ?? previous?.phase,
     startedAt: previous?.startedAt ?? now,
@@ -193,6 +201,8 @@ export function applyEvent(
     }
     case 'order_decision':
       return addDecision(next, data as unknown as OrderDecisionData);
+    case 'decision':
+      return addRecord(next, data as unknown as DecisionRecord);
     case 'tool_call':
       return applyToolCall(next, String(data.tool ?? ''), (data.params ?? {}) as Record<string, unknown>, event.id);
     case 'interrupt': {
@@ -209,7 +219,7 @@ export function applyEvent(
         running: false,
         stopped,
         retryable: stopped,
-        steps: settleSteps(next.steps, now, stopped ? 'error' : 'completed'),
+        steps: settleSteps(next.steps, now, stopped ? 'stopped' : 'completed'),
       };
     }
     case 'error':
@@ -235,14 +245,36 @@ function addDecision(view: SessionView, decision: OrderDecisionData): SessionVie
   };
 }
 
+/** A decided card becomes a record in the transcript (once), and leaves the cards that wait. */
+export function addRecord(view: SessionView, record: DecisionRecord): SessionView {
+  const pending = view.pending.filter((p) => p.interrupt_id !== record.interrupt_id);
+  // The refused write's step (named by the tool's label) ends as refused, not failed.
+  if (record.outcome === 'rejected')
+    view = {
+      ...view,
+      steps: view.steps.map((s) =>
+        s.title !== record.subject || s.status === 'completed'
+          ? s
+          : { ...s, refused: true, status: s.status === 'error' ? 'stopped' : s.status },
+      ),
+    };
+  const id = `record:${record.interrupt_id}`;
+  if (view.messages.some((m) => m.id === id)) return { ...view, pending };
+  return {
+    ...view,
+    pending,
+    messages: [...view.messages, { id, role: 'decision', content: '', charts: [], tables: [], record }],
+  };
+}
+
 /** `messages` with the notices of `saved` it lacks (those that arrived while this browser was away), at the end. */
 export function withNotices(messages: Message[], saved: Message[]): Message[] {
   const known = new Set(messages.map((m) => m.id));
-  return [...messages, ...saved.filter((m) => m.role === 'notice' && !known.has(m.id))];
+  return [...messages, ...saved.filter((m) => (m.role === 'notice' || m.role === 'decision') && !known.has(m.id))];
 }
 
 /** Steps still running when a run ends did finish (or failed with it): close them so no spinner stays. */
-function settleSteps(steps: Step[], now: number, status: StepStatus = 'completed'): Step[] {
+function settleSteps(steps: Step[], now: number, status: Step['status'] = 'completed'): Step[] {
   return steps.map((s) => (s.status === 'running' ? { ...s, status, endedAt: now } : s));
 }
 
@@ -324,6 +356,10 @@ export function viewFromHistory(id: string, raw: Row, answered: ReadonlySet<stri
     const content = str(m, 'content') ?? '';
     if (m.role === 'notice') {
       view = addDecision(view, m as unknown as OrderDecisionData);
+      continue;
+    }
+    if (m.role === 'decision') {
+      view = addRecord(view, m as unknown as DecisionRecord);
       continue;
     }
     if (m.role === 'user') {

@@ -3,11 +3,13 @@ import {
   ApiError,
   type ChatClient,
   type ChatEvent,
+  decisionRecord,
   type HumanDecision,
   type SessionSummary,
   type StreamResult,
 } from '../../src/protocol/index.ts';
 import {
+  addRecord,
   applyEvent,
   emptyView,
   type SessionView,
@@ -167,12 +169,17 @@ export function useChat(client: ChatClient) {
       if (!id) return;
       answered.current.add(interruptId);
       localStorage.setItem(ANSWERED_KEY, JSON.stringify([...answered.current].slice(-500)));
-      setView((v) => ({
-        ...v,
-        pending: v.pending.filter((p) => p.interrupt_id !== interruptId),
-        running: true,
-        error: undefined,
-      }));
+      // The card collapses into its record at once; the server's copy of the record (same id) follows.
+      setView((v) => {
+        const card = v.pending.find((p) => p.interrupt_id === interruptId);
+        const next = card ? addRecord(v, decisionRecord(interruptId, card, decision)) : v;
+        return {
+          ...next,
+          pending: next.pending.filter((p) => p.interrupt_id !== interruptId),
+          running: true,
+          error: undefined,
+        };
+      });
       void follow((signal) => client.resume(id, interruptId, decision, onEvent, signal));
     },
     [client, follow, onEvent],

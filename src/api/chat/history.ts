@@ -94,7 +94,7 @@ export class History {
     const runs = await this.deps.runs.ofSession(id);
     const events = await this.deps.runs.eventsOf(
       runs.map((r) => r.id),
-      ['token', 'progress', 'tool_call', 'error', 'order_decision'],
+      ['token', 'progress', 'tool_call', 'error', 'order_decision', 'decision'],
     );
     const usage = await this.deps.usage.byRun(runs.map((r) => r.id));
     const messages: Array<Record<string, unknown>> = [];
@@ -115,6 +115,12 @@ export class History {
         else if (e.event === 'error') error = String(data.message ?? '');
         else if (e.event === 'order_decision')
           decisions.push({ role: 'notice', kind: e.event, ...data, run_id: run.id });
+        else if (e.event === 'decision') {
+          // A person's decision on a card splits the answer: what came before it, the record, what came after.
+          messages.push({ role: 'assistant', content: answer, run_id: run.id, tool_calls: toolCalls.splice(0) });
+          messages.push({ role: 'decision', ...data, run_id: run.id });
+          answer = '';
+        }
         // A retry takes a failed run up again: its earlier error is no longer the outcome.
         if (e.event === 'progress' && data.phase === 'run' && data.status === 'running') error = undefined;
       }

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ROLES } from '../../protocol/index.ts';
+import * as shared from '../../shared/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
 import * as contract from '../contract.ts';
 
@@ -121,17 +122,7 @@ export const MeSchema = z
   })
   .openapi('Me');
 
-export const ProblemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number(),
-    detail: z.string(),
-    code: z.string(),
-    traceId: z.string().optional(),
-    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
-  })
-  .openapi('Problem');
+export const ProblemSchema = documented(shared.ProblemSchema).openapi('Problem');
 
 export const itemsOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 export const { pageOf } = contract;

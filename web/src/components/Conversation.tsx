@@ -1,7 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
-import type { AgentSuggestions, HumanDecision, OrderDecisionData } from '../../../src/protocol/index.ts';
+import type {
+  AgentSuggestions,
+  DecisionRecord,
+  HumanDecision,
+  OrderDecisionData,
+} from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { SessionView, TableItem } from '../session.ts';
+import type { Message, SessionView, TableItem } from '../session.ts';
 import type { useStandingPermissions } from '../useStanding.ts';
 import { ChartGallery } from './Charts.tsx';
 import { InterruptCard } from './InterruptCard.tsx';
@@ -63,6 +68,53 @@ function OrderDecisionNotice({ decision }: { decision: OrderDecisionData }) {
   );
 }
 
+/** A changed field as a person reads it: `lines[1].quantity` is the quantity of line 1. */
+function fieldLabel(field: string, t: (key: string) => string): string {
+  const line = /^lines\[(\d+)\]\.(\w+)$/.exec(field);
+  if (line) return `${t('lineN').replace('{n}', line[1])} ${t(line[2])}`;
+  return t(field);
+}
+
+const shownValue = (v: unknown) =>
+  v === null || v === undefined || v === '' ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+
+/** A decided card, collapsed into a line of the transcript: approved, edited (what changed), rejected, answered. */
+function DecisionRecordLine({ record }: { record: DecisionRecord }) {
+  const t = useT();
+  const mark = { approved: '✓', edited: '✎', rejected: '✕', answered: '↳' }[record.outcome];
+  return (
+    <div
+      className={`decision-record decision-record-${record.outcome}`}
+      data-testid="decision-record"
+      data-outcome={record.outcome}
+      role="note"
+    >
+      <strong>
+        {mark} {t(`outcome_${record.outcome}`)}
+        {t('colon')}
+      </strong>
+      <span>{record.subject}</span>
+      {record.changes?.map((c) => (
+        <span key={c.field} className="decision-change" data-field={c.field}>
+          {fieldLabel(c.field, t)} {shownValue(c.from)} → {shownValue(c.to)}
+        </span>
+      ))}
+      {record.comment && (
+        <span className="decision-comment">
+          {t('rejectReasonShort')}
+          {t('colon')}
+          {record.comment}
+        </span>
+      )}
+      {record.answer && <span className="decision-answer">{record.answer}</span>}
+    </div>
+  );
+}
+
+/** A message worth a bubble: an assistant turn that said nothing and drew nothing is left out. */
+const shown = (m: Message) =>
+  m.role !== 'assistant' || m.content.trim() !== '' || m.charts.length > 0 || m.tables.length > 0;
+
 /** Messages, the pending decision card, and the composer with Send / Stop. */
 export function Conversation({
   view,
@@ -102,11 +154,18 @@ export function Conversation({
     onSend(text);
     setDraft('');
   };
+  // A card that appears takes the focus, so keyboard and screen-reader users land on the decision it asks for.
+  const firstPending = view.pending[0]?.interrupt_id;
+  useEffect(() => {
+    if (!firstPending) return;
+    document.querySelector<HTMLElement>(`[data-pending="${CSS.escape(firstPending)}"]`)?.focus();
+  }, [firstPending]);
   const last = view.messages.at(-1);
   const waiting = view.running && (last?.role === 'user' || !last?.content);
   return (
     <div className="conversation">
-      <div className="messages" data-testid="messages">
+      {/* A log: screen readers announce answers and notices as they are added. */}
+      <div className="messages" data-testid="messages" role="log" aria-label={t('conversation')}>
         {view.messages.length === 0 && (
           <div className="empty">
             <h2>{t('emptyTitle')}</h2>
@@ -114,9 +173,11 @@ export function Conversation({
             <Suggestions items={suggestions?.suggestions ?? []} disabled={busy} onSend={onSend} />
           </div>
         )}
-        {view.messages.map((m) =>
+        {view.messages.filter(shown).map((m) =>
           m.role === 'notice' && m.decision ? (
             <OrderDecisionNotice key={m.id} decision={m.decision} />
+          ) : m.role === 'decision' && m.record ? (
+            <DecisionRecordLine key={m.id} record={m.record} />
           ) : (
             <article key={m.id} className={`message message-${m.role}`} data-testid={`message-${m.role}`}>
               {m.role === 'user' ? <p className="user-text">{m.content}</p> : <Markdown text={m.content} />}
@@ -125,7 +186,7 @@ export function Conversation({
                 <Table key={i} table={table} />
               ))}
               <ChartGallery charts={m.charts} />
-              {m.usage && (
+              {m.usage && m.usage.input_tokens + m.usage.output_tokens > 0 && (
                 <p className="usage-line" data-testid="answer-usage" title={t('answerCost')}>
                   {formatUsage(m.usage, t)}
                 </p>
@@ -148,15 +209,24 @@ export function Conversation({
             )}
           </p>
         )}
-        {view.pending.map((interrupt) => (
-          <InterruptCard
-            key={interrupt.interrupt_id}
-            interrupt={interrupt}
-            busy={busy}
-            onDecide={(decision) => onDecide(interrupt.interrupt_id, decision)}
-            onAlwaysAllow={interrupt.kind === 'approval' ? () => standing.allowAlways(interrupt) : undefined}
-          />
-        ))}
+        <div className="pending-cards" aria-live="assertive">
+          {view.pending.map((interrupt) => (
+            <section
+              key={interrupt.interrupt_id}
+              className="pending-card"
+              data-pending={interrupt.interrupt_id}
+              tabIndex={-1}
+              aria-label={t('decisionNeeded')}
+            >
+              <InterruptCard
+                interrupt={interrupt}
+                busy={busy}
+                onDecide={(decision) => onDecide(interrupt.interrupt_id, decision)}
+                onAlwaysAllow={interrupt.kind === 'approval' ? () => standing.allowAlways(interrupt) : undefined}
+              />
+            </section>
+          ))}
+        </div>
         <div ref={bottom} />
       </div>
       {view.messages.length > 0 && suggestions?.offline && (

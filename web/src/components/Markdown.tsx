@@ -26,9 +26,7 @@ marked.use({
       },
       renderer(token) {
         const { ids, titles = [] } = token as SourceRefToken;
-        const cited = ids.map((id, i) =>
-          titles[i] ? `<abbr title="${escapeAttr(titles[i])}">${id}</abbr>` : id,
-        );
+        const cited = ids.map((id, i) => (titles[i] ? `<abbr title="${escapeAttr(titles[i])}">${id}</abbr>` : id));
         return `<sup>[${cited.join(', ')}]</sup>`;
       },
     },
@@ -94,6 +92,18 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 const Block = memo(
   function Block({ raw, token }: { raw: string; token: Token; sources: string }) {
     const html = useMemo(() => DOMPurify.sanitize(marked.parser([token]) as string, SANITIZE), [token]);
+    // A wide table scrolls sideways inside its block, which takes focus so the keyboard can scroll it too.
+    if (token.type === 'table')
+      return (
+        <div
+          className="md-block md-table"
+          data-raw-length={raw.length}
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+          tabIndex={0}
+          // biome-ignore lint/security/noDangerouslySetInnerHtml: the HTML comes out of DOMPurify
+          dangerouslySetInnerHTML={{ __html: html }}
+        />
+      );
     // biome-ignore lint/security/noDangerouslySetInnerHtml: the HTML comes out of DOMPurify
     return <div className="md-block" data-raw-length={raw.length} dangerouslySetInnerHTML={{ __html: html }} />;
   },

@@ -22,6 +22,9 @@ function Icon({ path }: { path: string }) {
 
 /** History: sessions newest first, those a schedule started marked (bold while unread); rename inline, delete after a confirmation. */
 export function Sidebar({
+  open,
+  inert,
+  onClose,
   sessions,
   currentId,
   onOpen,
@@ -29,6 +32,11 @@ export function Sidebar({
   onRename,
   onDelete,
 }: {
+  /** Shown as a drawer (narrow screens only; wider ones always show the history). */
+  open: boolean;
+  /** Behind the other drawer: out of reach until that one closes. */
+  inert: boolean;
+  onClose: () => void;
   sessions: SessionSummary[];
   currentId?: string;
   onOpen: (id: string) => void;
@@ -40,10 +48,22 @@ export function Sidebar({
   const [editing, setEditing] = useState<{ id: string; title: string }>();
   const sorted = [...sessions].sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
   return (
-    <aside className="sidebar">
-      <button type="button" className="btn btn-primary btn-block" onClick={onNew} data-testid="new-chat">
-        + {t('newChat')}
-      </button>
+    <aside className={`sidebar ${open ? 'drawer-open' : ''}`} aria-label={t('history')} inert={inert}>
+      <div className="sidebar-head">
+        <button type="button" className="btn btn-primary btn-block" onClick={onNew} data-testid="new-chat">
+          + {t('newChat')}
+        </button>
+        <button
+          type="button"
+          className="icon-btn tool-close"
+          data-testid="close-history"
+          title={t('close')}
+          aria-label={t('close')}
+          onClick={onClose}
+        >
+          ×
+        </button>
+      </div>
       <h3 className="sidebar-title">{t('history')}</h3>
       {sorted.length === 0 && <p className="empty-small">{t('noSessions')}</p>}
       <ul className="session-list" data-testid="session-list">

@@ -51,6 +51,8 @@ export function Steps({ steps, paused }: { steps: Step[]; paused: boolean }) {
                       )
                     ) : step.status === 'completed' ? (
                       '✓'
+                    ) : step.status === 'stopped' ? (
+                      '■'
                     ) : (
                       '✕'
                     )}

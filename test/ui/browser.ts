@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { ROOT } from './procura.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = fs.existsSync(CHROMIUM);
+/** The widths every screen is checked at: a phone, a tablet, a small laptop, a desktop. */
+export const WIDTHS = [390, 768, 1024, 1440] as const;
+
+/** Builds the UI from the current sources (the tests drive what ships). */
+export async function buildUi(): Promise<void> {
+  await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
+}
+
+/** Debian's Chromium, headless, reaching nothing but loopback. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** A screenshot under the gitignored `test-output/ui/<folder>`, once fonts have loaded. */
+export async function screenshot(page: Page, folder: string, name: string): Promise<void> {
+  const dir = path.join(ROOT, 'test-output/ui', folder);
+  fs.mkdirSync(dir, { recursive: true });
+  await page.evaluate('document.fonts.ready');
+  await page.screenshot({ path: path.join(dir, `${name}.png`) });
+}
+
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/**
+ * The critical and serious axe-core violations on the page as it is, one line each (rule, help, where).
+ * axe is evaluated in the page (the DevTools protocol is not bound by the page's CSP, which refuses inline scripts).
+ */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axeSource);
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`,
+  )) as AxeViolation[];
+  return violations
+    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} @ ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** How far the page scrolls sideways (0 when everything fits the viewport's width). */
+export function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(
+    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+  ) as Promise<number>;
+}
+
+/** In the page (the test's TypeScript has no DOM types): the controls a person could not reach, one line each. */
+const UNREACHABLE = `(() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const el of document.querySelectorAll('button, a[href], input, textarea, select, [tabindex]')) {
+    const style = getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.display === 'none') continue;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    // Behind an open drawer, on purpose: out of reach until it closes.
+    if (el.closest('[aria-hidden=true], [inert]')) continue;
+    const name = el.tagName.toLowerCase() + '[' + (el.dataset.testid ?? el.getAttribute('aria-label') ?? el.getAttribute('title') ?? el.textContent.trim().slice(0, 20)) + ']';
+    if (box.left < -1 || box.right > width + 1) out.push(name + ' outside (' + Math.round(box.left) + '–' + Math.round(box.right) + ' of ' + width + ')');
+    else if (box.width < 12 || box.height < 12) out.push(name + ' too small (' + Math.round(box.width) + '×' + Math.round(box.height) + ')');
+    else {
+      // Out of view is fine when it scrolls into reach; covered by another layer there is not.
+      el.scrollIntoView({ block: 'center', inline: 'nearest' });
+      const seen = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(seen.left + seen.width / 2, seen.top + seen.height / 2);
+      if (hit && hit !== el && !el.contains(hit) && !hit.contains(el)) out.push(name + ' covered by ' + hit.tagName.toLowerCase() + '.' + hit.className);
+    }
+  }
+  return out;
+})()`;
+
+/**
+ * Visible controls (buttons, links, fields) that stick out of the viewport sideways, are too small to hit, or are
+ * covered by something else at their centre: controls a person could not reach.
+ */
+export function unreachableControls(page: Page): Promise<string[]> {
+  return page.evaluate(UNREACHABLE) as Promise<string[]>;
+}
