@@ -58,6 +58,7 @@ export {
   type ScheduleParams,
   type ScheduleView,
   type StartedScheduleRun,
+  StartedScheduleRunSchema,
 } from './schedules.ts';
 export {
   cite,

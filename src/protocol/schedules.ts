@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** What a schedule can run: the morning inventory digest, a price watch, or a request of the owner's own. */
 export const SCHEDULE_KINDS = ['inventory_digest', 'price_watch', 'custom'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
@@ -25,9 +27,10 @@ export type ScheduleView = ScheduleParams & {
 };
 
 /** `POST /api/v1/schedules/{id}/run`: the run a schedule started, in a session of its own. */
-export interface StartedScheduleRun {
-  schedule_id: string;
-  due_at: string;
-  session_id: string;
-  run_id: string;
-}
+export const StartedScheduleRunSchema = z.object({
+  schedule_id: z.string(),
+  due_at: z.string(),
+  session_id: z.string(),
+  run_id: z.string(),
+});
+export type StartedScheduleRun = z.infer<typeof StartedScheduleRunSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StartedScheduleRunSchema } from '../../protocol/index.ts';
 import { notFound } from '../../shared/index.ts';
 import { ApiRoutes } from '../openapi.ts';
 import type { Scheduler } from './scheduler.ts';
@@ -67,7 +68,7 @@ export function schedulesApp(deps: SchedulesAppDeps): ApiRoutes {
       responses: {
         202: {
           description: 'started',
-          json: z.object({ schedule_id: z.string(), due_at: z.string(), session_id: z.string(), run_id: z.string() }),
+          json: StartedScheduleRunSchema,
         },
         404: missing,
       },
