@@ -167,7 +167,10 @@ export function planAnalysis(view: ConversationView): Plan {
     };
   }
   // 3. supplier web prices
-  const mapping = quoteUrls(lastStep(view, 'read_file'), model);
+  const mapping = quoteUrls(
+    view.steps.find((s) => s.name === 'read_file' && s.args.file_path === ANALYST_PATHS.urlMapping),
+    model,
+  );
   if (!called(view, 'fetch_url') && mapping.length > 0) {
     return { toolCalls: mapping.slice(0, 8).map((m) => ({ name: 'fetch_url', args: { url: m.url } })) };
   }
