@@ -80,7 +80,7 @@ function callsSoFar(req: ChatRequest): Array<Call & { result?: string }> {
 /** Whether a sentence names a tool as a word (`ls`, not the `ls` inside `/skills/`). */
 const names = (sentence: string, tool: string) => new RegExp(`(?<![\\w/-])${tool}(?![\\w-])`).test(sentence);
 
-const SKILL_LINE = /Read `([^`]+\/SKILL\.md)`/g;
+const SKILL_LINE = /`([^`]+\/SKILL\.md)`/g;
 const SKILL_PATH = /(\/skills\/[\w./<>{}-]+\.(?:md|ya?ml|json|js))/g;
 
 /**

@@ -66,8 +66,7 @@ stand.script([
       const parts = serialised(req);
       const text = parts.join('\n');
       const fixed =
-        tokens(parts[0]) +
-        req.messages.filter((m) => m.role === 'system').reduce((n, m) => n + tokens(contentText(m.content)), 0);
+        tokens(parts[0]) + (req.messages[0]?.role === 'system' ? tokens(contentText(req.messages[0].content)) : 0);
       const toolResults = req.messages
         .filter((m) => m.role === 'tool')
         .reduce((n, m) => n + tokens(contentText(m.content)), 0);
