@@ -1,4 +1,5 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import { modelSchema } from './model-schema.ts';
 import type { ToolContext, ToolControl, ToolRegistry, ToolStreamEvent } from './registry.ts';
 import { ToolScheduler } from './scheduler.ts';
 import { fenceFields } from './untrusted.ts';
@@ -73,8 +74,9 @@ export async function toLangChainTools(
             definition.name,
             fixed ?? { userId: 'agent', traceId: 'bind', ...visibility },
           ),
-          // A copy: the JSON-schema validator annotates the object it is given.
-          schema: structuredClone(definition.jsonSchema) as Record<string, unknown>,
+          // A compact copy (the JSON-schema validator annotates the object it is given); `registry.execute` still
+          // validates every call against the full declaration.
+          schema: modelSchema(definition.jsonSchema) as Record<string, unknown>,
           verboseParsingErrors: true,
           metadata: { label: definition.label, safety: definition.safety, group: definition.group },
         },
