@@ -25,7 +25,7 @@ const text = (m: BaseMessage) =>
 /** The system prompt: the first message (later system messages, such as a skills-sync notice, are conversation). */
 const system = (call: ModelCall) => (call.messages[0]?.getType() === 'system' ? text(call.messages[0]) : '');
 /** The fixed prefix of a call: tool schemas, then the system prompt. */
-export const fixedPrefix = (call: ModelCall) =>
+const fixedPrefix = (call: ModelCall) =>
   `${JSON.stringify(call.tools.map((t) => ({ type: 'function', function: t })))}\n${system(call)}`;
 /** The prefix without its closing user paragraph (see the context injection middleware). */
 const withoutUser = (p: string) => p.replace(/\s*当前用户 user_id:[^\n]*\n偏好文件:[^\n]*(\n该用户只读[^\n]*)?$/, '');
