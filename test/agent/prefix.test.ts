@@ -13,7 +13,7 @@ import { type ModelCall, recordingModels } from './stand-ins.ts';
 const BUDGET: Record<string, number> = {
   orchestrator: 3_600,
   'procurement-analyst': 6_300,
-  'procurement-order': 3_300,
+  'procurement-order': 3_600,
 };
 
 const o200k = getEncoding('o200k_base');
