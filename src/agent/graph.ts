@@ -1,12 +1,6 @@
 import type { BaseStore } from '@langchain/langgraph';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
-import {
-  type BackendFactory,
-  createDeepAgent,
-  createMemoryMiddleware,
-  createSummarizationMiddleware,
-  type SubAgent,
-} from 'deepagents';
+import { type BackendFactory, createDeepAgent, createSummarizationMiddleware, type SubAgent } from 'deepagents';
 import {
   type ContextResolver,
   type ToolContext,
@@ -21,6 +15,7 @@ import { approvalDetails } from './middleware/approval-details.ts';
 import { createCompactionMiddleware } from './middleware/compaction.ts';
 import { createContextInjectionMiddleware } from './middleware/context-injection.ts';
 import { createRunGuardsMiddleware, createToolErrorGuardMiddleware } from './middleware/guards.ts';
+import { createMemoryMiddleware } from './middleware/memory.ts';
 import { createMemoryUpdateMiddleware } from './middleware/memory-update.ts';
 import {
   createSkillsDiscoveryMiddleware,
@@ -85,6 +80,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       keep: { type: 'messages', value: 20 },
     });
   const modelRetry = createModelRetryMiddleware(deps.models.policy);
+  const memory = (sources: string[]) => (sources.length ? [createMemoryMiddleware(deps.backend, sources)] : []);
   const skillsDiscovery = (sources: string[]) =>
     sources.length ? [createSkillsDiscoveryMiddleware(deps.backend, sources)] : [];
   /** Each agent's own tools, and the middleware every agent ends with (its tool set, limits, guards, approval). */
@@ -128,12 +124,11 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
         : plan.config.prompt,
       tools: parts.bound as SubAgent['tools'],
       model: parts.model,
+      // Who the user is closes the system prompt: everything before it is the same for every user, so it caches.
       middleware: [
-        createContextInjectionMiddleware(),
         ...skillsDiscovery(plan.config.skills),
-        ...(plan.config.memory.length
-          ? [createMemoryMiddleware({ backend: deps.backend, sources: plan.config.memory })]
-          : []),
+        ...memory(plan.config.memory),
+        createContextInjectionMiddleware(),
         summarization(),
         createCompactionMiddleware({ model: deps.models.light, backend: deps.backend }),
         ...parts.tail,
@@ -147,17 +142,17 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
     systemPrompt: main.config.prompt,
     tools: main.bound as never,
     subagents,
-    memory: main.config.memory,
     // deepagents still types factories with its deprecated shape; a factory receiving the runtime is what it calls.
     backend: deps.backend as never,
     store: deps.store,
     checkpointer: deps.checkpointer,
     contextSchema: runContextSchema,
     middleware: [
-      createContextInjectionMiddleware(),
       createSkillsSyncMiddleware(deps.skills, deps.backend),
       createUserSkillsRestoreMiddleware(deps.backend),
       ...skillsDiscovery(main.config.skills),
+      ...memory(main.config.memory),
+      createContextInjectionMiddleware(),
       summarization(),
       createCompactionMiddleware({ model: deps.models.light, backend: deps.backend }),
       createMemoryUpdateMiddleware({ model: deps.models.light, backend: deps.backend }),

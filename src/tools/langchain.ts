@@ -1,5 +1,6 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { HumanDecision, HumanRequest } from '../protocol/index.ts';
+import { modelSchema } from './model-schema.ts';
 import type { ToolContext, ToolControl, ToolRegistry, ToolStreamEvent } from './registry.ts';
 import { ToolScheduler } from './scheduler.ts';
 import { fenceFields } from './untrusted.ts';
@@ -77,8 +78,9 @@ export async function toLangChainTools(
             definition.name,
             fixed ?? { userId: 'agent', traceId: 'bind', ...visibility },
           ),
-          // A copy: the JSON-schema validator annotates the object it is given.
-          schema: structuredClone(definition.jsonSchema) as Record<string, unknown>,
+          // A compact copy (the JSON-schema validator annotates the object it is given); `registry.execute` still
+          // validates every call against the full declaration.
+          schema: modelSchema(definition.jsonSchema) as Record<string, unknown>,
           verboseParsingErrors: true,
           metadata: { label: definition.label, safety: definition.safety, group: definition.group },
         },

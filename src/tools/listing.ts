@@ -1,3 +1,4 @@
+import { modelSchema } from './model-schema.ts';
 import type { ToolContext, ToolRegistry } from './registry.ts';
 import { countTokens } from './tokens.ts';
 
@@ -25,7 +26,7 @@ export async function listToolsForModel(
   return Promise.all(
     registry.list(ctx, filter).map(async (d) => {
       const description = await registry.describe(d.name, ctx);
-      const parameters = d.jsonSchema as Record<string, unknown>;
+      const parameters = modelSchema(d.jsonSchema) as Record<string, unknown>;
       return {
         name: d.name,
         label: d.label,

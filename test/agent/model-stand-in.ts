@@ -32,7 +32,7 @@ export type Reply =
 /** One scripted turn: the first unused turn whose `when` accepts the request answers it, `times` times (default 1). */
 export interface Turn {
   when?: (req: ChatRequest) => boolean;
-  reply: Reply | ((req: ChatRequest) => Reply);
+  reply: Reply | ((req: ChatRequest) => Reply | Promise<Reply>);
   times?: number;
 }
 
@@ -130,7 +130,7 @@ export class ModelStandIn {
       return;
     }
     turn.left -= 1;
-    const reply = typeof turn.reply === 'function' ? turn.reply(body) : turn.reply;
+    const reply = typeof turn.reply === 'function' ? await turn.reply(body) : turn.reply;
     if ('stall' in reply) {
       if (reply.stall === 'headers') return; // the socket stays open until the client gives up
       res.writeHead(200, { 'content-type': 'text/event-stream' });

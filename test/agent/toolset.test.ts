@@ -62,6 +62,9 @@ describe('agent tool sets, held against what the running process binds', () => {
     remote(registry, 'price_check', 'erp', 'erp');
     const dir = agentConfigsWithServers({});
     dirs.push(dir);
+    // The analyst's YAML no longer names the tool its prompt relies on.
+    const analystYaml = path.join(dir, 'procurement_analyst.yaml');
+    fs.writeFileSync(analystYaml, fs.readFileSync(analystYaml, 'utf8').replace(/\bprice_check, /, ''));
     const problems = toolSetProblems(registry, agentConfigs(registry, dir));
     // The analyst's prompt relies on it; the order agent's YAML names it, so it reaches that agent whatever its group.
     expect(problems.filter((p) => p.tool === 'price_check')).toEqual([

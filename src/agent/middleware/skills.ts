@@ -63,10 +63,27 @@ export function createUserSkillsRestoreMiddleware(backend: BackendFactory) {
   });
 }
 
+/** A skill as the discovery step lists it. */
+interface SkillListing {
+  name: string;
+  description: string;
+  path: string;
+}
+
+/** What an agent is told about its skills: where they are, one line each, and how Procura's skills are used. */
+export function skillsText(sources: readonly string[], skills: readonly SkillListing[]): string {
+  const lines = skills.map((s) => `- ${s.name}: ${s.description} → \`${s.path}\``);
+  return [
+    `## 技能 / Skills（${sources.join(', ')}）`,
+    lines.length ? lines.join('\n') : '（暂无技能 / no skills yet）',
+    '任务用得上某个技能时，先用 read_file 读它的 SKILL.md（都很短，整份读取），按其中步骤做；技能的数据按技能说明的工具或文件按需读取，不要整表读取。/ Read a skill’s SKILL.md before using it and follow it; read its data only as the skill says.',
+  ].join('\n');
+}
+
 /**
- * [4] The sandbox's `/skills/` → the agent: deepagents' skills middleware, reading the skills index once as the agent
- * starts, after [2] and [3] have filled the sandbox. deepagents reads it before a model call, which makes it a graph
- * step, with its own checkpoint, before every model call of the run although only the first one reads anything.
+ * [4] The sandbox's `/skills/` → the agent: deepagents' skills middleware reads the skills index once as the agent
+ * starts, after [2] and [3] have filled the sandbox (deepagents reads it before a model call, which would make it a
+ * graph step before every model call of the run). The prompt section is Procura's own, short and byte-stable.
  */
 export function createSkillsDiscoveryMiddleware(backend: BackendFactory, sources: string[]) {
   // deepagents still types backend factories with its deprecated shape.
@@ -75,6 +92,14 @@ export function createSkillsDiscoveryMiddleware(backend: BackendFactory, sources
     name: discovery.name,
     stateSchema: discovery.stateSchema,
     beforeAgent: discovery.beforeModel as never,
-    wrapModelCall: discovery.wrapModelCall,
+    wrapModelCall: (request, handler) => {
+      const skills = ((request.state as { skillsMetadata?: SkillListing[] }).skillsMetadata ?? []).toSorted((a, b) =>
+        a.name.localeCompare(b.name),
+      );
+      return handler({
+        ...request,
+        systemMessage: request.systemMessage.concat(`\n\n${skillsText(sources, skills)}`),
+      });
+    },
   });
 }

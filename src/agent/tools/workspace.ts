@@ -1,3 +1,4 @@
+import YAML from 'yaml';
 import { z } from 'zod';
 import type { ApprovalDetails } from '../../protocol/index.ts';
 import { Tool, ToolError } from '../../tools/index.ts';
@@ -17,6 +18,24 @@ const WorkspacePath = z
   .max(300)
   .regex(/^\/[^\0]*$/, 'absolute workspace path')
   .refine((p) => !p.split('/').includes('..'), 'no .. segments');
+
+/** The quote-page table of the supplier-price-urls skill, as synced into the user's workspace. */
+export const QUOTE_URL_TABLE = '/skills/procurement/supplier-price-urls/data/url_mapping.yaml';
+
+/** One row of the quote-page table. */
+interface QuoteUrlEntry {
+  model?: string;
+  part_code?: string;
+  supplier?: string;
+  supplier_name?: string;
+  quote_url?: string;
+  history_url?: string;
+  currency?: string;
+  page?: string;
+}
+
+const same = (a: unknown, b: string | undefined) =>
+  b === undefined || String(a ?? '').toLowerCase() === b.trim().toLowerCase();
 
 /** How much of a skill's SKILL.md the approval card shows. */
 const SKILL_TEXT_CHARS = 8_000;
@@ -124,6 +143,49 @@ export class WorkspaceTools {
         truncated: text.length > SKILL_TEXT_CHARS,
       },
     };
+  }
+
+  @Tool({
+    name: 'supplier_quote_urls',
+    label: '查报价网址',
+    description:
+      "按型号/料号和供应商查官网报价页网址（supplier-price-urls 技能的映射表），只返回匹配的行。/ Quote page URLs for a part model or code and a supplier, only the matching rows of the skill's table.",
+    schema: z.object({
+      model: z.string().min(1).max(60).optional().describe('型号，如 F7TC / model'),
+      part_code: z.string().min(1).max(60).optional().describe('ERP 料号，如 BS-F7TC / part code'),
+      supplier: z.string().min(1).max(60).optional().describe('供应商键或中文名，如 bosch、博世 / supplier'),
+    }),
+    safety: 'read-only',
+    group: 'skill',
+  })
+  async supplierQuoteUrls(input: { model?: string; part_code?: string; supplier?: string }) {
+    if (!input.model && !input.part_code)
+      throw new ToolError('需要 model 或 part_code / model or part_code is required', '传入型号，如 model="F7TC"');
+    const [file] = await (await this.backend()).downloadFiles([QUOTE_URL_TABLE]);
+    if (!file?.content)
+      throw new ToolError(
+        `映射表不存在 / no table at ${QUOTE_URL_TABLE}`,
+        '用 web_search 搜索型号和供应商名 / search the model and supplier name with web_search',
+      );
+    const table = YAML.parse(new TextDecoder().decode(file.content)) as { entries?: QuoteUrlEntry[] };
+    const entries = (table.entries ?? [])
+      .filter(
+        (e) =>
+          same(e.model, input.model) &&
+          same(e.part_code, input.part_code) &&
+          (same(e.supplier, input.supplier) || same(e.supplier_name, input.supplier)),
+      )
+      .map(({ model, part_code, supplier, supplier_name, quote_url, history_url, currency, page }) => ({
+        model,
+        part_code,
+        supplier,
+        supplier_name,
+        quote_url,
+        history_url,
+        currency,
+        page,
+      }));
+    return { entries, total: entries.length };
   }
 
   @Tool({

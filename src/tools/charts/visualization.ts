@@ -22,7 +22,7 @@ const SpreadsheetInput = z.object({
 const DESCRIPTION = `Draw a chart image (PNG) from data: generate_visualization(chart_type, chart_config). Returns image_url (embed it as ![title](image_url) in reports) and, for simple charts, a browser spec.
 Every chart_config also accepts: title, width, height, theme=default|academy|dark, style{backgroundColor, palette[]}, axisXTitle/axisYTitle (axis charts). Labels may be Chinese. Maps take Chinese province/city names.
 Pick: trend→line/area; compare→column/bar; share→pie (innerRadius 0.6 = donut); distribution→histogram/boxplot/violin; correlation→scatter; two units→dual_axes; flows→sankey; stages→funnel; hierarchy→treemap/mind_map/organization_chart; causes→fishbone_diagram; process→flow_diagram; relations→network_graph; increments→waterfall; overlap→venn; scores→radar; keywords→word_cloud; single ratio→liquid; regions→district_map; places→pin_map/path_map.
-A wrong config is answered with the exact field errors and a correct example. Full parameter reference: /skills/procurement/chart_params.md.
+A wrong config is answered with the exact field errors and a correct example. Parameters of one type: /skills/procurement/chart-params/<type>.md.
 chart_type: required chart_config fields (+ type-specific options):`;
 
 /** The agent's single chart entry: routes chart_type to the chart MCP server's tool, validating first. */
@@ -59,7 +59,7 @@ export class VisualizationTools {
           .join('; ')}`,
         example
           ? `正确示例 / a correct example: generate_visualization(chart_type="${entry.type}", chart_config=${JSON.stringify(example)})`
-          : '按 chart_params.md 修正后重试 / fix the fields per chart_params.md and retry',
+          : `按 /skills/procurement/chart-params/${entry.type}.md 修正后重试 / fix the fields per that file and retry`,
       );
     }
     control.progress?.(`正在绘制 ${entry.type} 图 / drawing ${entry.type}`);

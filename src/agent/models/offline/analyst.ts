@@ -163,10 +163,17 @@ export function planAnalysis(view: ConversationView): Plan {
   }
   const label = categoryLabel(parts);
   // 2. quote URLs, and what the project paid for the product as the ERP sums it: per supplier and across suppliers
-  if (!view.steps.some((s) => s.name === 'read_file' && s.args.file_path === ANALYST_PATHS.urlMapping)) {
+  // The lookup returns the product's rows only; without it the whole table is read.
+  const lookup = view.tools.has('supplier_quote_urls');
+  const urlStep = view.steps.find((s) =>
+    lookup ? s.name === 'supplier_quote_urls' : s.name === 'read_file' && s.args.file_path === ANALYST_PATHS.urlMapping,
+  );
+  if (!urlStep) {
     return {
       toolCalls: [
-        { name: 'read_file', args: { file_path: ANALYST_PATHS.urlMapping, limit: 2000 } },
+        lookup
+          ? { name: 'supplier_quote_urls', args: { model } }
+          : { name: 'read_file', args: { file_path: ANALYST_PATHS.urlMapping, limit: 2000 } },
         ...(view.tools.has('part_price_history')
           ? PAID_GROUPINGS.map((by) => ({
               name: 'part_price_history',
@@ -177,7 +184,7 @@ export function planAnalysis(view: ConversationView): Plan {
     };
   }
   // 3. supplier web prices
-  const mapping = quoteUrls(lastStep(view, 'read_file'), model);
+  const mapping = quoteUrls(urlStep, model);
   if (!called(view, 'fetch_url') && mapping.length > 0) {
     return { toolCalls: mapping.slice(0, 8).map((m) => ({ name: 'fetch_url', args: { url: m.url } })) };
   }
@@ -386,7 +393,7 @@ interface AnalysisResult extends ReviewResult {
 function quoteUrls(step: ToolStep | undefined, model: string): Array<{ code: string; url: string }> {
   if (!step?.text) return [];
   try {
-    const doc = YAML.parse(stripLineNumbers(step.text)) as {
+    const doc = (step.name === 'read_file' ? YAML.parse(stripLineNumbers(step.text)) : step.result) as {
       entries?: Array<{ model?: string; part_code?: string; quote_url?: string }>;
     };
     return (doc.entries ?? [])

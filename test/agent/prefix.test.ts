@@ -1,0 +1,95 @@
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { getEncoding } from 'js-tiktoken';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AgentHarness, startAgentHarness } from './harness.ts';
+import { type ModelCall, recordingModels } from './stand-ins.ts';
+
+/**
+ * What every call of an agent starts with — its tool schemas (in the OpenAI function format every chat model sends)
+ * and its system prompt — counted with o200k_base. It is paid on every call, so each agent has a budget, and it must
+ * not change from call to call or session to session, or providers' prompt caches miss.
+ */
+// Ceilings at what each agent is sent today, so the prefix only shrinks; the aim is 3,000 / 4,000 / 2,500.
+const BUDGET: Record<string, number> = {
+  orchestrator: 3_600,
+  'procurement-analyst': 6_300,
+  'procurement-order': 3_600,
+};
+
+const o200k = getEncoding('o200k_base');
+const count = (text: string) => o200k.encode(text, [], []).length;
+const text = (m: BaseMessage) =>
+  typeof m.content === 'string'
+    ? m.content
+    : m.content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join('');
+/** The system prompt: the first message (later system messages, such as a skills-sync notice, are conversation). */
+const system = (call: ModelCall) => (call.messages[0]?.getType() === 'system' ? text(call.messages[0]) : '');
+/** The fixed prefix of a call: tool schemas, then the system prompt. */
+const fixedPrefix = (call: ModelCall) =>
+  `${JSON.stringify(call.tools.map((t) => ({ type: 'function', function: t })))}\n${system(call)}`;
+/** The prefix without its closing user paragraph (see the context injection middleware). */
+const withoutUser = (p: string) => p.replace(/\s*当前用户 user_id:[^\n]*\n偏好文件:[^\n]*(\n该用户只读[^\n]*)?$/, '');
+const results = (call: ModelCall) => call.messages.filter((m) => m.getType() === 'tool').length;
+const ask = (name: string, args: Record<string, unknown>) =>
+  new AIMessage({ content: '', tool_calls: [{ id: `c-${name}-${Math.random()}`, name, args, type: 'tool_call' }] });
+
+let target = 'procurement-analyst';
+const calls: ModelCall[] = [];
+/** The orchestrator hands the message to `target`, which takes two steps (a listing, then its answer). */
+function script(call: ModelCall): AIMessage {
+  if (call.agent === 'orchestrator')
+    return results(call) === 0
+      ? ask('task', { subagent_type: target, description: '【任务目标】看看' })
+      : new AIMessage('完成 / done');
+  return results(call) === 0 ? ask('supplier_query', {}) : new AIMessage('好的 / done');
+}
+
+let h: AgentHarness;
+beforeAll(async () => {
+  h = await startAgentHarness(undefined, { models: recordingModels(calls, script) });
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+/** Runs one delegation; returns each agent's calls. */
+async function sent(agent: string, user: Parameters<AgentHarness['contextFor']>[0], session: string) {
+  target = agent;
+  calls.length = 0;
+  await h.send(h.contextFor(user, session), '请处理 / please handle');
+  const byAgent = new Map<string, ModelCall[]>();
+  for (const call of calls) byAgent.set(call.agent, [...(byAgent.get(call.agent) ?? []), call]);
+  return byAgent;
+}
+
+describe('the fixed prefix of every agent', () => {
+  it('stays within its budget of tool schemas plus system prompt', async () => {
+    const analysis = await sent('procurement-analyst', 'laoxiao', 'prefix-a');
+    const order = await sent('procurement-order', 'laoxiao', 'prefix-o');
+    const first = {
+      orchestrator: analysis.get('orchestrator')![0],
+      'procurement-analyst': analysis.get('procurement-analyst')![0],
+      'procurement-order': order.get('procurement-order')![0],
+    };
+    const measured = Object.fromEntries(
+      Object.entries(first).map(([agent, call]) => [agent, count(fixedPrefix(call))]),
+    );
+    for (const [agent, tokens] of Object.entries(measured)) expect(tokens, agent).toBeLessThanOrEqual(BUDGET[agent]);
+  }, 120_000);
+
+  it('is byte-stable across calls and sessions of a user, and differs between users of a project only in who the user is', async () => {
+    const first = await sent('procurement-analyst', 'laoxiao', 'stable-1');
+    const second = await sent('procurement-analyst', 'laoxiao', 'stable-2');
+    const other = await sent('procurement-analyst', 'admin', 'stable-3');
+    for (const agent of ['orchestrator', 'procurement-analyst']) {
+      const all = [...first.get(agent)!, ...second.get(agent)!];
+      expect(all.length, agent).toBeGreaterThanOrEqual(4);
+      // Every call of the agent, in either session, starts with the very same bytes.
+      expect(new Set(all.map(fixedPrefix)).size, agent).toBe(1);
+      // Another user's calls differ only in the closing paragraph that says who the user is.
+      const mine = fixedPrefix(all[0]);
+      expect(withoutUser(mine), agent).not.toBe(mine);
+      expect(withoutUser(fixedPrefix(other.get(agent)![0])), agent).toBe(withoutUser(mine));
+    }
+  }, 120_000);
+});
