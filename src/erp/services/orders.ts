@@ -74,6 +74,13 @@ export class OrderBook {
     return this.once(ctx, idempotencyKey, input, (trx) => this.insertOrder(trx, ctx, input));
   }
 
+  /** Creates an order inside a caller's transaction (an RFQ's award writes its order and itself together). */
+  async createWithin(trx: Transaction<ErpTables>, ctx: ErpContext, input: CreateOrderInput): Promise<number> {
+    requireWriter(ctx);
+    if (input.note) input = { ...input, note: await redactSecrets(input.note) };
+    return this.insertOrder(trx, ctx, input);
+  }
+
   /**
    * Runs one write in a transaction, at most once per idempotency key (keys are the user's own): the first request
    * under a key writes and records which order it wrote; a retry with the same key and request gets that order as it
