@@ -6,6 +6,8 @@ export type {
   OrderLine,
   Page,
   Part,
+  Rfq,
+  RfqStatus,
   Supplier,
   UpdateOrderInput,
 } from './contract.ts';

@@ -512,7 +512,13 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     }),
     async (c) => {
       const key = c.req.valid('header')['idempotency-key'];
-      return c.json(await services.rfqs.award(c.var.ctx, c.req.valid('param').id, c.req.valid('json'), key), 200);
+      const { replayed, ...award } = await services.rfqs.award(
+        c.var.ctx,
+        c.req.valid('param').id,
+        c.req.valid('json'),
+        key,
+      );
+      return c.json(replayAware(c, { order: award, replayed }), 200);
     },
   );
   app.openapi(

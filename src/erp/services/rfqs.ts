@@ -269,7 +269,7 @@ export class RfqBook {
    */
   async award(ctx: ErpContext, id: number, input: AwardRfqInput, idempotencyKey?: string) {
     requireWriter(ctx);
-    const { rfq } = await this.once(ctx, idempotencyKey, { award: id, ...input }, async (trx) => {
+    const { rfq, replayed } = await this.once(ctx, idempotencyKey, { award: id, ...input }, async (trx) => {
       const before = await this.row(trx, ctx.projectId, id);
       requireOwner(ctx, before);
       if (before.status === 'sent' || before.status === 'collecting')
@@ -328,7 +328,7 @@ export class RfqBook {
       return id;
     });
     const order: Order = await this.orders.get(ctx, rfq.award?.orderId ?? 0);
-    return { rfq, order };
+    return { rfq, order, replayed };
   }
 
   /** A buyer enters a supplier's reply by hand; it counts like one that came by mail. */

@@ -1,9 +1,11 @@
 import type { ToolContext, ToolRegistry } from '../registry.ts';
 import { ErpClient } from './client.ts';
 import type { ErpConnection } from './http.ts';
+import { RfqTools } from './rfq.ts';
 
 export { ErpClient } from './client.ts';
 export { type ErpConnection, ErpHttpError, erpRequest, erpUrl } from './http.ts';
+export { RfqTools } from './rfq.ts';
 export { type ErpUser, ErpUsers } from './users.ts';
 
 /** Where the ERP API is; the user's token, project and trace id come from each call's context. */
@@ -14,7 +16,12 @@ export function erpClientFor(endpoint: ErpEndpoint, ctx: ToolContext): ErpClient
   return new ErpClient({ ...endpoint, token: ctx.token, projectId: ctx.projectId, traceId: ctx.traceId });
 }
 
-/** Registers the ERP tools (the `@Tool` methods of `ErpClient`), each call bound to its caller's credentials. */
+/** Registers the ERP tools (the `@Tool` methods of `ErpClient` and `RfqTools`), each call bound to its caller's credentials. */
 export function registerErpTools(registry: ToolRegistry, endpoint: ErpEndpoint): ToolRegistry {
-  return registry.register(ErpClient, (ctx) => erpClientFor(endpoint, ctx));
+  return registry
+    .register(ErpClient, (ctx) => erpClientFor(endpoint, ctx))
+    .register(
+      RfqTools,
+      (ctx) => new RfqTools({ ...endpoint, token: ctx.token, projectId: ctx.projectId, traceId: ctx.traceId }),
+    );
 }
