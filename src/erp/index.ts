@@ -27,4 +27,5 @@ export { DEMO_USERS, seedBulkParts, seedDemoData } from './seed.ts';
 export { createErp, type Erp, type ErpOptions, startErpServer } from './server.ts';
 export type { ErpContext } from './services/context.ts';
 export { createErpServices, type ErpServices } from './services/index.ts';
+export type { InvitationView, RfqBook, RfqMessage } from './services/rfqs.ts';
 export type { ErpUser } from './services/users.ts';

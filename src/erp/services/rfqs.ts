@@ -286,7 +286,7 @@ export class RfqBook {
           errors.push({ field, message: `line ${line.lineNo} is a free-text item: add it to the catalogue first` });
           continue;
         }
-        if (!quote || quote.status !== 'quoted' || !quote.effective) {
+        if (quote?.status !== 'quoted' || !quote.effective) {
           errors.push({
             field,
             message: `no usable quote for line ${line.lineNo} (${quote ? (quote.flag ?? quote.effectiveReason ?? quote.status) : 'none'})`,
