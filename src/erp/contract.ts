@@ -500,3 +500,225 @@ export const pagedViewOf = <T extends z.ZodType>(item: T) =>
     size: z.number(),
     hint: z.string().optional(),
   });
+
+/*
+ * Requests for quotation: a buyer asks several suppliers for prices on some lines, collects their quotes (by mail or
+ * the quote form), compares them in CNY at the asked quantity and awards one supplier, which drafts a purchase order.
+ */
+
+export const RFQ_STATUSES = ['draft', 'sent', 'collecting', 'closed', 'awarded', 'cancelled'] as const;
+export const RfqStatusSchema = z.enum(RFQ_STATUSES);
+export type RfqStatus = z.infer<typeof RfqStatusSchema>;
+export const INCOTERMS = ['EXW', 'FCA', 'FAS', 'FOB', 'CFR', 'CIF', 'CPT', 'CIP', 'DAP', 'DPU', 'DDP'] as const;
+/** An ISO 4217 currency code. */
+export const CurrencySchema = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .regex(/^[A-Z]{3}$/, 'ISO 4217 code such as CNY, USD, EUR');
+const Quantity = z.number().int().positive().max(10_000_000);
+const Price = z.number().nonnegative().max(MAX_UNIT_PRICE);
+
+export const RfqLineInputSchema = z
+  .strictObject({
+    /** A catalogue part, or `item` for something not in the catalogue. */
+    partId: Id.optional(),
+    item: Text(200).trim().min(1).optional(),
+    quantity: Quantity,
+    /** Defaults to the part's unit (pcs for a free-text item). */
+    unit: Text(20).trim().min(1).optional(),
+    requiredDate: IsoDate,
+  })
+  .refine((l) => l.partId !== undefined || l.item !== undefined, {
+    message: 'a line names a partId or an item',
+    path: ['item'],
+  });
+export type RfqLineInput = z.infer<typeof RfqLineInputSchema>;
+
+export const CreateRfqInputSchema = z.strictObject({
+  title: Text(200).trim().min(1),
+  lines: z.array(RfqLineInputSchema).min(1).max(50),
+  supplierIds: z.array(Id).min(1).max(20),
+  /** When replies stop being accepted (ISO date-time, in the future). */
+  replyDeadline: z.iso.datetime({ offset: true }),
+  currency: CurrencySchema.default('CNY'),
+  incoterm: z.enum(INCOTERMS).default('DAP'),
+  note: Text(2000).optional(),
+});
+export type CreateRfqInput = z.infer<typeof CreateRfqInputSchema>;
+
+/** A status change of an RFQ: needs the current version, like orders. */
+export const RfqActionInputSchema = z.strictObject({
+  version: z.number().int().positive(),
+  reason: Text(500).optional(),
+});
+export type RfqActionInput = z.infer<typeof RfqActionInputSchema>;
+
+export const AwardRfqInputSchema = z.strictObject({
+  version: z.number().int().positive(),
+  supplierId: Id,
+  /** true: the order goes to the approval policy at once (pending_approval); false: it stays a draft. */
+  submit: z.boolean().default(false),
+  note: Text(500).optional(),
+});
+export type AwardRfqInput = z.infer<typeof AwardRfqInputSchema>;
+
+export const PriceBreakSchema = z.strictObject({ minQty: Quantity, unitPrice: Price });
+export const QUOTE_SOURCES = ['mail', 'form', 'manual'] as const;
+
+/** One quoted line as a reply states it, in the supplier's currency. */
+export const QuoteLineInputSchema = z.strictObject({
+  lineNo: z.number().int().min(1).max(50),
+  unitPrice: Price,
+  currency: CurrencySchema,
+  priceBreaks: z.array(PriceBreakSchema).max(10).default([]),
+  moq: Quantity.optional(),
+  leadTimeDays: z.number().int().min(0).max(365).optional(),
+  validUntil: IsoDate.optional(),
+  /** Freight for the whole line, in the quote's currency. */
+  freight: Price.optional(),
+  remarks: Text(1000).optional(),
+});
+export type QuoteLineInput = z.infer<typeof QuoteLineInputSchema>;
+
+/** A supplier's reply to an invitation: quoted lines, a decline, and what could not be read with confidence. */
+export const QuoteReplyInputSchema = z.strictObject({
+  decline: z.boolean().default(false),
+  lines: z.array(QuoteLineInputSchema).max(50).default([]),
+  /** Parts of the reply that were not read with confidence: shown to the buyer, never guessed. */
+  flags: z
+    .array(z.strictObject({ lineNo: z.number().int().min(1).max(50).optional(), reason: Text(500) }))
+    .max(50)
+    .default([]),
+  source: z.strictObject({
+    kind: z.enum(QUOTE_SOURCES),
+    /** The mail's Message-ID, and the attachment the figures were read from. */
+    messageId: Text(300).optional(),
+    attachment: Text(200).optional(),
+    from: Text(300).optional(),
+  }),
+  remarks: Text(2000).optional(),
+});
+export type QuoteReplyInput = z.input<typeof QuoteReplyInputSchema>;
+
+/** A buyer entering a supplier's reply by hand (a phone call, a fax). */
+export const ManualQuoteInputSchema = QuoteReplyInputSchema.omit({ source: true }).extend({ supplierId: Id });
+
+export const ExchangeRateSchema = z.object({
+  currency: z.string(),
+  /** CNY for one unit of the currency. */
+  rateToCny: z.number(),
+  updatedAt: z.string().nullable(),
+  updatedBy: z.string().nullable(),
+});
+export type ExchangeRate = z.infer<typeof ExchangeRateSchema>;
+export const SetExchangeRateInputSchema = z.strictObject({ rateToCny: z.number().positive().max(100_000) });
+
+export const RfqLineSchema = z.object({
+  lineNo: z.number(),
+  partId: z.number().nullable(),
+  part: z.object({ code: z.string(), model: z.string(), category: z.string(), nameZh: z.string() }).nullable(),
+  /** What is asked for: the part's name and model, or the free text. */
+  item: z.string(),
+  quantity: z.number(),
+  unit: z.string(),
+  requiredDate: z.string(),
+});
+
+export const RfqInvitationSchema = z.object({
+  supplier: SupplierRefSchema.extend({ email: z.string() }),
+  status: z.enum(['invited', 'replied', 'declined']),
+  /** The invitation mail: queued once the RFQ is sent, then sent (once). */
+  mail: z.object({
+    status: z.enum(['none', 'queued', 'sent']),
+    messageId: z.string().nullable(),
+    sentAt: z.string().nullable(),
+    remindedAt: z.string().nullable(),
+  }),
+  repliedAt: z.string().nullable(),
+});
+
+/** A quote as stored, with its effective unit price and total in CNY at the asked quantity. */
+export const RfqQuoteSchema = z.object({
+  supplier: SupplierRefSchema,
+  lineNo: z.number(),
+  status: z.enum(['quoted', 'declined', 'flagged']),
+  unitPrice: z.number().nullable(),
+  currency: z.string().nullable(),
+  priceBreaks: z.array(z.object({ minQty: z.number(), unitPrice: z.number() })),
+  moq: z.number().nullable(),
+  leadTimeDays: z.number().nullable(),
+  validUntil: z.string().nullable(),
+  freight: z.number().nullable(),
+  remarks: z.string().nullable(),
+  /** Why it could not be read with confidence (status `flagged`). */
+  flag: z.string().nullable(),
+  /** After the reply deadline. */
+  late: z.boolean(),
+  source: z.object({
+    kind: z.enum(QUOTE_SOURCES),
+    messageId: z.string().nullable(),
+    attachment: z.string().nullable(),
+    from: z.string().nullable(),
+  }),
+  receivedAt: z.string(),
+  /** In CNY at the asked quantity (price break applied, freight included in the total); null without a rate. */
+  effective: z
+    .object({
+      unitPriceCny: z.number(),
+      totalCny: z.number(),
+      /** The price break applied (its minimum quantity), if any. */
+      priceBreakMinQty: z.number().nullable(),
+      rateToCny: z.number(),
+    })
+    .nullable(),
+  /** Why there is no effective price (no exchange rate for the currency). */
+  effectiveReason: z.string().nullable(),
+});
+export type RfqQuote = z.infer<typeof RfqQuoteSchema>;
+
+export const RfqSchema = z.object({
+  id: z.number(),
+  rfqNo: z.string(),
+  projectId: z.string(),
+  title: z.string(),
+  status: RfqStatusSchema,
+  version: z.number(),
+  currency: z.string(),
+  incoterm: z.enum(INCOTERMS),
+  replyDeadline: z.string(),
+  note: z.string(),
+  createdBy: z.object({ id: z.number(), username: z.string() }),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  traceId: z.string().nullable(),
+  /** The award: the supplier and the purchase order it drafted. */
+  award: z
+    .object({
+      supplierId: z.number(),
+      orderId: z.number(),
+      orderNo: z.string(),
+      awardedBy: z.string(),
+      awardedAt: z.string(),
+    })
+    .nullable(),
+  lines: z.array(RfqLineSchema),
+  invitations: z.array(RfqInvitationSchema),
+  quotes: z.array(RfqQuoteSchema),
+});
+export type Rfq = z.infer<typeof RfqSchema>;
+export type RfqLine = z.infer<typeof RfqLineSchema>;
+
+export const RfqSummarySchema = RfqSchema.pick({
+  id: true,
+  rfqNo: true,
+  title: true,
+  status: true,
+  version: true,
+  replyDeadline: true,
+  createdAt: true,
+}).extend({ lines: z.number(), invited: z.number(), replied: z.number() });
+export type RfqSummary = z.infer<typeof RfqSummarySchema>;
+
+/** An award's answer: the RFQ as it now stands and the purchase order it drafted. */
+export const RfqAwardSchema = z.object({ rfq: RfqSchema, order: OrderSchema });

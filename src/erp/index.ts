@@ -17,6 +17,8 @@ export type {
   OrderPreview,
   Page,
   Part,
+  Rfq,
+  RfqStatus,
   Supplier,
   UpdateOrderInput,
 } from './contract.ts';
@@ -36,4 +38,5 @@ export { DEMO_USERS, seedBulkParts, seedDemoData } from './seed.ts';
 export { createErp, type Erp, type ErpOptions, startErpServer } from './server.ts';
 export type { ErpContext } from './services/context.ts';
 export { createErpServices, type ErpServices } from './services/index.ts';
+export type { InvitationView, RfqBook, RfqMessage } from './services/rfqs.ts';
 export type { ErpUser } from './services/users.ts';

@@ -13,6 +13,15 @@ export {
   type ShopProfile,
   USD_CNY_RATE,
 } from './catalog.ts';
+export {
+  INJECTED_INSTRUCTION,
+  type MailDeskOptions,
+  REPLY_STYLES,
+  type ReplyStyle,
+  type SentQuote,
+  SUPPLIER_STYLES,
+  SupplierMailDesk,
+} from './mail-desk.ts';
 export { NEWS_ARTICLES, type NewsArticle } from './news.ts';
 export { historyJsonPath, productPath } from './pages.ts';
 export {

@@ -97,6 +97,45 @@ const parts: PartSpec[] = [
     },
   },
   {
+    name: 'RFQ mail',
+    // Invitations out through SMTP_URL (default: the simulated suppliers' own SMTP server), replies in on an
+    // embedded listener for the reply domain; the simulated suppliers answer by mail.
+    needs: ['ERP'],
+    async start(settings, started, options) {
+      const erp = started.get('ERP')!.erp;
+      if (!erp) return { url: 'off', detail: 'ERP not in this process', close: async () => undefined };
+      const [{ RfqMail }, { SupplierMailDesk }, { freePort }, path] = await Promise.all([
+        import('../../mail/index.ts'),
+        import('../../suppliers/index.ts'),
+        import('../../tools/charts/mcp-server.ts'),
+        import('node:path'),
+      ]);
+      const env = options.env ?? process.env;
+      const inboundPort = Number(env.PROCURA_MAIL_PORT) || (await freePort('127.0.0.1'));
+      const desk = env.SMTP_URL
+        ? undefined
+        : await new SupplierMailDesk({
+            dataDir: path.join(settings.dataDir, 'supplier-mail'),
+            replySmtpUrl: `smtp://127.0.0.1:${inboundPort}`,
+            port: await freePort('127.0.0.1'),
+          }).start();
+      const mail = await new RfqMail(erp.services.rfqs, {
+        smtpUrl: env.SMTP_URL ?? `smtp://127.0.0.1:${desk?.port}`,
+        replyDomain: env.PROCURA_MAIL_DOMAIN ?? 'procura.local',
+        from: env.PROCURA_MAIL_FROM ?? 'procurement@procura.local',
+        inbound: { host: '127.0.0.1', port: inboundPort },
+      }).start();
+      return {
+        url: `smtp://127.0.0.1:${inboundPort}`,
+        detail: desk ? `simulated suppliers smtp://127.0.0.1:${desk.port}` : 'SMTP_URL relay',
+        close: async () => {
+          await mail.close();
+          await desk?.close();
+        },
+      };
+    },
+  },
+  {
     name: 'Supplier sites',
     needs: [],
     async start(settings) {

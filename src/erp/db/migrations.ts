@@ -1,4 +1,11 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import {
+  type ColumnDefinitionBuilder,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  sql,
+} from 'kysely';
 import { PartSearchIndex } from './part-search.ts';
 import type { Dialect } from './schema.ts';
 
@@ -261,6 +268,124 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .alterTable('approval_policies')
           .addColumn('four_eyes', 'integer', (c) => c.notNull().defaultTo(1))
           .execute();
+      },
+    },
+    '009_rfqs': {
+      // Requests for quotation: lines, invited suppliers (each with the token its reply address and quote form carry),
+      // quotes per supplier and line, every mail in or out (a message is handled once, by its Message-ID), the
+      // project's exchange rates and sourcing settings; an idempotency key may now stand for an RFQ write.
+      async up(db: Db) {
+        const id = (c: ColumnDefinitionBuilder) =>
+          dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey();
+        await db.schema
+          .createTable('rfqs')
+          .addColumn('id', idType, id)
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+          .addColumn('rfq_no', 'text', (c) => c.notNull().unique())
+          .addColumn('title', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .addColumn('currency', 'text', (c) => c.notNull())
+          .addColumn('incoterm', 'text', (c) => c.notNull())
+          .addColumn('reply_deadline', 'text', (c) => c.notNull())
+          .addColumn('note', 'text', (c) => c.notNull())
+          .addColumn('created_by', 'integer', (c) => c.notNull().references('users.id'))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addColumn('trace_id', 'text')
+          .addColumn('awarded_supplier_id', 'integer')
+          .addColumn('awarded_order_id', 'integer')
+          .addColumn('awarded_by', 'text')
+          .addColumn('awarded_at', 'text')
+          .execute();
+        await db.schema.createIndex('rfqs_project_created').on('rfqs').columns(['project_id', 'created_at']).execute();
+        await db.schema
+          .createTable('rfq_lines')
+          .addColumn('id', idType, id)
+          .addColumn('rfq_id', 'integer', (c) => c.notNull().references('rfqs.id'))
+          .addColumn('line_no', 'integer', (c) => c.notNull())
+          .addColumn('part_id', 'integer', (c) => c.references('parts.id'))
+          .addColumn('item', 'text', (c) => c.notNull())
+          .addColumn('quantity', 'integer', (c) => c.notNull().check(sql`quantity > 0`))
+          .addColumn('unit', 'text', (c) => c.notNull())
+          .addColumn('required_date', 'text', (c) => c.notNull())
+          .addUniqueConstraint('rfq_lines_no', ['rfq_id', 'line_no'])
+          .execute();
+        await db.schema
+          .createTable('rfq_invitations')
+          .addColumn('id', idType, id)
+          .addColumn('rfq_id', 'integer', (c) => c.notNull().references('rfqs.id'))
+          .addColumn('supplier_id', 'integer', (c) => c.notNull().references('suppliers.id'))
+          .addColumn('token', 'text', (c) => c.notNull().unique())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('mail_status', 'text', (c) => c.notNull())
+          .addColumn('message_id', 'text')
+          .addColumn('sent_at', 'text')
+          .addColumn('reminded_at', 'text')
+          .addColumn('replied_at', 'text')
+          .addUniqueConstraint('rfq_invitations_supplier', ['rfq_id', 'supplier_id'])
+          .execute();
+        await db.schema.createIndex('rfq_invitations_mail').on('rfq_invitations').column('mail_status').execute();
+        await db.schema
+          .createTable('rfq_quotes')
+          .addColumn('id', idType, id)
+          .addColumn('rfq_id', 'integer', (c) => c.notNull().references('rfqs.id'))
+          .addColumn('supplier_id', 'integer', (c) => c.notNull().references('suppliers.id'))
+          .addColumn('line_no', 'integer', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('unit_price_e4', 'bigint')
+          .addColumn('currency', 'text')
+          .addColumn('price_breaks', 'text', (c) => c.notNull())
+          .addColumn('moq', 'integer')
+          .addColumn('lead_time_days', 'integer')
+          .addColumn('valid_until', 'text')
+          .addColumn('freight_e4', 'bigint')
+          .addColumn('remarks', 'text')
+          .addColumn('flag', 'text')
+          .addColumn('late', 'integer', (c) => c.notNull())
+          .addColumn('source_kind', 'text', (c) => c.notNull())
+          .addColumn('source_message_id', 'text')
+          .addColumn('source_attachment', 'text')
+          .addColumn('source_from', 'text')
+          .addColumn('received_at', 'text', (c) => c.notNull())
+          .addUniqueConstraint('rfq_quotes_line', ['rfq_id', 'supplier_id', 'line_no'])
+          .execute();
+        await db.schema
+          .createTable('rfq_messages')
+          .addColumn('id', idType, id)
+          .addColumn('project_id', 'text', (c) => c.notNull())
+          .addColumn('rfq_id', 'integer')
+          .addColumn('supplier_id', 'integer')
+          .addColumn('direction', 'text', (c) => c.notNull())
+          .addColumn('message_id', 'text', (c) => c.notNull().unique())
+          .addColumn('sender', 'text', (c) => c.notNull())
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('outcome', 'text', (c) => c.notNull())
+          .addColumn('reason', 'text')
+          .addColumn('body', 'text', (c) => c.notNull())
+          .addColumn('attachments', 'text', (c) => c.notNull())
+          .addColumn('at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('rfq_messages_rfq').on('rfq_messages').columns(['rfq_id', 'id']).execute();
+        await db.schema
+          .createTable('exchange_rates')
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+          .addColumn('currency', 'text', (c) => c.notNull())
+          .addColumn('rate_to_cny', 'real', (c) => c.notNull())
+          .addColumn('updated_by', 'text')
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('exchange_rates_pk', ['project_id', 'currency'])
+          .execute();
+        await db.schema
+          .createTable('sourcing_settings')
+          .addColumn('project_id', 'text', (c) => c.primaryKey().references('projects.id'))
+          .addColumn('weights', 'text', (c) => c.notNull())
+          .addColumn('reminder_hours', 'integer', (c) => c.notNull())
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .addColumn('updated_by', 'text')
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.alterTable('idempotency_keys').addColumn('rfq_id', 'integer').execute();
       },
     },
   };

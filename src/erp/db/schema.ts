@@ -1,6 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { Role } from '../../protocol/index.ts';
-import { ORDER_STATUSES, type OrderStatus } from '../contract.ts';
+import { ORDER_STATUSES, type OrderStatus, type RfqStatus } from '../contract.ts';
 
 /** The SQL dialects the ERP runs on. */
 export type Dialect = 'sqlite' | 'postgres';
@@ -130,7 +130,106 @@ export interface ErpTables {
     key: string;
     request_hash: string;
     order_id: number | null;
+    /** The RFQ a key's write created or changed (null for order writes). */
+    rfq_id: Generated<number | null>;
     created_at: string;
+  };
+  /** Requests for quotation; prices in 1/10000 of the quote's currency. */
+  rfqs: {
+    id: Generated<number>;
+    project_id: string;
+    rfq_no: string;
+    title: string;
+    status: RfqStatus;
+    version: number;
+    currency: string;
+    incoterm: string;
+    reply_deadline: string;
+    note: string;
+    created_by: number;
+    created_at: string;
+    updated_at: string;
+    trace_id: string | null;
+    awarded_supplier_id: number | null;
+    awarded_order_id: number | null;
+    awarded_by: string | null;
+    awarded_at: string | null;
+  };
+  rfq_lines: {
+    id: Generated<number>;
+    rfq_id: number;
+    line_no: number;
+    part_id: number | null;
+    item: string;
+    quantity: number;
+    unit: string;
+    required_date: string;
+  };
+  rfq_invitations: {
+    id: Generated<number>;
+    rfq_id: number;
+    supplier_id: number;
+    /** The secret the reply address and the quote form carry: it names the RFQ and the supplier. */
+    token: string;
+    status: 'invited' | 'replied' | 'declined';
+    mail_status: 'none' | 'queued' | 'sent';
+    message_id: string | null;
+    sent_at: string | null;
+    reminded_at: string | null;
+    replied_at: string | null;
+  };
+  rfq_quotes: {
+    id: Generated<number>;
+    rfq_id: number;
+    supplier_id: number;
+    line_no: number;
+    status: 'quoted' | 'declined' | 'flagged';
+    unit_price_e4: number | null;
+    currency: string | null;
+    price_breaks: string; // JSON [{minQty, unitPrice}]
+    moq: number | null;
+    lead_time_days: number | null;
+    valid_until: string | null;
+    freight_e4: number | null;
+    remarks: string | null;
+    flag: string | null;
+    late: number;
+    source_kind: 'mail' | 'form' | 'manual';
+    source_message_id: string | null;
+    source_attachment: string | null;
+    source_from: string | null;
+    received_at: string;
+  };
+  /** Every RFQ mail in or out, once per Message-ID, with what became of it. */
+  rfq_messages: {
+    id: Generated<number>;
+    project_id: string;
+    rfq_id: number | null;
+    supplier_id: number | null;
+    direction: 'in' | 'out';
+    message_id: string;
+    sender: string;
+    subject: string;
+    outcome: string;
+    reason: string | null;
+    body: string;
+    attachments: string; // JSON [{name, type, size}]
+    at: string;
+  };
+  exchange_rates: {
+    project_id: string;
+    currency: string;
+    rate_to_cny: number;
+    updated_by: string | null;
+    updated_at: string;
+  };
+  sourcing_settings: {
+    project_id: string;
+    weights: string; // JSON
+    reminder_hours: number;
+    version: number;
+    updated_by: string | null;
+    updated_at: string;
   };
   audit_log: {
     id: Generated<number>;

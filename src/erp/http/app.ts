@@ -1,4 +1,4 @@
-import { createRoute, OpenAPIHono, type RouteConfig, type z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, type RouteConfig, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { isReadOnly } from '../../protocol/index.ts';
 import {
@@ -103,6 +103,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   app.use('*', bodyLimitProblem(MAX_BODY_BYTES));
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(routePath(c))) return next();
+    // The quote form: the invitation's token in the path is the supplier's credential (checked by the service). A
+    // request that brings a user's bearer token is that user's, under the user's rules.
+    if (routePath(c).startsWith('/quote-invitations/') && !c.req.header('authorization')) return next();
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw unauthorized();
@@ -442,6 +445,203 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       ...standard(s.OrderSchema),
     }),
     async (c) => c.json(await services.orders.get(c.var.ctx, c.req.valid('param').id), 200),
+  );
+
+  // Requests for quotation
+  app.openapi(
+    route({
+      method: 'get',
+      operationId: 'listRfqs',
+      path: '/rfqs',
+      summary: '询价单列表 / requests for quotation',
+      tags: ['rfqs'],
+      request: { query: s.RfqListQuery },
+      ...standard(s.pageOf(s.RfqSummarySchema)),
+    }),
+    async (c) => c.json(await services.rfqs.list(c.var.ctx, c.req.valid('query')), 200),
+  );
+  app.openapi(
+    route({
+      method: 'post',
+      operationId: 'createRfq',
+      path: '/rfqs',
+      summary: '创建询价单（草稿，支持 Idempotency-Key）/ create an RFQ (draft)',
+      tags: ['rfqs'],
+      request: { headers: s.IdempotencyHeader, body: json(s.CreateRfqBody) },
+      ...standard(s.RfqSchema, 201),
+    }),
+    async (c) => {
+      const write = await services.rfqs.create(
+        c.var.ctx,
+        c.req.valid('json'),
+        c.req.valid('header')['idempotency-key'],
+      );
+      return c.json(replayAware(c, { order: write.rfq, replayed: write.replayed }), write.replayed ? 200 : 201);
+    },
+  );
+  app.openapi(
+    route({
+      method: 'get',
+      operationId: 'getRfq',
+      path: '/rfqs/{id}',
+      summary: '询价单详情：行、受邀供应商、报价（含人民币折算）/ an RFQ with its invitations and quotes',
+      tags: ['rfqs'],
+      request: { params: s.IdParam },
+      ...standard(s.RfqSchema),
+    }),
+    async (c) => c.json(await services.rfqs.get(c.var.ctx, c.req.valid('param').id), 200),
+  );
+  for (const [action, summary] of [
+    ['send', '发出询价（邮件进入发件队列）/ send the RFQ (its mails are queued)'],
+    ['close', '截止询价 / close the RFQ'],
+    ['cancel', '取消询价 / cancel the RFQ'],
+  ] as const) {
+    app.openapi(
+      route({
+        method: 'post',
+        operationId: `${action}Rfq`,
+        path: `/rfqs/{id}/${action}`,
+        summary: `${summary}（需当前 version，支持 Idempotency-Key）`,
+        tags: ['rfqs'],
+        request: { params: s.IdParam, headers: s.IdempotencyHeader, body: json(s.RfqActionBody) },
+        ...standard(s.RfqSchema),
+      }),
+      async (c) => {
+        const key = c.req.valid('header')['idempotency-key'];
+        const write = await services.rfqs[action](c.var.ctx, c.req.valid('param').id, c.req.valid('json'), key);
+        return c.json(replayAware(c, { order: write.rfq, replayed: write.replayed }), 200);
+      },
+    );
+  }
+  app.openapi(
+    route({
+      method: 'post',
+      operationId: 'awardRfq',
+      path: '/rfqs/{id}/award',
+      summary: '授标：为所选供应商生成采购订单草稿（支持 Idempotency-Key）/ award: drafts the purchase order',
+      tags: ['rfqs'],
+      request: { params: s.IdParam, headers: s.IdempotencyHeader, body: json(s.AwardRfqBody) },
+      ...standard(s.RfqAwardSchema),
+    }),
+    async (c) => {
+      const key = c.req.valid('header')['idempotency-key'];
+      const { replayed, ...award } = await services.rfqs.award(
+        c.var.ctx,
+        c.req.valid('param').id,
+        c.req.valid('json'),
+        key,
+      );
+      return c.json(replayAware(c, { order: award, replayed }), 200);
+    },
+  );
+  app.openapi(
+    route({
+      method: 'post',
+      operationId: 'enterRfqQuote',
+      path: '/rfqs/{id}/quotes',
+      summary: '手工录入供应商报价 / enter a supplier’s quote by hand',
+      tags: ['rfqs'],
+      request: { params: s.IdParam, body: json(s.ManualQuoteBody) },
+      ...standard(s.RfqSchema),
+    }),
+    async (c) => {
+      const { supplierId, ...reply } = c.req.valid('json');
+      return c.json(await services.rfqs.enterQuote(c.var.ctx, c.req.valid('param').id, supplierId, reply), 200);
+    },
+  );
+  app.openapi(
+    route({
+      method: 'get',
+      operationId: 'listRfqMessages',
+      path: '/rfqs/{id}/messages',
+      summary: '询价单的往来邮件（报价来源）/ the RFQ’s mails in and out',
+      tags: ['rfqs'],
+      request: { params: s.IdParam },
+      ...standard(s.itemsOf(s.RfqMessageSchema)),
+    }),
+    async (c) => c.json({ items: await services.rfqs.messages(c.var.ctx, c.req.valid('param').id) }, 200),
+  );
+  app.openapi(
+    route({
+      method: 'get',
+      operationId: 'listExchangeRates',
+      path: '/exchange-rates',
+      summary: '项目汇率表（1 外币 = ? 人民币）/ the project’s exchange rates to CNY',
+      tags: ['rfqs'],
+      ...standard(s.itemsOf(s.ExchangeRateSchema)),
+    }),
+    async (c) => c.json({ items: await services.rfqs.rates(c.var.ctx) }, 200),
+  );
+  app.openapi(
+    route({
+      method: 'put',
+      operationId: 'setExchangeRate',
+      path: '/exchange-rates/{currency}',
+      summary: '设置汇率（管理员）/ set an exchange rate (admin)',
+      tags: ['rfqs'],
+      request: { params: s.CurrencyParam, body: json(s.SetExchangeRateBody) },
+      ...standard(s.itemsOf(s.ExchangeRateSchema)),
+    }),
+    async (c) =>
+      c.json(
+        {
+          items: await services.rfqs.setRate(c.var.ctx, c.req.valid('param').currency, c.req.valid('json').rateToCny),
+        },
+        200,
+      ),
+  );
+  // The quote form's two calls: the invitation's token is the supplier's only credential.
+  app.openapi(
+    route({
+      method: 'get',
+      operationId: 'getQuoteInvitation',
+      path: '/quote-invitations/{token}',
+      summary: '报价表单：按邀请令牌读取询价内容 / the quote form: the RFQ as its invited supplier sees it',
+      tags: ['rfqs'],
+      request: { params: s.TokenParam },
+      ...standard(s.QuoteInvitationSchema),
+    }),
+    async (c) => {
+      const { rfq, supplier, replied } = await services.rfqs.invitation(c.req.valid('param').token);
+      return c.json(
+        {
+          rfqNo: rfq.rfqNo,
+          title: rfq.title,
+          status: rfq.status,
+          replyDeadline: rfq.replyDeadline,
+          currency: rfq.currency,
+          incoterm: rfq.incoterm,
+          supplier: { nameZh: supplier.nameZh, nameEn: supplier.nameEn },
+          lines: rfq.lines.map(({ lineNo, item, quantity, unit, requiredDate }) => ({
+            lineNo,
+            item,
+            quantity,
+            unit,
+            requiredDate,
+          })),
+          replied,
+        },
+        200,
+      );
+    },
+  );
+  app.openapi(
+    route({
+      method: 'post',
+      operationId: 'submitQuoteForm',
+      path: '/quote-invitations/{token}',
+      summary: '报价表单：供应商提交报价 / the quote form: a supplier’s reply',
+      tags: ['rfqs'],
+      request: { params: s.TokenParam, body: json(s.QuoteFormBody) },
+      ...standard(z.object({ outcome: z.string(), late: z.boolean() })),
+    }),
+    async (c) => {
+      const { outcome, late } = await services.rfqs.recordReply(c.req.valid('param').token, {
+        ...c.req.valid('json'),
+        source: { kind: 'form' },
+      });
+      return c.json({ outcome, late }, 200);
+    },
   );
 
   // Inventory and audit

@@ -126,3 +126,64 @@ export const ProblemSchema = documented(shared.ProblemSchema).openapi('Problem')
 
 export const itemsOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 export const { pageOf } = contract;
+
+// Requests for quotation
+export const RfqStatusSchema = documented(contract.RfqStatusSchema).openapi('RfqStatus');
+export const RfqListQuery = z.object({ status: RfqStatusSchema.optional(), page: Page, size: Size });
+export const CreateRfqBody = documented(contract.CreateRfqInputSchema).openapi('CreateRfq');
+export const RfqActionBody = documented(contract.RfqActionInputSchema).openapi('RfqAction');
+export const AwardRfqBody = documented(contract.AwardRfqInputSchema).openapi('AwardRfq');
+export const ManualQuoteBody = documented(contract.ManualQuoteInputSchema).openapi('ManualQuote');
+/** What a supplier sends through the quote form: a reply without a source (the form is its source). */
+export const QuoteFormBody = documented(contract.QuoteReplyInputSchema.omit({ source: true })).openapi('QuoteForm');
+export const SetExchangeRateBody = documented(contract.SetExchangeRateInputSchema).openapi('SetExchangeRate');
+export const CurrencyParam = z.object({
+  currency: documented(contract.CurrencySchema).openapi({ param: { name: 'currency', in: 'path' }, example: 'USD' }),
+});
+export const TokenParam = z.object({
+  token: z
+    .string()
+    .regex(/^[0-9a-f]{24}$/, 'an invitation token')
+    .openapi({ param: { name: 'token', in: 'path' } }),
+});
+export const RfqSchema = documented(contract.RfqSchema).openapi('Rfq');
+export const RfqSummarySchema = documented(contract.RfqSummarySchema).openapi('RfqSummary');
+export const RfqAwardSchema = documented(contract.RfqAwardSchema).openapi('RfqAward');
+export const ExchangeRateSchema = documented(contract.ExchangeRateSchema).openapi('ExchangeRate');
+export const RfqMessageSchema = z
+  .object({
+    id: z.number(),
+    direction: z.enum(['in', 'out']),
+    messageId: z.string(),
+    supplierId: z.number().nullable(),
+    sender: z.string(),
+    subject: z.string(),
+    outcome: z.string(),
+    reason: z.string().nullable(),
+    body: z.string(),
+    attachments: z.array(z.object({ name: z.string(), type: z.string(), size: z.number() })),
+    at: z.string(),
+  })
+  .openapi('RfqMessage');
+/** What the quote form shows a supplier: the RFQ's lines and terms, nothing about other suppliers. */
+export const QuoteInvitationSchema = z
+  .object({
+    rfqNo: z.string(),
+    title: z.string(),
+    status: RfqStatusSchema,
+    replyDeadline: z.string(),
+    currency: z.string(),
+    incoterm: z.string(),
+    supplier: z.object({ nameZh: z.string(), nameEn: z.string() }),
+    lines: z.array(
+      documented(contract.RfqLineSchema).pick({
+        lineNo: true,
+        item: true,
+        quantity: true,
+        unit: true,
+        requiredDate: true,
+      }),
+    ),
+    replied: z.boolean(),
+  })
+  .openapi('QuoteInvitation');

@@ -7,6 +7,7 @@ import { OrderBook } from './orders.ts';
 import { PartCatalog } from './parts.ts';
 import { PriceChecks } from './price-checks.ts';
 import { PriceHistories } from './price-history.ts';
+import { RfqBook } from './rfqs.ts';
 import { SupplierScorecards } from './scorecards.ts';
 import { SupplierDirectory } from './suppliers.ts';
 import { UserDirectory } from './users.ts';
@@ -18,12 +19,14 @@ export function createErpServices(database: ErpDatabase) {
   const { db } = database;
   const priceChecks = new PriceChecks(db);
   const policies = new ApprovalPolicies(db);
+  const orders = new OrderBook(db, { priceChecks, policies });
   return {
     dialect: database.dialect,
     users: new UserDirectory(db),
     suppliers: new SupplierDirectory(db),
     parts: new PartCatalog(db, database.read, new PartSearchIndex(database.dialect)),
-    orders: new OrderBook(db, { priceChecks, policies }),
+    orders,
+    rfqs: new RfqBook(db, orders),
     priceChecks,
     priceHistories: new PriceHistories(db),
     policies,

@@ -78,6 +78,13 @@ export class OrderBook {
     return this.once(ctx, idempotencyKey, input, (trx) => this.insertOrder(trx, ctx, input));
   }
 
+  /** Creates an order inside a caller's transaction (an RFQ's award writes its order and itself together). */
+  async createWithin(trx: Transaction<ErpTables>, ctx: ErpContext, input: CreateOrderInput): Promise<number> {
+    requireWriter(ctx);
+    if (input.note) input = { ...input, note: await redactSecrets(input.note) };
+    return this.insertOrder(trx, ctx, input);
+  }
+
   /**
    * What `create` would write for this order if submitted now — lines priced and checked, the total, the approval
    * policy's decision — without writing it: the same code runs in a transaction that is then rolled back, so the

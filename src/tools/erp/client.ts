@@ -136,6 +136,12 @@ function paged<T, V>(
   };
 }
 
+/** A write's idempotency key: the caller's, else one derived from the model's call id, so the same call retried
+ *  (network, resume after approval) never writes twice. */
+export const writeKey = (idempotencyKey: string | undefined, control: ToolControl) =>
+  idempotencyKey ??
+  (control.callId ? `call-${createHash('sha256').update(control.callId).digest('hex').slice(0, 40)}` : undefined);
+
 /**
  * The ERP REST API, bound to one user's token, project and trace id. Its methods are the ERP tools: each is a
  * thin, declared entry to one ERP endpoint, and the ERP authorises every call as that user.
@@ -169,9 +175,7 @@ export class ErpClient {
     control: ToolControl,
   ): Promise<z.infer<typeof contract.OrderWriteResultSchema>> {
     const { idempotencyKey, ...rest } = request;
-    const key =
-      idempotencyKey ??
-      (control.callId ? `call-${createHash('sha256').update(control.callId).digest('hex').slice(0, 40)}` : undefined);
+    const key = writeKey(idempotencyKey, control);
     const { body, traceId, replayed } = await erpExchange<OrderWire>(this.connection, method, path, {
       ...rest,
       headers: key ? { 'idempotency-key': key } : undefined,

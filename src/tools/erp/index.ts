@@ -1,8 +1,10 @@
 import type { ErpConnection } from '../../erp/index.ts';
 import type { ToolContext, ToolRegistry } from '../registry.ts';
 import { ErpClient } from './client.ts';
+import { RfqTools } from './rfq.ts';
 
 export { ErpClient } from './client.ts';
+export { RfqTools } from './rfq.ts';
 
 /** Where the ERP API is; the user's token, project and trace id come from each call's context. */
 export type ErpEndpoint = Pick<ErpConnection, 'baseUrl' | 'fetch' | 'timeoutMs'>;
@@ -12,7 +14,12 @@ export function erpClientFor(endpoint: ErpEndpoint, ctx: ToolContext): ErpClient
   return new ErpClient({ ...endpoint, token: ctx.token, projectId: ctx.projectId, traceId: ctx.traceId });
 }
 
-/** Registers the ERP tools (the `@Tool` methods of `ErpClient`), each call bound to its caller's credentials. */
+/** Registers the ERP tools (the `@Tool` methods of `ErpClient` and `RfqTools`), each call bound to its caller's credentials. */
 export function registerErpTools(registry: ToolRegistry, endpoint: ErpEndpoint): ToolRegistry {
-  return registry.register(ErpClient, (ctx) => erpClientFor(endpoint, ctx));
+  return registry
+    .register(ErpClient, (ctx) => erpClientFor(endpoint, ctx))
+    .register(
+      RfqTools,
+      (ctx) => new RfqTools({ ...endpoint, token: ctx.token, projectId: ctx.projectId, traceId: ctx.traceId }),
+    );
 }

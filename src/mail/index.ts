@@ -1,0 +1,17 @@
+export {
+  type InboundResult,
+  invitationMessageId,
+  MAX_ATTACHMENT_BYTES,
+  receiveReply,
+  replyAddress,
+} from './inbound.ts';
+export { invitationText, RfqMail, type RfqMailOptions } from './mailer.ts';
+export {
+  csvRows,
+  htmlRows,
+  readQuoteRows,
+  replyTemplate,
+  TEMPLATE_HEADER,
+  textRows,
+  xlsxRows,
+} from './quote-reader.ts';
