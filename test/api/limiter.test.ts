@@ -17,7 +17,12 @@ const state = (promise: Promise<unknown>) => {
 
 describe('run limiter', () => {
   it('caps executing runs; the line is first come, first served, and an aborted run leaves it', async () => {
-    const limiter = new RunLimiter({ startsPerMinute: 100, maxConcurrent: 2, loopDelayMs: Number.POSITIVE_INFINITY, perUserConcurrent: 8 });
+    const limiter = new RunLimiter({
+      startsPerMinute: 100,
+      maxConcurrent: 2,
+      loopDelayMs: Number.POSITIVE_INFINITY,
+      perUserConcurrent: 8,
+    });
     try {
       const open = new AbortController().signal;
       const [a, b] = await Promise.all([limiter.acquire('u', open), limiter.acquire('u', open)]);
@@ -60,7 +65,12 @@ describe('run limiter', () => {
   });
 
   it('lets a burst in one run per loop sample, so the delay check sees each start before admitting more', async () => {
-    const limiter = new RunLimiter({ startsPerMinute: 100, maxConcurrent: 8, loopDelayMs: 10_000, perUserConcurrent: 8 });
+    const limiter = new RunLimiter({
+      startsPerMinute: 100,
+      maxConcurrent: 8,
+      loopDelayMs: 10_000,
+      perUserConcurrent: 8,
+    });
     try {
       const open = new AbortController().signal;
       const burst = Array.from({ length: 4 }, () => limiter.acquire('u', open));

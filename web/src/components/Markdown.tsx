@@ -26,9 +26,7 @@ marked.use({
       },
       renderer(token) {
         const { ids, titles = [] } = token as SourceRefToken;
-        const cited = ids.map((id, i) =>
-          titles[i] ? `<abbr title="${escapeAttr(titles[i])}">${id}</abbr>` : id,
-        );
+        const cited = ids.map((id, i) => (titles[i] ? `<abbr title="${escapeAttr(titles[i])}">${id}</abbr>` : id));
         return `<sup>[${cited.join(', ')}]</sup>`;
       },
     },
