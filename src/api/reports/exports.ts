@@ -118,9 +118,21 @@ export class ReportExports {
         chromiumPath: this.options.chromiumPath,
         imageOrigins: this.options.imageOrigins,
       };
-      const child = this.spawn(() => this.busy.delete(user.username));
+      // Once only: a later export of the same user must not lose its slot when this process finally exits.
+      let released = false;
+      const release = () => {
+        if (!released) this.busy.delete(user.username);
+        released = true;
+      };
+      const child = this.spawn(release);
       handedOver = true;
-      return { name: `${job.title}.${format}`, contentType: CONTENT_TYPES[format], body: await run(child, job) };
+      const body = await run(child, job).catch((error: unknown) => {
+        // Refused or failed: the slot is free now, not once the process has finished exiting.
+        child.kill('SIGKILL');
+        release();
+        throw error;
+      });
+      return { name: `${job.title}.${format}`, contentType: CONTENT_TYPES[format], body };
     } finally {
       if (!handedOver) this.busy.delete(user.username);
     }
