@@ -107,7 +107,7 @@ const parts: PartSpec[] = [
       const [{ RfqMail }, { SupplierMailDesk }, { freePort }, path] = await Promise.all([
         import('../../mail/index.ts'),
         import('../../suppliers/index.ts'),
-        import('../../tools/charts/mcp-server.ts'),
+        import('../../tools/index.ts'),
         import('node:path'),
       ]);
       const env = options.env ?? process.env;
