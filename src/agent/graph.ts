@@ -234,7 +234,34 @@ async function approvalDetails(
         };
       }),
   );
+  if (tool === 'order_create' && details.lines?.length) {
+    const preview = await orderPreview(registry, args, ctx);
+    if (preview) details.preview = preview;
+  }
   return tool.startsWith('order_') ? details : undefined;
+}
+
+/** The ERP's preview of a new order: its total and the approval policy's decision, or the ERP's reason to refuse. */
+async function orderPreview(
+  registry: ToolRegistry,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ApprovalDetails['preview']> {
+  // A company's ERP MCP server may offer no preview; the card then shows the lines and their checks alone.
+  if (!registry.get('order_preview')) return undefined;
+  const { submit: _submit, idempotencyKey: _key, ...order } = args;
+  const answer = (await registry.execute('order_preview', order, ctx)) as {
+    success?: false;
+    error?: string;
+    unavailable?: string;
+    totalAmount?: number;
+    approval?: Extract<ApprovalDetails['preview'], { approval: unknown }>['approval'];
+  };
+  // The ERP being down is no refusal of the order: the card goes without a preview.
+  if (answer.success === false && answer.unavailable) return undefined;
+  if (answer.success === false || answer.totalAmount === undefined || !answer.approval)
+    return { refused: answer.error ?? 'no preview' };
+  return { totalAmount: answer.totalAmount, approval: answer.approval };
 }
 
 export type ProcuraGraph = Awaited<ReturnType<typeof buildAgentGraph>>;

@@ -1,4 +1,6 @@
 import { Hono } from 'hono';
+import { z } from 'zod';
+import { RoleSchema } from '../protocol/index.ts';
 import {
   bodyLimitProblem,
   httpServerSpans,
@@ -14,13 +16,27 @@ import { type ApprovalsAppDeps, approvalsApp } from './approvals/app.ts';
 import type { ErpUsers } from './auth.ts';
 import { type ChatAppDeps, chatApp } from './chat/app.ts';
 import type { ApiEnv } from './http.ts';
+import { ApiRoutes, type Operation, openApiDocument } from './openapi.ts';
 import { type ReportsAppDeps, reportsApp } from './reports/app.ts';
 import { type SchedulesAppDeps, schedulesApp } from './schedules/app.ts';
 import { serveWebUi } from './web-ui.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
-/** Routes answered without a bearer token. */
-const PUBLIC_PATHS = new Set(['/api/v1/health', '/api/v1/ready', '/api/v1/demo-users', '/api/v1/demo-sign-in']);
+/** The OpenAPI document's own entry in it. */
+const OPENAPI_OPERATION = {
+  method: 'get',
+  path: '/openapi.json',
+  operationId: 'getOpenApiDocument',
+  summary: '本接口的 OpenAPI 3.1 文档 / this API’s OpenAPI 3.1 document',
+  tags: ['service'],
+  public: true,
+  responses: { 200: { description: 'the document', json: z.looseObject({ openapi: z.string() }) } },
+} satisfies Operation;
+
+const Readiness = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.unknown() })),
+});
 
 /** What the edge needs, and what each feature app needs. */
 export type ApiAppDeps = ChatAppDeps &
@@ -48,8 +64,10 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   app.use('*', httpServerSpans('procura.api'));
   app.use('*', traceIdMiddleware());
   app.use('/api/*', bodyLimitProblem(MAX_BODY_BYTES));
+  // Routes declared public answer without a bearer token; the set is known once every feature declared its routes.
+  let publicPaths = new Set<string>();
   app.use('/api/v1/*', async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    if (publicPaths.has(c.req.path)) return next();
     const authorization = deps.demo.authorization(c.req.header('authorization'));
     c.set('user', await deps.users.resolve(authorization, c.req.header('x-project-id') || undefined));
     await next();
@@ -57,30 +75,73 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
 
   app.onError(problemErrorHandler(deps.log, 'API'));
 
-  app.get('/api/v1/health', (c) => c.json({ status: 'ok', running_runs: deps.runs.running }));
-  app.get('/api/v1/ready', async (c) => {
-    const checks = await Promise.all(
-      Object.entries(deps.readiness).map(async ([name, check]) => {
-        try {
-          return [name, { ok: true, detail: await check() }] as const;
-        } catch (error) {
-          return [name, { ok: false, detail: redactKnown((error as Error).message) }] as const;
-        }
-      }),
-    );
-    const ready = checks.every(([, r]) => r.ok);
-    return c.json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(checks) }, ready ? 200 : 503);
-  });
-  app.get('/api/v1/me', (c) => {
-    const { username, displayName, role, projectId } = c.var.user;
-    return c.json({ username, display_name: displayName, role, project_id: projectId });
-  });
+  const edge = new ApiRoutes();
+  const tags = ['service'];
+  edge.add(
+    {
+      method: 'get',
+      path: '/health',
+      operationId: 'getHealth',
+      summary: '存活 / liveness',
+      tags,
+      public: true,
+      responses: { 200: { description: 'alive', json: z.object({ status: z.string(), running_runs: z.number() }) } },
+    },
+    (c) => c.json({ status: 'ok', running_runs: deps.runs.running }),
+  );
+  edge.add(
+    {
+      method: 'get',
+      path: '/ready',
+      operationId: 'getReadiness',
+      summary: '就绪：ERP、模型、数据库 / readiness of ERP, model, database',
+      tags,
+      public: true,
+      responses: {
+        200: { description: 'ready', json: Readiness },
+        503: { description: 'a dependency fails', json: Readiness },
+      },
+    },
+    async (c) => {
+      const checks = await Promise.all(
+        Object.entries(deps.readiness).map(async ([name, check]) => {
+          try {
+            return [name, { ok: true, detail: await check() }] as const;
+          } catch (error) {
+            return [name, { ok: false, detail: redactKnown((error as Error).message) }] as const;
+          }
+        }),
+      );
+      const ready = checks.every(([, r]) => r.ok);
+      return c.json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(checks) }, ready ? 200 : 503);
+    },
+  );
+  edge.add(
+    {
+      method: 'get',
+      path: '/me',
+      operationId: 'getMe',
+      summary: '当前用户 / the signed-in user',
+      tags,
+      responses: {
+        200: {
+          description: 'the user',
+          json: z.object({ username: z.string(), display_name: z.string(), role: RoleSchema, project_id: z.string() }),
+        },
+      },
+    },
+    (c) => {
+      const { username, displayName, role, projectId } = c.var.user;
+      return c.json({ username, display_name: displayName, role, project_id: projectId });
+    },
+  );
 
-  app.route('/api/v1', adminApp(deps));
-  app.route('/api/v1', chatApp(deps));
-  app.route('/api/v1', approvalsApp(deps));
-  app.route('/api/v1', schedulesApp(deps));
-  app.route('/api/v1', reportsApp(deps));
+  const features = [edge, adminApp(deps), chatApp(deps), approvalsApp(deps), schedulesApp(deps), reportsApp(deps)];
+  const operations = features.flatMap((feature) => feature.operations);
+  const document = openApiDocument([OPENAPI_OPERATION, ...operations]);
+  app.get(`/api/v1${OPENAPI_OPERATION.path}`, (c) => c.json(document));
+  for (const feature of features) app.route('/api/v1', feature.app);
+  publicPaths = new Set([OPENAPI_OPERATION, ...operations].filter((op) => op.public).map((op) => `/api/v1${op.path}`));
 
   app.all('/api/*', (c) =>
     problemResponse(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)),

@@ -15,7 +15,7 @@ import { type RunLimits, RunManager } from './chat/runs.ts';
 import { Sessions, type SessionTables } from './chat/sessions.ts';
 import { openApiDatabase } from './db.ts';
 import { API_MIGRATIONS } from './migrations.ts';
-import { chartImageLoader, ReportExports } from './reports/exports.ts';
+import { type ExportLimits, ReportExports } from './reports/exports.ts';
 import { defaultTimezone } from './schedules/cron.ts';
 import { Scheduler } from './schedules/scheduler.ts';
 import { CredentialSealer, Schedules } from './schedules/schedules.ts';
@@ -45,6 +45,8 @@ export interface ApiOptions {
   /** The chart renderer's origins: the only place besides the API itself that the browser UI and a report exported
    *  as PDF load images from. */
   chartImageOrigins?: string[];
+  /** Limits of report exports (sizes, rows, how many at once); `DEFAULT_EXPORT_LIMITS` for the rest. */
+  exportLimits?: Partial<ExportLimits>;
   /** How often a followed session with an order waiting for an admin asks the ERP for the decision; default from
    *  `PROCURA_DECISION_POLL_MS`, else 15 s. */
   decisionPollMs?: number;
@@ -69,6 +71,8 @@ export const DEFAULT_LIMITS: RunLimits = {
   // few runs fill the CPU; more only lengthen each loop turn and delay new requests before their first event
   // (measured by bench:api on 2 cores: same runs/s at 8 as at 32, first-event p99 about half).
   maxConcurrent: 8,
+  // Fewer than the slots: one user's runs leave room for others'.
+  perUserConcurrent: 3,
   loopDelayMs: 40,
 };
 
@@ -139,7 +143,8 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   });
   const exports = new ReportExports(history, {
     chromiumPath: loadWebSettings().chromiumPath,
-    loadImage: chartImageLoader(options.chartImageOrigins ?? []),
+    imageOrigins: options.chartImageOrigins ?? [],
+    limits: options.exportLimits,
   });
   const app = createApiApp({
     users,

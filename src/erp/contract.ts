@@ -274,6 +274,18 @@ export const OrderSchema = z.object({
 });
 export type Order = z.infer<typeof OrderSchema>;
 
+/**
+ * What creating an order would write, without writing it: each line priced (list price unless given) and checked
+ * against the 12-month history, the total, and the approval policy's decision had the order been submitted now.
+ */
+export const OrderPreviewSchema = z.object({
+  supplier: SupplierRefSchema,
+  lines: z.array(OrderLineSchema),
+  totalAmount: z.number(),
+  approval: ApprovalDecisionSchema,
+});
+export type OrderPreview = z.infer<typeof OrderPreviewSchema>;
+
 export const InventoryWarningSchema = z.object({
   partId: z.number(),
   code: z.string(),
@@ -427,6 +439,14 @@ export const OrderWriteResultSchema = z.object({
   stateChanged: z.boolean(),
   order: OrderViewSchema,
   traceId: z.string(),
+});
+
+/** `order_preview`'s answer: the order as the ERP would write it, in the compact shape of an order's view. */
+export const OrderPreviewViewSchema = z.object({
+  supplier: NamedRef,
+  lines: OrderViewSchema.shape.lines,
+  totalAmount: OrderPreviewSchema.shape.totalAmount,
+  approval: ApprovalDecisionSchema,
 });
 
 export const PriceCheckResultSchema = PriceCheckViewSchema.extend({

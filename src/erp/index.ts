@@ -4,6 +4,7 @@ export type {
   InventoryWarning,
   Order,
   OrderLine,
+  OrderPreview,
   Page,
   Part,
   Supplier,

@@ -2,7 +2,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+  ErrorCode,
+  McpError,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { linkedSignal } from '../shared/index.ts';
 import {
@@ -78,6 +85,77 @@ export function groupOf(tool: Pick<McpTool, 'name' | '_meta'>, server: { name: s
 const caller = new AsyncLocalStorage<Pick<ToolContext, 'token' | 'projectId' | 'traceId'>>();
 
 /**
+ * The tool call a server's question belongs to. A server asks while it answers a call, on that call's response
+ * stream, so its request is handled in the call's async context and finds the call's way to ask the user.
+ */
+interface Elicitor {
+  server: string;
+  ask?: ToolControl['ask'];
+  /** The run paused to ask the user (an interrupt): the call ends and rethrows it. */
+  paused?: unknown;
+  stop(): void;
+}
+const elicitor = new AsyncLocalStorage<Elicitor>();
+
+const YES_NO = [
+  { label: '是 / yes', value: 'true' },
+  { label: '否 / no', value: 'false' },
+];
+
+type FormField = Extract<
+  ElicitRequest['params'],
+  { requestedSchema: unknown }
+>['requestedSchema']['properties'][string];
+
+/** One field of an elicitation form as an `ask_user` card (its choices), or undefined when it needs typed text. */
+function choicesOf(
+  field: FormField,
+): { options: Array<{ label: string; value: string }>; multiple: boolean } | undefined {
+  const f = field as Record<string, unknown> & { items?: Record<string, unknown> };
+  const named = (values: unknown, names?: unknown) =>
+    (values as string[]).map((value, i) => ({ label: String((names as string[] | undefined)?.[i] ?? value), value }));
+  const titled = (items: unknown) =>
+    (items as Array<{ const: string; title: string }>).map((o) => ({ label: o.title, value: o.const }));
+  if (f.type === 'boolean') return { options: YES_NO, multiple: false };
+  if (f.type === 'string' && Array.isArray(f.enum)) return { options: named(f.enum, f.enumNames), multiple: false };
+  if (f.type === 'string' && Array.isArray(f.oneOf)) return { options: titled(f.oneOf), multiple: false };
+  if (f.type === 'array' && Array.isArray(f.items?.enum)) return { options: named(f.items.enum), multiple: true };
+  if (f.type === 'array' && Array.isArray(f.items?.anyOf)) return { options: titled(f.items.anyOf), multiple: true };
+  return undefined;
+}
+
+/**
+ * A server's question (`elicitation/create`) put to the user as Procura's `ask_user` cards, one per field, through
+ * the asking call's interrupt path; their answers go back as the form's content. A form needing typed text, a URL
+ * to open, or a call with no one to ask is declined; a rejected card declines; a paused run cancels (the resume asks
+ * the server again and gets the answer).
+ */
+function answerElicitation(params: ElicitRequest['params'], call: Elicitor | undefined): ElicitResult {
+  if (!call?.ask || params.mode === 'url' || !('requestedSchema' in params)) return { action: 'decline' };
+  const fields = Object.entries(params.requestedSchema.properties);
+  const cards = fields.map(([name, field]) => ({ name, field, choices: choicesOf(field) }));
+  if (cards.some((card) => !card.choices)) return { action: 'decline' };
+  const content: Record<string, string | boolean | string[]> = {};
+  for (const { name, field, choices } of cards) {
+    const title = (field as { title?: string }).title ?? name;
+    const question = `${call.server}: ${params.message}${fields.length > 1 ? ` — ${title}` : ''}`;
+    let decision: ReturnType<NonNullable<ToolControl['ask']>>;
+    try {
+      decision = call.ask({ kind: 'ask_user', question, ...(choices as NonNullable<typeof choices>) });
+    } catch (pause) {
+      call.paused = pause;
+      call.stop();
+      return { action: 'cancel' };
+    }
+    if (decision?.type !== 'answer') return { action: 'decline' };
+    const answer = (Array.isArray(decision.answer) ? decision.answer : [decision.answer]).map(String);
+    content[name] =
+      (field as { type: string }).type === 'boolean' ? answer[0] === 'true' : choices?.multiple ? answer : answer[0];
+  }
+  return { action: 'accept', content };
+}
+
+/**
  * A server failed to start or to answer; the message names it. A required server's failure is an outage the run
  * cannot go on without (`unavailable`); an optional one's is a tool failure the model may route around.
  */
@@ -109,6 +187,8 @@ const describeError = (error: unknown) =>
 class McpConnection {
   private client?: Client;
   private connecting?: Promise<Client>;
+  /** Calls in flight, each with its way to ask the user. */
+  private readonly asking = new Set<Elicitor>();
 
   constructor(readonly config: Config) {}
 
@@ -121,7 +201,15 @@ class McpConnection {
   }
 
   private async open(): Promise<Client> {
-    const client = new Client({ name: 'procura', version: '1.0.0' });
+    const client = new Client({ name: 'procura', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    // A question on the call's own stream finds its call; one on another stream (stdio, a server's standalone
+    // stream) belongs to the call in flight when there is just one, and is declined when it could be anyone's.
+    client.setRequestHandler(ElicitRequestSchema, (request) =>
+      answerElicitation(
+        request.params,
+        elicitor.getStore() ?? (this.asking.size === 1 ? [...this.asking][0] : undefined),
+      ),
+    );
     const { config } = this;
     const transport = config.url
       ? new StreamableHTTPClientTransport(new URL(config.url), {
@@ -192,21 +280,27 @@ class McpConnection {
     // The MCP client never takes its abort listener off the signal it is given; given the run's, every call would
     // stay in memory (with the run it was part of) as long as that signal does.
     const link = linkedSignal(control.signal);
+    const asking: Elicitor = { server: this.config.name, ask: control.ask, stop: () => link.abort() };
+    this.asking.add(asking);
     try {
       const client = await this.ensureConnected();
-      const result = await caller.run(ctx, () =>
-        client.callTool(
-          {
-            name: tool,
-            arguments: (input ?? {}) as Record<string, unknown>,
-            _meta: control.callId ? { [CALL_ID_META]: control.callId } : undefined,
-          },
-          undefined,
-          { signal: link.signal, timeout: this.config.timeoutMs },
+      const result = await elicitor.run(asking, () =>
+        caller.run(ctx, () =>
+          client.callTool(
+            {
+              name: tool,
+              arguments: (input ?? {}) as Record<string, unknown>,
+              _meta: control.callId ? { [CALL_ID_META]: control.callId } : undefined,
+            },
+            undefined,
+            { signal: link.signal, timeout: this.config.timeoutMs },
+          ),
         ),
       );
+      if (asking.paused) throw asking.paused;
       return fromMcpResult(result as Parameters<typeof fromMcpResult>[0], this.config.name);
     } catch (error) {
+      if (asking.paused) throw asking.paused;
       if (control.signal?.aborted) throw error;
       // The server refused this call (unknown tool, arguments its schema refuses): the connection is fine.
       if (error instanceof McpError && error.code === ErrorCode.InvalidParams) {
@@ -225,6 +319,7 @@ class McpConnection {
             this.config.required,
           );
     } finally {
+      this.asking.delete(asking);
       link.clear();
     }
   }

@@ -23,6 +23,16 @@ export interface ApprovalDetails {
     };
   }>;
   order?: { orderNo: string; status: string; totalAmount: number };
+  /**
+   * A new order as the ERP would write it (its `order_preview`, the same code as the write, rolled back): the total,
+   * and the approval policy's decision had it been submitted — or why the ERP would refuse it.
+   */
+  preview?:
+    | {
+        totalAmount: number;
+        approval: { rule: 'auto-approved' | 'needs-admin' | 'admin-approved' | 'admin-rejected'; reason: string };
+      }
+    | { refused: string };
   /** A skill about to persist for every later session: where it goes and its SKILL.md as it will be loaded. */
   skill?: { agent: string; target: string; files: string[]; text: string; truncated: boolean };
 }

@@ -45,10 +45,19 @@ export function deadline(ms: number, signal?: AbortSignal): Deadline {
  * signal it is given and never unsubscribes: its listener then goes with the work instead of staying on the
  * caller's signal, which a run keeps (and Node keeps alive while it has listeners, when it combines others).
  */
-export function linkedSignal(signal?: AbortSignal): { signal: AbortSignal; clear(): void } {
+export function linkedSignal(signal?: AbortSignal): {
+  signal: AbortSignal;
+  clear(): void;
+  /** Aborts the linked signal alone (the one it follows stays as it is). */
+  abort(reason?: unknown): void;
+} {
   const controller = new AbortController();
   const forward = () => controller.abort(signal?.reason);
   if (signal?.aborted) controller.abort(signal.reason);
   else signal?.addEventListener('abort', forward, { once: true });
-  return { signal: controller.signal, clear: () => signal?.removeEventListener('abort', forward) };
+  return {
+    signal: controller.signal,
+    clear: () => signal?.removeEventListener('abort', forward),
+    abort: (reason) => controller.abort(reason),
+  };
 }

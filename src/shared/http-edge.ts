@@ -1,6 +1,7 @@
 import type { Context, ErrorHandler, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { z } from 'zod';
 import { ProblemError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
@@ -22,6 +23,17 @@ export function traceIdMiddleware(): MiddlewareHandler<{ Variables: EdgeVariable
     await next();
   };
 }
+
+/** The body of every error answer of Procura's HTTP APIs (RFC 9457 problem details plus a code and trace id). */
+export const ProblemSchema = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number(),
+  detail: z.string(),
+  code: z.string(),
+  traceId: z.string().optional(),
+  errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+});
 
 /** Renders a ProblemError as `application/problem+json` (with `Retry-After` when it carries one). */
 export function problemResponse(c: Context, error: ProblemError): Response {

@@ -6,6 +6,7 @@ export {
   bodyLimitProblem,
   type EdgeVariables,
   isTraceId,
+  ProblemSchema,
   problemErrorHandler,
   problemResponse,
   traceIdMiddleware,

@@ -60,6 +60,8 @@ const settingsSchema = z.object({
     .max(1_000_000)
     .default(30)
     .meta({ env: 'PROCURA_RUN_STARTS_PER_MINUTE' }),
+  /** Runs one user may have executing at once on one API process; the user's further runs wait their turn. */
+  runsPerUser: z.coerce.number().int().min(1).max(1_000).default(3).meta({ env: 'PROCURA_RUNS_PER_USER' }),
   /** A tool an agent's YAML, prompt or skills rely on but that does not reach it: `warn` at start-up, or `fail`. */
   toolSetCheck: z.enum(['warn', 'fail']).default('warn').meta({ env: 'PROCURA_TOOLSET_CHECK' }),
 });

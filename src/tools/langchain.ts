@@ -1,4 +1,5 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { HumanDecision, HumanRequest } from '../protocol/index.ts';
 import type { ToolContext, ToolControl, ToolRegistry, ToolStreamEvent } from './registry.ts';
 import { ToolScheduler } from './scheduler.ts';
 import { fenceFields } from './untrusted.ts';
@@ -42,6 +43,7 @@ export async function toLangChainTools(
   const definitions = registry.list(visibility, options.filter);
   // LangChain is loaded by the agent that binds tools, not by every user of the registry (the CLI lists tools).
   const { tool } = await import('@langchain/core/tools');
+  const { interrupt } = await import('@langchain/langgraph');
   return Promise.all(
     definitions.map(async (definition) => {
       // What other users wrote reaches the model fenced as data (MCP clients get the plain result).
@@ -58,6 +60,8 @@ export async function toLangChainTools(
             callId: callId && ctx.sessionId ? `${ctx.sessionId}:${callId}` : callId,
             approved: callId !== undefined && options.isApproved?.(callId) === true,
             emit: options.emit ?? (writer ? (event) => writer({ type: 'tool_call', ...event }) : undefined),
+            // A question the tool's server asks the user pauses the run as an interrupt, like `ask_user`.
+            ask: (request) => interrupt<HumanRequest, HumanDecision>(request),
             // A long tool's progress goes to the user's stream as an update of its step.
             progress: writer
               ? (message) => writer({ type: 'tool_progress', call_id: callId, tool: definition.name, message })

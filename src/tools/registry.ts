@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { type ApprovalDetails, isReadOnly, type Role } from '../protocol/index.ts';
+import {
+  type ApprovalDetails,
+  type HumanDecision,
+  type HumanRequest,
+  isReadOnly,
+  type Role,
+} from '../protocol/index.ts';
 
 /** Who a tool runs for. Everything a tool needs to act as the user travels here, never in the model's arguments. */
 export interface ToolContext {
@@ -25,6 +31,11 @@ export interface ToolControl {
   approved?: boolean;
   /** Sends an event to the user's stream (front-end tools emit `tool_call` through it). */
   emit?: (event: ToolStreamEvent) => void;
+  /**
+   * Asks the person the tool runs for (a server's elicitation): their decision, or a thrown pause of the run that a
+   * resume ends by calling the tool again, when this ask returns the decision.
+   */
+  ask?: (request: HumanRequest) => HumanDecision;
 }
 
 /** A `tool_call` event for the browser: a front-end action such as rendering a chart. */

@@ -90,6 +90,18 @@ describe('order flow on the offline model', () => {
     expect(done.answer).toContain(String(erpCheck.reason));
     const orders = await ordersFor('给博世下 200 个 F7TC');
     expect(orders).toHaveLength(1);
+    // The card's total and policy result were the ERP's preview of exactly the order it then wrote.
+    const written = (await (
+      await h.erp.fetch(
+        new Request(`http://erp.test/api/orders/${orders[0].id}`, {
+          headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+        }),
+      )
+    ).json()) as { totalAmount: number; approval: { rule: string; reason: string } };
+    expect((first.interrupts[0].value as { details: { preview: unknown } }).details.preview).toEqual({
+      totalAmount: written.totalAmount,
+      approval: { rule: written.approval.rule, reason: written.approval.reason },
+    });
   });
 });
 

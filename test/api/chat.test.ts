@@ -135,6 +135,29 @@ describe('chat API: order runs over SSE on the offline model', () => {
     expect(await h.ordersNoted('给 NGK 下 120 个 A7TC')).toHaveLength(0);
   });
 
+  it('parallel starts on one new client-chosen session id: one run, the others 409 with its id, no 5xx', async () => {
+    const sessionId = `race-${crypto.randomUUID()}`;
+    const url = `${h.url}/api/v1/agent/chat/stream`;
+    const starts = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        openSse(url, { token: h.tokens.laoxiao, body: { message: '你好', session_id: sessionId } }),
+      ),
+    );
+    const statuses = starts.map((s) => s.status).sort();
+    expect(statuses).toEqual([200, ...Array(9).fill(409)]);
+    const winner = starts.find((s) => s.status === 200)!;
+    const events = await collect(winner.events);
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
+    const runId = events.at(-1)!.data.run_id;
+    for (const refused of starts.filter((s) => s.status === 409)) {
+      expect(refused.problem).toMatchObject({ session_id: sessionId });
+      // Refused while the run was active: they name it.
+      if (refused.problem.run_id) expect(refused.problem.run_id).toBe(runId);
+    }
+    const listed = await h.call('GET', '/api/v1/history/sessions');
+    expect(listed.body.items.filter((s: { id: string }) => s.id === sessionId)).toHaveLength(1);
+  });
+
   it('history lists, shows, renames and deletes a session with its checkpoints', async () => {
     const first = await h.chat(h.tokens.laoxiao, { message: '你好' });
     const sessionId = first.headers.get('x-session-id') as string;

@@ -89,6 +89,16 @@ describe('demo sign-in (embedded mode, loopback only)', () => {
     const proxied: Array<Record<string, string>> = [
       { 'x-forwarded-for': '203.0.113.9' },
       { forwarded: 'for=203.0.113.9' },
+      // What other proxies, load balancers and CDNs add instead.
+      { 'x-forwarded-host': 'procura.example.com' },
+      { 'x-forwarded-proto': 'https' },
+      { via: '1.1 proxy.example.com' },
+      { 'x-client-ip': '203.0.113.9' },
+      { 'true-client-ip': '203.0.113.9' },
+      { 'cf-connecting-ip': '203.0.113.9' },
+      { 'x-cluster-client-ip': '203.0.113.9' },
+      { 'fastly-client-ip': '203.0.113.9' },
+      { 'x-envoy-external-address': '203.0.113.9' },
     ];
     for (const headers of proxied) {
       expect(await (await raw('/api/v1/demo-users', { headers })).json()).toEqual([]);

@@ -128,6 +128,7 @@ export async function startApiHarness(
 
 /** The chat API over one orchestrator and a model whose every reply the test scripts. */
 export interface ScriptedApi {
+  url: string;
   tokens: Record<string, string>;
   /** Sends a message and reads the stream to its end. */
   chat(token: string, body: { message: string }): ReturnType<typeof streamAll>;
@@ -150,6 +151,8 @@ export async function startScriptedApi(options: {
   models: AgentModels;
   tools?: ScriptedTool[];
   limits?: ApiOptions['limits'];
+  /** MCP servers whose tools the orchestrator may get (named under `servers` in its YAML). */
+  mcpServers?: AgentRuntimeOptions['mcpServers'];
 }): Promise<ScriptedApi> {
   const erp = await startTestErp();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-scripted-'));
@@ -162,6 +165,7 @@ export async function startScriptedApi(options: {
     models: options.models,
     storage: tempStorage,
     configDir,
+    mcpServers: options.mcpServers,
     extraTools: [
       async (registry) => {
         for (const tool of options.tools ?? []) registry.registerRemote(tool.spec, tool.jsonSchema, tool.run);
@@ -172,6 +176,7 @@ export async function startScriptedApi(options: {
   const api = await createApi({ runtime, erpUrl: erp.baseUrl, dataDir: dir, limits: options.limits });
   const server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
   return {
+    url: server.url,
     tokens: erp.erp.demoTokens,
     chat: (token, body) => streamAll(`${server.url}/api/v1/agent/chat/stream`, token, body),
     async close() {

@@ -5,7 +5,7 @@ import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, createApi } from '../../src/api/index.ts';
 import { defaultTimezone } from '../../src/api/schedules/cron.ts';
-import { CredentialSealer } from '../../src/api/schedules/schedules.ts';
+import { CredentialSealer, MAX_SCHEDULES_PER_USER } from '../../src/api/schedules/schedules.ts';
 import { dropPostgresSchema } from '../../src/erp/index.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 import { answerText, collect, openSse } from './sse.ts';
@@ -161,6 +161,28 @@ describe('scheduled digests: the /api/v1/schedules API', () => {
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     expect(res.body.status).toBe(status);
     expect((await h.call('GET', '/api/v1/schedules')).body.items).toEqual([]);
+  });
+
+  it('keeps at most MAX_SCHEDULES_PER_USER per user: the next gets 409 in both languages, in parallel too', async () => {
+    const before = (await h.call('GET', '/api/v1/schedules')).body.items.length as number;
+    const body = (i: number) => ({ body: { name: `上限 ${i}`, cron: '0 9 * * 1', kind: 'inventory_digest' } });
+    const tries = MAX_SCHEDULES_PER_USER - before + 5;
+    const results = await Promise.all(
+      Array.from({ length: tries }, (_, i) => h.call('POST', '/api/v1/schedules', body(i))),
+    );
+    const created = results.filter((r) => r.status === 201);
+    expect(created).toHaveLength(MAX_SCHEDULES_PER_USER - before);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused.map((r) => r.status)).toEqual(Array(5).fill(409));
+    expect(refused[0].body).toMatchObject({ code: 'too_many_schedules', max_schedules: MAX_SCHEDULES_PER_USER });
+    expect(refused[0].body.detail).toMatch(/[\u4e00-\u9fff].* \/ .*[a-z]/);
+    // Another user is not held to this one's count.
+    expect((await h.call('POST', '/api/v1/schedules', { ...body(0), token: h.tokens.admin })).status).toBe(201);
+    // Deleting one makes room again.
+    expect((await h.call('DELETE', `/api/v1/schedules/${created[0].body.id}`)).status).toBe(204);
+    const again = await h.call('POST', '/api/v1/schedules', body(99));
+    expect(again.status).toBe(201);
+    for (const r of [...created.slice(1), again]) await h.call('DELETE', `/api/v1/schedules/${r.body.id}`);
   });
 
   it('needs a signed-in user', async () => {

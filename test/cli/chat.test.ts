@@ -114,7 +114,7 @@ describe('procura chat against procura start (offline model)', () => {
         type('给博世下 210 个 F7TC 火花塞的采购单\r');
         await waitFor(/如何处理/);
         // The line names the part and its price, checked against the 12-month history.
-        expect(plain()).toMatch(/F7TC .+ × 210 @ ¥[\d.]+ {2}\[.+(12-month median ¥[\d.]+|unknown)\]/);
+        expect(plain()).toMatch(/F7TC .+ × 210\S* @ ¥[\d.]+ = ¥[\d,.]+ {2}\[.+(12-month median ¥[\d.]+|unknown)\]/);
         type('\x1b[B'); // down: "always allow this tool in this session"
         await waitFor(/❯ 本会话内总是允许/);
         type('\r');

@@ -172,6 +172,48 @@ for (const backend of BACKENDS) {
         expect(again.status).toBe(409);
       });
 
+      it('previews an order as create would write it — lines, checks, total, the policy’s decision — writing nothing', async () => {
+        const count = async () =>
+          Number(
+            (
+              await h.erp.database.db
+                .selectFrom('orders')
+                .select(sql<number>`count(*)`.as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+        const before = await count();
+        const cases = [
+          [part.moq, median(paid)],
+          [Math.ceil(6000 / median(paid) / part.moq) * part.moq, median(paid)],
+          [part.moq, Math.round(median(paid) * 1.3 * 100) / 100],
+          [part.moq, undefined],
+        ] as const;
+        for (const [i, [quantity, unitPrice]] of cases.entries()) {
+          const body = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity, unitPrice }] };
+          const preview = await h.call('POST', '/api/orders/preview', { body });
+          expect(preview.status).toBe(200);
+          expect(await count()).toBe(before + i);
+          // The same order, really submitted: the preview said what it got.
+          const created = await order(part, quantity, unitPrice);
+          expect(preview.body).toEqual({
+            supplier: created.body.supplier,
+            lines: created.body.lines,
+            totalAmount: created.body.totalAmount,
+            approval: { rule: created.body.approval.rule, reason: created.body.approval.reason },
+          });
+          await h.call('POST', `/api/orders/${created.body.id}/cancel`, { body: { version: created.body.version } });
+        }
+        // What create refuses, preview refuses the same way; a viewer may not preview an order either.
+        const below = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq - 1 || 0 }] };
+        expect((await h.call('POST', '/api/orders/preview', { body: below })).status).toBe(422);
+        const viewer = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq }] };
+        expect((await h.call('POST', '/api/orders/preview', { body: viewer, token: h.tokens.viewer })).status).toBe(
+          403,
+        );
+        expect(await count()).toBe(before + cases.length);
+      });
+
       it('is the admin’s to edit, versioned and audited; the new limit and lists apply to the next submission', async () => {
         const policy = await h.call('GET', '/api/approval-policy');
         expect(policy.body).toMatchObject({ buyerLimit: 5000, version: 0 });

@@ -16,6 +16,7 @@ const ERP_TOOLS = [
   'order_cancel',
   'order_create',
   'order_get',
+  'order_preview',
   'order_search_details',
   'order_update',
   'part_by_supplier',
@@ -34,6 +35,7 @@ const VALID_ARGS: Record<string, Record<string, unknown>> = {
   order_cancel: { orderId: 1, version: 1 },
   order_create: { supplierId: 1, lines: [{ partId: 1, quantity: 100 }] },
   order_get: { orderId: 1 },
+  order_preview: { supplierId: 1, lines: [{ partId: 1, quantity: 100 }] },
   order_search_details: {},
   order_update: { orderId: 1, version: 1, note: 'x' },
   part_by_supplier: { supplierId: 1 },
@@ -126,11 +128,15 @@ async function exerciseEveryTool(client: Client, callId: string) {
   }
   await ok('inventory_warning', {});
   const order = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq }] };
+  // The preview is the order as the ERP would write it, priced, checked and put to the policy, without writing it.
+  const preview = await ok('order_preview', order);
   const first = await ok('order_create', order, callId);
   const created = first.order;
   expect(first.stateChanged).toBe(true);
   // The same call id again (a retry) gives the same order, not a second one, and says nothing changed.
   expect(await ok('order_create', order, callId)).toMatchObject({ stateChanged: false, order: { id: created.id } });
+  expect(preview.totalAmount).toBe(created.totalAmount);
+  expect(preview.lines).toEqual(created.lines);
   await ok('order_get', { orderId: created.id });
   await ok('order_search_details', { keyword: created.orderNo });
   const updated = (await ok('order_update', { orderId: created.id, version: created.version, note: 'via MCP' })).order;

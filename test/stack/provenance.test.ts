@@ -5,6 +5,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { type CategoryInfo, PART_CATEGORIES } from '../../src/erp/index.ts';
 import { describeSource, listedSources, SOURCES_HEADING, type Source } from '../../src/protocol/index.ts';
 import { checkSheets, checkText, figuresOf, reask, rederive } from './provenance.ts';
 
@@ -53,15 +54,22 @@ const hasPdfTools = (() => {
   }
 })();
 
+/**
+ * One comparison request per category of the ERP's catalogue, phrased in turn as a buyer would in Chinese and in
+ * English, so every category the ERP holds is analysed and re-derived (not a chosen few).
+ */
+const PHRASINGS = [
+  (c: CategoryInfo) => `帮我对摩托车${c.nameZh}做供应商比价分析`,
+  (c: CategoryInfo) => `Compare suppliers for motorcycle ${c.nameEn.toLowerCase()} and write a report`,
+  (c: CategoryInfo) => `${c.nameZh}各家供应商比价，看看最近的价格趋势`,
+];
+const REQUESTS = PART_CATEGORIES.map((c, i) => [PHRASINGS[i % PHRASINGS.length](c), c.code] as const);
+
 describe('every number of an analysis re-derives from its sources', () => {
-  it.each([
-    ['帮我对摩托车火花塞做供应商比价分析', 'spark plugs'],
-    ['Compare suppliers for motorcycle brake pads and write a report', 'brake pads'],
-    ['机油滤清器各家供应商比价，看看最近的价格趋势', 'oil filters'],
-  ])(
+  it.each(REQUESTS)(
     '「%s」 (%s): result, answer, report, PDF and XLSX',
-    async (message) => {
-      const session = `provenance-${Buffer.from(message).toString('hex').slice(0, 20)}`;
+    async (message, category) => {
+      const session = `provenance-${category}`;
       const h = stackHarness(stack);
       const turn = (await h.send(h.contextFor('laoxiao', session), message)) as Awaited<ReturnType<typeof h.send>> & {
         events: Array<{ event: string; data: Record<string, unknown> }>;
@@ -78,6 +86,16 @@ describe('every number of an analysis re-derives from its sources', () => {
         return `/api/v1/files/${session}${found!.path}`;
       };
       const result = (await (await api(file(/^\/data\/analysis_result\.json$/))).json()) as Analysis['result'];
+      // The analysis is of the category asked about: its name, and only parts the ERP lists under it.
+      const info = PART_CATEGORIES.find((c) => c.code === category)!;
+      expect(String(result.category), message).toContain(info.nameZh);
+      const listed = await fetch(`${stack.erpUrl}/parts?category=${category}&size=100`, {
+        headers: { authorization: `Bearer ${stack.tokens.laoxiao}` },
+      }).then((r) => r.json() as Promise<{ items: Array<{ code: string }> }>);
+      const codes = new Set(listed.items.map((p) => p.code));
+      const compared = (result.suppliers as Array<{ code: string }>).map((s) => s.code);
+      expect(compared.length, message).toBeGreaterThanOrEqual(2);
+      for (const code of compared) expect(codes.has(code), `${code} is a ${category}`).toBe(true);
       const reportPath = file(/^\/analysis\/report_\d{8}\.md$/);
       const report = await (await api(reportPath)).text();
 

@@ -138,6 +138,12 @@ describe.skipIf(!hasChromium)('the approval card shows what runs, whatever the a
     // The note's markup is shown as the text that will be written, not rendered.
     expect(cells.note).toBe(NOTE);
     expect(await page.locator('.messages').isVisible()).toBe(true);
+    // The ERP approval policy's decision, as the ERP previews this very order (a draft: what submission would get).
+    const policy = page.getByTestId('approval-policy');
+    expect(await policy.getAttribute('data-rule')).toBe('needs-admin');
+    expect(await policy.textContent()).toMatch(
+      /^审批策略: 草稿，不提交审批；提交时 — 需管理员审批.*> buyer limit ¥5,000/,
+    );
 
     // Approving writes exactly what the card showed.
     await card.getByRole('button', { name: '批准' }).click();

@@ -106,7 +106,7 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       // Each figure's citation names its source on hover: the ERP request and its trace id, or the page and when it
       // was read.
       const sourceTitles = (scope: string) =>
-        page.locator(`${scope} .source-ref .source-id`).evaluateAll((els) => els.map((e) => e.getAttribute('title')));
+        page.locator(`${scope} sup abbr[title]`).evaluateAll((els) => els.map((e) => e.getAttribute('title')));
       const cited = await sourceTitles('.messages');
       expect(cited.length).toBeGreaterThan(10);
       expect(cited.filter((t) => !t)).toEqual([]);

@@ -63,6 +63,33 @@ export function demoSignInMode(
  * process only. Offered to loopback clients only — a request that came through a proxy (`Forwarded`,
  * `X-Forwarded-For`) or names a non-loopback Host (DNS rebinding) is not loopback — unless the mode is `network`.
  */
+/**
+ * Headers a reverse proxy, load balancer or CDN adds for the client it forwards: any of them means the socket's
+ * peer is a proxy, not the person, so the request is not "on this machine".
+ */
+const PROXY_HEADERS = [
+  'forwarded',
+  'forwarded-for',
+  'x-forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-forwarded-server',
+  'x-original-forwarded-for',
+  'x-real-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'client-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-appengine-user-ip',
+  'x-envoy-external-address',
+  'x-proxyuser-ip',
+  'via',
+];
+
 export class DemoSignIn {
   private readonly users: DemoUser[];
   private readonly sessions = new Map<string, { token: string; expiresAt: number }>();
@@ -110,7 +137,7 @@ export class DemoSignIn {
   private offeredTo(c: Context): boolean {
     if (this.mode === 'off' || this.users.length === 0) return false;
     if (this.mode === 'network') return true;
-    if (c.req.header('forwarded') || c.req.header('x-forwarded-for') || c.req.header('x-real-ip')) return false;
+    if (PROXY_HEADERS.some((name) => c.req.header(name) !== undefined)) return false;
     if (!isLoopbackHost(c.req.header('host'))) return false;
     let address: string | undefined;
     try {

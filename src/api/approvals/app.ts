@@ -1,5 +1,5 @@
-import { Hono } from 'hono';
-import { type ApiEnv, parseInput, parseJson } from '../http.ts';
+import { z } from 'zod';
+import { ApiRoutes } from '../openapi.ts';
 import type { OrderNotices } from './order-notices.ts';
 import type { OrderApprovals } from './queue.ts';
 import { ApprovalBody, OrderIdParam } from './schemas.ts';
@@ -11,20 +11,46 @@ export interface ApprovalsAppDeps {
 }
 
 /** The admin's approval queue: orders waiting for a decision, and the decision (told back to the conversation). */
-export function approvalsApp(deps: ApprovalsAppDeps): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
+export function approvalsApp(deps: ApprovalsAppDeps): ApiRoutes {
+  const routes = new ApiRoutes();
+  const tags = ['approvals'];
 
-  app.get('/approvals', async (c) => c.json(await deps.approvals.pending(c.var.user)));
-  app.post('/approvals/:order_id', async (c) => {
-    const body = await parseJson(c, ApprovalBody);
-    const order = await deps.approvals.decide(
-      c.var.user,
-      parseInput(OrderIdParam, c.req.param('order_id'), 'order_id'),
-      body,
-    );
-    await deps.notices.decided(order);
-    return c.json(order);
-  });
+  routes.add(
+    {
+      method: 'get',
+      path: '/approvals',
+      operationId: 'listApprovals',
+      summary: '等待审批的订单（管理员）/ orders waiting for an admin',
+      tags,
+      responses: {
+        200: { description: 'pending orders', json: z.looseObject({}) },
+        403: { description: 'admins only' },
+      },
+    },
+    async (c) => c.json(await deps.approvals.pending(c.var.user)),
+  );
+  routes.add(
+    {
+      method: 'post',
+      path: '/approvals/{order_id}',
+      operationId: 'decideApproval',
+      summary: '批准或驳回订单 / approve or reject an order',
+      tags,
+      params: { order_id: OrderIdParam },
+      body: ApprovalBody,
+      responses: {
+        200: { description: 'the order', json: z.looseObject({}) },
+        403: { description: 'admins only; nobody approves an order they created or last changed' },
+        404: { description: 'no such order' },
+        409: { description: 'version conflict or the order no longer waits' },
+      },
+    },
+    async (c, { params, body }) => {
+      const order = await deps.approvals.decide(c.var.user, params.order_id, body);
+      await deps.notices.decided(order);
+      return c.json(order);
+    },
+  );
 
-  return app;
+  return routes;
 }

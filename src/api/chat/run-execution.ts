@@ -96,14 +96,14 @@ export class RunExecution {
 
   private async run(input: RunInput): Promise<void> {
     // The first event goes out at admission, before a slot: a run that waits in line says so, then says it works.
-    const queued = input.kind === 'message' && this.deps.limiter.full;
+    const queued = input.kind === 'message' && this.deps.limiter.wouldWait(this.user.username);
     if (input.kind === 'message') this.runProgress('running', queued ? QUEUED : '处理中 / working');
     else await this.rememberSteps();
     if (input.kind === 'retry') this.runProgress('running', '重试中 / retrying');
     if (input.kind === 'recovered') {
       this.runProgress('running', '服务已重启，继续执行您的确认 / the server restarted: carrying out your decision');
     }
-    const release = await this.deps.limiter.acquire(this.abort.signal);
+    const release = await this.deps.limiter.acquire(this.user.username, this.abort.signal);
     if (queued) this.runProgress('running', '处理中 / working');
     try {
       this.resetIdle();

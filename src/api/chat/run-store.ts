@@ -19,6 +19,8 @@ export type RunTables = {
     pending: string | null;
     /** JSON of the decision a resumed run executes (while `running` after a resume): recovery re-executes it. */
     decision: string | null;
+    /** The `Idempotency-Key` the message that started the run came with: a retry with it joins this run. */
+    idempotency_key: string | null;
     created_at: string;
     updated_at: string;
   };
@@ -47,6 +49,15 @@ export async function migrateRuns(db: ApiDb, dialect: ApiDialect): Promise<void>
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
   await addTextColumn(db, dialect, 'chat_runs', 'decision');
+  await addTextColumn(db, dialect, 'chat_runs', 'idempotency_key');
+  // One run per user and key, across API processes: of two requests with the same key, one inserts.
+  await db.schema
+    .createIndex('chat_runs_idempotency')
+    .ifNotExists()
+    .unique()
+    .on('chat_runs')
+    .columns(['owner', 'idempotency_key'])
+    .execute();
   await db.schema
     .createIndex('chat_runs_session')
     .ifNotExists()
@@ -110,8 +121,17 @@ export class RunStore {
     this.db = db.withTables<RunTables>();
   }
 
-  /** Inserts a `running` run; false when the session already has an active one (unique index). */
-  async insertRunning(run: { id: string; sessionId: string; owner: string; message: string }): Promise<boolean> {
+  /**
+   * Inserts a `running` run; false when the session already has an active one or the owner already used the
+   * idempotency key (unique indexes).
+   */
+  async insertRunning(run: {
+    id: string;
+    sessionId: string;
+    owner: string;
+    message: string;
+    idempotencyKey?: string;
+  }): Promise<boolean> {
     const now = new Date().toISOString();
     try {
       await this.db
@@ -124,6 +144,7 @@ export class RunStore {
           message: run.message,
           pending: null,
           decision: null,
+          idempotency_key: run.idempotencyKey ?? null,
           created_at: now,
           updated_at: now,
         })
@@ -133,6 +154,16 @@ export class RunStore {
       if (isUniqueViolation(error)) return false;
       throw error;
     }
+  }
+
+  /** The run `owner` started with an idempotency key. */
+  byIdempotencyKey(owner: string, key: string): Promise<RunRow | undefined> {
+    return this.db
+      .selectFrom('chat_runs')
+      .selectAll()
+      .where('owner', '=', owner)
+      .where('idempotency_key', '=', key)
+      .executeTakeFirst();
   }
 
   active(sessionId: string): Promise<RunRow | undefined> {

@@ -6,7 +6,7 @@ import type { ApiUser } from '../auth.ts';
 import type { RunEventLog } from './events.ts';
 import { type LimiterSettings, RunLimiter } from './limiter.ts';
 import { CANCELLED, RunExecution, type RunInput, type Tracers } from './run-execution.ts';
-import type { PendingInterrupt, RunStatus, RunStore, StoredDecision } from './run-store.ts';
+import type { PendingInterrupt, RunRow, RunStatus, RunStore, StoredDecision } from './run-store.ts';
 import type { Sessions } from './sessions.ts';
 
 /** How long a resume waits for a run that stored its interrupt to record that it waits. */
@@ -27,6 +27,17 @@ export interface RunRef {
   afterSeq: number;
   /** Terminal events up to here no longer end the run (a resumed run's interrupt): followers go on past them. */
   resumedAfter?: number;
+  /** The run has ended and the caller saw its last event. */
+  ended?: boolean;
+}
+
+/** Run states after which no event comes unless someone acts (a retry, an order decision). */
+const ENDED: RunStatus[] = ['done', 'error', 'cancelled'];
+
+/** The session a keyed message without a session id opens: the same for every retry of it. */
+async function keyedSessionId(owner: string, key: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${owner}\n${key}`));
+  return `k-${Buffer.from(digest).toString('base64url').slice(0, 40)}`;
 }
 
 /**
@@ -74,13 +85,23 @@ export class RunManager {
   /**
    * Starts a run for a new message; 409 (with the active run's id) while the session has one. The message is
    * redacted here, where it enters, so the title, the run, the checkpoints, memories, approval cards and ERP
-   * writes all hold the same redacted text.
+   * writes all hold the same redacted text. With an idempotency key the owner already used, nothing starts: the
+   * caller follows the run that key started, from its first event or after `lastEventId` (422 when the key came with
+   * another message or session). Without a session id, the key names the session, so two requests racing with one key meet there.
    */
-  async start(user: ApiUser, input: { message: string; sessionId?: string }): Promise<RunRef> {
+  async start(
+    user: ApiUser,
+    input: { message: string; sessionId?: string; idempotencyKey?: string; lastEventId?: number },
+  ): Promise<RunRef> {
+    const message = await redactSecrets(input.message, [user.token]);
+    const key = input.idempotencyKey;
+    const replayOf = () => key && this.replayOf(user, key, message, input.sessionId, input.lastEventId ?? 0);
+    const replayed = await replayOf();
+    if (replayed) return replayed;
     this.limiter.admitStart(user.username);
     await this.deps.usage.checkBudget(user.username);
-    const message = await redactSecrets(input.message, [user.token]);
-    const session = await this.deps.sessions.openOrCreate(user, input.sessionId, message);
+    const sessionId = input.sessionId ?? (key && (await keyedSessionId(user.username, key)));
+    const session = await this.deps.sessions.openOrCreate(user, sessionId, message);
     // A session created just now has no runs a crash could have left behind.
     if (!session.created) await this.adoptOrphan(user, session.id);
     const runId = crypto.randomUUID();
@@ -89,8 +110,11 @@ export class RunManager {
       sessionId: session.id,
       owner: user.username,
       message,
+      idempotencyKey: key,
     });
     if (!inserted) {
+      const raced = await replayOf();
+      if (raced) return raced;
       const activeRun = await this.deps.store.active(session.id);
       throw conflict(
         activeRun?.status === 'waiting'
@@ -102,6 +126,25 @@ export class RunManager {
     if (!session.created) await this.deps.sessions.touch(session.id);
     this.launch(user, { runId, sessionId: session.id, afterSeq: 0 }, { kind: 'message', message });
     return { runId, sessionId: session.id, afterSeq: 0 };
+  }
+
+  /** The run an earlier request with this idempotency key started, followed from its start; undefined when none. */
+  private async replayOf(
+    user: ApiUser,
+    key: string,
+    message: string,
+    sessionId: string | undefined,
+    afterSeq: number,
+  ): Promise<RunRef | undefined> {
+    const run = await this.deps.store.byIdempotencyKey(user.username, key);
+    if (!run) return undefined;
+    if (run.message !== message || (sessionId !== undefined && sessionId !== run.session_id)) {
+      throw unprocessable('该幂等键已用于另一条消息 / this Idempotency-Key was used for another message', [
+        { field: 'Idempotency-Key', message: 'already used with a different message or session' },
+      ]);
+    }
+    await this.deps.sessions.ownedInProject(user, run.session_id);
+    return this.followFrom(run, afterSeq);
   }
 
   /** Continues the session's waiting run with the human's decision on `interruptId` (redacted like a message). */
@@ -204,9 +247,18 @@ export class RunManager {
     await this.deps.sessions.owned(user, sessionId);
     await this.adoptOrphan(user, sessionId);
     const run = await this.deps.store.latest(sessionId);
-    if (!run) return undefined;
-    const resumedAfter = run.status === 'running' ? await this.deps.store.lastSeq(run.id) : 0;
-    return { runId: run.id, sessionId, afterSeq, resumedAfter };
+    return run && this.followFrom(run, afterSeq);
+  }
+
+  /**
+   * Following `run` after `afterSeq`. A run resumed since its interrupt goes on past it; an ended run (done, failed,
+   * cancelled) whose last event the client has seen is `ended`: nothing more will come.
+   */
+  private async followFrom(run: RunRow, afterSeq: number): Promise<RunRef> {
+    const lastSeq = await this.deps.store.lastSeq(run.id);
+    const resumedAfter = run.status === 'running' ? lastSeq : 0;
+    const ended = ENDED.includes(run.status) && afterSeq >= lastSeq;
+    return { runId: run.id, sessionId: run.session_id, afterSeq, resumedAfter, ended };
   }
 
   /**

@@ -96,13 +96,15 @@ export class Sessions {
     id: string | undefined,
     firstMessage: string,
   ): Promise<SessionRow & { created: boolean }> {
+    const existing = async (sessionId: string) => {
+      const row = await this.db.selectFrom('chat_sessions').selectAll().where('id', '=', sessionId).executeTakeFirst();
+      if (row && row.owner !== user.username) throw notFound(`会话不存在 / no session ${sessionId}`);
+      return row && { ...inProject(user, row), created: false };
+    };
     if (id) {
       if (!SESSION_ID.test(id)) throw badRequest('会话 id 无效 / invalid session id (1–64 of A-Z a-z 0-9 _ -)');
-      const existing = await this.db.selectFrom('chat_sessions').selectAll().where('id', '=', id).executeTakeFirst();
-      if (existing) {
-        if (existing.owner !== user.username) throw notFound(`会话不存在 / no session ${id}`);
-        return { ...inProject(user, existing), created: false };
-      }
+      const found = await existing(id);
+      if (found) return found;
     }
     const now = new Date().toISOString();
     const row: SessionRow = {
@@ -113,8 +115,16 @@ export class Sessions {
       created_at: now,
       updated_at: now,
     };
-    await this.db.insertInto('chat_sessions').values(row).execute();
-    return { ...row, created: true };
+    // Parallel starts on one new client-chosen id: one creates it, the others find it (and meet its run: 409).
+    const inserted = await this.db
+      .insertInto('chat_sessions')
+      .values(row)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return { ...row, created: true };
+    const found = await existing(row.id);
+    if (!found) throw notFound(`会话不存在 / no session ${row.id}`);
+    return found;
   }
 
   async touch(id: string): Promise<void> {

@@ -9,7 +9,8 @@ const HEARTBEAT_MS = 15_000;
 
 /**
  * The SSE response following one run from `afterSeq`: replay then live, `id:` = sequence in the run, heartbeat
- * comments every 15 s, no proxy buffering. A client going away stops only its own stream, never the run. With
+ * comments every 15 s, no proxy buffering; closed at once for a run that ended and whose last event the client has
+ * seen. A client going away stops only its own stream, never the run. With
  * `recheck`, it is called every `recheckMs` while the stream is open, until it answers false.
  */
 export function sse(
@@ -46,6 +47,8 @@ export function sse(
         }, recheckMs)
       : undefined;
     try {
+      // A run that ended and whose last event the client saw has nothing more to send: the stream closes at once.
+      if (ref.ended) return;
       for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal, ref.resumedAfter)) {
         await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
       }

@@ -8,6 +8,21 @@ import { CHROMIUM_ARGS } from '../../tools/web/index.ts';
 /** Loads one image the report refers to, or says no (undefined) when its address is not trusted. */
 export type ImageLoader = (url: string) => Promise<{ bytes: Uint8Array; contentType: string } | undefined>;
 
+/** Chart images a report may embed: `/charts/<id>.png|svg` on the chart renderer's own origins, nothing else. */
+export function chartImageLoader(origins: string[], timeoutMs = 10_000): ImageLoader {
+  const trusted = new Set(origins.map((o) => new URL(o).origin));
+  return async (url) => {
+    const parsed = URL.canParse(url) ? new URL(url) : undefined;
+    if (!parsed || !trusted.has(parsed.origin) || !/^\/charts\/[\w-]+\.(png|svg)$/.test(parsed.pathname)) return;
+    const response = await fetch(parsed, { redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) return;
+    return {
+      bytes: new Uint8Array(await response.arrayBuffer()),
+      contentType: parsed.pathname.endsWith('.svg') ? 'image/svg+xml' : 'image/png',
+    };
+  };
+}
+
 /** Assets the print page may load live under this reserved name, served from memory, never from a network. */
 const ASSET_ORIGIN = 'https://procura-print.invalid';
 const FONT_URL = `${ASSET_ORIGIN}/NotoSansSC-Regular.ttf`;

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { reportTables } from './tables.ts';
 
@@ -7,54 +8,86 @@ export interface DataFile {
   value: unknown;
 }
 
-const MAX_DATA_ROWS = 50_000;
+type CellValue = string | number | boolean | null;
+
+/** One sheet of the workbook: a header row, then rows of values with an optional Excel number format each. */
+export interface SheetPlan {
+  title: string;
+  header: string[];
+  rows: Array<Array<{ value: CellValue; format?: string }>>;
+}
 
 /**
- * A workbook for people to work on: one sheet per table of the report (numbers typed, money and percentages
- * formatted), then one sheet per list of records in the session's data files (the price data behind the report).
+ * The sheets of a report's workbook: one per table of the report (numbers typed, money and percentages formatted),
+ * then one per list of records in the session's data files (the price data behind the report). Planned before any
+ * byte is written, so a workbook past the row limit is refused rather than cut.
  */
-export async function reportWorkbook(markdown: string, dataFiles: DataFile[] = []): Promise<Uint8Array> {
-  const workbook = new ExcelJS.Workbook();
+export function workbookSheets(markdown: string, dataFiles: DataFile[] = []): SheetPlan[] {
+  const sheets: SheetPlan[] = reportTables(markdown);
+  for (const file of dataFiles) {
+    for (const list of recordLists(file)) {
+      const header = [...new Set(list.records.flatMap((r) => Object.keys(r)))];
+      sheets.push({
+        title: list.name,
+        header,
+        rows: list.records.map((record) => header.map((column) => ({ value: record[column] ?? null }))),
+      });
+    }
+  }
+  return sheets;
+}
+
+/** Data rows of a planned workbook (header rows not counted). */
+export const sheetRows = (sheets: SheetPlan[]): number => sheets.reduce((sum, sheet) => sum + sheet.rows.length, 0);
+
+/**
+ * Writes the workbook to `out` row by row (Excel's streaming writer: each row leaves memory once written). Text
+ * that a spreadsheet would read as a formula (`= + - @`, tab, carriage return first) is written with a leading
+ * apostrophe, so a cell a model or a web page filled can never become a formula when someone edits it.
+ */
+export async function writeWorkbook(sheets: SheetPlan[], out: Writable): Promise<void> {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: true });
   workbook.creator = 'Procura';
   workbook.created = new Date();
   const names = new SheetNames();
-  for (const table of reportTables(markdown)) {
-    const sheet = workbook.addWorksheet(names.take(table.title));
-    sheet.addRow(table.header).font = { bold: true };
-    for (const row of table.rows) {
-      const added = sheet.addRow(row.map((c) => c.value));
+  const plans = sheets.length
+    ? sheets
+    : [{ title: '报告 Report', header: ['报告中没有表格 / the report has no tables'], rows: [] }];
+  for (const plan of plans) {
+    const sheet = workbook.addWorksheet(names.take(plan.title), { views: [{ state: 'frozen', ySplit: 1 }] });
+    sheet.columns = columnWidths(plan).map((width) => ({ width }));
+    const header = sheet.addRow(plan.header.map(neutralised));
+    header.font = { bold: true };
+    header.commit();
+    for (const row of plan.rows) {
+      const added = sheet.addRow(row.map((cell) => neutralised(cell.value)));
       row.forEach((cell, i) => {
         if (cell.format) added.getCell(i + 1).numFmt = cell.format;
       });
+      added.commit();
     }
-    finishSheet(sheet, table.header);
+    sheet.commit();
   }
-  for (const file of dataFiles) {
-    for (const list of recordLists(file)) {
-      const columns = [...new Set(list.records.flatMap((r) => Object.keys(r)))];
-      const sheet = workbook.addWorksheet(names.take(list.name));
-      sheet.addRow(columns).font = { bold: true };
-      for (const record of list.records.slice(0, MAX_DATA_ROWS)) sheet.addRow(columns.map((c) => record[c] ?? null));
-      finishSheet(sheet, columns);
-    }
-  }
-  if (!workbook.worksheets.length)
-    workbook.addWorksheet('报告 Report').addRow(['报告中没有表格 / the report has no tables']);
-  return new Uint8Array(await workbook.xlsx.writeBuffer());
+  await workbook.commit();
 }
 
-function finishSheet(sheet: ExcelJS.Worksheet, header: string[]): void {
-  sheet.views = [{ state: 'frozen', ySplit: 1 }];
-  header.forEach((title, i) => {
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** A text cell a spreadsheet could take for a formula, made plain text (OWASP's CSV-injection rule). */
+export function neutralised<T extends CellValue>(value: T): T | string {
+  return typeof value === 'string' && FORMULA_START.test(value) ? `'${value}` : value;
+}
+
+/** Each column as wide as its longest text (8 to 60 characters). */
+function columnWidths(plan: SheetPlan): number[] {
+  return plan.header.map((title, i) => {
     let width = title.length * 2;
-    sheet.getColumn(i + 1).eachCell({ includeEmpty: false }, (cell) => {
-      width = Math.max(width, String(cell.value ?? '').length + 2);
-    });
-    sheet.getColumn(i + 1).width = Math.min(Math.max(width, 8), 60);
+    for (const row of plan.rows) width = Math.max(width, String(row[i]?.value ?? '').length + 2);
+    return Math.min(Math.max(width, 8), 60);
   });
 }
 
-type FlatRecord = Record<string, string | number | boolean | null>;
+type FlatRecord = Record<string, CellValue>;
 
 /** Lists of records in a data file: the file itself when it is one, else each top-level property that is one. */
 function recordLists(file: DataFile): Array<{ name: string; records: FlatRecord[] }> {
@@ -79,7 +112,7 @@ function flatten(record: Record<string, unknown>, prefix = ''): FlatRecord {
     if (isPlainObject(value)) Object.assign(out, flatten(value, `${column}.`));
     else if (Array.isArray(value)) out[column] = JSON.stringify(value);
     else if (value === undefined) out[column] = null;
-    else out[column] = value as string | number | boolean | null;
+    else out[column] = value as CellValue;
   }
   return out;
 }

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { notFound, redactSecrets, redactSecretsIn } from '../../shared/index.ts';
+import { notFound, ProblemError, redactSecrets, redactSecretsIn } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { ApiDb } from '../db.ts';
 import { CronSchedule } from './cron.ts';
@@ -95,6 +95,9 @@ export async function migrateSchedules(db: ApiDb): Promise<void> {
  * out. The key is `PROCURA_SCHEDULE_KEY` (every API process of a deployment needs the same one) or, when unset, a
  * random key kept in `<dataDir>/schedule.key` (readable by its owner only).
  */
+/** Schedules one user may keep: each starts runs on its own, so their number is bounded like runs are. */
+export const MAX_SCHEDULES_PER_USER = 20;
+
 export class CredentialSealer {
   private constructor(private readonly key: Buffer) {}
 
@@ -191,7 +194,22 @@ export class Schedules {
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     };
-    await this.db.insertInto('schedules').values(row).execute();
+    // Counted and written in one transaction: parallel creates cannot pass the cap together.
+    await this.db.transaction().execute(async (trx) => {
+      const { count } = await trx
+        .selectFrom('schedules')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('owner', '=', user.username)
+        .executeTakeFirstOrThrow();
+      if (Number(count) >= MAX_SCHEDULES_PER_USER)
+        throw new ProblemError(
+          409,
+          'too_many_schedules',
+          `每位用户最多 ${MAX_SCHEDULES_PER_USER} 个定时任务，请先删除不用的 / at most ${MAX_SCHEDULES_PER_USER} schedules per user: delete one you no longer need first`,
+          { max_schedules: MAX_SCHEDULES_PER_USER },
+        );
+      await trx.insertInto('schedules').values(row).execute();
+    });
     return scheduleView(row);
   }
 

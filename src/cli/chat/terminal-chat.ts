@@ -11,7 +11,8 @@ import {
   type StreamResult,
   standingScope,
 } from '../../protocol/index.ts';
-import { bold, decisionLine, dim, red, TerminalRenderer, yellow } from './render.ts';
+import { discardTypeAhead, isPromptExit } from './keys.ts';
+import { bold, decisionLine, dim, green, red, TerminalRenderer, yellow } from './render.ts';
 
 export interface TerminalChatOptions {
   /** Print every event as one JSON line instead of rendering it. */
@@ -26,6 +27,15 @@ export interface TerminalChatOptions {
 export type TurnOutcome = 'done' | 'error' | 'cancelled' | 'waiting';
 
 type Choice = 'once' | 'always' | 'edit' | 'deny';
+
+/** Ctrl-C at a prompt: no decision is made, and the waiting run is stopped. */
+const CANCELLED = Symbol('cancelled');
+
+/**
+ * How long keys are still dropped once a prompt is on screen, so a key meant for the text before it (an Enter
+ * typed while the run was working) cannot answer it: a person reads the card before deciding.
+ */
+const PROMPT_GUARD_MS = 400;
 
 /**
  * One terminal conversation with the chat API: streams each turn, answers interrupts (approve once / always for
@@ -117,7 +127,11 @@ export class TerminalChat {
   private async answer(interrupts: InterruptData[]): Promise<TurnOutcome> {
     let outcome: TurnOutcome = 'waiting';
     for (const interrupt of interrupts) {
-      const decision = await this.decide(interrupt);
+      const decision = await this.decide(interrupt).catch((error: unknown): typeof CANCELLED => {
+        if (isPromptExit(error)) return CANCELLED;
+        throw error;
+      });
+      if (decision === CANCELLED) return this.cancelDecision();
       if (!decision) return 'waiting';
       if (this.options.json)
         process.stdout.write(
@@ -130,7 +144,16 @@ export class TerminalChat {
     return outcome;
   }
 
-  private async decide(interrupt: InterruptData): Promise<HumanDecision | undefined> {
+  /** Ctrl-C at a prompt: stops the waiting run on the server, so nothing is written and the session is free again. */
+  private async cancelDecision(): Promise<TurnOutcome> {
+    await this.client.cancel(this.sessionId!);
+    this.renderer.line(
+      yellow('■ 已取消，未做决定，没有写入任何内容 / cancelled: no decision was made and nothing was written'),
+    );
+    return 'cancelled';
+  }
+
+  private async decide(interrupt: InterruptData): Promise<HumanDecision | undefined | typeof CANCELLED> {
     if (interrupt.kind === 'approval') {
       if (this.options.yes || this.alwaysAllowed.some((s) => coversCall(s, interrupt.tool, interrupt.args))) {
         if (!this.options.json)
@@ -141,6 +164,7 @@ export class TerminalChat {
       return this.askApproval(interrupt);
     }
     if (!this.options.interactive) return this.leaveWaiting(interrupt);
+    if (await discardTypeAhead(process.stdin, PROMPT_GUARD_MS)) return CANCELLED;
     if (interrupt.kind === 'ask_user') {
       const choices = interrupt.options.slice(0, 8).map((o) => ({ name: o.label, value: o.value }));
       const answer = interrupt.multiple
@@ -170,11 +194,15 @@ export class TerminalChat {
     return undefined;
   }
 
-  private async askApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): Promise<HumanDecision> {
+  private async askApproval(
+    interrupt: Extract<InterruptData, { kind: 'approval' }>,
+  ): Promise<HumanDecision | typeof CANCELLED> {
     this.renderer.line(
       bold(yellow(`需要审批 / approval needed: ${interrupt.label ?? interrupt.tool} (${interrupt.tool})`)),
     );
     this.renderer.line(describeApproval(interrupt));
+    // Keys typed before the card was drawn (and just after) were not meant for it.
+    if (await discardTypeAhead(process.stdin, PROMPT_GUARD_MS)) return CANCELLED;
     const allowed = new Set(interrupt.allowed ?? ['approve', 'edit', 'reject']);
     const choice = await select<Choice>({
       message: '如何处理？/ Decide',
@@ -199,32 +227,55 @@ export class TerminalChat {
   }
 }
 
-/** The approval as a person reads it: each line's part, quantity and price with its check, then the other fields. */
+/**
+ * The approval card as a person reads it, from what the browser's card shows: the supplier, each line's part,
+ * quantity, unit price, amount and price check, the total, the ERP approval policy's decision (or why the ERP would
+ * refuse the order), then the call's other fields.
+ */
 function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): string {
   const args = interrupt.args ?? {};
   const lines = Array.isArray(args.lines) ? (args.lines as Array<Record<string, unknown>>) : [];
   const rest = Object.entries(args).filter(([k]) => k !== 'lines');
   const details = interrupt.details;
+  let sum = 0;
+  const shown = lines.map((l, i) => {
+    const part = details?.lines?.find((d) => d.partId === l.partId);
+    const price = typeof l.unitPrice === 'number' ? l.unitPrice : part?.listPrice;
+    const check = part?.priceCheck && part.priceCheck.unitPrice === price ? part.priceCheck : undefined;
+    const amount = price !== undefined && typeof l.quantity === 'number' ? price * l.quantity : undefined;
+    sum += amount ?? 0;
+    return [
+      `  ${i + 1}. ${part ? `${part.code} ${part.name}` : `part ${String(l.partId ?? l.code ?? '?')}`}`,
+      ` × ${String(l.quantity ?? '?')}${part?.unit ?? ''}`,
+      price !== undefined ? ` @ ¥${price}` : '',
+      amount !== undefined ? ` = ${money(amount)}` : '',
+      check ? `  [${priceCheckText(check)}]` : '',
+    ].join('');
+  });
+  const preview = details?.preview;
+  const total = preview && 'totalAmount' in preview ? preview.totalAmount : sum;
   return [
     ...(details?.supplier ? [`  供应商 / supplier: ${details.supplier}`] : []),
-    ...lines.map((l, i) => {
-      const part = details?.lines?.find((d) => d.partId === l.partId);
-      const price = typeof l.unitPrice === 'number' ? l.unitPrice : part?.listPrice;
-      const check = part?.priceCheck && part.priceCheck.unitPrice === price ? part.priceCheck : undefined;
-      return [
-        `  ${i + 1}. ${part ? `${part.code} ${part.name}` : `part ${String(l.partId ?? l.code ?? '?')}`}`,
-        ` × ${String(l.quantity ?? '?')}`,
-        price !== undefined ? ` @ ¥${price}` : '',
-        check ? `  [${priceCheckText(check)}]` : '',
-      ].join('');
-    }),
+    ...(details?.order ? [`  订单 / order: ${details.order.orderNo} (${details.order.status})`] : []),
+    ...shown,
+    ...(lines.length ? [bold(`  合计 / total: ${money(total)}`)] : []),
+    ...(preview ? [`  审批策略 / approval policy: ${policyText(preview, args.submit === true)}`] : []),
     ...rest.map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`),
   ].join('\n');
 }
 
-type PriceCheckOf = NonNullable<
-  NonNullable<NonNullable<Extract<InterruptData, { kind: 'approval' }>['details']>['lines']>[number]['priceCheck']
->;
+const money = (n: number) => `¥${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/** The ERP policy's decision on the previewed order: what happens on submission, or why the ERP would refuse it. */
+function policyText(preview: NonNullable<NonNullable<Approval['details']>['preview']>, submit: boolean): string {
+  if ('refused' in preview) return red(`ERP 将拒绝 / the ERP would refuse: ${preview.refused}`);
+  const { rule, reason } = preview.approval;
+  const decided = rule === 'auto-approved' ? green(reason) : yellow(reason);
+  return submit ? decided : `草稿，不提交审批；提交时 / a draft, not submitted; on submission: ${decided}`;
+}
+
+type Approval = Extract<InterruptData, { kind: 'approval' }>;
+type PriceCheckOf = NonNullable<NonNullable<NonNullable<Approval['details']>['lines']>[number]['priceCheck']>;
 const SEVERITY_TEXT: Record<PriceCheckOf['severity'], string> = {
   ok: '价格正常 / ok',
   info: '略高 / info',

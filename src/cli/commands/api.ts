@@ -33,7 +33,7 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
     port: settings.apiPort,
     demoUsers: addresses.demoUsers,
     demoSignIn: addresses.demoSignIn ?? 'off',
-    limits: { startsPerMinute: settings.runStartsPerMinute },
+    limits: { startsPerMinute: settings.runStartsPerMinute, perUserConcurrent: settings.runsPerUser },
     // Reports exported as PDF embed the chart renderer's images, and only those.
     chartImageOrigins: [addresses.chartsUrl],
   });

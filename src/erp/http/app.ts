@@ -353,6 +353,19 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   );
   app.openapi(
     route({
+      method: 'post',
+      operationId: 'previewOrder',
+      path: '/orders/preview',
+      summary:
+        '预览采购订单：按创建的规则计价、价格检查并给出审批策略的结果，不写入 / what creating an order would write, without writing',
+      tags: ['orders'],
+      request: { body: json(s.CreateOrderBody) },
+      ...standard(s.OrderPreviewSchema),
+    }),
+    async (c) => c.json(await services.orders.preview(c.var.ctx, c.req.valid('json')), 200),
+  );
+  app.openapi(
+    route({
       method: 'put',
       operationId: 'updateOrder',
       path: '/orders/update/{orderId}',

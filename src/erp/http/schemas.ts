@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ROLES } from '../../protocol/index.ts';
+import * as shared from '../../shared/index.ts';
 import { PART_CATEGORIES } from '../catalog.ts';
 import * as contract from '../contract.ts';
 
@@ -87,6 +88,7 @@ export const PartSchema = contract.PartSchema.extend({
 }).openapi('Part');
 export const CategorySchema = documented(contract.CategorySchema).openapi('Category');
 export const OrderSchema = documented(contract.OrderSchema).openapi('Order');
+export const OrderPreviewSchema = documented(contract.OrderPreviewSchema).openapi('OrderPreview');
 export const InventoryWarningSchema = documented(contract.InventoryWarningSchema).openapi('InventoryWarning');
 export const PriceCheckSchema = documented(contract.PriceCheckSchema).openapi('PriceCheck');
 export const ApprovalPolicySchema = documented(contract.ApprovalPolicySchema).openapi('ApprovalPolicy');
@@ -120,17 +122,7 @@ export const MeSchema = z
   })
   .openapi('Me');
 
-export const ProblemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number(),
-    detail: z.string(),
-    code: z.string(),
-    traceId: z.string().optional(),
-    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
-  })
-  .openapi('Problem');
+export const ProblemSchema = documented(shared.ProblemSchema).openapi('Problem');
 
 export const itemsOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 export const { pageOf } = contract;

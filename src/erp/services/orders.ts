@@ -7,6 +7,7 @@ import type {
   CreateOrderInput,
   Order,
   OrderLineInput,
+  OrderPreview,
   Page,
   PriceCheck,
   UpdateOrderInput,
@@ -52,6 +53,9 @@ const TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
 };
 const EDITABLE: readonly OrderStatus[] = ['draft', 'pending_approval'];
 
+/** Thrown to roll a preview's transaction back. */
+const ROLLED_BACK = Symbol('rolled back');
+
 /** Purchase orders: creation (idempotent per key), optimistic-locked updates, search with full details. */
 export class OrderBook {
   constructor(
@@ -72,6 +76,34 @@ export class OrderBook {
     // Notes are where text enters the ERP: secrets pasted into one never reach the order, its audit or its readers.
     if (input.note) input = { ...input, note: await redactSecrets(input.note) };
     return this.once(ctx, idempotencyKey, input, (trx) => this.insertOrder(trx, ctx, input));
+  }
+
+  /**
+   * What `create` would write for this order if submitted now — lines priced and checked, the total, the approval
+   * policy's decision — without writing it: the same code runs in a transaction that is then rolled back, so the
+   * preview cannot drift from the write. Writers only, like `create`.
+   */
+  async preview(ctx: ErpContext, input: CreateOrderInput): Promise<OrderPreview> {
+    requireWriter(ctx);
+    let preview: OrderPreview | undefined;
+    await this.db
+      .transaction()
+      .execute(async (trx) => {
+        const id = await this.insertOrder(trx, ctx, { ...input, status: 'pending_approval' });
+        const [order] = await this.hydrate(ctx, [await this.row(trx, ctx, id)], trx);
+        const { rule, reason } = order.approval ?? { rule: 'needs-admin' as const, reason: '' };
+        preview = {
+          supplier: order.supplier,
+          lines: order.lines,
+          totalAmount: order.totalAmount,
+          approval: { rule, reason },
+        };
+        throw ROLLED_BACK;
+      })
+      .catch((error: unknown) => {
+        if (error !== ROLLED_BACK) throw error;
+      });
+    return preview!;
   }
 
   /**

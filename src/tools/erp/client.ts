@@ -5,6 +5,7 @@ import {
   type Page as ErpPage,
   type InventoryWarning,
   type Order,
+  type OrderPreview,
   type Part,
   type PriceHistory,
   type Supplier,
@@ -30,6 +31,10 @@ const OrderCreateInput = contract.CreateOrderInputSchema.omit({ status: true }).
   expectedDate: IsoDate.optional().describe('期望到货日期 YYYY-MM-DD / expected date'),
   submit: z.boolean().default(false).describe('true: 提交审批 pending_approval；false: 草稿 draft'),
   idempotencyKey: IdempotencyKey,
+});
+const OrderPreviewInput = contract.CreateOrderInputSchema.omit({ status: true }).extend({
+  lines: OrderLines,
+  expectedDate: OrderCreateInput.shape.expectedDate,
 });
 const OrderUpdateInput = contract.UpdateOrderInputSchema.extend({
   orderId: Id,
@@ -81,18 +86,19 @@ const orderView = (o: OrderWire): contract.OrderView => ({
   // What this user may do with the order under roles and four eyes, so a model refuses before asking for approval.
   permissions: o.permissions,
   createdAt: o.createdAt,
-  lines: o.lines.map((l) => ({
-    lineNo: l.lineNo,
-    partId: l.partId,
-    code: l.part.code,
-    name: l.part.nameZh,
-    quantity: l.quantity,
-    unit: l.part.unit,
-    unitPrice: l.unitPrice,
-    amount: l.amount,
-    priceCheck: l.priceCheck ? priceCheckView(l.priceCheck) : undefined,
-  })),
+  lines: o.lines.map(lineView),
   approval: o.approval ?? undefined,
+});
+const lineView = (l: OrderWire['lines'][number]): contract.OrderView['lines'][number] => ({
+  lineNo: l.lineNo,
+  partId: l.partId,
+  code: l.part.code,
+  name: l.part.nameZh,
+  quantity: l.quantity,
+  unit: l.part.unit,
+  unitPrice: l.unitPrice,
+  amount: l.amount,
+  priceCheck: l.priceCheck ? priceCheckView(l.priceCheck) : undefined,
 });
 /** The label of a price history's series across every supplier of a product. */
 export const ACROSS_SUPPLIERS = '所有供应商 / all suppliers';
@@ -361,6 +367,30 @@ export class ErpClient {
       control,
     );
     return { items: body.items.map(partView), total: body.items.length, traceId };
+  }
+
+  @Tool({
+    name: 'order_preview',
+    label: '预览采购订单',
+    description:
+      '预览采购订单（不写入）：ERP 按创建订单的同一规则给出每行单价（缺省目录价）与价格检查、合计金额，以及提交后审批策略的结果（自动批准或需管理员及原因）；行无效时返回 ERP 的字段错误。/ What creating this order would write, without writing: priced and checked lines, the total and the approval policy’s decision.',
+    schema: OrderPreviewInput,
+    safety: 'read-only',
+    group: 'order',
+    output: traced(contract.OrderPreviewViewSchema),
+  })
+  async orderPreview(input: z.infer<typeof OrderPreviewInput>, control: ToolControl) {
+    const { body, traceId } = await erpExchange<OrderPreview>(this.connection, 'POST', '/orders/preview', {
+      body: input,
+      signal: control.signal,
+    });
+    return {
+      supplier: { id: body.supplier.id, name: body.supplier.nameZh },
+      lines: body.lines.map(lineView),
+      totalAmount: body.totalAmount,
+      approval: body.approval,
+      traceId,
+    };
   }
 
   @Tool({

@@ -127,6 +127,7 @@ export function ApprovalCard({
           ) : null}
         </table>
       )}
+      {interrupt.details?.preview && <PolicyResult preview={interrupt.details.preview} submit={args.submit === true} />}
       <dl className="kv">
         {(lines || 'expectedDate' in args) && (
           <>
@@ -208,6 +209,29 @@ export function ApprovalCard({
         )}
       </footer>
     </section>
+  );
+}
+
+/** The ERP approval policy's decision on the order as the ERP previewed it, or why the ERP would refuse it. */
+function PolicyResult({
+  preview,
+  submit,
+}: {
+  preview: NonNullable<NonNullable<Approval['details']>['preview']>;
+  submit: boolean;
+}) {
+  const t = useT();
+  if ('refused' in preview)
+    return (
+      <p className="muted" data-testid="approval-policy" data-rule="refused">
+        {t('policyRefused')}: {preview.refused}
+      </p>
+    );
+  return (
+    <p className="muted" data-testid="approval-policy" data-rule={preview.approval.rule}>
+      {t('approvalPolicy')}: {submit ? '' : `${t('policyDraft')} — `}
+      {preview.approval.reason}
+    </p>
   );
 }
 

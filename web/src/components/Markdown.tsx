@@ -26,10 +26,8 @@ marked.use({
       },
       renderer(token) {
         const { ids, titles = [] } = token as SourceRefToken;
-        const cited = ids.map((id, i) =>
-          titles[i] ? `<abbr class="source-id" title="${escapeAttr(titles[i])}">${id}</abbr>` : id,
-        );
-        return `<sup class="source-ref">[${cited.join(', ')}]</sup>`;
+        const cited = ids.map((id, i) => (titles[i] ? `<abbr title="${escapeAttr(titles[i])}">${id}</abbr>` : id));
+        return `<sup>[${cited.join(', ')}]</sup>`;
       },
     },
   ],
@@ -37,8 +35,7 @@ marked.use({
 
 /**
  * What an answer may contain: text structure, tables, links and images, and nothing that can style or address the
- * page. Answers are model output a hostile page can steer: a `<style>`, a `style` or `class` attribute (the app's own
- * classes; only the citations' own two stay), an `id` or `name` could restyle or hide what the user decides on (an approval card) or clobber the DOM.
+ * page. Answers are model output a hostile page can steer: a `<style>`, a `style` or `class` attribute, an `id` or `name` could restyle or hide what the user decides on (an approval card) or clobber the DOM.
  */
 const SANITIZE = {
   ALLOWED_TAGS: [
@@ -75,18 +72,12 @@ const SANITIZE = {
     'sub',
     'abbr',
   ],
-  ALLOWED_ATTR: ['href', 'title', 'alt', 'src', 'colspan', 'rowspan', 'align', 'start', 'class'],
+  ALLOWED_ATTR: ['href', 'title', 'alt', 'src', 'colspan', 'rowspan', 'align', 'start'],
   ALLOW_DATA_ATTR: false,
   ALLOW_ARIA_ATTR: false,
   FORBID_TAGS: ['style', 'link', 'meta', 'base', 'form', 'input', 'button', 'svg', 'math', 'template'],
-  FORBID_ATTR: ['style', 'id', 'name'],
+  FORBID_ATTR: ['style', 'class', 'id', 'name'],
 };
-
-/** The only classes an answer keeps: those of the citations rendered below (small superscripts), none of the app's. */
-const ANSWER_CLASSES = new Set(['source-ref', 'source-id']);
-DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
-  if (data.attrName === 'class' && !ANSWER_CLASSES.has(data.attrValue)) data.keepAttr = false;
-});
 
 // Links from answers open in a new tab and never get the opener.
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
