@@ -566,7 +566,8 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       method: 'get',
       operationId: 'getRfqProposal',
       path: '/rfqs/{id}/proposal',
-      summary: '授标建议：按加权得分排序的报价与被排除的报价及原因 / the award proposal: quotes ranked, exclusions with reasons',
+      summary:
+        '授标建议：按加权得分排序的报价与被排除的报价及原因 / the award proposal: quotes ranked, exclusions with reasons',
       tags: ['rfqs'],
       request: { params: s.IdParam },
       ...standard(s.RfqProposalSchema),

@@ -78,9 +78,12 @@ export class SourcingDesk {
     await this.db.transaction().execute(async (trx) => {
       const before = await this.settings(ctx, trx);
       if (before.version !== input.version)
-        throw conflict(`寻源设置已被修改（当前版本 ${before.version}）/ settings changed since version ${input.version}`, {
-          currentVersion: before.version,
-        });
+        throw conflict(
+          `寻源设置已被修改（当前版本 ${before.version}）/ settings changed since version ${input.version}`,
+          {
+            currentVersion: before.version,
+          },
+        );
       const next = {
         weights: JSON.stringify(input.weights ?? before.weights),
         reminder_hours: input.reminderHours ?? before.reminderHours,
@@ -120,7 +123,11 @@ export class SourcingDesk {
     const excluded: Exclusion[] = [];
     const candidates = [];
     for (const invitation of rfq.invitations) {
-      const supplier = { id: invitation.supplier.id, nameZh: invitation.supplier.nameZh, nameEn: invitation.supplier.nameEn };
+      const supplier = {
+        id: invitation.supplier.id,
+        nameZh: invitation.supplier.nameZh,
+        nameEn: invitation.supplier.nameEn,
+      };
       const exclude = (lineNo: number | null, reason: Reason, detail: string) =>
         excluded.push({ supplier, lineNo, reason, detail });
       const quotes = rfq.quotes.filter((q) => q.supplier.id === supplier.id);
@@ -256,7 +263,10 @@ function whyOf(
   );
   const history = s.lines
     .filter((l) => l.deviationPct !== null)
-    .map((l) => `第 ${l.lineNo} 行比 12 个月中位价 ${l.deviationPct}% / line ${l.lineNo} ${l.deviationPct}% vs the 12-month median`);
+    .map(
+      (l) =>
+        `第 ${l.lineNo} 行比 12 个月中位价 ${l.deviationPct}% / line ${l.lineNo} ${l.deviationPct}% vs the 12-month median`,
+    );
   return [
     over === 0
       ? `到岸总价 ¥${s.landedCostCny}，最低 / landed cost ¥${s.landedCostCny}, the lowest`
@@ -265,8 +275,6 @@ function whyOf(
     s.onTimePct === null
       ? '近 12 个月无交货记录，按中性计 / no deliveries in 12 months: scored neutral'
       : `近 12 个月准时交货率 ${s.onTimePct}% / on time ${s.onTimePct}% over 12 months`,
-    ...(history.length
-      ? history
-      : ['历史成交不足，价格按中性计 / too little price history: scored neutral']),
+    ...(history.length ? history : ['历史成交不足，价格按中性计 / too little price history: scored neutral']),
   ];
 }

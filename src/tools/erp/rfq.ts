@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { contract, type ErpConnection, erpExchange, type Order, type Page, type Rfq, type RfqProposal } from '../../erp/index.ts';
+import {
+  contract,
+  type ErpConnection,
+  erpExchange,
+  type Order,
+  type Page,
+  type Rfq,
+  type RfqProposal,
+} from '../../erp/index.ts';
 import { Tool, type ToolControl } from '../registry.ts';
 import { writeKey } from './client.ts';
 
