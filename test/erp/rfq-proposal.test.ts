@@ -55,6 +55,15 @@ for (const backend of BACKENDS) {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body;
     };
+    /** A quote's validity ends yesterday, as time passing would make it. */
+    const lapse = (rfqId: number, supplierId: number, lineNo: number) =>
+      h.erp.database.db
+        .updateTable('rfq_quotes')
+        .set({ valid_until: dayIn(-1) })
+        .where('rfq_id', '=', rfqId)
+        .where('supplier_id', '=', supplierId)
+        .where('line_no', '=', lineNo)
+        .execute();
     const settings = async () => (await h.call('GET', '/api/sourcing-settings')).body;
 
     it('admins set the weights and the reminder time, validated and versioned; others cannot', async () => {
@@ -208,13 +217,7 @@ for (const backend of BACKENDS) {
       expect(closed.status, JSON.stringify(closed.body)).toBe(200);
       await enter(rfq.id, s6, { lines: [1, 2].map((lineNo) => ({ lineNo, ...good })) });
       // The validity of s2's line 2 lapses; the proposal judges it on the day it is asked.
-      await h.erp.database.db
-        .updateTable('rfq_quotes')
-        .set({ valid_until: dayIn(-1) })
-        .where('rfq_id', '=', rfq.id)
-        .where('supplier_id', '=', s2)
-        .where('line_no', '=', 2)
-        .execute();
+      await lapse(rfq.id, s2, 2);
 
       const proposal = (await h.call('GET', `/api/rfqs/${rfq.id}/proposal`)).body;
       expect(proposal.ranking.map((r: Any) => r.supplier.id)).toEqual([s5]);
@@ -236,13 +239,7 @@ for (const backend of BACKENDS) {
       expect(proposal.asOf).toBe(today());
 
       // The recommended quote lapses between the proposal and the award: the award refuses it.
-      await h.erp.database.db
-        .updateTable('rfq_quotes')
-        .set({ valid_until: dayIn(-1) })
-        .where('rfq_id', '=', rfq.id)
-        .where('supplier_id', '=', s5)
-        .where('line_no', '=', 1)
-        .execute();
+      await lapse(rfq.id, s5, 1);
       const version = (await h.call('GET', `/api/rfqs/${rfq.id}`)).body.version;
       const expired = await h.call('POST', `/api/rfqs/${rfq.id}/award`, { body: { version, supplierId: s5 } });
       expect(expired.status).toBe(422);
