@@ -72,7 +72,10 @@ describe('the ERP contract', () => {
     for (const file of protocol) {
       const outside = importsOf(`src/protocol/${file}`).filter((m) => !m.startsWith('./'));
       // The chat client reads SSE with a parser; it makes requests only when called, never on import.
-      expect(outside.filter((m) => m !== 'zod' && m !== 'eventsource-parser'), file).toEqual([]);
+      expect(
+        outside.filter((m) => m !== 'zod' && m !== 'eventsource-parser'),
+        file,
+      ).toEqual([]);
     }
   });
 });
