@@ -1,4 +1,4 @@
-export * from './catalog.ts';
+export * from './demo/catalogue.ts';
 export {
   type ErpAnswer,
   type ErpConnection,

@@ -188,7 +188,7 @@ export class ErpClient {
   async categoryHint(): Promise<string> {
     const { items } = await this.request<{ items: Array<{ code: string; nameZh: string; parts: number }> }>(
       'GET',
-      '/parts/categories',
+      '/categories',
     );
     return `当前可用分类 / valid categories: ${items.map((c) => `${c.code}(${c.nameZh})`).join(', ')}`;
   }
