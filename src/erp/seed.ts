@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { seededRandom } from '../shared/index.ts';
-import { type Catalogue, DEMO_CATALOGUE, DEMO_PROJECTS, demoParts, PRODUCT_LINES } from './demo/catalogue.ts';
 import type { ErpDatabase } from './db/database.ts';
 import { categoryTerms, PartSearchIndex } from './db/part-search.ts';
 import type { ErpTables, OrderStatus, Role } from './db/schema.ts';
+import { type Catalogue, DEMO_CATALOGUE, DEMO_PROJECTS, demoParts, PRODUCT_LINES } from './demo/catalogue.ts';
 import { nowIso, toE4 } from './services/context.ts';
 import { UserDirectory } from './services/users.ts';
 
@@ -150,16 +150,18 @@ export async function seedDemoData(
         code: p.code,
         model: p.model,
       });
-      await index.write(trx, [
-        {
-          id,
-          project_id: p.projectId,
-          code: p.code,
-          model: p.model,
-          category: p.category,
-          name_zh: p.nameZh,
-          name_en: p.nameEn,
-        },
+      await index.write(
+        trx,
+        [
+          {
+            id,
+            project_id: p.projectId,
+            code: p.code,
+            model: p.model,
+            category: p.category,
+            name_zh: p.nameZh,
+            name_en: p.nameEn,
+          },
         ],
         terms,
       );
