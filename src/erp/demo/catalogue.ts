@@ -24,9 +24,9 @@ export const PART_CATEGORIES: readonly CategoryInfo[] = [
   },
   { code: 'oil_filter', nameZh: '机油滤清器', nameEn: 'Oil filter', synonymsZh: ['机滤'], synonymsEn: [] },
   { code: 'air_filter', nameZh: '空气滤清器', nameEn: 'Air filter', synonymsZh: ['空滤'], synonymsEn: [] },
-  { code: 'chain', nameZh: '链条', nameEn: 'Drive chain', synonymsZh: ['链子'], synonymsEn: [] },
+  { code: 'chain', nameZh: '链条', nameEn: 'Drive chain', synonymsZh: ['链子', '链传动'], synonymsEn: [] },
   { code: 'tyre', nameZh: '轮胎', nameEn: 'Tyre', synonymsZh: ['车胎', '外胎', '胎子'], synonymsEn: ['tire'] },
-  { code: 'battery', nameZh: '蓄电池', nameEn: 'Battery', synonymsZh: ['电瓶'], synonymsEn: [] },
+  { code: 'battery', nameZh: '蓄电池', nameEn: 'Battery', synonymsZh: ['电瓶', '电池'], synonymsEn: [] },
   { code: 'ignition_coil', nameZh: '点火线圈', nameEn: 'Ignition coil', synonymsZh: ['高压包'], synonymsEn: [] },
 ];
 
