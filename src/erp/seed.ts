@@ -209,6 +209,7 @@ async function seedOrderHistory(
   for (let monthsAgo = 11; monthsAgo >= 0; monthsAgo--) {
     for (const projectId of ['P001', 'P002']) {
       const projectParts = parts.filter((p) => p.projectId === projectId);
+      if (!projectParts.length) continue;
       const count = projectId === 'P001' ? 14 + Math.floor(random() * 8) : 4 + Math.floor(random() * 3);
       for (let n = 0; n < count; n++) {
         const day = 1 + Math.floor(random() * 27);
