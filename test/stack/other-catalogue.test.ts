@@ -63,7 +63,7 @@ function supplier(i: number, trade: { zh: string; en: string }): DemoSupplier {
 const SUPPLIERS = [
   supplier(0, { zh: '轴承', en: 'Bearing' }),
   supplier(1, { zh: '轴承', en: 'Bearing' }),
-  supplier(2, { zh: '紧固件', en: 'Fasteners' }),
+  supplier(2, { zh: '螺栓', en: 'Bolts' }),
   supplier(3, { zh: '机械', en: 'Machinery' }),
 ];
 
@@ -156,7 +156,7 @@ describe(`the offline model on an ERP of another trade (seed ${SEED})`, () => {
   it('drafts an order for a new supplier’s part, named by the supplier’s short name and a synonym', async () => {
     const h = stackHarness(stack);
     const maker = SUPPLIERS[2];
-    const short = maker.nameZh.replace('紧固件', '');
+    const short = maker.nameZh.replace('螺栓', '');
     const quantity = 100 * (2 + Math.floor(random() * 8));
     const turn = await h.send(
       h.contextFor('laoxiao', `other-order-${SEED}`),
@@ -170,7 +170,7 @@ describe(`the offline model on an ERP of another trade (seed ${SEED})`, () => {
       .where('parts.code', '=', `AC-M10X40`)
       .where('suppliers.key', '=', maker.key)
       .executeTakeFirstOrThrow();
-    expect(turn.interrupts[0].value).toMatchObject({
+    expect(turn.interrupts[0].value, JSON.stringify(turn.interrupts[0].value)).toMatchObject({
       kind: 'approval',
       tool: 'order_create',
       args: { supplierId: Number(part.supplier_id), lines: [{ partId: Number(part.id), quantity }] },
