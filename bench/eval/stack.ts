@@ -34,6 +34,8 @@ export interface StackOptions {
   env?: NodeJS.ProcessEnv;
   /** Settings on top of the stack's own (free ports, temp data dir, strict tool-set check). */
   settings?: Partial<Record<keyof Settings, unknown>>;
+  /** Seeds the ERP's database in the data dir before the start (another catalogue); the demo seed otherwise. */
+  seed?: (dataDir: string) => Promise<void>;
 }
 
 /** Starts Procura with `procura start`'s own code. Parts listen on loopback only; nothing else leaves the machine. */
@@ -65,6 +67,7 @@ export async function startStack(options: StackOptions = {}): Promise<StartedSta
   };
   let parts: Map<string, StartedPart>;
   try {
+    await options.seed?.(dataDir);
     parts = await startParts(settings, { env, buildWebUi: false });
   } catch (error) {
     fs.rmSync(dataDir, { recursive: true, force: true });

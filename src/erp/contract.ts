@@ -58,7 +58,16 @@ export const PartSchema = z.object({
 });
 export type Part = z.infer<typeof PartSchema>;
 
-export const CategorySchema = z.object({ code: z.string(), nameZh: z.string(), nameEn: z.string(), parts: z.number() });
+/** A part category of the project: the code parts carry, its names and the trade words buyers use for it. */
+export const CategorySchema = z.object({
+  code: z.string(),
+  nameZh: z.string(),
+  nameEn: z.string(),
+  synonymsZh: z.array(z.string()),
+  synonymsEn: z.array(z.string()),
+  /** Parts of the project in the category. */
+  parts: z.number(),
+});
 export type Category = z.infer<typeof CategorySchema>;
 
 export { PRICE_SEVERITIES, type PriceSeverity };

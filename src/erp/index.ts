@@ -1,4 +1,3 @@
-export * from './catalog.ts';
 export {
   type ErpAnswer,
   type ErpConnection,
@@ -35,6 +34,7 @@ export {
 } from './contract.ts';
 export { dropPostgresSchema, type ErpDatabase, openErpDatabase } from './db/database.ts';
 export { ORDER_STATUSES, type OrderStatus, type Role } from './db/schema.ts';
+export * from './demo/catalogue.ts';
 export { DEMO_USERS, seedBulkParts, seedDemoData } from './seed.ts';
 export { createErp, type Erp, type ErpOptions, startErpServer } from './server.ts';
 export type { ErpContext } from './services/context.ts';

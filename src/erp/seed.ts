@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { seededRandom } from '../shared/index.ts';
-import { DEMO_PROJECTS, DEMO_SUPPLIERS, demoParts, PRODUCT_LINES } from './catalog.ts';
 import type { ErpDatabase } from './db/database.ts';
-import { PartSearchIndex } from './db/part-search.ts';
+import { categoryTerms, PartSearchIndex } from './db/part-search.ts';
 import type { ErpTables, OrderStatus, Role } from './db/schema.ts';
+import { type Catalogue, DEMO_CATALOGUE, DEMO_PROJECTS, demoParts, PRODUCT_LINES } from './demo/catalogue.ts';
 import { nowIso, toE4 } from './services/context.ts';
 import { UserDirectory } from './services/users.ts';
 
@@ -43,10 +43,15 @@ export async function isSeeded(db: Kysely<ErpTables>): Promise<boolean> {
 }
 
 /**
- * Seeds projects, demo users (returning a fresh token for each), suppliers, parts, inventory and
- * 12 months of order history ending today. Deterministic apart from dates and tokens.
+ * Seeds projects, demo users (returning a fresh token for each), and from the catalogue (the demo company's unless
+ * given) the categories, suppliers, parts, inventory and 12 months of order history ending today. Deterministic
+ * apart from dates and tokens.
  */
-export async function seedDemoData(database: ErpDatabase, now = new Date()): Promise<Record<string, string>> {
+export async function seedDemoData(
+  database: ErpDatabase,
+  now = new Date(),
+  catalogue: Catalogue = DEMO_CATALOGUE,
+): Promise<Record<string, string>> {
   const { db } = database;
   const index = new PartSearchIndex(database.dialect);
   await db.transaction().execute(async (trx) => {
@@ -67,9 +72,32 @@ export async function seedDemoData(database: ErpDatabase, now = new Date()): Pro
         })),
       )
       .execute();
+    const parts = demoParts(catalogue);
+    for (const project of DEMO_PROJECTS) {
+      const used = new Set(parts.filter((p) => p.projectId === project.id).map((p) => p.category));
+      const categories = catalogue.categories.filter((c) => used.has(c.code));
+      if (!categories.length) continue;
+      await trx
+        .insertInto('categories')
+        .values(
+          categories.map((c) => ({
+            project_id: project.id,
+            code: c.code,
+            name_zh: c.nameZh,
+            name_en: c.nameEn,
+            synonyms_zh: JSON.stringify(c.synonymsZh),
+            synonyms_en: JSON.stringify(c.synonymsEn),
+          })),
+        )
+        .execute();
+    }
+    const terms = await categoryTerms(
+      trx,
+      DEMO_PROJECTS.map((p) => p.id),
+    );
     const supplierIds = new Map<string, number>();
     for (const project of DEMO_PROJECTS) {
-      for (const s of DEMO_SUPPLIERS.filter((x) => x.projects.includes(project.id))) {
+      for (const s of catalogue.suppliers.filter((x) => x.projects.includes(project.id))) {
         const row = await trx
           .insertInto('suppliers')
           .values({
@@ -93,7 +121,7 @@ export async function seedDemoData(database: ErpDatabase, now = new Date()): Pro
     }
     const random = seededRandom(20260509);
     const partRows: SeededPart[] = [];
-    for (const p of demoParts()) {
+    for (const p of parts) {
       const supplierId = supplierIds.get(`${p.projectId}/${p.supplierKey}`)!;
       const row = await trx
         .insertInto('parts')
@@ -122,17 +150,21 @@ export async function seedDemoData(database: ErpDatabase, now = new Date()): Pro
         code: p.code,
         model: p.model,
       });
-      await index.write(trx, [
-        {
-          id,
-          project_id: p.projectId,
-          code: p.code,
-          model: p.model,
-          category: p.category,
-          name_zh: p.nameZh,
-          name_en: p.nameEn,
-        },
-      ]);
+      await index.write(
+        trx,
+        [
+          {
+            id,
+            project_id: p.projectId,
+            code: p.code,
+            model: p.model,
+            category: p.category,
+            name_zh: p.nameZh,
+            name_en: p.nameEn,
+          },
+        ],
+        terms,
+      );
       const safety = p.moq * 2;
       const low = LOW_STOCK_CODES.has(p.code);
       await trx
@@ -148,7 +180,7 @@ export async function seedDemoData(database: ErpDatabase, now = new Date()): Pro
         })
         .execute();
     }
-    await seedOrderHistory(trx, partRows, now, random);
+    await seedOrderHistory(trx, partRows, now, random, catalogue);
   });
   const users = new UserDirectory(db);
   const tokens: Record<string, string> = {};
@@ -156,20 +188,17 @@ export async function seedDemoData(database: ErpDatabase, now = new Date()): Pro
   return tokens;
 }
 
-/** Category-wide price drift over the year (e.g. spark plugs up ~6 %), so trend charts show something real. */
-const YEARLY_DRIFT: Record<string, number> = {
-  spark_plug: 0.06,
-  brake_pad: 0.03,
-  tyre: -0.04,
-  chain: 0.02,
-  battery: 0.08,
-};
-
-async function seedOrderHistory(trx: Kysely<ErpTables>, parts: SeededPart[], now: Date, random: () => number) {
+async function seedOrderHistory(
+  trx: Kysely<ErpTables>,
+  parts: SeededPart[],
+  now: Date,
+  random: () => number,
+  catalogue: Catalogue,
+) {
   const users = await trx.selectFrom('users').select(['id', 'username']).execute();
   const buyerOf = (projectId: string) =>
     Number(users.find((u) => u.username === (projectId === 'P001' ? 'laoxiao' : 'zhangwei'))!.id);
-  const categoryOf = new Map(PRODUCT_LINES.map((l) => [l.model, l.category]));
+  const categoryOf = new Map(catalogue.lines.map((l) => [l.model, l.category]));
   const leadTimeOf = new Map(
     (await trx.selectFrom('suppliers').select(['id', 'lead_time_days']).execute()).map((s) => [
       Number(s.id),
@@ -180,6 +209,7 @@ async function seedOrderHistory(trx: Kysely<ErpTables>, parts: SeededPart[], now
   for (let monthsAgo = 11; monthsAgo >= 0; monthsAgo--) {
     for (const projectId of ['P001', 'P002']) {
       const projectParts = parts.filter((p) => p.projectId === projectId);
+      if (!projectParts.length) continue;
       const count = projectId === 'P001' ? 14 + Math.floor(random() * 8) : 4 + Math.floor(random() * 3);
       for (let n = 0; n < count; n++) {
         const day = 1 + Math.floor(random() * 27);
@@ -236,7 +266,7 @@ async function seedOrderHistory(trx: Kysely<ErpTables>, parts: SeededPart[], now
           .insertInto('order_lines')
           .values(
             lineParts.map((p, i) => {
-              const drift = (YEARLY_DRIFT[categoryOf.get(p.model) ?? ''] ?? 0) * ((11 - monthsAgo) / 11 - 1);
+              const drift = (catalogue.yearlyDrift[categoryOf.get(p.model) ?? ''] ?? 0) * ((11 - monthsAgo) / 11 - 1);
               const price = p.price * (1 + drift + (random() - 0.5) * 0.06);
               return {
                 order_id: Number(order.id),

@@ -10,7 +10,7 @@ const DynamicHttpInput = z.object({
     .string()
     .min(1)
     .max(500)
-    .describe('ERP 接口路径，以 / 开头，相对 /api，如 /parts/categories / path under the ERP API'),
+    .describe('ERP 接口路径，以 / 开头，相对 /api，如 /categories / path under the ERP API'),
   method: z.enum(METHODS).default('GET'),
   arguments: z
     .record(z.string(), z.unknown())

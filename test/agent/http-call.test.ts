@@ -35,7 +35,7 @@ function script(call: ModelCall): AIMessage {
   const calls =
     call.agent === 'procurement-analyst'
       ? [
-          { id: 'get', name: 'dynamic_http_call', args: { path: '/parts/categories' }, type: 'tool_call' as const },
+          { id: 'get', name: 'dynamic_http_call', args: { path: '/categories' }, type: 'tool_call' as const },
           { id: 'post', name: 'dynamic_http_call', args: post, type: 'tool_call' as const },
         ]
       : [{ id: 'post-order', name: 'dynamic_http_call', args: post, type: 'tool_call' as const }];

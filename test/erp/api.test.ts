@@ -220,7 +220,7 @@ for (const backend of BACKENDS) {
         const list = await h.call('GET', `/api/parts/supplier/${torchId}`);
         expect(list.body.items.length).toBeGreaterThan(3);
         expect((await h.call('GET', '/api/parts/supplier/999999')).status).toBe(404);
-        const categories = await h.call('GET', '/api/parts/categories');
+        const categories = await h.call('GET', '/api/categories');
         expect(categories.body.items.map((c: { code: string }) => c.code)).toEqual(
           expect.arrayContaining(['spark_plug', 'tyre', 'chain']),
         );

@@ -12,6 +12,7 @@ import { startTestErp } from '../tools/harness.ts';
 type Any = any;
 
 const ERP_TOOLS = [
+  'category_list',
   'inventory_warning',
   'order_cancel',
   'order_create',
@@ -38,6 +39,7 @@ const ERP_TOOLS = [
 
 /** Valid arguments for every ERP tool, so that only the missing token can be refused. */
 const VALID_ARGS: Record<string, Record<string, unknown>> = {
+  category_list: {},
   inventory_warning: {},
   order_cancel: { orderId: 1, version: 1 },
   order_create: { supplierId: 1, lines: [{ partId: 1, quantity: 100 }] },
@@ -119,6 +121,11 @@ async function exerciseEveryTool(client: Client, callId: string) {
     seen[name] = data;
     return data;
   };
+  const categories = (await ok('category_list', {})).items;
+  expect(categories.find((c: Any) => c.code === 'oil_filter')).toMatchObject({
+    nameZh: '机油滤清器',
+    synonymsZh: ['机滤'],
+  });
   const supplier = (await ok('supplier_query', { name: '博世' })).items[0];
   await ok('supplier_get', { supplierId: supplier.id });
   const scorecard = await ok('supplier_scorecard', { supplierId: supplier.id });

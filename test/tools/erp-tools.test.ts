@@ -107,7 +107,7 @@ describe('ERP tools as the user', () => {
 
 describe('dynamic_http_call', () => {
   it('reads any ERP endpoint as the user, lists comma-joined', async () => {
-    const categories = await run('dynamic_http_call', { path: '/parts/categories' });
+    const categories = await run('dynamic_http_call', { path: '/categories' });
     expect(categories.items.map((c: Any) => c.code)).toContain('spark_plug');
     const parts = await run('dynamic_http_call', { path: '/parts', arguments: { category: 'spark_plug', size: 3 } });
     expect(parts.items).toHaveLength(3);

@@ -55,7 +55,7 @@ describe('countTokens', () => {
     // without a user's token the listing asks the ERP nothing (it would refuse anyway)
     expect(asked).toEqual([]);
     await listToolsForModel(toolbox.registry, { userId: 't', role: 'buyer', traceId: 't', token: 'tok' });
-    expect(asked).toEqual([expect.stringContaining('/parts/categories')]);
+    expect(asked).toEqual([expect.stringContaining('/categories')]);
     for (const t of listed) {
       const text = JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters });
       expect(t.tokens, t.name).toBe(tiktoken(text));

@@ -6,6 +6,7 @@ import {
   Migrator,
   sql,
 } from 'kysely';
+import { PART_CATEGORIES } from '../demo/catalogue.ts';
 import { PartSearchIndex } from './part-search.ts';
 import type { Dialect } from './schema.ts';
 
@@ -174,7 +175,8 @@ function migrations(dialect: Dialect): Record<string, Migration> {
             db,
           );
         }
-        await new PartSearchIndex(dialect).rebuild(db);
+        // Category words join the index with 010_categories, which rebuilds it again.
+        await new PartSearchIndex(dialect).rebuild(db, { withCategories: false });
       },
     },
     '003_price_checks_and_approval_policy': {
@@ -216,7 +218,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await sql`create virtual table part_search using fts5(words, prefixes, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 0')`.execute(
           db,
         );
-        await new PartSearchIndex(dialect).rebuild(db);
+        await new PartSearchIndex(dialect).rebuild(db, { withCategories: false });
       },
     },
     '006_catalog_version': {
@@ -386,6 +388,39 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('updated_at', 'text', (c) => c.notNull())
           .execute();
         await db.schema.alterTable('idempotency_keys').addColumn('rfq_id', 'integer').execute();
+      },
+    },
+    '010_categories': {
+      async up(db: Db) {
+        await db.schema
+          .createTable('categories')
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+          .addColumn('code', 'text', (c) => c.notNull())
+          .addColumn('name_zh', 'text', (c) => c.notNull())
+          .addColumn('name_en', 'text', (c) => c.notNull())
+          .addColumn('synonyms_zh', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addColumn('synonyms_en', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addPrimaryKeyConstraint('categories_pk', ['project_id', 'code'])
+          .execute();
+        // A data dir from before this table: every category its parts use gets a row, named as the demo catalogue
+        // the ERP was seeded from names it (the code itself when unknown), then the index learns the synonyms.
+        const used = await db.selectFrom('parts').select(['project_id', 'category']).distinct().execute();
+        const known = new Map(PART_CATEGORIES.map((c) => [c.code, c]));
+        for (const row of used as Array<{ project_id: string; category: string }>) {
+          const info = known.get(row.category);
+          await db
+            .insertInto('categories')
+            .values({
+              project_id: row.project_id,
+              code: row.category,
+              name_zh: info?.nameZh ?? row.category,
+              name_en: info?.nameEn ?? row.category,
+              synonyms_zh: JSON.stringify(info?.synonymsZh ?? []),
+              synonyms_en: JSON.stringify(info?.synonymsEn ?? []),
+            })
+            .execute();
+        }
+        if (used.length) await new PartSearchIndex(dialect).rebuild(db);
       },
     },
   };

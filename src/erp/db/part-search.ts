@@ -1,5 +1,4 @@
 import { type Kysely, sql } from 'kysely';
-import { PART_CATEGORIES } from '../catalog.ts';
 import { isLatinToken, type SearchQuery, searchDocument } from '../search-tokens.ts';
 import type { Dialect, ErpTables, ReadQuery } from './schema.ts';
 
@@ -46,17 +45,38 @@ export interface PartFilter {
   chars?: string[];
 }
 
-const categories = new Map(PART_CATEGORIES.map((c) => [c.code, c]));
+/** What a part is found by besides its own names: its category's names and synonyms, by project and code. */
+export type CategoryTerms = Map<string, string[]>;
 
-function documentOf(part: SearchablePart) {
-  const category = categories.get(part.category);
+const termsKey = (projectId: string, code: string) => `${projectId}/${code}`;
+
+/** The category words of these projects, from the `categories` table. */
+export async function categoryTerms(db: Kysely<ErpTables>, projectIds: string[]): Promise<CategoryTerms> {
+  const terms: CategoryTerms = new Map();
+  if (!projectIds.length) return terms;
+  const rows = await db
+    .selectFrom('categories')
+    .selectAll()
+    .where('project_id', 'in', [...new Set(projectIds)])
+    .execute();
+  for (const c of rows) {
+    terms.set(termsKey(c.project_id, c.code), [
+      c.name_zh,
+      c.name_en,
+      ...(JSON.parse(c.synonyms_zh) as string[]),
+      ...(JSON.parse(c.synonyms_en) as string[]),
+    ]);
+  }
+  return terms;
+}
+
+function documentOf(part: SearchablePart, terms: CategoryTerms) {
   return searchDocument(
     part.code,
     part.model,
     part.name_zh,
     part.name_en,
-    category?.nameZh ?? '',
-    category?.nameEn ?? '',
+    ...(terms.get(termsKey(part.project_id, part.category)) ?? []),
   );
 }
 
@@ -80,15 +100,24 @@ const RARITY_CAP = 500;
 export class PartSearchIndex {
   constructor(readonly dialect: Dialect) {}
 
-  /** (Re)writes the search entries of these parts; call inside the transaction that wrote the parts. */
-  async write(db: Kysely<ErpTables>, parts: SearchablePart[]): Promise<void> {
+  /**
+   * (Re)writes the search entries of these parts; call inside the transaction that wrote the parts. Category words
+   * come from the `categories` table unless given (schema versions before it index the parts' own names).
+   */
+  async write(db: Kysely<ErpTables>, parts: SearchablePart[], terms?: CategoryTerms): Promise<void> {
     if (!parts.length) return;
+    const words =
+      terms ??
+      (await categoryTerms(
+        db,
+        parts.map((p) => p.project_id),
+      ));
     const ids = parts.map((p) => p.id);
     if (this.dialect === 'sqlite') {
       await sql`delete from part_search where rowid in (${sql.join(ids)})`.execute(db);
       for (let i = 0; i < parts.length; i += ROWS_PER_INSERT) {
         const rows = parts.slice(i, i + ROWS_PER_INSERT).map((p) => {
-          const doc = documentOf(p);
+          const doc = documentOf(p, words);
           const scope = projectScope(p.project_id);
           const scoped = (tokens: string[]) => tokens.map((t) => scope + t).join(' ');
           return sql`(${p.id}, ${scoped(doc.words)}, ${scoped(doc.prefixes)})`;
@@ -102,7 +131,7 @@ export class PartSearchIndex {
     const projects: string[] = [];
     const partIds: number[] = [];
     for (const p of parts) {
-      const doc = documentOf(p);
+      const doc = documentOf(p, words);
       for (const token of new Set([
         ...doc.words,
         ...doc.prefixes,
@@ -118,8 +147,8 @@ export class PartSearchIndex {
       select * from unnest(${tokens}::text[], ${projects}::text[], ${partIds}::int[])`.execute(db);
   }
 
-  /** Rewrites the entries of every part (migrations), in batches. */
-  async rebuild(db: Kysely<ErpTables>): Promise<void> {
+  /** Rewrites the entries of every part (migrations), in batches; `withCategories` false before that table exists. */
+  async rebuild(db: Kysely<ErpTables>, { withCategories = true } = {}): Promise<void> {
     let after = 0;
     for (;;) {
       const parts = await db
@@ -133,6 +162,7 @@ export class PartSearchIndex {
       await this.write(
         db,
         parts.map((p) => ({ ...p, id: Number(p.id) })),
+        withCategories ? undefined : new Map(),
       );
       after = Number(parts[parts.length - 1].id);
     }

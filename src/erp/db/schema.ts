@@ -48,6 +48,15 @@ export interface ErpTables {
     lead_time_days: number;
     payment_terms: string;
   };
+  /** A project's part categories; `parts.category` holds a code of this table. Synonyms are JSON string arrays. */
+  categories: {
+    project_id: string;
+    code: string;
+    name_zh: string;
+    name_en: string;
+    synonyms_zh: string;
+    synonyms_en: string;
+  };
   parts: {
     id: Generated<number>;
     project_id: string;

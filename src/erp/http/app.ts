@@ -234,9 +234,9 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   app.openapi(
     route({
       method: 'get',
-      operationId: 'listPartCategories',
-      path: '/parts/categories',
-      summary: '零部件分类 / part categories',
+      operationId: 'listCategories',
+      path: '/categories',
+      summary: '零部件分类（名称与同义词）/ part categories with names and synonyms',
       tags: ['parts'],
       ...standard(s.itemsOf(s.CategorySchema)),
     }),

@@ -1,7 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ROLES } from '../../protocol/index.ts';
 import * as shared from '../../shared/index.ts';
-import { PART_CATEGORIES } from '../catalog.ts';
 import * as contract from '../contract.ts';
 
 /** The ERP's HTTP face of its contract (`../contract.ts`): handlers validate with these and `/openapi.json` is generated from them. */
@@ -83,9 +82,8 @@ export const IdempotencyHeader = z.object({
 });
 
 export const SupplierSchema = documented(contract.SupplierSchema).openapi('Supplier');
-export const PartSchema = contract.PartSchema.extend({
-  category: documented(contract.PartSchema.shape.category).openapi({ enum: PART_CATEGORIES.map((c) => c.code) }),
-}).openapi('Part');
+// The category is a code of the project's categories (GET /categories): data, not a fixed enum.
+export const PartSchema = documented(contract.PartSchema).openapi('Part');
 export const CategorySchema = documented(contract.CategorySchema).openapi('Category');
 export const OrderSchema = documented(contract.OrderSchema).openapi('Order');
 export const OrderPreviewSchema = documented(contract.OrderPreviewSchema).openapi('OrderPreview');

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { conflict, forbidden, notFound, unprocessable } from '../../shared/index.ts';
-import { PART_CATEGORIES } from '../catalog.ts';
-import { MAX_UNIT_PRICE, type Page, type Part } from '../contract.ts';
+import { type Category, MAX_UNIT_PRICE, type Page, type Part } from '../contract.ts';
 import { containsText, countAll } from '../db/database.ts';
 import { type PartFilter, type PartSearchIndex, partFilter, type SearchablePart } from '../db/part-search.ts';
 import type { ErpTables, ReadQuery } from '../db/schema.ts';
@@ -30,8 +29,6 @@ export interface PartQuery {
 export const TOTAL_CAP = 1000;
 /** Exact code matches listed first; a code or model shared by more parts than this is no exact hit. */
 const MAX_EXACT = 100;
-
-const categoryNames = new Map(PART_CATEGORIES.map((c) => [c.code, c.nameZh]));
 
 /** A search query, worked out on first use (see PartCatalog.queryOf). */
 type QueryOf = () => Promise<SearchQuery>;
@@ -62,6 +59,9 @@ export class PartCatalog {
     return db
       .selectFrom('parts')
       .innerJoin('suppliers', 'suppliers.id', 'parts.supplier_id')
+      .leftJoin('categories', (join) =>
+        join.onRef('categories.project_id', '=', 'parts.project_id').onRef('categories.code', '=', 'parts.category'),
+      )
       .where('parts.project_id', '=', ctx.projectId);
   }
 
@@ -176,7 +176,7 @@ export class PartCatalog {
   private async rows(ctx: ErpContext, ids: number[]): Promise<Part[]> {
     if (!ids.length) return [];
     const rows = await this.read<PartValues>(
-      `select ${PART_SELECT} from parts join suppliers on suppliers.id = parts.supplier_id
+      `select ${PART_SELECT} from parts join suppliers on suppliers.id = parts.supplier_id ${CATEGORY_JOIN}
        where parts.project_id = ? and parts.id in (${ids.map(() => '?').join(', ')})`,
       [ctx.projectId, ...ids],
       { arrays: true },
@@ -211,13 +211,13 @@ export class PartCatalog {
     return this.read<[number, string]>(
       `select parts.id, json_object(
          'id', parts.id, 'code', parts.code, 'model', parts.model, 'category', parts.category,
-         'categoryName', ${CATEGORY_NAME_SQL}, 'nameZh', parts.name_zh, 'nameEn', parts.name_en,
+         'categoryName', coalesce(categories.name_zh, parts.category), 'nameZh', parts.name_zh, 'nameEn', parts.name_en,
          'spec', parts.spec, 'unit', parts.unit, 'unitPrice', parts.unit_price_e4 / 10000.0, 'currency', 'CNY',
          'moq', parts.moq,
          'supplier', json_object('id', parts.supplier_id, 'nameZh', suppliers.name_zh, 'nameEn', suppliers.name_en)
        )
        from json_each(?) wanted join parts on parts.id = wanted.value join suppliers on suppliers.id = parts.supplier_id
-       where parts.project_id = ?`,
+       ${CATEGORY_JOIN} where parts.project_id = ?`,
       [JSON.stringify(ids), ctx.projectId],
       { arrays: true },
     );
@@ -317,8 +317,13 @@ export class PartCatalog {
 
   private async checkInput(db: Kysely<ErpTables>, ctx: ErpContext, input: PartInput, id?: number) {
     const errors = [];
-    if (!categoryNames.has(input.category))
-      errors.push({ field: 'category', message: `unknown category ${input.category}` });
+    const category = await db
+      .selectFrom('categories')
+      .select('code')
+      .where('project_id', '=', ctx.projectId)
+      .where('code', '=', input.category)
+      .executeTakeFirst();
+    if (!category) errors.push({ field: 'category', message: `unknown category ${input.category}` });
     if (!Number.isFinite(input.unitPrice) || input.unitPrice < 0 || input.unitPrice > MAX_UNIT_PRICE)
       errors.push({ field: 'unitPrice', message: `must be from 0 to ${MAX_UNIT_PRICE}` });
     if (!Number.isInteger(input.moq) || input.moq < 1)
@@ -351,24 +356,39 @@ export class PartCatalog {
     return toPart(row);
   }
 
-  /** Categories in use in the project, with their Chinese names and part counts. */
-  async categories(ctx: ErpContext): Promise<Array<{ code: string; nameZh: string; nameEn: string; parts: number }>> {
+  /** The project's categories with their names, synonyms and part counts (0 for one no part uses yet). */
+  async categories(ctx: ErpContext): Promise<Category[]> {
     const rows = await this.db
-      .selectFrom('parts')
-      .select(['category', countAll.as('n')])
-      .where('project_id', '=', ctx.projectId)
-      .groupBy('category')
-      .orderBy('category')
+      .selectFrom('categories')
+      .leftJoin('parts', (join) =>
+        join.onRef('parts.project_id', '=', 'categories.project_id').onRef('parts.category', '=', 'categories.code'),
+      )
+      .select([
+        'categories.code',
+        'categories.name_zh',
+        'categories.name_en',
+        'categories.synonyms_zh',
+        'categories.synonyms_en',
+        (eb) => eb.fn.count<number | string>('parts.id').as('n'),
+      ])
+      .where('categories.project_id', '=', ctx.projectId)
+      .groupBy([
+        'categories.code',
+        'categories.name_zh',
+        'categories.name_en',
+        'categories.synonyms_zh',
+        'categories.synonyms_en',
+      ])
+      .orderBy('categories.code')
       .execute();
-    return rows.map((r) => {
-      const info = PART_CATEGORIES.find((c) => c.code === r.category);
-      return {
-        code: r.category,
-        nameZh: info?.nameZh ?? r.category,
-        nameEn: info?.nameEn ?? r.category,
-        parts: Number(r.n),
-      };
-    });
+    return rows.map((r) => ({
+      code: r.code,
+      nameZh: r.name_zh,
+      nameEn: r.name_en,
+      synonymsZh: JSON.parse(r.synonyms_zh) as string[],
+      synonymsEn: JSON.parse(r.synonyms_en) as string[],
+      parts: Number(r.n),
+    }));
   }
 }
 
@@ -376,10 +396,9 @@ function pageFields(q: PartQuery, counted: number) {
   return { total: Math.min(counted, TOTAL_CAP), totalCapped: counted > TOTAL_CAP, page: q.page, size: q.size };
 }
 
-/** A part's category name in SQL, from the catalogue's categories (the category code when unknown). */
-const CATEGORY_NAME_SQL = `case parts.category ${PART_CATEGORIES.map(
-  (c) => `when '${c.code.replace(/'/g, "''")}' then '${c.nameZh.replace(/'/g, "''")}'`,
-).join(' ')} else parts.category end`;
+/** The part's category row, for its name (the code stands in when the row is missing). */
+const CATEGORY_JOIN =
+  'left join categories on categories.project_id = parts.project_id and categories.code = parts.category';
 
 const partColumns = [
   'parts.id',
@@ -395,6 +414,7 @@ const partColumns = [
   'parts.supplier_id',
   'suppliers.name_zh as supplier_name_zh',
   'suppliers.name_en as supplier_name_en',
+  'categories.name_zh as category_name',
 ] as const;
 
 /** `partColumns` as SQL text, for the hand-written queries of the search path. */
@@ -405,6 +425,7 @@ type PartJoinRow = Omit<ErpTables['parts'], 'id' | 'project_id'> & {
   id: number;
   supplier_name_zh: string;
   supplier_name_en: string;
+  category_name: string | null;
 };
 
 /** A `PART_SELECT` row as its values, in `partColumns` order. */
@@ -422,6 +443,7 @@ type PartValues = [
   number,
   string,
   string,
+  string | null,
 ];
 
 /** A part from its row's values: the search path reads rows as arrays, so it builds one object per part. */
@@ -431,7 +453,7 @@ function partOf(v: PartValues): Part {
     code: v[1],
     model: v[2],
     category: v[3],
-    categoryName: categoryNames.get(v[3]) ?? v[3],
+    categoryName: v[13] ?? v[3],
     nameZh: v[4],
     nameEn: v[5],
     spec: v[6],
@@ -458,6 +480,7 @@ export function toPart(row: PartJoinRow): Part {
     row.supplier_id,
     row.supplier_name_zh,
     row.supplier_name_en,
+    row.category_name,
   ]);
 }
 

@@ -188,9 +188,24 @@ export class ErpClient {
   async categoryHint(): Promise<string> {
     const { items } = await this.request<{ items: Array<{ code: string; nameZh: string; parts: number }> }>(
       'GET',
-      '/parts/categories',
+      '/categories',
     );
     return `当前可用分类 / valid categories: ${items.map((c) => `${c.code}(${c.nameZh})`).join(', ')}`;
+  }
+
+  @Tool({
+    name: 'category_list',
+    label: '零部件分类',
+    description:
+      "列出本项目的零部件分类：代码、中英文名称、买方常用的同义词（如 机滤=机油滤清器）和零部件数量。/ The project's part categories: code, names, the synonyms buyers use, part counts.",
+    schema: z.object({}),
+    safety: 'read-only',
+    group: 'part',
+    output: traced(listOf(contract.CategorySchema)),
+  })
+  async categoryList(_input: Record<string, never>, control: ToolControl) {
+    const { body, traceId } = await this.get<{ items: contract.Category[] }>('/categories', undefined, control);
+    return { items: body.items, total: body.items.length, traceId };
   }
 
   @Tool({

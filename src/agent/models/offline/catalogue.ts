@@ -13,9 +13,22 @@ import {
 } from './text.ts';
 
 /**
- * Entities grounded in the live ERP: suppliers and parts as the agents' own tools return them
- * (`supplier_query`, `part_search`, `part_query`). Nothing here knows a catalogue in advance.
+ * Entities grounded in the live ERP: categories, suppliers and parts as the agents' own tools return them
+ * (`category_list`, `supplier_query`, `part_search`, `part_query`). Nothing here knows a catalogue in advance.
  */
+
+/** A part category as `category_list` returns it: its names and the trade words buyers use for it. */
+export interface CategoryRef {
+  code: string;
+  nameZh: string;
+  nameEn: string;
+  synonymsZh: string[];
+  synonymsEn: string[];
+}
+
+/** Every name and synonym of the categories: the trade words a company name may end in (正新轮胎). */
+export const tradeWords = (categories: CategoryRef[]) =>
+  categories.flatMap((c) => [c.nameZh, c.nameEn, ...c.synonymsZh, ...c.synonymsEn].map((w) => w.toLowerCase()));
 
 export interface SupplierRef {
   id: number;
@@ -35,9 +48,9 @@ export interface PartRef {
   supplier: { id: number; name: string };
 }
 
-/** Words that describe a company's trade or legal form, not which company it is. */
+/** Words that describe a company's legal form or line of business, not which company it is. */
 const GENERIC_ZH =
-  /(?:股份有限公司|有限责任公司|有限公司|股份|集团|公司|中国|汽车部件|汽车零部件|零部件|汽配|配件|科技|实业|贸易|制造|工业|轮胎|链传动|链条|电池|火花塞|刹车片|滤清器)$/;
+  /(?:股份有限公司|有限责任公司|有限公司|股份|集团|公司|中国|汽车部件|汽车零部件|零部件|汽配|配件|科技|实业|贸易|制造|工业)$/;
 const GENERIC_EN = new Set([
   'co',
   'ltd',
@@ -45,13 +58,6 @@ const GENERIC_EN = new Set([
   'group',
   'auto',
   'parts',
-  'tyres',
-  'tyre',
-  'tires',
-  'tire',
-  'chain',
-  'spark',
-  'plug',
   'the',
   'company',
   'corp',
@@ -59,6 +65,14 @@ const GENERIC_EN = new Set([
   'china',
   'limited',
 ]);
+
+/** A Chinese name without its legal form or a trade word at its end (正新轮胎 → 正新 when 轮胎 is a category). */
+function stripGeneric(zh: string, trade: string[]): string | undefined {
+  const bare = zh.replace(GENERIC_ZH, '');
+  if (bare !== zh) return bare;
+  const word = trade.find((w) => CJK.test(w) && zh.endsWith(w) && zh.length > w.length);
+  return word ? zh.slice(0, -word.length) : undefined;
+}
 
 interface Alias {
   supplier: SupplierRef;
@@ -68,16 +82,17 @@ interface Alias {
   acronym?: string;
 }
 
-/** The names and short forms a buyer uses for a supplier, derived from the names the ERP gives. */
-export function supplierAliases(s: SupplierRef): Alias[] {
+/**
+ * The names and short forms a buyer uses for a supplier, derived from the names the ERP gives; `trade` (the
+ * categories' words) is what a name may end in besides its legal form.
+ */
+export function supplierAliases(s: SupplierRef, trade: string[] = []): Alias[] {
   const aliases: Alias[] = [];
   const names = [s.name, s.nameEn ?? ''].map(normalize);
   for (const piece of names.flatMap((n) => n.split(/[\s()（）·,/]+/)).filter(Boolean)) {
     if (CJK.test(piece)) {
-      let zh = piece;
-      aliases.push({ supplier: s, zh });
-      while (GENERIC_ZH.test(zh)) {
-        zh = zh.replace(GENERIC_ZH, '');
+      aliases.push({ supplier: s, zh: piece });
+      for (let zh = stripGeneric(piece, trade); zh !== undefined; zh = stripGeneric(zh, trade)) {
         if ([...zh].length >= 2) aliases.push({ supplier: s, zh });
       }
     }
@@ -89,14 +104,15 @@ export function supplierAliases(s: SupplierRef): Alias[] {
     const first = words[0];
     const original = /[A-Za-z][A-Za-z'-]*/.exec(name)?.[0] ?? '';
     if (original.length <= 3 && original === original.toUpperCase()) aliases.push({ supplier: s, acronym: original });
-    else if (!GENERIC_EN.has(first) && first.length >= 4) aliases.push({ supplier: s, en: [first] });
+    else if (!GENERIC_EN.has(first) && !trade.includes(first) && first.length >= 4)
+      aliases.push({ supplier: s, en: [first] });
   }
   return aliases;
 }
 
 /** A supplier's shortest Chinese name (博世 for 博世(Bosch)汽车部件有限公司), else its name. */
-export function shortName(s: SupplierRef): string {
-  const zh = supplierAliases(s)
+export function shortName(s: SupplierRef, trade: string[] = []): string {
+  const zh = supplierAliases(s, trade)
     .map((a) => a.zh)
     .filter((z): z is string => Boolean(z))
     .sort((a, b) => a.length - b.length);
@@ -110,12 +126,12 @@ export interface SupplierMention {
 }
 
 /** Suppliers named in a text (any alias, Latin words typo-tolerant), longest names first, never overlapping. */
-export function findSuppliers(text: string, suppliers: SupplierRef[]): SupplierMention[] {
+export function findSuppliers(text: string, suppliers: SupplierRef[], trade: string[] = []): SupplierMention[] {
   const found: SupplierMention[] = [];
   const lower = text.toLowerCase();
   const words = latinWords(text);
   for (const s of suppliers) {
-    for (const a of supplierAliases(s)) {
+    for (const a of supplierAliases(s, trade)) {
       if (a.zh) {
         for (let at = lower.indexOf(a.zh); at >= 0; at = lower.indexOf(a.zh, at + 1))
           found.push({ supplier: s, start: at, end: at + a.zh.length });
@@ -137,19 +153,6 @@ export function findSuppliers(text: string, suppliers: SupplierRef[]): SupplierM
 /** Distinct suppliers in mention order. */
 export const distinctSuppliers = (mentions: SupplierMention[]) =>
   mentions.map((m) => m.supplier).filter((s, i, all) => all.findIndex((o) => o.id === s.id) === i);
-
-/** Trade words buyers use for catalogue words (colloquial → formal); the ERP still decides what exists. */
-const SYNONYMS_ZH: Array<[RegExp, string]> = [
-  [/机滤/g, '机油滤清器'],
-  [/空滤/g, '空气滤清器'],
-  [/电瓶/g, '蓄电池'],
-  [/刹车皮|制动片|刹车块/g, '刹车片'],
-  [/火嘴/g, '火花塞'],
-  [/车胎|外胎|胎子/g, '轮胎'],
-  [/链子/g, '链条'],
-  [/高压包/g, '点火线圈'],
-];
-const SYNONYMS_EN: Record<string, string> = { tire: 'tyre', sparkplug: 'spark plug', brakepad: 'brake pad' };
 
 /** Common English part words: a typo in one of these is corrected before the catalogue is searched. */
 const PART_WORDS_EN = [
@@ -206,11 +209,25 @@ export interface PartQuery {
   kind: 'code' | 'zh' | 'en';
 }
 
-/** The text a request has left once suppliers are blanked out, with trade synonyms written the catalogue's way. */
-export function partText(reading: Reading, mentions: SupplierMention[]): string {
-  let text = blankSpans(reading.rest, mentions).replace(FILLER_ZH, ' ');
-  for (const [from, to] of SYNONYMS_ZH) text = text.replace(from, to);
-  return text;
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The text a request has left once suppliers are blanked out, with the categories' synonyms written by the
+ * category's name (机滤 → 机油滤清器, tire → tyre). Names and synonyms are matched longest first, so a name that
+ * contains a synonym (蓄电池 holds 电池) stays as it is.
+ */
+export function partText(reading: Reading, mentions: SupplierMention[], categories: CategoryRef[] = []): string {
+  const text = blankSpans(reading.rest, mentions).replace(FILLER_ZH, ' ');
+  const formal = new Map<string, string>();
+  for (const c of categories) {
+    for (const w of [c.nameZh, ...c.synonymsZh]) formal.set(w, c.nameZh);
+    for (const w of [c.nameEn, ...c.synonymsEn]) formal.set(w.toLowerCase(), c.nameEn.toLowerCase());
+  }
+  if (!formal.size) return text;
+  const words = [...formal.keys()].filter(Boolean).sort((a, b) => b.length - a.length);
+  // Latin words only as whole words: "tire" in "tired" is no tyre.
+  const pattern = words.map((w) => (CJK.test(w) ? escapeRegExp(w) : `\\b${escapeRegExp(w)}\\b`)).join('|');
+  return text.replace(new RegExp(pattern, 'gi'), (m) => formal.get(m.toLowerCase()) ?? m);
 }
 
 /** Code-like tokens: F7TC, BS-F7TC, BP-125F, 90/90-18, 2.75-18, 428H-118L. */
@@ -228,7 +245,7 @@ export function contentWords(text: string): string[] {
   )) {
     const w = singular(word);
     if (STOP_EN.has(word) || STOP_EN.has(w) || w.length < 2) continue;
-    const fixed = SYNONYMS_EN[w] ?? PART_WORDS_EN.find((p) => sameWord(w, p)) ?? w;
+    const fixed = PART_WORDS_EN.find((p) => sameWord(w, p)) ?? w;
     out.push(...fixed.split(' '));
   }
   return [...new Set(out)];

@@ -1,4 +1,5 @@
 import {
+  type CategoryRef,
   distinctSuppliers,
   findSuppliers,
   matchParts,
@@ -7,6 +8,7 @@ import {
   partQueries,
   partText,
   type SupplierRef,
+  tradeWords,
 } from './catalogue.ts';
 import { type ConversationView, items, lastStep, type Plan, taskContext, userWords } from './conversation.ts';
 import { type Intent, type Reading, readRequest } from './intent.ts';
@@ -40,6 +42,8 @@ export interface Facts {
   orderNo?: string;
   /** Every part any search returned, by id (answers to `ask_user` refer to them). */
   seen: Map<number, PartRef>;
+  /** The project's categories (`category_list`), when the agent has the tool. */
+  categories: CategoryRef[];
 }
 
 /** Earlier results a follow-up carries start with this, so they lend facts (order, part) but never an intent. */
@@ -69,18 +73,26 @@ export function taskIntent(texts: TaskTexts, today = new Date()): { intent?: Int
 }
 
 /**
- * Grounds the texts in the ERP through the agent's own tools: the supplier list first (to know which words are
- * suppliers), then one `part_search` per candidate part word. Returns the next lookup to make, or the facts.
+ * Grounds the texts in the ERP through the agent's own tools: the supplier list and the categories first (to know
+ * which words are suppliers, and the trade words buyers use for a category), then one `part_search` per candidate
+ * part word. Returns the next lookup to make, or the facts.
  */
 export function ground(view: ConversationView, task: TaskTexts, today = new Date()): { plan: Plan } | { facts: Facts } {
   const texts = [...task.context, task.words, ...task.answers];
   const currentIndex = task.context.length;
   const list = view.steps.find((s) => s.name === 'supplier_query' && s.args.name === undefined);
-  if (!list) return { plan: { toolCalls: [{ name: 'supplier_query', args: {} }] } };
-  if (list.text === undefined) return { plan: {} };
+  const categoryStep = view.steps.find((s) => s.name === 'category_list');
+  const wanted = [
+    ...(list ? [] : [{ name: 'supplier_query', args: {} }]),
+    ...(categoryStep || !view.tools.has('category_list') ? [] : [{ name: 'category_list', args: {} }]),
+  ];
+  if (wanted.length) return { plan: { toolCalls: wanted } };
+  if (list?.text === undefined || (categoryStep && categoryStep.text === undefined)) return { plan: {} };
   const suppliers = items<SupplierRef>(list);
+  const categories = items<CategoryRef>(categoryStep);
+  const trade = tradeWords(categories);
   const readings = texts.map((t) => readRequest(t, today));
-  const words = readings.map((r) => partText(r, findSuppliers(r.rest, suppliers)));
+  const words = readings.map((r) => partText(r, findSuppliers(r.rest, suppliers, trade), categories));
   const searched = new Map<string, PartRef[]>();
   for (const s of view.steps.filter((s) => s.name === 'part_search' && s.text !== undefined)) {
     searched.set(String(s.args.name), items<PartRef>(s));
@@ -95,7 +107,7 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
   }
   const texts2: Grounded[] = readings.map((reading, i) => ({
     reading,
-    suppliers: distinctSuppliers(findSuppliers(reading.rest, suppliers)),
+    suppliers: distinctSuppliers(findSuppliers(reading.rest, suppliers, trade)),
     parts: matchParts(words[i], searched),
     partWords: words[i].replace(/[|]/g, ' ').replace(/\s+/g, ' ').trim(),
     namesPart: namesSomething(words[i]),
@@ -126,6 +138,7 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
       note: current.reading.note,
       orderNo: newest((g) => g.reading.orderNo),
       seen,
+      categories,
     },
   };
 }

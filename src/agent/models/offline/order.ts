@@ -98,7 +98,7 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   } else if (called(view, 'ask_user')) {
     return { text: '没有选定零部件，未创建订单。/ No part was chosen: no order was created.' };
   }
-  const supplierNames = facts.suppliers.map(shortName).join('、');
+  const supplierNames = facts.suppliers.map((s) => shortName(s)).join('、');
   if (facts.suppliers.length && parts.length) {
     const offered = offeredBy(facts, parts);
     if (!offered.length) {

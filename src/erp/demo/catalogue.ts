@@ -8,17 +8,26 @@ export interface CategoryInfo {
   code: string;
   nameZh: string;
   nameEn: string;
+  /** Trade words buyers use for the category (机滤 for 机油滤清器), found by the part search like its name. */
+  synonymsZh: readonly string[];
+  synonymsEn: readonly string[];
 }
 
 export const PART_CATEGORIES: readonly CategoryInfo[] = [
-  { code: 'spark_plug', nameZh: '火花塞', nameEn: 'Spark plug' },
-  { code: 'brake_pad', nameZh: '刹车片', nameEn: 'Brake pad' },
-  { code: 'oil_filter', nameZh: '机油滤清器', nameEn: 'Oil filter' },
-  { code: 'air_filter', nameZh: '空气滤清器', nameEn: 'Air filter' },
-  { code: 'chain', nameZh: '链条', nameEn: 'Drive chain' },
-  { code: 'tyre', nameZh: '轮胎', nameEn: 'Tyre' },
-  { code: 'battery', nameZh: '蓄电池', nameEn: 'Battery' },
-  { code: 'ignition_coil', nameZh: '点火线圈', nameEn: 'Ignition coil' },
+  { code: 'spark_plug', nameZh: '火花塞', nameEn: 'Spark plug', synonymsZh: ['火嘴'], synonymsEn: ['sparkplug'] },
+  {
+    code: 'brake_pad',
+    nameZh: '刹车片',
+    nameEn: 'Brake pad',
+    synonymsZh: ['刹车皮', '制动片', '刹车块'],
+    synonymsEn: ['brakepad'],
+  },
+  { code: 'oil_filter', nameZh: '机油滤清器', nameEn: 'Oil filter', synonymsZh: ['机滤'], synonymsEn: [] },
+  { code: 'air_filter', nameZh: '空气滤清器', nameEn: 'Air filter', synonymsZh: ['空滤'], synonymsEn: [] },
+  { code: 'chain', nameZh: '链条', nameEn: 'Drive chain', synonymsZh: ['链子', '链传动'], synonymsEn: [] },
+  { code: 'tyre', nameZh: '轮胎', nameEn: 'Tyre', synonymsZh: ['车胎', '外胎', '胎子'], synonymsEn: ['tire'] },
+  { code: 'battery', nameZh: '蓄电池', nameEn: 'Battery', synonymsZh: ['电瓶', '电池'], synonymsEn: [] },
+  { code: 'ignition_coil', nameZh: '点火线圈', nameEn: 'Ignition coil', synonymsZh: ['高压包'], synonymsEn: [] },
 ];
 
 export interface DemoSupplier {
@@ -551,19 +560,41 @@ export interface DemoPart
   unitPrice: number;
 }
 
-/** Every (project, line, supplier) offer of the demo catalogue, in a stable order. */
-export function demoParts(): DemoPart[] {
+/**
+ * The master data an ERP is seeded with: suppliers, categories and product lines. The demo company's is below;
+ * another trade's seeds the same way (the demo projects and users stay).
+ */
+export interface Catalogue {
+  categories: readonly CategoryInfo[];
+  suppliers: readonly DemoSupplier[];
+  lines: readonly ProductLine[];
+  /** Part-code prefix per supplier key (`BS` makes `BS-F7TC`). */
+  codePrefix: Readonly<Record<string, string>>;
+  /** Category-wide price drift over the year (0.06: up 6 %), so trend charts show something real. */
+  yearlyDrift: Readonly<Record<string, number>>;
+}
+
+export const DEMO_CATALOGUE: Catalogue = {
+  categories: PART_CATEGORIES,
+  suppliers: DEMO_SUPPLIERS,
+  lines: PRODUCT_LINES,
+  codePrefix: SUPPLIER_CODE_PREFIX,
+  yearlyDrift: { spark_plug: 0.06, brake_pad: 0.03, tyre: -0.04, chain: 0.02, battery: 0.08 },
+};
+
+/** Every (project, line, supplier) offer of a catalogue, in a stable order. */
+export function demoParts(catalogue: Catalogue = DEMO_CATALOGUE): DemoPart[] {
   const parts: DemoPart[] = [];
   for (const project of DEMO_PROJECTS) {
-    for (const line of PRODUCT_LINES) {
+    for (const line of catalogue.lines) {
       if (!line.projects.includes(project.id)) continue;
       for (const key of line.suppliers) {
-        const supplier = DEMO_SUPPLIERS.find((s) => s.key === key);
+        const supplier = catalogue.suppliers.find((s) => s.key === key);
         if (!supplier?.projects.includes(project.id)) continue;
         parts.push({
           projectId: project.id,
           supplierKey: key,
-          code: `${SUPPLIER_CODE_PREFIX[key]}-${line.model}`,
+          code: `${catalogue.codePrefix[key]}-${line.model}`,
           model: line.model,
           category: line.category,
           nameZh: line.nameZh,
