@@ -179,12 +179,15 @@ describe('every number of an analysis re-derives from its sources', () => {
         suppliersUrl: stack.parts.get('Supplier sites')!.url,
       })
     ).values() as Iterable<Json>;
-    const lines = [...turn.answer.matchAll(/^- (\S+) .*：现有 (\d+)，安全库存 (\d+)，建议补货 (\d+) \[E1\]$/gm)];
+    const lines = [
+      ...turn.answer.matchAll(/^- (\S+) .*：现有 (\d+)，在途 (\d+)，安全库存 (\d+)，建议补货 (\d+) \[E1\]$/gm),
+    ];
     expect(lines.length).toBe(asked.items.length);
-    for (const [, code, onHand, safety, suggested] of lines) {
+    for (const [, code, onHand, onOrder, safety, suggested] of lines) {
       const item = asked.items.find((i: Json) => i.code === code);
-      expect([onHand, safety, suggested].map(Number), code).toEqual([
+      expect([onHand, onOrder, safety, suggested].map(Number), code).toEqual([
         item.onHand,
+        item.onOrder ?? 0,
         item.safetyStock,
         item.suggestedQuantity,
       ]);
