@@ -107,6 +107,23 @@ describe('procura mcp agent', () => {
     expect(unknown.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
     const foreign = await post({ authorization: `Bearer ${stack.tokens.laoxiao}`, origin: 'http://evil.example' });
     expect(foreign.status).toBe(403);
+    // A session belongs to the token that opened it: another user's token cannot use it.
+    const owned = await connect('http');
+    const sessionId = (owned.transport as StreamableHTTPClientTransport).sessionId;
+    expect(sessionId).toBeTruthy();
+    const other = Object.entries(stack.tokens).find(([user]) => user !== 'laoxiao')?.[1];
+    const borrowed = await fetch(agent.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${other}`,
+        'mcp-session-id': sessionId!,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(borrowed.status).toBe(403);
   });
 
   it('returns an analysis with its summary, its report and the report’s charts', async () => {
@@ -118,12 +135,14 @@ describe('procura mcp agent', () => {
     )) as CallToolResult;
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     const out = result.structuredContent as {
+      sessionId: string;
       summary: string;
       report: { path: string; url: string } | null;
       charts: Array<{ title: string; url: string }>;
     };
     expect(out.summary).toMatch(/供应商比价/);
     expect(out.report?.path).toMatch(/^\/analysis\/report_\d{8}\.md$/);
+    expect(out.report?.url).toBe(`${stack.apiUrl}/api/v1/files/${out.sessionId}${out.report?.path}`);
     const embedded = result.content.find((c) => c.type === 'resource');
     expect(embedded?.type === 'resource' && 'text' in embedded.resource && embedded.resource.text).toContain(
       '## 价格异常 / Price anomalies',
@@ -150,6 +169,7 @@ describe('procura mcp agent', () => {
     expect(asked[0]).toMatch(/博世/);
     expect(asked[0]).toMatch(new RegExp(`BS-F7TC .+ × ${quantity}`));
     expect(asked[0]).toMatch(/合计 \/ total: ¥/);
+    expect(asked[0]).toMatch(/审批策略 \/ approval policy: \S/);
     const written = await ordersOf(quantity);
     expect(written).toHaveLength(1);
     const out = result.structuredContent as { decision: string; orders: string[] };
