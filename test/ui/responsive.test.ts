@@ -204,4 +204,22 @@ describe.skipIf(!hasChromium)('the browser UI at every width', () => {
       await admin.context().close();
     }, 120_000);
   }
+
+  // Last: it stops the server.
+  it('a message sent while the server is down is marked unsent, with a resend, under one bilingual banner', async () => {
+    const page = await pageAt(390, 'laoxiao');
+    await page.goto(procura.apiUrl);
+    await page.getByTestId('composer').waitFor();
+    await procura.close();
+    await page.getByTestId('composer').fill(ANALYSIS);
+    await page.getByTestId('send').click();
+    await page.getByTestId('resend').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('error-banner').count()).toBe(1);
+    expect(await page.getByTestId('error-banner').textContent()).toContain(
+      '连接中断：服务器暂时无法访问 / connection lost',
+    );
+    expect(await page.getByTestId('stop').count()).toBe(0);
+    await fits(page, '390-10-unsent');
+    await page.context().close();
+  });
 });

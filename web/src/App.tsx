@@ -295,6 +295,7 @@ function Workspace({
           stopping={chat.stopping}
           suggestions={suggestions}
           onSend={chat.send}
+          onResend={chat.resend}
           onStop={chat.stop}
           onDecide={chat.decide}
           standing={standing}
@@ -356,7 +357,9 @@ function Workspace({
           tabIndex={0}
         >
           {tab === 'order' && view.openOrder && <OrderPanel order={view.openOrder} />}
-          {tab === 'steps' && <Steps steps={view.steps} paused={!view.running && view.pending.length > 0} />}
+          {tab === 'steps' && (
+            <Steps steps={view.steps} live={view.running} paused={!view.running && view.pending.length > 0} />
+          )}
           {tab === 'report' && <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />}
           {tab === 'approvals' && <ApprovalQueue client={client} />}
         </div>

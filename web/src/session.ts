@@ -43,6 +43,8 @@ export interface Message {
   tables: TableItem[];
   /** Tokens and cost of the run that produced this answer. */
   usage?: RunUsage;
+  /** A user's message that never reached the server (it was down): shown with a resend. */
+  unsent?: boolean;
   /** A notice's order decision. */
   decision?: OrderDecisionData;
   /** A decided card, kept where it was: what was asked and what the person did. */

@@ -23,6 +23,8 @@ const ANSWERED_KEY = 'procura.answered';
 /** Pause before following an idle conversation again after its stream was cut or refused. */
 const WATCH_RETRY_MS = 5_000;
 const viewKey = (id: string) => `procura.view.${id}`;
+/** What a request that never reached the server says (the browser's own text is English-only "Failed to fetch"). */
+const CONNECTION_LOST = '连接中断：服务器暂时无法访问 / connection lost: the server cannot be reached';
 
 /** Interrupts this browser already decided: their cards never come back, even when an event replays them. */
 function loadAnswered(): Set<string> {
@@ -60,6 +62,8 @@ export function useChat(client: ChatClient) {
   const viewRef = useRef(view);
   /** Bumped whenever the user switches sessions, so a late answer for the previous one is dropped. */
   const navigation = useRef(0);
+  /** Whether the current request heard anything from the server (a message that heard nothing was not sent). */
+  const heard = useRef(false);
   viewRef.current = view;
 
   useEffect(() => {
@@ -83,6 +87,7 @@ export function useChat(client: ChatClient) {
         window.history.replaceState(null, '', `#/s/${sessionId}`);
         void refreshSessions();
       }
+      heard.current = true;
       // Known at once, not at the next render: a stream started right after this one ends follows on from here.
       if (event.id) viewRef.current = { ...viewRef.current, lastEventId: event.id };
       setView((v) => applyEvent(v, event, answered.current));
@@ -131,13 +136,26 @@ export function useChat(client: ChatClient) {
       const controller = new AbortController();
       stream.current = controller;
       setBusy(true);
+      heard.current = false;
       try {
         const result = await run(controller.signal);
         if (result.end === 'cut') setNotice('cut');
       } catch (error) {
         if (!controller.signal.aborted) {
-          const message = error instanceof ApiError ? error.message : `${(error as Error).message}`;
-          setView((v) => ({ ...v, running: false, error: message }));
+          const network = !(error instanceof ApiError);
+          const message = network ? CONNECTION_LOST : error.message;
+          const unsent = network && !heard.current;
+          setView((v) => ({
+            ...v,
+            running: false,
+            error: message,
+            // The message never reached the server: mark it, with a resend, rather than let it look sent.
+            messages: unsent
+              ? v.messages.map((m, i) =>
+                  i === v.messages.length - 1 && m.role === 'user' ? { ...m, unsent: true } : m,
+                )
+              : v.messages,
+          }));
         }
       } finally {
         if (stream.current === controller) {
@@ -159,6 +177,23 @@ export function useChat(client: ChatClient) {
       const current = viewRef.current;
       setView(startTurn(current, message));
       void follow((signal) => client.start(message, current.id, onEvent, signal));
+    },
+    [client, follow, onEvent],
+  );
+
+  /** Sends an unsent message again (it leaves the transcript and comes back as a new turn). */
+  const resend = useCallback(
+    (messageId: string) => {
+      const message = viewRef.current.messages.find((m) => m.id === messageId);
+      if (!message) return;
+      const current = {
+        ...viewRef.current,
+        messages: viewRef.current.messages.filter((m) => m.id !== messageId),
+        error: undefined,
+      };
+      viewRef.current = current;
+      setView(startTurn(current, message.content));
+      void follow((signal) => client.start(message.content, current.id, onEvent, signal));
     },
     [client, follow, onEvent],
   );
@@ -315,6 +350,7 @@ export function useChat(client: ChatClient) {
     dismissError: () => setView((v) => ({ ...v, error: undefined })),
     refreshSessions,
     send,
+    resend,
     decide,
     retry,
     stop,

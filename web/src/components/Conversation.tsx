@@ -122,6 +122,7 @@ export function Conversation({
   stopping,
   suggestions,
   onSend,
+  onResend,
   onStop,
   onDecide,
   standing,
@@ -133,6 +134,8 @@ export function Conversation({
   suggestions?: AgentSuggestions;
   stopping: boolean;
   onSend: (message: string) => void;
+  /** Sends a message that never reached the server again. */
+  onResend: (messageId: string) => void;
   onStop: () => void;
   onDecide: (interruptId: string, decision: HumanDecision) => void;
   /** The session's standing permissions: granted from an approval card, listed and revocable here. */
@@ -181,6 +184,20 @@ export function Conversation({
           ) : (
             <article key={m.id} className={`message message-${m.role}`} data-testid={`message-${m.role}`}>
               {m.role === 'user' ? <p className="user-text">{m.content}</p> : <Markdown text={m.content} />}
+              {m.unsent && (
+                <p className="unsent" data-testid="unsent">
+                  ⚠ {t('unsent')}
+                  <button
+                    type="button"
+                    className="link"
+                    data-testid="resend"
+                    disabled={busy}
+                    onClick={() => onResend(m.id)}
+                  >
+                    ↻ {t('resend')}
+                  </button>
+                </p>
+              )}
               {m.tables.map((table, i) => (
                 // biome-ignore lint/suspicious/noArrayIndexKey: tables arrive in order and never move
                 <Table key={i} table={table} />

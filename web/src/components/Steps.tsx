@@ -13,9 +13,10 @@ function duration(step: Step, now: number): string {
 const ORDER = ['orchestrator', 'procurement-analyst', 'procurement-order'];
 
 /** The live step list: steps upserted by id, grouped per agent, with status and duration; `paused` while a run waits for the user. */
-export function Steps({ steps, paused }: { steps: Step[]; paused: boolean }) {
+export function Steps({ steps, live, paused }: { steps: Step[]; live: boolean; paused: boolean }) {
   const t = useT();
-  const running = !paused && steps.some((s) => s.status === 'running');
+  // Timers tick only while the run works: a stopped or broken-off run's steps stand still.
+  const running = live && !paused && steps.some((s) => s.status === 'running');
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (!running) return;
