@@ -311,6 +311,9 @@ export async function runAgentMcpStdio(options: { apiUrl: string; token: string 
 
 export type AgentMcpHttpOptions = McpGuardOptions & { apiUrl: string };
 
+/** A session no request used for this long is closed (a client that went away without DELETE). */
+const SESSION_IDLE_MS = 60 * 60_000;
+
 const digest = (token: string) => createHash('sha256').update(token).digest();
 
 /**
@@ -322,7 +325,10 @@ const digest = (token: string) => createHash('sha256').update(token).digest();
 export function createAgentMcpApp(options: AgentMcpHttpOptions): Hono {
   const app = new Hono();
   const { challenge } = guardMcpEndpoint(app, options);
-  const sessions = new Map<string, { transport: WebStandardStreamableHTTPServerTransport; owner: Buffer }>();
+  const sessions = new Map<
+    string,
+    { transport: WebStandardStreamableHTTPServerTransport; owner: Buffer; lastSeen: number }
+  >();
   app.all('/mcp', async (c) => {
     const token = credentialsFromHeaders(Object.fromEntries(c.req.raw.headers)).token;
     if (!token)
@@ -334,7 +340,14 @@ export function createAgentMcpApp(options: AgentMcpHttpOptions): Hono {
       if (!timingSafeEqual(session.owner, digest(token))) {
         return rpcError(403, -32000, '这个会话属于另一个令牌 / this session belongs to another token');
       }
+      session.lastSeen = Date.now();
       return session.transport.handleRequest(c.req.raw);
+    }
+    for (const [id, idle] of sessions) {
+      if (Date.now() - idle.lastSeen > SESSION_IDLE_MS) {
+        sessions.delete(id);
+        await idle.transport.close();
+      }
     }
     if (c.req.method !== 'POST') return rpcError(400, -32000, '缺少会话 / no session: initialize first');
     const client = new ChatClient(options.apiUrl, token);
@@ -350,7 +363,7 @@ export function createAgentMcpApp(options: AgentMcpHttpOptions): Hono {
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, owner: digest(token) });
+        sessions.set(id, { transport, owner: digest(token), lastSeen: Date.now() });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
