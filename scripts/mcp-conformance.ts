@@ -1,21 +1,25 @@
 /**
  * The official MCP conformance suite (@modelcontextprotocol/conformance) against Procura: its server scenarios
- * against the ERP MCP server, and its client scenarios against Procura's MCP client. The suite needs Node 22, so it
+ * against the ERP MCP server and the agent MCP server (`procura mcp agent`), and its client scenarios against Procura's MCP client. The suite needs Node 22, so it
  * runs on a Node 22 taken from npm for this step only; Procura itself stays on the Node it runs on.
- * Scenarios that do not apply are listed, with the reason, in test/mcp/conformance/expected-failures.yml.
+ * Scenarios that do not apply are listed, with the reason, in test/mcp/conformance/expected-failures.yml (the agent
+ * MCP server's in agent-expected-failures.yml).
  * Usage: npm run conformance:mcp
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startStack } from '../bench/eval/stack.ts';
 import { startErpServer } from '../src/erp/index.ts';
-import { startErpMcpServer } from '../src/mcp/index.ts';
+import { createAgentMcpApp, startErpMcpServer } from '../src/mcp/index.ts';
+import { listen } from '../src/shared/index.ts';
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 const root = path.resolve(import.meta.dirname, '..');
 const expectedFailures = path.join(root, 'test/mcp/conformance/expected-failures.yml');
+const agentExpectedFailures = path.join(root, 'test/mcp/conformance/agent-expected-failures.yml');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-conformance-'));
 
 /** Runs the suite with its arguments on Node 22; its output is echoed and returned. */
@@ -60,9 +64,26 @@ function counts(output: string): { scenarios: number; passed: number } {
 const dataDir = path.join(work, 'data');
 const erp = await startErpServer({ dataDir, host: '127.0.0.1', port: 0 });
 const mcp = await startErpMcpServer({ erp: { baseUrl: `${erp.server.url}/api` }, host: '127.0.0.1', port: 0 });
+// The agent MCP server acts as a signed-in user, and the suite sends no credentials: it reaches the server through a
+// front that adds a demo user's bearer token, as a client configured with that token would.
+const stack = await startStack();
+const agentApp = createAgentMcpApp({ apiUrl: stack.apiUrl, name: 'procura-agent' });
+const agent = await listen(
+  (request) => {
+    const headers = new Headers(request.headers);
+    headers.set('authorization', `Bearer ${stack.tokens.laoxiao}`);
+    return agentApp.fetch(new Request(request, { headers }));
+  },
+  { host: '127.0.0.1', port: 0 },
+);
 const client = `${process.execPath} --import ${import.meta.resolve('tsx')} ${path.join(root, 'test/mcp/conformance/client.ts')}`;
-const runs: Array<{ title: string; args: string[] }> = [
+const runs: Array<{ title: string; args: string[]; expected?: string }> = [
   { title: 'server: ERP MCP server', args: ['server', '--url', mcp.mcpUrl] },
+  {
+    title: 'server: agent MCP server',
+    args: ['server', '--url', `${agent.url}/mcp`],
+    expected: agentExpectedFailures,
+  },
   ...['initialize', 'tools_call'].map((scenario) => ({
     title: `client: ${scenario}`,
     args: ['client', '--command', client, '--scenario', scenario],
@@ -72,7 +93,7 @@ const rows: string[][] = [];
 let failedRuns = 0;
 try {
   for (const run of runs) {
-    const { code, output } = await conformance([...run.args, '--expected-failures', expectedFailures]);
+    const { code, output } = await conformance([...run.args, '--expected-failures', run.expected ?? expectedFailures]);
     const { scenarios, passed } = counts(output);
     rows.push([run.title, String(scenarios), String(passed), String(scenarios - passed), code === 0 ? 'ok' : 'FAILED']);
     if (code !== 0) {
@@ -128,6 +149,8 @@ try {
 } finally {
   await mcp.close();
   await erp.close();
+  await agent.close();
+  await stack.close();
   fs.rmSync(work, { recursive: true, force: true });
 }
 

@@ -1,4 +1,12 @@
 export {
+  type AgentMcpHttpOptions,
+  approvalMessage,
+  createAgentMcpApp,
+  createAgentMcpServer,
+  runAgentMcpStdio,
+  startAgentMcpServer,
+} from './agent-server.ts';
+export {
   groupOf,
   MCP_RETRY_MS,
   McpConnections,

@@ -41,7 +41,7 @@ let validator: AjvJsonSchemaValidator | undefined;
  * A JSON-RPC error answer. (The SDK's `McpError` puts "MCP error <code>:" into its message, and the client's adds
  * it again.)
  */
-class RpcError extends Error {
+export class RpcError extends Error {
   constructor(
     readonly code: number,
     message: string,
@@ -205,7 +205,12 @@ export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
 const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
 /** A JSON-RPC error as a whole HTTP answer (before any MCP message is read). */
-function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+export function rpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
     headers: { 'content-type': 'application/json', ...headers },
@@ -221,18 +226,19 @@ function hostNameOf(value: string, isOrigin: boolean): string | undefined {
   }
 }
 
+/** An MCP endpoint's guard: who may reach it (Host, Origin) and where a client learns to sign in. */
+export type McpGuardOptions = Pick<McpHttpOptions, 'allowedHosts' | 'resourceUrl' | 'authorizationServers' | 'name'>;
+
 /**
- * A registry's MCP server over streamable HTTP at `/mcp`, stateless: each POST gets its own server and transport
- * (the SDK's rule for stateless transports) and runs as the user of its bearer token. There is no server-initiated
- * stream, so GET (and DELETE: no sessions) answer 405. A call without a token, or any request with a token the ERP
- * does not know, answers 401 with `WWW-Authenticate` naming the protected-resource metadata (RFC 9728), so an
- * OAuth-capable client can offer to sign in.
+ * Guards an app's `/mcp` endpoint: refuses any request whose Host, or whose browser Origin, names a host not
+ * configured (DNS rebinding), and serves the endpoint's protected-resource metadata (RFC 9728). `challenge` is the
+ * `WWW-Authenticate` header of a 401 that points an OAuth-capable client there.
  */
-export function createMcpApp(registry: ToolRegistry, options: McpHttpOptions): Hono {
+export function guardMcpEndpoint(
+  app: Hono,
+  options: McpGuardOptions,
+): { challenge: (c: Context, error?: string) => Record<string, string> } {
   const allowed = new Set((options.allowedHosts ?? LOOPBACK_HOSTS).map((h) => h.toLowerCase()));
-  const app = new Hono();
-  app.get('/health', (c) => c.json({ status: 'ok', tools: registry.list().length }));
-  // DNS rebinding: refuse any request whose Host, or whose browser Origin, names a host not configured.
   app.use('*', async (c, next) => {
     const host = hostNameOf(c.req.header('host') ?? '', false);
     const origin = c.req.header('origin');
@@ -260,6 +266,24 @@ export function createMcpApp(registry: ToolRegistry, options: McpHttpOptions): H
     });
   app.get(`${PROTECTED_RESOURCE_PATH}/mcp`, metadata);
   app.get(PROTECTED_RESOURCE_PATH, metadata);
+  return {
+    challenge: (c, error) => ({
+      'www-authenticate': `Bearer resource_metadata="${metadataUrlOf(c)}"${error ? `, error="${error}"` : ''}`,
+    }),
+  };
+}
+
+/**
+ * A registry's MCP server over streamable HTTP at `/mcp`, stateless: each POST gets its own server and transport
+ * (the SDK's rule for stateless transports) and runs as the user of its bearer token. There is no server-initiated
+ * stream, so GET (and DELETE: no sessions) answer 405. A call without a token, or any request with a token the ERP
+ * does not know, answers 401 with `WWW-Authenticate` naming the protected-resource metadata (RFC 9728), so an
+ * OAuth-capable client can offer to sign in.
+ */
+export function createMcpApp(registry: ToolRegistry, options: McpHttpOptions): Hono {
+  const app = new Hono();
+  app.get('/health', (c) => c.json({ status: 'ok', tools: registry.list().length }));
+  const { challenge } = guardMcpEndpoint(app, options);
   app.post('/mcp', async (c) => {
     let body: unknown;
     try {
@@ -268,20 +292,17 @@ export function createMcpApp(registry: ToolRegistry, options: McpHttpOptions): H
       return rpcError(400, ErrorCode.ParseError, 'Parse error: the body is not JSON');
     }
     const credentials = credentialsFromHeaders(Object.fromEntries(c.req.raw.headers));
-    const challenge = (error?: string) => ({
-      'www-authenticate': `Bearer resource_metadata="${metadataUrlOf(c)}"${error ? `, error="${error}"` : ''}`,
-    });
     const messages = Array.isArray(body) ? body : [body];
     const calls = messages.some((m) => (m as { method?: unknown } | null)?.method === 'tools/call');
     if (calls && !credentials.token && !options.anonymousCalls) {
-      return rpcError(401, -32001, '需要登录：缺少访问令牌 / sign-in required: no access token', challenge());
+      return rpcError(401, -32001, '需要登录：缺少访问令牌 / sign-in required: no access token', challenge(c));
     }
     let caller: ToolContext;
     try {
       caller = await options.identify(credentials, c.req.raw);
     } catch (error) {
       if (error instanceof ProblemError && error.status === 401) {
-        return rpcError(401, -32001, '访问令牌无效或已过期 / invalid or expired token', challenge('invalid_token'));
+        return rpcError(401, -32001, '访问令牌无效或已过期 / invalid or expired token', challenge(c, 'invalid_token'));
       }
       if (error instanceof ProblemError && error.status === 403) return rpcError(403, -32000, error.message);
       throw error;

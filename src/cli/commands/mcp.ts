@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runErpMcpStdio, startErpMcpServer } from '../../mcp/index.ts';
+import { runAgentMcpStdio, runErpMcpStdio, startAgentMcpServer, startErpMcpServer } from '../../mcp/index.ts';
 import { logger, partAddresses } from '../../shared/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
 
@@ -35,6 +35,39 @@ export function registerMcpCommands(program: Command): void {
         onUnexpected: (error, traceId) => log.error({ err: error, traceId }, 'unexpected tool error'),
       });
       console.log(`ERP MCP  ${server.mcpUrl}   (ERP ${erp.baseUrl})`);
+      closeOnSignal(server.close);
+    });
+  withCommonOptions(
+    mcp
+      .command('agent')
+      .description('Procura itself over MCP: supplier analysis, order drafts / Procura 智能体 MCP 服务'),
+  )
+    .option('--port <port>', 'port / 端口 (8010)', '8010')
+    .option('--stdio', 'serve on stdin/stdout for one user / 以 stdio 方式为单个用户服务')
+    .option('--url <url>', 'chat API address (default PROCURA_API_URL or http://<host>:<API_PORT>)')
+    .option('--token <token>', 'stdio: the user token (PROCURA_TOKEN) / 用户令牌')
+    .action(async (opts) => {
+      const settings = settingsFrom(opts);
+      const apiUrl = opts.url ?? process.env.PROCURA_API_URL ?? `http://${settings.host}:${settings.apiPort}`;
+      if (!/^https?:\/\/[^\s]+$/.test(apiUrl)) throw new Error(`--url 无效 / invalid --url: ${apiUrl}`);
+      if (opts.stdio) {
+        const token = opts.token ?? process.env.PROCURA_TOKEN;
+        if (!token)
+          throw new Error('需要 API 令牌：--token 或 PROCURA_TOKEN / an API token is needed: --token or PROCURA_TOKEN');
+        // stdout carries the protocol: nothing else is printed there.
+        await runAgentMcpStdio({ apiUrl, token });
+        return;
+      }
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new Error(`--port 无效 / invalid --port: ${opts.port}`);
+      const server = await startAgentMcpServer({
+        apiUrl,
+        host: settings.host,
+        port,
+        allowedHosts: settings.mcpAllowedHosts,
+      });
+      console.log(`Agent MCP  ${server.mcpUrl}   (chat API ${apiUrl})`);
       closeOnSignal(server.close);
     });
 }

@@ -1,0 +1,388 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import {
+  ApiError,
+  ChatClient,
+  type ChatEvent,
+  type HumanDecision,
+  type InterruptData,
+  type StreamResult,
+} from '../protocol/index.ts';
+import { listen, type RunningServer } from '../shared/index.ts';
+import {
+  credentialsFromHeaders,
+  guardMcpEndpoint,
+  hostsFor,
+  type McpGuardOptions,
+  RpcError,
+  rpcError,
+} from './server.ts';
+
+/** How long a person has to answer an approval asked through the client (the SDK's default is one minute). */
+const ELICITATION_TIMEOUT_MS = 15 * 60_000;
+
+const RequestInput = z.strictObject({
+  request: z.string().trim().min(1).max(2000).describe('用户的请求，原话 / the request in the user’s words'),
+});
+
+/** A chart image the report embeds: its title and address. */
+const ChartSchema = z.object({ title: z.string(), url: z.string() });
+
+const AnalysisOutput = z.object({
+  sessionId: z.string(),
+  summary: z.string(),
+  report: z.object({ path: z.string(), url: z.string() }).nullable(),
+  charts: z.array(ChartSchema),
+});
+
+const OrderOutput = z.object({
+  sessionId: z.string(),
+  summary: z.string(),
+  /** `approved`: the user approved through the client; `rejected`: they declined, or could not be asked. */
+  decision: z.enum(['approved', 'rejected', 'none']),
+  /** Order numbers the run's answer names (the ones it wrote). */
+  orders: z.array(z.string()),
+});
+
+interface AgentTool {
+  name: 'supplier_analysis' | 'order_draft';
+  title: string;
+  description: string;
+  output: z.ZodObject;
+}
+
+/** The agent's two flows as tools: each a thin entry onto one chat API run. */
+const AGENT_TOOLS: readonly AgentTool[] = [
+  {
+    name: 'supplier_analysis',
+    title: '供应商比价分析 / supplier analysis',
+    description:
+      'Procura 的采购分析员比较一个品类的供应商（ERP 目录价、官网报价、历史成交价），返回摘要、Markdown 报告和图表。' +
+      ' / Procura’s analyst compares the suppliers of a part (ERP list prices, web quotes, past order prices) and ' +
+      'returns a summary, the Markdown report and its charts. Reads only.',
+    output: AnalysisOutput,
+  },
+  {
+    name: 'order_draft',
+    title: '起草采购订单 / order draft',
+    description:
+      'Procura 按请求起草采购订单；写入 ERP 之前通过本客户端询问用户是否批准，拒绝或无法询问时不写入。' +
+      ' / Procura drafts a purchase order from the request. Before anything is written to the ERP it asks this ' +
+      'client’s user to approve (MCP elicitation); declined, cancelled, or a client that cannot ask: nothing is written.',
+    output: OrderOutput,
+  },
+];
+
+/** What a run streamed: its answer and the interrupt it stopped at. */
+interface RunTrace {
+  sessionId?: string;
+  answer: string;
+  interrupt?: InterruptData;
+  error?: string;
+}
+
+const orderNumbersIn = (text: string) => [...new Set(text.match(/PO-\d{6}-[A-Za-z0-9]+/g) ?? [])];
+
+const money = (n: number) => `¥${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/** An approval as the client's user reads it in the elicitation: what would be written and the ERP policy's word. */
+export function approvalMessage(interrupt: Extract<InterruptData, { kind: 'approval' }>): string {
+  const { details, args } = interrupt;
+  const lines = Array.isArray(args.lines) ? (args.lines as Array<{ partId?: number; quantity?: number }>) : [];
+  const preview = details?.preview;
+  return [
+    `Procura 请求批准 / Procura asks for approval: ${interrupt.label || interrupt.tool}`,
+    ...(details?.supplier ? [`供应商 / supplier: ${details.supplier}`] : []),
+    ...lines.map((l, i) => {
+      const part = details?.lines?.find((d) => d.partId === l.partId);
+      return `${i + 1}. ${part ? `${part.code} ${part.name}` : `part ${l.partId}`} × ${l.quantity ?? '?'}${part?.unit ?? ''}${part ? ` @ ${money(part.listPrice)}` : ''}`;
+    }),
+    ...(preview && 'totalAmount' in preview
+      ? [`合计 / total: ${money(preview.totalAmount)}`, `审批策略 / approval policy: ${preview.approval.reason}`]
+      : preview
+        ? [`ERP 将拒绝 / the ERP would refuse: ${preview.refused}`]
+        : []),
+    ...(typeof args.note === 'string' ? [`备注 / note: ${args.note}`] : []),
+  ].join('\n');
+}
+
+/** Markdown images of a report: its charts. */
+const chartsIn = (markdown: string) =>
+  [...markdown.matchAll(/!\[([^\]]*)\]\(([^)\s]+)[^)]*\)/g)].map(([, title, url]) => ({ title, url }));
+
+/**
+ * Procura's agent as an MCP server over the chat API, acting as the user whose token it holds: each tool call is
+ * one run. A run that stops for a person's decision asks the calling client's user through elicitation; an order
+ * is approved only by their explicit "approve" — a client without elicitation, a decline or a cancel rejects it.
+ */
+export function createAgentMcpServer(client: ChatClient, options: { name?: string } = {}): Server {
+  const server = new Server(
+    { name: options.name ?? 'procura-agent', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: false } } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: AGENT_TOOLS.map(
+      (t): McpTool => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        inputSchema: z.toJSONSchema(RequestInput) as McpTool['inputSchema'],
+        outputSchema: z.toJSONSchema(t.output, { io: 'output' }) as NonNullable<McpTool['outputSchema']>,
+        annotations: {
+          title: t.title,
+          readOnlyHint: t.name === 'supplier_analysis',
+          destructiveHint: false,
+          idempotentHint: false,
+          openWorldHint: true,
+        },
+      }),
+    ),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = AGENT_TOOLS.find((t) => t.name === request.params.name);
+    if (!tool) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `未知工具 ${request.params.name} / unknown tool ${request.params.name}`,
+      );
+    }
+    const parsed = RequestInput.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({ field: i.path.join('.') || '(arguments)', message: i.message }));
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `${tool.name} 参数无效 / invalid arguments: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`,
+        { issues },
+      );
+    }
+    const trace: RunTrace = { answer: '' };
+    const onEvent = (event: ChatEvent) => {
+      const data = event.data as Record<string, unknown>;
+      if (typeof data.session_id === 'string') trace.sessionId ??= data.session_id;
+      if (event.event === 'token') trace.answer += String(data.content ?? '');
+      if (event.event === 'interrupt') trace.interrupt = event.data as InterruptData;
+      if (event.event === 'error') trace.error = String(data.message ?? 'error');
+    };
+    /** What the client's user decided on the interrupt; undefined: nothing was decided (the run is cancelled). */
+    const decide = async (interrupt: InterruptData): Promise<HumanDecision | undefined> => {
+      const canAsk = Boolean(server.getClientCapabilities()?.elicitation);
+      if (interrupt.kind !== 'approval') {
+        if (!canAsk) return undefined;
+        const asked = await server.elicitInput(
+          {
+            mode: 'form',
+            message:
+              interrupt.kind === 'ask_user' ? interrupt.question : (interrupt.reason ?? interrupt.fields.join(', ')),
+            requestedSchema: {
+              type: 'object',
+              properties: { answer: { type: 'string', title: '回答 / answer' } },
+              required: ['answer'],
+            },
+          },
+          { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS },
+        );
+        const answer = asked.action === 'accept' ? asked.content?.answer : undefined;
+        return typeof answer === 'string' && answer.trim() ? { type: 'answer', answer: answer.trim() } : undefined;
+      }
+      if (!canAsk) return { type: 'reject', reason: '调用方无法询问其用户 / the calling client cannot ask its user' };
+      const asked = await server.elicitInput(
+        {
+          mode: 'form',
+          message: approvalMessage(interrupt),
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              decision: {
+                type: 'string',
+                title: '决定 / decision',
+                oneOf: [
+                  { const: 'approve', title: '批准 / approve' },
+                  { const: 'reject', title: '拒绝 / reject' },
+                ],
+              },
+              reason: { type: 'string', title: '拒绝原因（可空）/ reason (optional)' },
+            },
+            required: ['decision'],
+          },
+        },
+        { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS },
+      );
+      if (asked.action === 'accept' && asked.content?.decision === 'approve') return { type: 'approve' };
+      const reason = asked.action === 'accept' ? asked.content?.reason : undefined;
+      return {
+        type: 'reject',
+        reason:
+          typeof reason === 'string' && reason.trim()
+            ? reason.trim().slice(0, 1000)
+            : `用户未批准 / not approved by the user (${asked.action})`,
+      };
+    };
+
+    let decision: OrderOutputType['decision'] = 'none';
+    try {
+      let run: StreamResult = await client.start(parsed.data.request, undefined, onEvent, extra.signal);
+      while (run.end === 'interrupt' && trace.interrupt && trace.sessionId) {
+        const interrupt = trace.interrupt;
+        trace.interrupt = undefined;
+        const answer = await decide(interrupt);
+        if (!answer) {
+          await client.cancel(trace.sessionId);
+          return failure(`未作回答，已停止 / not answered, stopped: ${approvalOrQuestion(interrupt)}`);
+        }
+        if (interrupt.kind === 'approval') decision = answer.type === 'approve' ? 'approved' : 'rejected';
+        run = await client.resume(trace.sessionId, interrupt.interrupt_id, answer, onEvent, extra.signal);
+      }
+      if (run.end !== 'done' || trace.error) {
+        return failure(`运行未完成 / the run did not finish (${run.end}): ${trace.error ?? trace.answer.slice(-500)}`);
+      }
+    } catch (error) {
+      if (error instanceof ApiError) return failure(`${error.status}: ${error.message}`);
+      throw error;
+    }
+    const sessionId = trace.sessionId ?? '';
+    if (tool.name === 'order_draft') {
+      const result: OrderOutputType = {
+        sessionId,
+        summary: trace.answer,
+        decision,
+        orders: decision === 'approved' ? orderNumbersIn(trace.answer) : [],
+      };
+      return { content: [{ type: 'text', text: trace.answer }], structuredContent: result };
+    }
+    return analysisResult(client, sessionId, trace.answer);
+  });
+  return server;
+}
+
+type OrderOutputType = z.infer<typeof OrderOutput>;
+
+const approvalOrQuestion = (interrupt: InterruptData) =>
+  interrupt.kind === 'approval' ? interrupt.label : interrupt.kind === 'ask_user' ? interrupt.question : interrupt.kind;
+
+const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
+
+/** An analysis's result: the summary, the report the run wrote (embedded), and its charts as links. */
+async function analysisResult(client: ChatClient, sessionId: string, summary: string): Promise<CallToolResult> {
+  const session = (await client.session(sessionId)) as { files?: Array<{ path: string }> };
+  const reportPath = (session.files ?? [])
+    .map((f) => f.path)
+    .filter((p) => /^\/analysis\/.+\.md$/.test(p))
+    .sort()
+    .at(-1);
+  const markdown = reportPath ? await client.fileText(sessionId, reportPath) : '';
+  const report = reportPath ? { path: reportPath, url: client.fileUrl(sessionId, reportPath) } : null;
+  const charts = chartsIn(markdown);
+  const result: z.infer<typeof AnalysisOutput> = { sessionId, summary, report, charts };
+  return {
+    content: [
+      { type: 'text', text: summary },
+      ...(report
+        ? [{ type: 'resource' as const, resource: { uri: report.url, mimeType: 'text/markdown', text: markdown } }]
+        : []),
+      ...charts.map((c) => ({
+        type: 'resource_link' as const,
+        uri: c.url,
+        name: c.title || 'chart',
+        mimeType: 'image/png',
+      })),
+    ],
+    structuredContent: result,
+  };
+}
+
+/** Runs the agent MCP server on stdin/stdout for the user whose token the process was given. */
+export async function runAgentMcpStdio(options: { apiUrl: string; token: string }): Promise<Server> {
+  const server = createAgentMcpServer(new ChatClient(options.apiUrl, options.token));
+  await server.connect(new StdioServerTransport());
+  return server;
+}
+
+export type AgentMcpHttpOptions = McpGuardOptions & { apiUrl: string };
+
+/** A session no request used for this long is closed (a client that went away without DELETE). */
+const SESSION_IDLE_MS = 60 * 60_000;
+
+const digest = (token: string) => createHash('sha256').update(token).digest();
+
+/**
+ * The agent MCP server over streamable HTTP at `/mcp`. Stateful: an elicitation is the server's request to the
+ * client in the middle of a call, so each client has a session (its transport and server) whose answers reach the
+ * call that waits for them. A session belongs to the bearer token that opened it, which the chat API accepted; every
+ * later request must carry the same token. A request without one answers 401 with `WWW-Authenticate`.
+ */
+export function createAgentMcpApp(options: AgentMcpHttpOptions): Hono {
+  const app = new Hono();
+  const { challenge } = guardMcpEndpoint(app, options);
+  const sessions = new Map<
+    string,
+    { transport: WebStandardStreamableHTTPServerTransport; owner: Buffer; lastSeen: number }
+  >();
+  app.all('/mcp', async (c) => {
+    const token = credentialsFromHeaders(Object.fromEntries(c.req.raw.headers)).token;
+    if (!token)
+      return rpcError(401, -32001, '需要登录：缺少访问令牌 / sign-in required: no access token', challenge(c));
+    const sessionId = c.req.header('mcp-session-id');
+    if (sessionId) {
+      const session = sessions.get(sessionId);
+      if (!session) return rpcError(404, -32001, `会话不存在 / no session ${sessionId}`);
+      if (!timingSafeEqual(session.owner, digest(token))) {
+        return rpcError(403, -32000, '这个会话属于另一个令牌 / this session belongs to another token');
+      }
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(c.req.raw);
+    }
+    for (const [id, idle] of sessions) {
+      if (Date.now() - idle.lastSeen > SESSION_IDLE_MS) {
+        sessions.delete(id);
+        await idle.transport.close();
+      }
+    }
+    if (c.req.method !== 'POST') return rpcError(400, -32000, '缺少会话 / no session: initialize first');
+    const client = new ChatClient(options.apiUrl, token);
+    try {
+      await client.me();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) {
+        return rpcError(401, -32001, '访问令牌无效或已过期 / invalid or expired token', challenge(c, 'invalid_token'));
+      }
+      throw error;
+    }
+    const server = createAgentMcpServer(client, { name: options.name });
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, owner: digest(token), lastSeen: Date.now() });
+      },
+      onsessionclosed: (id) => {
+        sessions.delete(id);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport.handleRequest(c.req.raw);
+  });
+  return app;
+}
+
+/** Runs the agent MCP server over streamable HTTP. */
+export async function startAgentMcpServer(
+  options: Omit<AgentMcpHttpOptions, 'name'> & { host: string; port: number },
+): Promise<RunningServer & { mcpUrl: string }> {
+  const allowedHosts = options.allowedHosts ?? hostsFor(options.host);
+  const server = await listen(createAgentMcpApp({ ...options, name: 'procura-agent', allowedHosts }).fetch, options);
+  return { ...server, mcpUrl: `${server.url}/mcp` };
+}

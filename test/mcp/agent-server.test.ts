@@ -1,0 +1,204 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type CallToolResult,
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
+import { startAgentMcpServer } from '../../src/mcp/index.ts';
+import type { RunningServer } from '../../src/shared/index.ts';
+import { erpOrders, ROOT } from '../ui/procura.ts';
+
+/**
+ * `procura mcp agent` on a started stack, driven by the SDK's own client over stdio (the CLI as a desktop client
+ * spawns it) and over streamable HTTP: the tools are listed, an analysis returns its report, and an order is written
+ * only when the client's user approves it through elicitation — exactly once.
+ */
+let stack: StartedStack;
+let agent: RunningServer & { mcpUrl: string };
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  stack = await startStack();
+  agent = await startAgentMcpServer({ apiUrl: stack.apiUrl, host: '127.0.0.1', port: 0 });
+}, 180_000);
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => undefined);
+  await agent?.close();
+  await stack?.close();
+});
+
+type Answer = (request: ElicitRequest) => ElicitResult;
+
+/** An SDK client; with `answer`, one whose user answers elicitations (and that says it can). */
+async function connect(transport: 'stdio' | 'http', answer?: Answer): Promise<Client> {
+  const client = new Client(
+    { name: 'desktop', version: '1.0.0' },
+    { capabilities: answer ? { elicitation: { form: {} } } : {} },
+  );
+  if (answer) client.setRequestHandler(ElicitRequestSchema, (request) => answer(request));
+  const token = stack.tokens.laoxiao;
+  await client.connect(
+    transport === 'stdio'
+      ? new StdioClientTransport({
+          command: process.execPath,
+          args: ['bin/procura.js', 'mcp', 'agent', '--stdio', '--url', stack.apiUrl],
+          cwd: ROOT,
+          env: { ...(process.env as Record<string, string>), PROCURA_TOKEN: token },
+          stderr: 'pipe',
+        })
+      : new StreamableHTTPClientTransport(new URL(agent.mcpUrl), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+  );
+  clients.push(client);
+  return client;
+}
+
+/** The demo buyer's orders holding a line of `quantity` F7TC plugs. */
+const ordersOf = async (quantity: number) =>
+  (await erpOrders(stack.erpUrl, stack.tokens.laoxiao, 'F7TC')).filter((o) =>
+    o.lines.some((l) => l.quantity === quantity),
+  );
+
+const orderCall = (client: Client, quantity: number) =>
+  client.callTool(
+    { name: 'order_draft', arguments: { request: `给博世下 ${quantity} 个 F7TC 火花塞的采购单` } },
+    undefined,
+    { timeout: 120_000 },
+  ) as Promise<CallToolResult>;
+
+describe('procura mcp agent', () => {
+  it.each(['stdio', 'http'] as const)(
+    'lists the analysis and order tools over %s',
+    async (transport) => {
+      const client = await connect(transport);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['order_draft', 'supplier_analysis']);
+      for (const tool of tools) expect(tool.outputSchema?.type).toBe('object');
+    },
+    120_000,
+  );
+
+  it('refuses HTTP without a token (401 + WWW-Authenticate), with an unknown token, and from a foreign Origin', async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    const post = (headers: Record<string, string>) =>
+      fetch(agent.mcpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify(initialize),
+      });
+    const bare = await post({});
+    expect(bare.status).toBe(401);
+    expect(bare.headers.get('www-authenticate')).toMatch(
+      /^Bearer resource_metadata=".+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
+    const unknown = await post({ authorization: 'Bearer nobody-has-this-token' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
+    const foreign = await post({ authorization: `Bearer ${stack.tokens.laoxiao}`, origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    // A session belongs to the token that opened it: another user's token cannot use it.
+    const owned = await connect('http');
+    const sessionId = (owned.transport as StreamableHTTPClientTransport).sessionId;
+    expect(sessionId).toBeTruthy();
+    const other = Object.entries(stack.tokens).find(([user]) => user !== 'laoxiao')?.[1];
+    const borrowed = await fetch(agent.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${other}`,
+        'mcp-session-id': sessionId!,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+    });
+    expect(borrowed.status).toBe(403);
+  });
+
+  it('returns an analysis with its summary, its report and the report’s charts', async () => {
+    const client = await connect('stdio');
+    const result = (await client.callTool(
+      { name: 'supplier_analysis', arguments: { request: '帮我对摩托车火花塞做供应商比价分析' } },
+      undefined,
+      { timeout: 120_000 },
+    )) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const out = result.structuredContent as {
+      sessionId: string;
+      summary: string;
+      report: { path: string; url: string } | null;
+      charts: Array<{ title: string; url: string }>;
+    };
+    expect(out.summary).toMatch(/供应商比价/);
+    expect(out.report?.path).toMatch(/^\/analysis\/report_\d{8}\.md$/);
+    expect(out.report?.url).toBe(`${stack.apiUrl}/api/v1/files/${out.sessionId}${out.report?.path}`);
+    const embedded = result.content.find((c) => c.type === 'resource');
+    expect(embedded?.type === 'resource' && 'text' in embedded.resource && embedded.resource.text).toContain(
+      '## 价格异常 / Price anomalies',
+    );
+    expect(out.charts.length).toBeGreaterThan(0);
+    for (const chart of out.charts) {
+      expect(result.content).toContainEqual(expect.objectContaining({ type: 'resource_link', uri: chart.url }));
+      const image = await fetch(chart.url);
+      expect(image.headers.get('content-type')).toMatch(/^image\//);
+    }
+  }, 180_000);
+
+  it('writes exactly one order when the client’s user approves, and names it', async () => {
+    const asked: string[] = [];
+    const client = await connect('http', (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { decision: 'approve' } };
+    });
+    const quantity = 311;
+    const result = await orderCall(client, quantity);
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    // The user saw what would be written: the supplier, the part, the quantity and the total.
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatch(/博世/);
+    expect(asked[0]).toMatch(new RegExp(`BS-F7TC .+ × ${quantity}`));
+    expect(asked[0]).toMatch(/合计 \/ total: ¥/);
+    expect(asked[0]).toMatch(/审批策略 \/ approval policy: \S/);
+    const written = await ordersOf(quantity);
+    expect(written).toHaveLength(1);
+    const out = result.structuredContent as { decision: string; orders: string[] };
+    expect(out.decision).toBe('approved');
+    expect(out.orders).toEqual([written[0].orderNo]);
+  }, 180_000);
+
+  it.each([
+    ['declines', { action: 'decline' }],
+    ['cancels', { action: 'cancel' }],
+    ['answers reject', { action: 'accept', content: { decision: 'reject' } }],
+  ] as Array<[string, ElicitResult]>)(
+    'writes nothing when the client’s user %s',
+    async (_, answer) => {
+      const client = await connect('http', () => answer);
+      const quantity = 320 + ['decline', 'cancel', 'accept'].indexOf(answer.action);
+      const result = await orderCall(client, quantity);
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect((result.structuredContent as { decision: string }).decision).toBe('rejected');
+      expect(await ordersOf(quantity)).toEqual([]);
+    },
+    180_000,
+  );
+
+  it('writes nothing for a client that cannot ask its user (no elicitation capability)', async () => {
+    const client = await connect('stdio');
+    const quantity = 333;
+    const result = await orderCall(client, quantity);
+    expect((result.structuredContent as { decision: string; orders: string[] }).decision).toBe('rejected');
+    expect(await ordersOf(quantity)).toEqual([]);
+  }, 180_000);
+});
