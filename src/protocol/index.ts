@@ -31,6 +31,7 @@ export type {
   ChartSeries,
   ChatEvent,
   DecisionData,
+  DoneData,
   InterruptData,
   OrderDecisionData,
   ProgressData,
