@@ -21,9 +21,12 @@ export interface ProgressData {
   /** `model`: the model service failed and is being retried. */
   phase: 'run' | 'subagent' | 'tool' | 'model';
   status: StepStatus;
+  /** What the client shows: a tool step's label (Chinese / English), never the tool's raw name. */
   title: string;
   detail: string;
   agent: AgentName;
+  /** A tool step's tool name, for clients' logic (which step wrote an order), not for display. */
+  tool?: string;
 }
 
 export interface ChartSeries {

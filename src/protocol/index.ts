@@ -17,6 +17,7 @@ export {
   type ExportFormat,
   type HistoryPage,
   type HistorySession,
+  type SessionState,
   type SessionSummary,
   type StreamEnd,
   type StreamResult,
