@@ -6,6 +6,7 @@ import {
   NO_USAGE,
   type ProcuraRunContext,
   serviceUnavailable,
+  toolLabel,
   UsageMeter,
   type UsageTotals,
 } from '../../agent/index.ts';
@@ -109,7 +110,7 @@ export class RunExecution {
     try {
       this.resetIdle();
       const registry = await this.deps.runtime.registry();
-      this.labelOf = (tool) => registry.get(tool)?.label;
+      this.labelOf = (tool) => toolLabel(registry, tool);
       const graph = await this.deps.runtime.graph(this.ctx);
       const graphInput = await this.graphInput(graph, input);
       if (graphInput !== DONE) {
