@@ -722,3 +722,100 @@ export type RfqSummary = z.infer<typeof RfqSummarySchema>;
 
 /** An award's answer: the RFQ as it now stands and the purchase order it drafted. */
 export const RfqAwardSchema = z.object({ rfq: RfqSchema, order: OrderSchema });
+
+/**
+ * Sourcing settings: how an RFQ's quotes are weighed in the award proposal, and when suppliers without a reply are
+ * reminded. Admins change them (optimistic version, audited).
+ */
+export const SOURCING_CRITERIA = ['cost', 'leadTime', 'scorecard', 'priceHistory'] as const;
+const Weight = z.number().min(0).max(100);
+export const SourcingWeightsSchema = z
+  .strictObject({
+    /** Landed cost in CNY at the asked quantity (freight included): the cheapest scores 1, others cheapest ÷ own. */
+    cost: Weight,
+    /** Days to spare between the promised arrival (today + lead time) and the required date, as a share of the
+     *  days available. */
+    leadTime: Weight,
+    /** The supplier's on-time delivery rate over 12 months (neutral 0.5 without deliveries). */
+    scorecard: Weight,
+    /** The price against the 12-month median paid for the product (1 at or below it, 0 at twice it; neutral 0.5
+     *  without enough history). */
+    priceHistory: Weight,
+  })
+  .refine((w) => SOURCING_CRITERIA.some((k) => w[k] > 0), { message: 'at least one weight above 0' });
+export type SourcingWeights = z.infer<typeof SourcingWeightsSchema>;
+export const SourcingSettingsSchema = z.object({
+  projectId: z.string(),
+  weights: SourcingWeightsSchema,
+  /** Hours before the reply deadline at which suppliers without a reply get one reminder. */
+  reminderHours: z.number(),
+  /** 0 while the project is on the defaults. */
+  version: z.number(),
+  updatedBy: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+});
+export type SourcingSettings = z.infer<typeof SourcingSettingsSchema>;
+export const UpdateSourcingSettingsInputSchema = z.strictObject({
+  version: z.number().int().min(0),
+  weights: SourcingWeightsSchema.optional(),
+  reminderHours: z.number().int().min(1).max(720).optional(),
+});
+export type UpdateSourcingSettingsInput = z.infer<typeof UpdateSourcingSettingsInputSchema>;
+
+/** Why a supplier's quote for a line is left out of the proposal. */
+export const PROPOSAL_EXCLUSIONS = [
+  'no_reply',
+  'declined',
+  'unreadable',
+  'late',
+  'expired',
+  'moq',
+  'too_slow',
+  'no_rate',
+] as const;
+export const RfqProposalSchema = z.object({
+  rfqId: z.number(),
+  rfqNo: z.string(),
+  status: RfqStatusSchema,
+  /** The day dates (validity, arrival) were judged on. */
+  asOf: z.string(),
+  weights: SourcingWeightsSchema,
+  /** Suppliers with a usable quote for every line, best first. */
+  ranking: z.array(
+    z.object({
+      rank: z.number(),
+      supplier: SupplierRefSchema,
+      /** Σ weight × criterion score ÷ Σ weights, 0–1. */
+      score: z.number(),
+      scores: z.object({ cost: z.number(), leadTime: z.number(), scorecard: z.number(), priceHistory: z.number() }),
+      landedCostCny: z.number(),
+      onTimePct: z.number().nullable(),
+      lines: z.array(
+        z.object({
+          lineNo: z.number(),
+          unitPriceCny: z.number(),
+          totalCny: z.number(),
+          leadTimeDays: z.number().nullable(),
+          arrivalDate: z.string().nullable(),
+          requiredDate: z.string(),
+          validUntil: z.string().nullable(),
+          median12m: z.number().nullable(),
+          deviationPct: z.number().nullable(),
+        }),
+      ),
+      /** Why it ranks where it does, one sentence per criterion (Chinese / English). */
+      why: z.array(z.string()),
+    }),
+  ),
+  /** The first of the ranking, or null when no supplier can be awarded. */
+  recommended: SupplierRefSchema.nullable(),
+  excluded: z.array(
+    z.object({
+      supplier: SupplierRefSchema,
+      lineNo: z.number().nullable(),
+      reason: z.enum(PROPOSAL_EXCLUSIONS),
+      detail: z.string(),
+    }),
+  ),
+});
+export type RfqProposal = z.infer<typeof RfqProposalSchema>;

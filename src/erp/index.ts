@@ -18,6 +18,7 @@ export type {
   Page,
   Part,
   Rfq,
+  RfqProposal,
   RfqStatus,
   Supplier,
   UpdateOrderInput,

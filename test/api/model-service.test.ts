@@ -159,7 +159,10 @@ describe('chat API on an OpenAI-compatible model service (stand-in server)', () 
     const history = await h.call('GET', `/api/v1/history/sessions/${sessionId}`);
     expect(history.status).toBe(200);
     expect(history.body.usage).toEqual(done.data.usage);
-    expect(history.body.messages.find((m: { role: string }) => m.role === 'assistant').usage).toEqual(done.data.usage);
+    // A decision splits the run's answer; the run's outcome and usage are on its last part.
+    expect(history.body.messages.findLast((m: { role: string }) => m.role === 'assistant').usage).toEqual(
+      done.data.usage,
+    );
   });
 
   it('a rejected order writes nothing', async () => {
@@ -274,7 +277,7 @@ describe('chat API on an OpenAI-compatible model service (stand-in server)', () 
 
     // The history shows the completed answer, not the earlier error; a second retry has nothing to do.
     const history = await h.call('GET', `/api/v1/history/sessions/${sessionId}`);
-    const answer = history.body.messages.find((m: { role: string }) => m.role === 'assistant');
+    const answer = history.body.messages.findLast((m: { role: string }) => m.role === 'assistant');
     expect(answer.status).toBe('done');
     expect(answer.error).toBeUndefined();
     expect((await retryRun(sessionId)).status).toBe(409);

@@ -63,8 +63,16 @@ describe('the ERP contract', () => {
     }
   });
 
-  it('does no I/O: it imports nothing but zod', () => {
-    const source = fs.readFileSync(path.resolve('src/erp/contract.ts'), 'utf8');
-    expect([...source.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1])).toEqual(['zod']);
+  it('does no I/O: it imports nothing but zod and the protocol, whose modules import nothing but zod', () => {
+    const importsOf = (file: string) =>
+      [...fs.readFileSync(path.resolve(file), 'utf8').matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]);
+    // Price severities and text without control characters are wire shapes, declared once in the protocol.
+    expect(importsOf('src/erp/contract.ts')).toEqual(['zod', '../protocol/index.ts']);
+    const protocol = fs.readdirSync(path.resolve('src/protocol')).filter((f) => /(?<!\.test)\.ts$/.test(f));
+    for (const file of protocol) {
+      const outside = importsOf(`src/protocol/${file}`).filter((m) => !m.startsWith('./'));
+      // The chat client reads SSE with a parser; it makes requests only when called, never on import.
+      expect(outside.filter((m) => m !== 'zod' && m !== 'eventsource-parser'), file).toEqual([]);
+    }
   });
 });

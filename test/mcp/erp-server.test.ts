@@ -29,6 +29,7 @@ const ERP_TOOLS = [
   'rfq_create',
   'rfq_get',
   'rfq_list',
+  'rfq_proposal',
   'rfq_send',
   'supplier_get',
   'supplier_query',
@@ -59,6 +60,7 @@ const VALID_ARGS: Record<string, Record<string, unknown>> = {
   },
   rfq_get: { rfqId: 1 },
   rfq_list: {},
+  rfq_proposal: { rfqId: 1 },
   rfq_send: { rfqId: 1, version: 1 },
   supplier_get: { supplierId: 1 },
   supplier_query: {},
@@ -198,6 +200,9 @@ async function exerciseEveryTool(client: Client, callId: string) {
   expect(read.quotes[0].effective).toMatchObject({ unitPriceCny: 12.5, totalCny: 2500 });
   expect((await ok('rfq_list', { status: 'collecting' })).items.map((r: Any) => r.id)).toContain(drafted.id);
   const closed = (await ok('rfq_close', { rfqId: drafted.id, version: read.version })).rfq;
+  const proposal = (await ok('rfq_proposal', { rfqId: drafted.id })).proposal;
+  expect(proposal.recommended?.id).toBe(part.supplier.id);
+  expect(proposal.ranking[0]).toMatchObject({ rank: 1, landedCostCny: 2500, scores: { cost: 1 } });
   const awarded = await ok('rfq_award', { rfqId: drafted.id, version: closed.version, supplierId: part.supplier.id });
   expect(awarded.order).toMatchObject({ status: 'draft', lines: [{ quantity: 200, unitPrice: 12.5 }] });
   expect(awarded.rfq.award.orderId).toBe(awarded.order.id);

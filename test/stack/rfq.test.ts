@@ -59,6 +59,17 @@ describe('requests for quotation on the started stack', () => {
     expect(quoted).toHaveLength(4);
     expect(quoted.every((q: Any) => q.source.kind === 'mail' && q.effective.totalCny > 0)).toBe(true);
     const closed = (await call('POST', `/rfqs/${rfq.id}/close`, { version: now.version })).body;
+    // The proposal leaves out the MOQ above the asked quantity and the decline, saying so, and ranks the rest.
+    const proposal = (await call('GET', `/rfqs/${rfq.id}/proposal`)).body;
+    const excluded = proposal.excluded.map((e: Any) => [e.supplier.id, e.reason]);
+    expect(excluded).toContainEqual([id('delphi'), 'moq']);
+    expect(excluded).toContainEqual([id('champion'), 'declined']);
+    const ranked = proposal.ranking.map((r: Any) => r.supplier.id);
+    expect(ranked.length).toBeGreaterThan(0);
+    expect([...ranked, ...excluded.map((e: Any) => e[0])].sort()).toEqual(
+      ['bosch', 'denso', 'ngk', 'delphi', 'champion'].map(id).sort(),
+    );
+    expect(proposal.recommended.id).toBe(ranked[0]);
     const award = await call('POST', `/rfqs/${rfq.id}/award`, { version: closed.version, supplierId: id('bosch') });
     expect(award.status).toBe(200);
     expect(award.body.rfq.award.orderId).toBe(award.body.order.id);

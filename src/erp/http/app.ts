@@ -564,6 +564,42 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   app.openapi(
     route({
       method: 'get',
+      operationId: 'getRfqProposal',
+      path: '/rfqs/{id}/proposal',
+      summary:
+        '授标建议：按加权得分排序的报价与被排除的报价及原因 / the award proposal: quotes ranked, exclusions with reasons',
+      tags: ['rfqs'],
+      request: { params: s.IdParam },
+      ...standard(s.RfqProposalSchema),
+    }),
+    async (c) => c.json(await services.sourcing.proposal(c.var.ctx, c.req.valid('param').id), 200),
+  );
+  app.openapi(
+    route({
+      method: 'get',
+      operationId: 'getSourcingSettings',
+      path: '/sourcing-settings',
+      summary: '寻源设置：授标权重与催办时间 / sourcing settings: proposal weights and reminder time',
+      tags: ['rfqs'],
+      ...standard(s.SourcingSettingsSchema),
+    }),
+    async (c) => c.json(await services.sourcing.settings(c.var.ctx), 200),
+  );
+  app.openapi(
+    route({
+      method: 'put',
+      operationId: 'updateSourcingSettings',
+      path: '/sourcing-settings',
+      summary: '修改寻源设置（管理员）/ change the sourcing settings (admin)',
+      tags: ['rfqs'],
+      request: { body: json(s.UpdateSourcingSettingsBody) },
+      ...standard(s.SourcingSettingsSchema),
+    }),
+    async (c) => c.json(await services.sourcing.update(c.var.ctx, c.req.valid('json')), 200),
+  );
+  app.openapi(
+    route({
+      method: 'get',
       operationId: 'listExchangeRates',
       path: '/exchange-rates',
       summary: '项目汇率表（1 外币 = ? 人民币）/ the project’s exchange rates to CNY',

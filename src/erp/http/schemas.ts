@@ -136,6 +136,9 @@ export const AwardRfqBody = documented(contract.AwardRfqInputSchema).openapi('Aw
 export const ManualQuoteBody = documented(contract.ManualQuoteInputSchema).openapi('ManualQuote');
 /** What a supplier sends through the quote form: a reply without a source (the form is its source). */
 export const QuoteFormBody = documented(contract.QuoteReplyInputSchema.omit({ source: true })).openapi('QuoteForm');
+export const UpdateSourcingSettingsBody = documented(contract.UpdateSourcingSettingsInputSchema).openapi(
+  'UpdateSourcingSettings',
+);
 export const SetExchangeRateBody = documented(contract.SetExchangeRateInputSchema).openapi('SetExchangeRate');
 export const CurrencyParam = z.object({
   currency: documented(contract.CurrencySchema).openapi({ param: { name: 'currency', in: 'path' }, example: 'USD' }),
@@ -149,6 +152,8 @@ export const TokenParam = z.object({
 export const RfqSchema = documented(contract.RfqSchema).openapi('Rfq');
 export const RfqSummarySchema = documented(contract.RfqSummarySchema).openapi('RfqSummary');
 export const RfqAwardSchema = documented(contract.RfqAwardSchema).openapi('RfqAward');
+export const SourcingSettingsSchema = documented(contract.SourcingSettingsSchema).openapi('SourcingSettings');
+export const RfqProposalSchema = documented(contract.RfqProposalSchema).openapi('RfqProposal');
 export const ExchangeRateSchema = documented(contract.ExchangeRateSchema).openapi('ExchangeRate');
 export const RfqMessageSchema = z
   .object({

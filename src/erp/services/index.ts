@@ -9,6 +9,7 @@ import { PriceChecks } from './price-checks.ts';
 import { PriceHistories } from './price-history.ts';
 import { RfqBook } from './rfqs.ts';
 import { SupplierScorecards } from './scorecards.ts';
+import { SourcingDesk } from './sourcing.ts';
 import { SupplierDirectory } from './suppliers.ts';
 import { UserDirectory } from './users.ts';
 
@@ -20,17 +21,20 @@ export function createErpServices(database: ErpDatabase) {
   const priceChecks = new PriceChecks(db);
   const policies = new ApprovalPolicies(db);
   const orders = new OrderBook(db, { priceChecks, policies });
+  const rfqs = new RfqBook(db, orders);
+  const scorecards = new SupplierScorecards(db);
   return {
     dialect: database.dialect,
     users: new UserDirectory(db),
     suppliers: new SupplierDirectory(db),
     parts: new PartCatalog(db, database.read, new PartSearchIndex(database.dialect)),
     orders,
-    rfqs: new RfqBook(db, orders),
+    rfqs,
+    sourcing: new SourcingDesk(db, { rfqs, scorecards, priceChecks, policies }),
     priceChecks,
     priceHistories: new PriceHistories(db),
     policies,
-    scorecards: new SupplierScorecards(db),
+    scorecards,
     inventory: new InventoryService(db),
     audit: new AuditLog(db),
   };

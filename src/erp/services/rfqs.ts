@@ -293,6 +293,8 @@ export class RfqBook {
           });
           continue;
         }
+        if (quote.validUntil !== null && quote.validUntil < nowIso().slice(0, 10))
+          errors.push({ field, message: `the quote was valid until ${quote.validUntil}` });
         if (quote.moq !== null && quote.moq > line.quantity)
           errors.push({ field, message: `MOQ ${quote.moq} is above the asked ${line.quantity}` });
         const part = await trx

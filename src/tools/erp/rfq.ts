@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { contract, type ErpConnection, erpExchange, type Order, type Page, type Rfq } from '../../erp/index.ts';
+import {
+  contract,
+  type ErpConnection,
+  erpExchange,
+  type Order,
+  type Page,
+  type Rfq,
+  type RfqProposal,
+} from '../../erp/index.ts';
 import { Tool, type ToolControl } from '../registry.ts';
 import { writeKey } from './client.ts';
 
@@ -103,6 +111,24 @@ export class RfqTools {
       signal: control.signal,
     });
     return { rfq: body, traceId };
+  }
+
+  @Tool({
+    name: 'rfq_proposal',
+    label: '授标建议',
+    description:
+      '询价单的授标建议：每家对所有行都有可用报价的供应商，按到岸总价（人民币，含运费）、交期与需求日期、供应商评分卡、与近 12 个月成交价的比较加权排序（权重为项目寻源设置），附理由；并列出被排除的报价及原因（未回复、谢绝、无法确认、逾期到达、报价过期、MOQ 高于询价数量、交期晚于需求日期、缺汇率）。/ The award proposal: suppliers ranked by weighted landed cost, lead time, scorecard and price history, with reasons and every exclusion.',
+    schema: z.object({ rfqId: Id }),
+    safety: 'read-only',
+    group: 'rfq',
+    output: traced(z.object({ proposal: contract.RfqProposalSchema })),
+    untrusted: ['detail'],
+  })
+  async rfqProposal(input: { rfqId: number }, control: ToolControl) {
+    const { body, traceId } = await erpExchange<RfqProposal>(this.connection, 'GET', `/rfqs/${input.rfqId}/proposal`, {
+      signal: control.signal,
+    });
+    return { proposal: body, traceId };
   }
 
   @Tool({
