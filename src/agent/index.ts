@@ -46,5 +46,6 @@ export {
   listAgentTools,
   planAgentTools,
   type ToolSetProblem,
+  toolLabel,
   toolSetProblems,
 } from './toolset.ts';

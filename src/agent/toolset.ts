@@ -19,19 +19,27 @@ import { createCompactionMiddleware } from './middleware/compaction.ts';
 import type { AgentModels } from './models/index.ts';
 import { type AgentConfig, loadAgentConfigs, ORCHESTRATOR } from './subagents/loader.ts';
 
-/** Tools the agent harness and our middleware add (file system, delegation, compaction); an agent gets those its YAML names. */
-export const BUILTIN_AGENT_TOOLS = [
-  'ls',
-  'read_file',
-  'write_file',
-  'edit_file',
-  'delete',
-  'glob',
-  'grep',
-  'execute',
-  'task',
-  'compact_conversation',
-] as const;
+/** Tools the agent harness and our middleware add (file system, delegation, compaction), with the labels the step
+ *  list shows for them; an agent gets those its YAML names. */
+export const BUILTIN_TOOL_LABELS = {
+  ls: '列出文件 / list files',
+  read_file: '读取文件 / read a file',
+  write_file: '写入文件 / write a file',
+  edit_file: '修改文件 / edit a file',
+  delete: '删除文件 / delete a file',
+  glob: '查找文件 / find files',
+  grep: '搜索文件内容 / search files',
+  execute: '运行分析代码 / run analysis code',
+  task: '委派子智能体 / delegate to a sub-agent',
+  compact_conversation: '压缩对话 / compact the conversation',
+} as const;
+
+export const BUILTIN_AGENT_TOOLS = Object.keys(BUILTIN_TOOL_LABELS) as Array<keyof typeof BUILTIN_TOOL_LABELS>;
+
+/** The label a step of `tool` shows: the registry's, or a built-in tool's; never the raw name when one is known. */
+export function toolLabel(registry: ToolRegistry, tool: string): string | undefined {
+  return registry.get(tool)?.label ?? (BUILTIN_TOOL_LABELS as Record<string, string>)[tool];
+}
 
 /** Short names kept for the command line. */
 export const AGENT_ALIASES: Record<string, string> = {

@@ -18,10 +18,20 @@ export interface UsageRow extends RunUsage {
 }
 
 /** A row of `GET /api/v1/history/sessions`: a chat the user started, or one a schedule started for them. */
-export type HistorySession = { id: string; title: string; created_at: string; updated_at: string } & (
-  | { origin: 'chat' }
-  | { origin: 'schedule'; schedule: { id: string; name: string }; unseen: boolean }
-);
+/**
+ * Where a conversation stands, as the history lists it: its latest run is `running`, `waiting` for a person's
+ * approval or ended in an `error`; else the last order it wrote was `ordered` (written, or approved by an admin)
+ * or `returned` (an admin rejected it); `null` when none of these applies.
+ */
+export type SessionState = 'running' | 'waiting' | 'error' | 'ordered' | 'returned';
+
+export type HistorySession = {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+  state: SessionState | null;
+} & ({ origin: 'chat' } | { origin: 'schedule'; schedule: { id: string; name: string }; unseen: boolean });
 
 /** `GET /api/v1/history/sessions`: a page of sessions, newest first. */
 export interface HistoryPage {
@@ -43,6 +53,7 @@ export interface SessionSummary {
   scheduleName?: string;
   /** A scheduled session its owner has not opened yet. */
   unseen?: boolean;
+  state: SessionState | null;
 }
 
 /** What `GET /api/v1/files/{session}/{path}?format=` converts a Markdown report to. */
@@ -381,6 +392,7 @@ export function sessionSummary(row: HistorySession): SessionSummary {
     title: row.title,
     updatedAt: row.updated_at,
     createdAt: row.created_at,
+    state: row.state,
     ...(row.origin === 'schedule' ? { scheduleName: row.schedule.name, unseen: row.unseen } : {}),
   };
 }

@@ -21,9 +21,12 @@ export interface ProgressData {
   /** `model`: the model service failed and is being retried. */
   phase: 'run' | 'subagent' | 'tool' | 'model';
   status: StepStatus;
+  /** What the client shows: a tool step's label (Chinese / English), never the tool's raw name. */
   title: string;
   detail: string;
   agent: AgentName;
+  /** A tool step's tool name, for clients' logic (which step wrote an order), not for display. */
+  tool?: string;
 }
 
 export interface ChartSeries {
@@ -62,6 +65,13 @@ export interface OrderDecisionData {
   total_amount: number;
 }
 
+export interface DoneData {
+  run_id: string;
+  status: 'completed' | 'cancelled';
+  usage?: RunUsage;
+  answer?: string;
+}
+
 /** A person's decision on an interrupt, sent as the first event of the resumed run and kept in its history. */
 export type DecisionData = DecisionRecord;
 
@@ -74,10 +84,13 @@ export type InterruptData = { interrupt_id: string; agent?: AgentName } & HumanR
  */
 export type ApiEvent =
   | { event: 'progress'; data: ProgressData }
+  /** `token`: a delta of the orchestrator's answer text; the deltas since the last other event make up the text
+   *  as it grows, and a completed run's `done` carries the `answer` that replaces them. */
   | { event: 'token'; data: { content: string; agent: AgentName } }
   | { event: 'tool_call'; data: { tool: string; params: Record<string, unknown> } }
   | { event: 'interrupt'; data: InterruptData }
-  | { event: 'done'; data: { run_id: string; status: 'completed' | 'cancelled'; usage?: RunUsage } }
+  /** `answer`: a completed run's final answer (the orchestrator's last reply), which replaces its streamed deltas. */
+  | { event: 'done'; data: DoneData }
   | { event: 'order_decision'; data: OrderDecisionData }
   | { event: 'decision'; data: DecisionData }
   /** `retryable`: `POST /agent/chat/retry` can take the run up again from its last checkpoint. */

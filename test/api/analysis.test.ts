@@ -28,6 +28,8 @@ describe('chat API: the canonical analysis streams its stages (real sandbox stor
     expect(analyst.length, titles).toBeGreaterThanOrEqual(5);
     expect(analyst.every((s) => s.status !== 'running')).toBe(true);
     expect(new Set(analyst.map((s) => s.title)).size, titles).toBeGreaterThanOrEqual(4);
+    // Every step shows a label, never a tool's raw name (file tools included).
+    for (const step of steps.values()) expect(step.title, titles).not.toMatch(/^[a-z]+(_[a-z]+)*$/);
     const answer = answerText(events);
     expect(answer).toContain('供应商比价结果');
     expect(events.filter((e) => e.event === 'token').every((e) => e.data.agent === 'orchestrator')).toBe(true);

@@ -2,6 +2,7 @@
 import type {
   ChatEvent,
   DecisionRecord,
+  DoneData,
   InterruptData,
   OrderDecisionData,
   ProgressData,
@@ -214,8 +215,20 @@ export function applyEvent(
       return { ...next, pending: [...next.pending, interrupt], running: false };
     }
     case 'done': {
-      const stopped = data.status === 'cancelled';
-      if (data.usage) next = withAssistant(next, (m) => ({ ...m, usage: data.usage as RunUsage }));
+      const done = data as unknown as DoneData;
+      const stopped = done.status === 'cancelled';
+      if (done.usage) next = withAssistant(next, (m) => ({ ...m, usage: done.usage }));
+      // The final answer replaces the streamed deltas unless they already end with it (text said before a tool call stays).
+      const answer = done.answer;
+      if (answer)
+        next = withAssistant(next, (m) =>
+          m.content.endsWith(answer)
+            ? m
+            : addCharts(
+                { ...m, content: answer },
+                imageUrls(answer).map((url) => ({ kind: 'image', url })),
+              ),
+        );
       return {
         ...next,
         running: false,

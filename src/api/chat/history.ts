@@ -2,13 +2,16 @@ import path from 'node:path';
 import { resolveBackend } from 'deepagents';
 import type { Kysely } from 'kysely';
 import { type AgentRuntime, addUsage, NO_USAGE, type ProcuraRunContext } from '../../agent/index.ts';
-import type { HistoryPage, HistorySession } from '../../protocol/index.ts';
+import type { HistoryPage, HistorySession, SessionState } from '../../protocol/index.ts';
 import { badRequest, conflict, notFound } from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
 import type { ApiUser } from '../auth.ts';
 import type { ApiDb } from '../db.ts';
 import type { RunStore } from './run-store.ts';
 import type { Sessions, SessionTables } from './sessions.ts';
+
+/** Tools whose completed step means the conversation wrote an order. */
+const ORDER_WRITES = ['order_create'] as const;
 
 /** Workspace areas that are not a session's output (shared skills, the global guidelines, the user's memories). */
 const PRIVATE_PREFIXES = ['/skills/', '/AGENTS.md', '/memories/'];
@@ -64,15 +67,33 @@ export class History {
         .executeTakeFirst(),
       this.unseenScheduled(user),
     ]);
+    const states = await this.states(rows.map((r) => r.id));
     const items = rows.map(
       ({ schedule_id, schedule_name, seen_at, ...session }): HistorySession => ({
         ...session,
+        state: states.get(session.id) ?? null,
         ...(schedule_id
           ? { origin: 'schedule', schedule: { id: schedule_id, name: schedule_name ?? '' }, unseen: !seen_at }
           : { origin: 'chat' }),
       }),
     );
     return { items, total: Number(count?.total ?? 0), page, size, unseen_scheduled: unseen };
+  }
+
+  /** Each session's state: its latest run's if that is running, waiting or failed, else its last order outcome. */
+  private async states(ids: string[]): Promise<Map<string, SessionState>> {
+    const { runs, events } = await this.deps.runs.outcomesOf(ids, ORDER_WRITES);
+    const states = new Map<string, SessionState>();
+    for (const e of events) {
+      const data = JSON.parse(e.data) as { decision?: string; status?: string };
+      if (e.event === 'order_decision') states.set(e.session_id, data.decision === 'rejected' ? 'returned' : 'ordered');
+      else if (data.status === 'completed') states.set(e.session_id, 'ordered');
+    }
+    const latest = new Map(runs.map((r) => [r.session_id, r.status]));
+    for (const [id, status] of latest) {
+      if (status === 'running' || status === 'waiting' || status === 'error') states.set(id, status);
+    }
+    return states;
   }
 
   /** How many sessions schedules started for the caller that the caller has not opened (the browser's badge). */

@@ -6,6 +6,7 @@ import {
   NO_USAGE,
   type ProcuraRunContext,
   serviceUnavailable,
+  toolLabel,
   UsageMeter,
   type UsageTotals,
 } from '../../agent/index.ts';
@@ -17,7 +18,7 @@ import type { ApiUser } from '../auth.ts';
 import type { RunEmitter } from './events.ts';
 import type { RunLimiter } from './limiter.ts';
 import type { PendingInterrupt, RunStore, StoredDecision } from './run-store.ts';
-import { StreamMapper } from './stream-mapper.ts';
+import { StreamMapper, visibleText } from './stream-mapper.ts';
 
 /** What a run executes: a new message, a human's decision, or a decision a crashed process left unfinished. */
 export type RunInput =
@@ -109,7 +110,7 @@ export class RunExecution {
     try {
       this.resetIdle();
       const registry = await this.deps.runtime.registry();
-      this.labelOf = (tool) => registry.get(tool)?.label;
+      this.labelOf = (tool) => toolLabel(registry, tool);
       const graph = await this.deps.runtime.graph(this.ctx);
       const graphInput = await this.graphInput(graph, input);
       if (graphInput !== DONE) {
@@ -129,9 +130,10 @@ export class RunExecution {
         }
         this.abort.signal.throwIfAborted();
       }
-      const pending = interruptsOf(await stateOf(graph, this.config()));
+      const state = await stateOf(graph, this.config());
+      const pending = interruptsOf(state);
       if (pending.length) await this.wait(pending);
-      else await this.complete();
+      else await this.complete(finalAnswer(state));
     } finally {
       release();
     }
@@ -194,9 +196,10 @@ export class RunExecution {
     await this.end('waiting', pending);
   }
 
-  private async complete(): Promise<void> {
+  private async complete(answer: string): Promise<void> {
     this.runProgress('completed', '完成 / done');
-    this.emit({ event: 'done', data: { run_id: this.runId, status: 'completed', usage: await this.usageSoFar() } });
+    const usage = await this.usageSoFar();
+    this.emit({ event: 'done', data: { run_id: this.runId, status: 'completed', usage, answer } });
     await this.end('done');
   }
 
@@ -259,6 +262,7 @@ const DONE = Symbol('nothing left to run');
 
 interface GraphState {
   next?: string[];
+  values?: { messages?: Array<{ getType?: () => string; content?: unknown }> };
   tasks: Array<{ interrupts?: Array<{ id?: string; value?: unknown }> }>;
 }
 
@@ -278,6 +282,12 @@ function interruptsOf(state: GraphState): PendingInterrupt[] {
     }
   }
   return pending;
+}
+
+/** The orchestrator's last reply: the answer a completed run ends with. */
+function finalAnswer(state: GraphState): string {
+  const last = (state.values?.messages ?? []).at(-1);
+  return last?.getType?.() === 'ai' ? visibleText(last.content) : '';
 }
 
 function errorText(error: unknown): string {

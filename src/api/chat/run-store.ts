@@ -322,6 +322,42 @@ export class RunStore {
       .execute();
   }
 
+  /**
+   * What the history list tells of each of these sessions: its runs' statuses and the order outcomes they streamed
+   * (admins' decisions, completed steps of `orderTools`), oldest first.
+   */
+  async outcomesOf(sessionIds: string[], orderTools: readonly string[]) {
+    if (!sessionIds.length) return { runs: [], events: [] };
+    const [runs, events] = await Promise.all([
+      this.db
+        .selectFrom('chat_runs')
+        .select(['session_id', 'status'])
+        .where('session_id', 'in', sessionIds)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute(),
+      this.db
+        .selectFrom('run_events')
+        .innerJoin('chat_runs', 'chat_runs.id', 'run_events.run_id')
+        .select(['chat_runs.session_id', 'run_events.event', 'run_events.data'])
+        .where('chat_runs.session_id', 'in', sessionIds)
+        .where((eb) =>
+          eb.or([
+            eb('run_events.event', '=', 'order_decision'),
+            eb.and([
+              eb('run_events.event', '=', 'progress'),
+              eb.or(orderTools.map((tool) => eb('run_events.data', 'like', `%"tool":"${tool}"%`))),
+            ]),
+          ]),
+        )
+        .orderBy('chat_runs.created_at')
+        .orderBy('run_events.run_id')
+        .orderBy('run_events.seq')
+        .execute(),
+    ]);
+    return { runs, events };
+  }
+
   /** Deletes a session's runs and their events. */
   async deleteSessionRuns(sessionId: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {

@@ -1,4 +1,4 @@
-import type { AgentName, ApiEvent, StepStatus as ProgressStatus } from '../../protocol/index.ts';
+import type { AgentName, ApiEvent, ProgressData, StepStatus as ProgressStatus } from '../../protocol/index.ts';
 
 const SUBAGENT_TITLES: Record<string, string> = {
   'procurement-analyst': '采购分析 / procurement analysis',
@@ -31,7 +31,10 @@ interface StreamMetadata {
 export class StreamMapper {
   /** Namespace (joined) → the agent running in it; the root namespace is the orchestrator. */
   private readonly agents = new Map<string, AgentName>([['', 'orchestrator']]);
-  private readonly steps = new Map<string, { phase: 'subagent' | 'tool'; title: string; agent: AgentName }>();
+  private readonly steps = new Map<
+    string,
+    { phase: 'subagent' | 'tool'; title: string; agent: AgentName; tool?: string }
+  >();
   private readonly sent = new Set<string>();
   /** Whether the orchestrator's model step under way has sent its text as tokens. */
   private answerStreamed = false;
@@ -52,9 +55,10 @@ export class StreamMapper {
   }
 
   /** Knows the steps a run already announced (a resumed run completes steps started before its interrupt). */
-  remember(progress: { id: string; phase: string; title: string; agent: AgentName; status: ProgressStatus }): void {
+  remember(progress: ProgressData): void {
     if (progress.phase !== 'subagent' && progress.phase !== 'tool') return;
-    this.steps.set(progress.id, { phase: progress.phase, title: progress.title, agent: progress.agent });
+    const { phase, title, agent, tool } = progress;
+    this.steps.set(progress.id, { phase, title, agent, ...(tool ? { tool } : {}) });
     this.sent.add(`${progress.id}:${progress.status}`);
   }
 
@@ -106,7 +110,7 @@ export class StreamMapper {
                     agent: agentName(String(call.args?.subagent_type ?? 'subagent')),
                     title: `委派子智能体：${SUBAGENT_TITLES[String(call.args?.subagent_type)] ?? String(call.args?.subagent_type)}`,
                   }
-                : { phase: 'tool' as const, agent, title: this.labelOf(call.name) ?? call.name };
+                : { phase: 'tool' as const, agent, title: this.labelOf(call.name) ?? call.name, tool: call.name };
             this.steps.set(call.id, step);
             const detail = call.name === 'task' ? String(call.args?.description ?? '') : JSON.stringify(call.args);
             events.push(...this.progress(call.id, 'running', truncate(detail)));
@@ -125,9 +129,7 @@ export class StreamMapper {
     const step = this.steps.get(id);
     if (!step || this.sent.has(`${id}:${status}`)) return [];
     this.sent.add(`${id}:${status}`);
-    return [
-      { event: 'progress', data: { id, phase: step.phase, status, title: step.title, detail, agent: step.agent } },
-    ];
+    return [{ event: 'progress', data: { id, status, detail, ...step } }];
   }
 
   /** Front-end tool calls become `tool_call`; a running tool's `progress()` updates its step (same id). */
@@ -171,12 +173,7 @@ export class StreamMapper {
     const step = this.steps.get(id);
     if (!step || this.sent.has(`${id}:completed`) || this.sent.has(`${id}:error`)) return [];
     const detail = truncate(String(chunk.message ?? ''));
-    return [
-      {
-        event: 'progress',
-        data: { id, phase: step.phase, status: 'running', title: step.title, detail, agent: step.agent },
-      },
-    ];
+    return [{ event: 'progress', data: { id, status: 'running', detail, ...step } }];
   }
 
   /** Progress events closing every still-running step (cancel, error). */

@@ -111,6 +111,11 @@ export function Sidebar({
                   )}
                   {s.title || t('untitled')}
                 </span>
+                {s.state && (
+                  <span className={`session-state state-${s.state}`} data-testid="session-state" data-state={s.state}>
+                    {t(`state_${s.state}`)}
+                  </span>
+                )}
                 <span className="session-time">{when(s.updatedAt)}</span>
               </button>
             )}

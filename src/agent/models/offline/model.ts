@@ -38,13 +38,20 @@ function plannerFor(agent: string | undefined, system: string): Planner {
 export interface OfflineModelOptions {
   /** Fixed delay per call, to simulate a remote model in benchmarks. */
   latencyMs?: number;
-  /** Characters per streamed token chunk. */
+  /** Characters per streamed token chunk (by default the answer is cut into {@link STREAM_CHUNKS} pieces). */
   chunkSize?: number;
+  /** Pause between streamed chunks, as a remote model's tokens arrive over time. */
+  chunkPauseMs?: number;
   /** The agent this instance serves (its configured name), which picks the flow it plans. */
   agent?: string;
 }
 
 let callSeq = 0;
+
+/** Pieces a streamed answer is cut into by default, and the pause between them: the answer reaches a client as
+ *  several text deltas over a fraction of a second, through the same path as a real model's tokens. */
+const STREAM_CHUNKS = 12;
+const STREAM_PAUSE_MS = 25;
 
 /**
  * A deterministic chat model with tool calling and token streaming that drives Procura's canonical flows
@@ -113,8 +120,10 @@ export class OfflineChatModel extends BaseChatModel {
   ): AsyncGenerator<ChatGenerationChunk> {
     const message = await this.plan(messages, options.signal);
     const content = String(message.content);
-    const size = this.options.chunkSize ?? 12;
+    const size = this.options.chunkSize ?? Math.max(1, Math.ceil(content.length / STREAM_CHUNKS));
+    const pause = this.options.chunkPauseMs ?? STREAM_PAUSE_MS;
     for (let i = 0; i < content.length; i += size) {
+      if (i > 0 && pause > 0) await sleep(pause, options.signal);
       options.signal?.throwIfAborted();
       const piece = content.slice(i, i + size);
       yield new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece, id: message.id }) });
