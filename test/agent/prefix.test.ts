@@ -77,6 +77,20 @@ describe('the fixed prefix of every agent', () => {
     for (const [agent, tokens] of Object.entries(measured)) expect(tokens, agent).toBeLessThanOrEqual(BUDGET[agent]);
   }, 120_000);
 
+  it("offers a read-only agent only what it may do: the analyst's dynamic_http_call only GETs", async () => {
+    const analysis = await sent('procurement-analyst', 'laoxiao', 'prefix-get');
+    const order = await sent('procurement-order', 'laoxiao', 'prefix-write');
+    const http = (call: ModelCall) =>
+      call.tools.find((t) => t.name === 'dynamic_http_call') as
+        | { description: string; parameters: { properties: { method: { enum: string[] } } } }
+        | undefined;
+    const analyst = http(analysis.get('procurement-analyst')![0])!;
+    expect(analyst.parameters.properties.method.enum).toEqual(['GET']);
+    expect(analyst.description).not.toMatch(/POST|DELETE/);
+    // An agent that may write is still offered every method, writes waiting for approval.
+    expect(http(order.get('procurement-order')![0])!.parameters.properties.method.enum).toContain('POST');
+  }, 120_000);
+
   it('is byte-stable across calls and sessions of a user, and differs between users of a project only in who the user is', async () => {
     const first = await sent('procurement-analyst', 'laoxiao', 'stable-1');
     const second = await sent('procurement-analyst', 'laoxiao', 'stable-2');
