@@ -91,6 +91,18 @@ describe('the fixed prefix of every agent', () => {
     expect(http(order.get('procurement-order')![0])!.parameters.properties.method.enum).toContain('POST');
   }, 120_000);
 
+  it('describes the built-in tools as Procura has them: execute is the QuickJS sandbox, not a shell', async () => {
+    const analysis = await sent('procurement-analyst', 'laoxiao', 'prefix-builtins');
+    const tools = analysis.get('procurement-analyst')![0].tools as { name: string; description: string }[];
+    const execute = tools.find((t) => t.name === 'execute')!;
+    expect(execute.description).toMatch(/QuickJS sandbox, not a shell/);
+    expect(execute.description).not.toMatch(/shell command|grep tool/i);
+    for (const t of tools) expect(JSON.stringify(t), t.name).not.toContain('$schema');
+    const task = analysis.get('orchestrator')![0].tools.find((t) => t.name === 'task') as { description: string };
+    expect(task.description).toContain('- procurement-order:');
+    expect(task.description).not.toContain('general-purpose');
+  }, 120_000);
+
   it('is byte-stable across calls and sessions of a user, and differs between users of a project only in who the user is', async () => {
     const first = await sent('procurement-analyst', 'laoxiao', 'stable-1');
     const second = await sent('procurement-analyst', 'laoxiao', 'stable-2');
