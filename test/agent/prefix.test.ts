@@ -9,11 +9,12 @@ import { type ModelCall, recordingModels } from './stand-ins.ts';
  * and its system prompt — counted with o200k_base. It is paid on every call, so each agent has a budget, and it must
  * not change from call to call or session to session, or providers' prompt caches miss.
  */
-// Ceilings at what each agent is sent today, so the prefix only shrinks; the aim is 3,000 / 4,000 / 2,500.
+// The orchestrator is held to its budget; the analyst and the order agent to what they are sent today, so their
+// prefix only shrinks, on the way to 4,000 and 2,500.
 const BUDGET: Record<string, number> = {
-  orchestrator: 3_600,
-  'procurement-analyst': 6_300,
-  'procurement-order': 3_600,
+  orchestrator: 3_000,
+  'procurement-analyst': 5_650,
+  'procurement-order': 2_700,
 };
 
 const o200k = getEncoding('o200k_base');
