@@ -8,7 +8,8 @@ import {
   type ToolScheduler,
   toLangChainTools,
 } from '../tools/index.ts';
-import { SANDBOX_EXECUTE_GUIDE, writesToStore } from './backends/index.ts';
+import { writesToStore } from './backends/index.ts';
+import { builtinTexts } from './builtins.ts';
 import { runContext, runContextSchema } from './context.ts';
 import { type ApprovalLedger, createApprovalMiddleware } from './middleware/approval.ts';
 import { approvalDetails } from './middleware/approval-details.ts';
@@ -60,6 +61,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
     : { role: 'buyer' };
   const configs = agentConfigs(deps.registry, deps.configDir);
   const describe = liveDescriber(deps.registry);
+  const builtins = builtinTexts(configs);
   // A read-only agent's writes are refused when they run: there is nothing for a human to approve.
   // A write into the user's store (memories, persisted skills) reaches every later session: a person approves it,
   // whichever agent asks.
@@ -97,7 +99,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
     const tail = [
       createRunGuardsMiddleware(limits, plan.config.name),
       createToolErrorGuardMiddleware(),
-      createToolSetMiddleware({ allowed: plan.allowed, describe }),
+      createToolSetMiddleware({ allowed: plan.allowed, describe, builtins }),
       approval(readOnly),
       // Innermost around the model call: a failing model service is retried before anything else sees it.
       modelRetry,
@@ -119,9 +121,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
     subagents.push({
       name: plan.config.name,
       description: plan.config.description,
-      systemPrompt: plan.allowed.has('execute')
-        ? `${plan.config.prompt}\n${SANDBOX_EXECUTE_GUIDE}`
-        : plan.config.prompt,
+      systemPrompt: plan.config.prompt,
       tools: parts.bound as SubAgent['tools'],
       model: parts.model,
       // Who the user is closes the system prompt: everything before it is the same for every user, so it caches.

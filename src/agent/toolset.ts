@@ -1,5 +1,4 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import {
   type BackendFactory,
   createFilesystemMiddleware,
@@ -15,6 +14,7 @@ import {
   type ToolListing,
   type ToolRegistry,
 } from '../tools/index.ts';
+import { builtinDefinition, builtinTexts } from './builtins.ts';
 import { createCompactionMiddleware } from './middleware/compaction.ts';
 import type { AgentModels } from './models/index.ts';
 import { type AgentConfig, loadAgentConfigs, ORCHESTRATOR } from './subagents/loader.ts';
@@ -211,10 +211,11 @@ export async function listAgentTools(
     { ...ctx, ...plan.visibility },
     { names: plan.tools.map((d) => d.name) },
   );
+  const texts = builtinTexts(configs);
   const builtins = builtinTools(configs, deps.models, deps.backend)
     .filter((t) => plan.allowed.has(t.name))
     .map((t): ToolListing => {
-      const { description = '', parameters = {} } = convertToOpenAITool(t).function;
+      const { description, parameters } = builtinDefinition(t, texts[t.name]);
       // Built-ins act on the run's own workspace, never on a business system.
       return {
         name: t.name,

@@ -6,18 +6,19 @@ import { Tool, type ToolControl, ToolError } from './registry.ts';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 const DynamicHttpInput = z.object({
-  path: z
-    .string()
-    .min(1)
-    .max(500)
-    .describe('ERP 接口路径，以 / 开头，相对 /api，如 /categories / path under the ERP API'),
+  path: z.string().min(1).max(500).describe('相对 /api，如 /categories / path under /api'),
   method: z.enum(METHODS).default('GET'),
   arguments: z
     .record(z.string(), z.unknown())
     .default({})
-    .describe('GET/DELETE：查询参数（列表会逗号拼接）；其余：JSON 请求体 / query for GET/DELETE, JSON body otherwise'),
+    .describe('GET/DELETE：查询参数；其余：JSON 请求体 / query for GET/DELETE, else JSON body'),
 });
 type DynamicHttpInput = z.infer<typeof DynamicHttpInput>;
+/** What a read-only context is offered: the same call, GET only (any other method is refused there). */
+const DynamicHttpGet = DynamicHttpInput.extend({
+  method: z.enum(['GET']).default('GET'),
+  arguments: z.record(z.string(), z.unknown()).default({}).describe('查询参数 / query parameters'),
+});
 
 /** The seed's guidance per ERP status, so the model knows what to fix. */
 const GUIDANCE: Record<number, string> = {
@@ -41,8 +42,13 @@ export class DynamicHttpCall {
     name: 'dynamic_http_call',
     label: '调用 ERP 接口',
     description:
-      '代表当前用户调用 ERP 的任意 REST 接口（路径相对 /api，以 / 开头，不能带主机名或 ..）。GET 只读；POST/PUT/PATCH/DELETE 会修改数据，需要用户审批。优先使用专用工具。/ Call any ERP endpoint as the user; writes need approval. Prefer the dedicated tools.',
+      '以当前用户身份调用 ERP 接口；非 GET 需用户审批。优先用专用工具。/ Call any ERP endpoint as the user; non-GET needs approval. Prefer the dedicated tools.',
     schema: DynamicHttpInput,
+    readOnlyView: {
+      description:
+        '以当前用户身份 GET 任意 ERP 接口。优先用专用工具。/ GET any ERP endpoint as the user; prefer the dedicated tools.',
+      schema: DynamicHttpGet,
+    },
     safety: 'read-only',
     approval: 'required',
     approvalWhen: (input) => input.method !== 'GET',

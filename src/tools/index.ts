@@ -22,6 +22,7 @@ export {
   toLangChainTools,
 } from './langchain.ts';
 export { listToolsForModel, type ToolListing } from './listing.ts';
+export { modelSchema } from './model-schema.ts';
 export {
   describeIssues,
   failure,

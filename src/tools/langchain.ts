@@ -80,7 +80,7 @@ export async function toLangChainTools(
           ),
           // A compact copy (the JSON-schema validator annotates the object it is given); `registry.execute` still
           // validates every call against the full declaration.
-          schema: modelSchema(definition.jsonSchema) as Record<string, unknown>,
+          schema: modelSchema(registry.offered(definition, visibility).jsonSchema) as Record<string, unknown>,
           verboseParsingErrors: true,
           metadata: { label: definition.label, safety: definition.safety, group: definition.group },
         },

@@ -26,7 +26,7 @@ export async function listToolsForModel(
   return Promise.all(
     registry.list(ctx, filter).map(async (d) => {
       const description = await registry.describe(d.name, ctx);
-      const parameters = modelSchema(d.jsonSchema) as Record<string, unknown>;
+      const parameters = modelSchema(registry.offered(d, ctx).jsonSchema) as Record<string, unknown>;
       return {
         name: d.name,
         label: d.label,

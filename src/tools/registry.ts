@@ -74,6 +74,12 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   /** The shape of a successful result (an object): MCP clients get it as `outputSchema` and the result as
    *  `structuredContent`. Failures are `ToolFailure`s whatever it says. */
   output?: z.ZodObject;
+  /**
+   * How the tool is offered where only reading is allowed (a viewer, a read-only agent), when some of its inputs
+   * would need approval: those are refused there, so the model is shown only the rest (e.g. an HTTP call that may
+   * only GET). Calls are still validated against `schema`.
+   */
+  readOnlyView?: { description: string; schema: z.ZodType };
 }
 
 export interface ToolDefinition
@@ -90,6 +96,7 @@ export interface ToolDefinition
         | 'output'
         | 'destructive'
         | 'idempotent'
+        | 'readOnlyView'
       >
     >
   > {
@@ -106,6 +113,8 @@ export interface ToolDefinition
   readonly idempotent: boolean;
   /** JSON schema of a successful result, when the tool declares one. */
   readonly outputJsonSchema?: Readonly<Record<string, unknown>>;
+  /** What a read-only context is offered instead of `description` and `jsonSchema`, when the tool declares it. */
+  readonly readOnlyView?: Readonly<{ description: string; jsonSchema: Readonly<Record<string, unknown>> }>;
 }
 
 /** A known failure the model can act on; tools never throw into the run. */
@@ -169,7 +178,11 @@ export function Tool<S extends z.ZodType>(spec: ToolSpec<S>) {
 
 /** The frozen definition of a spec; `jsonSchema` is given for tools described in JSON Schema (remote MCP tools). */
 function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefinition {
-  const schema = { ...(jsonSchema ?? z.toJSONSchema(spec.schema, { io: 'input', unrepresentable: 'any' })) };
+  const inputSchema = (zod: z.ZodType): Record<string, unknown> => {
+    const { $schema: _, ...schema } = z.toJSONSchema(zod, { io: 'input', unrepresentable: 'any' });
+    return schema;
+  };
+  const schema = jsonSchema ? { ...jsonSchema } : inputSchema(spec.schema);
   delete schema.$schema;
   const outputSchema = spec.output && { ...z.toJSONSchema(spec.output, { io: 'output', unrepresentable: 'any' }) };
   delete outputSchema?.$schema;
@@ -193,6 +206,10 @@ function define(spec: ToolSpec, jsonSchema?: Record<string, unknown>): ToolDefin
     jsonSchema: deepFreeze(schema),
     output: spec.output,
     outputJsonSchema: outputSchema && deepFreeze(outputSchema),
+    readOnlyView: spec.readOnlyView && {
+      description: spec.readOnlyView.description,
+      jsonSchema: deepFreeze(inputSchema(spec.readOnlyView.schema)),
+    },
   });
 }
 
@@ -279,7 +296,16 @@ export class ToolRegistry {
     } catch {
       live = undefined; // live values are a hint; the declared description still stands
     }
-    return live ? `${definition.description}\n${live}` : definition.description;
+    const declared = this.offered(definition, ctx).description;
+    return live ? `${declared}\n${live}` : declared;
+  }
+
+  /** The description and input schema the tool is offered with in `ctx` (its read-only view where only reading is allowed). */
+  offered(
+    definition: ToolDefinition,
+    ctx?: Pick<ToolContext, 'role' | 'readOnly'>,
+  ): { description: string; jsonSchema: Readonly<Record<string, unknown>> } {
+    return isReadOnly(ctx) && definition.readOnlyView ? definition.readOnlyView : definition;
   }
 
   /** Whether this call needs a human's approval before it runs. */

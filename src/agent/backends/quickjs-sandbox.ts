@@ -28,18 +28,13 @@ import {
 } from './quickjs-runner.ts';
 import { SandboxPool, type SandboxPoolOptions } from './sandbox-pool.ts';
 
-/** How the model runs code; goes into the prompts of agents that have `execute`. */
-export const SANDBOX_EXECUTE_GUIDE = `沙箱执行 JavaScript/TypeScript（QuickJS），不是 shell / the sandbox runs JavaScript or TypeScript (QuickJS), not a shell.
-命令格式 / command forms:
-  node /analysis/analyze.js      运行工作区中的脚本 / run a workspace script (.js/.mjs)
-  tsx /analysis/analyze.ts       TypeScript 脚本（类型被去除）/ TypeScript, types stripped
-  js: <code>  或 / or  ts: <code>  直接运行代码 / run inline code (may span lines)
-脚本在独立进程中运行 / scripts run in a separate process. 脚本是 ES 模块，可用顶层 await / scripts are ES modules with top-level await. Available:
-  await fs.readFile(path) → string, await fs.writeFile(path, text), await fs.listDir(path) → [{path, isDir, size}]
-  console.log(...) 作为输出 / is the output; JSON, Math, Date 可用 / are available.
-没有 require/import、网络、process / no require/import, network or process. 路径是工作区内的绝对路径，如 /data/x.json
-/ paths are workspace paths such as /data/x.json. Limits: time, CPU, memory, output size and a per-user disk quota;
-exit code 124 = time or CPU limit, 137 = memory.`;
+/** How the model runs code: the description of `execute`, and the answer to a command it does not take. */
+export const SANDBOX_EXECUTE_GUIDE = `在沙箱中运行 JavaScript/TypeScript（QuickJS），不是 shell / Runs JavaScript or TypeScript in the QuickJS sandbox, not a shell.
+Commands: \`node /analysis/analyze.js\` (a .js/.mjs workspace script), \`tsx /analysis/analyze.ts\` (types stripped),
+\`js: <code>\` or \`ts: <code>\` (inline, may span lines). Scripts are ES modules with top-level await, in a separate
+process, with await fs.readFile(path) → string, await fs.writeFile(path, text), await fs.listDir(path) →
+[{path, isDir, size}], console.log (the output), JSON, Math, Date; no require/import, network or process.
+Paths are workspace paths such as /data/x.json. Limits: time, CPU, memory, output, disk quota; exit 124 = time or CPU, 137 = memory.`;
 
 const UNKNOWN_COMMAND = `不支持的命令 / unsupported command. ${SANDBOX_EXECUTE_GUIDE}`;
 

@@ -2,6 +2,7 @@ import { ToolMessage } from '@langchain/core/messages';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import { createMiddleware } from 'langchain';
 import { failure, type ToolContext } from '../../tools/index.ts';
+import { type BuiltinText, builtinDefinition } from '../builtins.ts';
 import { runContext, runContextSchema } from '../context.ts';
 
 /** A tool as the model request carries it: a LangChain tool, or a tool definition given as data. */
@@ -12,6 +13,8 @@ export interface ToolSetOptions {
   allowed: ReadonlySet<string>;
   /** The description the user of `ctx` is shown, when it depends on them (live values); undefined keeps the declared one. */
   describe: (tool: string, ctx: ToolContext) => Promise<string | undefined>;
+  /** Procura's texts for the harness's built-in tools, sent in place of the harness's own. */
+  builtins?: Readonly<Record<string, BuiltinText>>;
 }
 
 /**
@@ -28,7 +31,12 @@ export function createToolSetMiddleware(options: ToolSetOptions) {
       const tools = await Promise.all(
         ((request.tools ?? []) as RequestTool[])
           .filter((tool) => typeof tool.name === 'string' && options.allowed.has(tool.name))
-          .map((tool) => (ctx ? withLiveDescription(tool, ctx, options.describe) : tool)),
+          .map((tool) => {
+            const builtin = options.builtins?.[String(tool.name)];
+            // Sent as data, like a live description: calls still run the harness's tool of that name.
+            if (builtin) return { type: 'function', function: builtinDefinition(tool, builtin) } as RequestTool;
+            return ctx ? withLiveDescription(tool, ctx, options.describe) : tool;
+          }),
       );
       return handler({ ...request, tools: tools as typeof request.tools });
     },

@@ -4,8 +4,8 @@ import type { HumanDecision, HumanRequest } from '../../protocol/index.ts';
 import { Tool, ToolError } from '../../tools/index.ts';
 
 const Option = z.object({
-  label: z.string().min(1).max(120).describe('按钮文字 / button text'),
-  value: z.string().min(1).max(120).describe('选中后返回的值 / value returned when chosen'),
+  label: z.string().min(1).max(120),
+  value: z.string().min(1).max(120),
 });
 
 const ORDER_FIELDS = ['supplier', 'part', 'quantity', 'expectedDate', 'unitPrice', 'note'] as const;
@@ -16,7 +16,7 @@ export class HumanInput {
     name: 'ask_user',
     label: '询问用户',
     description:
-      '遇到歧义（如一个名称匹配多个零部件或供应商）时请用户选择，不要猜。给 1–8 个选项；multiple=true 可多选。/ Ask the user to choose (1–8 options) whenever a lookup is ambiguous, instead of guessing.',
+      '有歧义时请用户选择（1–8 个选项，label 是按钮文字），不要猜。/ Let the user choose (1–8 options, label is the button text) when a lookup is ambiguous; never guess.',
     schema: z.object({
       question: z.string().min(1).max(500),
       options: z.array(Option).min(1).max(8),
@@ -43,8 +43,7 @@ export class HumanInput {
   @Tool({
     name: 'request_order_info',
     label: '补充订单信息',
-    description:
-      '下单缺少信息（供应商、零部件、数量、到货日期等）时向用户索取，用户填写后继续。/ Ask the user for missing order fields (supplier, part, quantity, date…).',
+    description: '向用户索取缺少的订单字段。/ Ask the user for missing order fields.',
     schema: z.object({
       missing_fields: z.array(z.enum(ORDER_FIELDS)).min(1).max(ORDER_FIELDS.length),
       known: z.record(z.string(), z.unknown()).default({}),

@@ -21,14 +21,14 @@ import { Tool, type ToolControl } from '../registry.ts';
 const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus, listOf, pagedViewOf, traced } = contract;
 /** Any client may make a write safe to retry: the same key again answers the first result, `stateChanged: false`. */
 const IdempotencyKey = contract.IdempotencyKey.optional().describe(
-  '幂等键：用同一个键重试，返回第一次的结果而不会重复写入 / retry with the same key: the first result again, never a second write',
+  '幂等键：重试用同一个键，不会重复写入 / the same key on a retry: never a second write',
 );
 const Page = z.number().int().min(1).max(100_000).default(1).describe('页码，从 1 开始 / page, from 1');
 const size = (fallback: number) =>
   z.number().int().min(1).max(50).default(fallback).describe('每页条数 / page size (≤50)');
 // The ERP's own order input, with guidance for the model on the fields it fills.
 const OrderLines = contract.CreateOrderInputSchema.shape.lines.describe(
-  '订单行：partId 先用 part_search/part_by_supplier 查；unitPrice 缺省用目录价 / lines: look partId up first; unitPrice defaults to the list price',
+  'partId 先查；unitPrice 缺省为目录价 / look partId up first; unitPrice defaults to the list price',
 );
 const OrderCreateInput = contract.CreateOrderInputSchema.omit({ status: true }).extend({
   lines: OrderLines,
@@ -314,7 +314,7 @@ export class ErpClient {
     name: 'price_check',
     label: '价格检查',
     description:
-      '价格检查：把一个单价（报价、官网价或订单价）与本项目近 12 个月同型号已下单/已收货的成交中位价、最低价比较，给出偏差百分比和严重程度 ok/info/warn/critical（阈值按项目策略），历史不足时为 unknown。/ Check a unit price against the 12-month median and minimum paid for the same product.',
+      '把一个单价与近 12 个月同型号成交中位价、最低价比较：偏差百分比与严重程度 ok/info/warn/critical（历史不足为 unknown）。/ A unit price against the 12-month median and minimum paid for the same product.',
     schema: z.object({
       partId: Id.describe('零部件 id / part id'),
       unitPrice: z.number().positive().max(10_000_000).describe('要检查的单价（元）/ unit price in yuan'),
@@ -420,7 +420,7 @@ export class ErpClient {
     name: 'order_create',
     label: '创建采购订单',
     description:
-      '创建采购订单（一个供应商、若干行），立即写入 ERP：submit=true 提交审批（ERP 按审批策略自动批准或交管理员），否则存为草稿。调用前须得到用户同意。/ Creates a purchase order (one supplier, several lines) in the ERP at once: submit=true submits it to the ERP’s approval policy, else a draft. Get the user’s consent first.',
+      '创建采购订单（一个供应商），写入 ERP；submit=true 提交审批，否则为草稿。须用户同意。/ Creates an order (one supplier) in the ERP: submit=true submits it for approval, else a draft. Needs the user’s consent.',
     schema: OrderCreateInput,
     safety: 'write',
     destructive: false,
@@ -442,7 +442,7 @@ export class ErpClient {
     name: 'order_update',
     label: '修改采购订单',
     description:
-      '修改采购订单（状态、行、到货日期、备注），立即写入 ERP；必须带上当前 version（先用 order_get 读取）。调用前须得到用户同意。/ Updates an order in the ERP at once; needs its current version. Get the user’s consent first.',
+      '修改采购订单（状态、行、到货日期、备注），写入 ERP；需当前 version（order_get）。须用户同意。/ Updates an order; needs its current version and the user’s consent.',
     schema: OrderUpdateInput,
     safety: 'write',
     idempotent: true,
@@ -459,7 +459,7 @@ export class ErpClient {
     name: 'order_cancel',
     label: '取消采购订单',
     description:
-      '取消采购订单，立即写入 ERP；必须带上当前 version。调用前须得到用户同意。/ Cancels an order in the ERP at once; needs its current version. Get the user’s consent first.',
+      '取消采购订单，写入 ERP；需当前 version。须用户同意。/ Cancels an order; needs its current version and the user’s consent.',
     schema: OrderCancelInput,
     safety: 'write',
     idempotent: true,
