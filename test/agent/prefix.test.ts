@@ -14,7 +14,8 @@ import { type ModelCall, recordingModels } from './stand-ins.ts';
 const BUDGET: Record<string, number> = {
   orchestrator: 3_000,
   'procurement-analyst': 5_650,
-  'procurement-order': 2_700,
+  // category_list joined the order agent (its grounding reads the project's categories): +50.
+  'procurement-order': 2_760,
 };
 
 const o200k = getEncoding('o200k_base');

@@ -196,8 +196,7 @@ export class ErpClient {
   @Tool({
     name: 'category_list',
     label: '零部件分类',
-    description:
-      "列出本项目的零部件分类：代码、中英文名称、买方常用的同义词（如 机滤=机油滤清器）和零部件数量。/ The project's part categories: code, names, the synonyms buyers use, part counts.",
+    description: "本项目的零部件分类及其同义词（机滤=机油滤清器）/ the project's part categories and synonyms",
     schema: z.object({}),
     safety: 'read-only',
     group: 'part',
@@ -269,7 +268,7 @@ export class ErpClient {
     name: 'part_query',
     label: '查询零部件',
     description:
-      '分页查询采购零部件，可按名称、分类、供应商 id 筛选，按相关度排序（编码完全匹配、整词、部分匹配）；结果含目录单价与供应商；total 最多数到 1000，totalCapped 表示更多。/ Paged parts, filtered by name, category and supplier, most relevant first; total counts up to 1,000 (totalCapped: more).',
+      '分页查询零部件（名称、分类、供应商筛选，相关度排序），含目录单价与供应商；total 最多 1000（totalCapped 表示更多）。/ Paged parts by name, category, supplier; most relevant first.',
     schema: z.object({
       name: SearchText.optional().describe('名称或型号关键词 / name or model keyword'),
       category: z.string().trim().min(1).max(40).optional().describe('分类代码 / category code'),
