@@ -47,8 +47,9 @@ export function sse(
         }, recheckMs)
       : undefined;
     try {
-      // A run that ended and whose last event the client saw has nothing more to send: the stream closes at once.
-      if (ref.ended) return;
+      // A run that ended and whose last event the client saw has nothing more to send: the stream closes at once —
+      // unless one of the session's orders still waits for an admin, whose decision is appended to this run.
+      if (ref.ended && !recheck) return;
       for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal, ref.resumedAfter)) {
         await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
       }
