@@ -6,7 +6,8 @@ import { type AgentConfig, ORCHESTRATOR } from './subagents/loader.ts';
 
 /** What a model is told of a built-in tool: its description, and of some fields their own. */
 export interface BuiltinText {
-  description: string;
+  /** Absent: the tool's own description is kept (Procura's own tools, e.g. compact_conversation). */
+  description?: string;
   fields?: Readonly<Record<string, string>>;
 }
 
@@ -18,6 +19,8 @@ export function builtinTexts(configs: readonly AgentConfig[]): Readonly<Record<s
   const subagents = configs.filter((c) => c.name !== ORCHESTRATOR);
   return {
     ls: { description: '列出工作区目录。/ List a workspace directory.' },
+    // Its own description (compaction middleware); the entry makes it sent as compactly as it is listed.
+    compact_conversation: {},
     read_file: {
       description:
         '读取工作区文件，默认前 100 行，用 offset/limit 分页；结果上方的 @@ 行是状态，不是内容。/ Read a workspace file: 100 lines by default, page with offset/limit; the @@ line above the content is a status header.',
