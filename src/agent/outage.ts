@@ -1,3 +1,4 @@
+import { findNamedError } from '../shared/index.ts';
 import { unavailableService } from '../tools/index.ts';
 
 /**
@@ -26,17 +27,10 @@ export function outageOf(result: unknown): ServiceUnavailableError | undefined {
     : undefined;
 }
 
-/**
- * The outage inside an error, if any. Matched by name, like model-service failures: the graph runtime hands on a
- * copy of what a node threw, and may wrap it.
- */
+/** The outage inside an error (or inside the aggregate of a step's parallel failures), if any. */
 export function serviceUnavailable(error: unknown): { message: string; detail: string } | undefined {
-  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const outage = e as { name?: string; message?: string; detail?: unknown };
-    if (outage.name === 'ServiceUnavailableError' && outage.message)
-      return { message: outage.message, detail: typeof outage.detail === 'string' ? outage.detail : '' };
-  }
-  return undefined;
+  const outage = findNamedError(error, 'ServiceUnavailableError');
+  return outage && { message: outage.message, detail: typeof outage.detail === 'string' ? outage.detail : '' };
 }
 
 function safeJson(text: string): unknown {

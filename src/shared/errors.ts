@@ -45,3 +45,20 @@ export function validationFailed(issues: readonly ValidationIssue[], where: stri
   }));
   return unprocessable('字段校验失败 / invalid fields', errors);
 }
+
+/**
+ * The first error named `name` inside `error`: itself, its causes, or the errors of an aggregate (parallel steps of
+ * a graph fail together as one AggregateError). Matched by name because the graph runtime hands on copies of what a
+ * node threw.
+ */
+export function findNamedError(error: unknown, name: string): (Error & Record<string, unknown>) | undefined {
+  const queue: unknown[] = [error];
+  for (let seen = 0; queue.length > 0 && seen < 20; seen++) {
+    const e = queue.shift() as { name?: string; message?: string; cause?: unknown; errors?: unknown } | undefined;
+    if (!e || typeof e !== 'object') continue;
+    if (e.name === name && e.message) return e as Error & Record<string, unknown>;
+    if (e.cause) queue.push(e.cause);
+    if (Array.isArray(e.errors)) queue.push(...e.errors);
+  }
+  return undefined;
+}

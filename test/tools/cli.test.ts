@@ -36,7 +36,9 @@ describe('procura tools', () => {
     expect(names).toEqual(
       expect.arrayContaining(['supplier_query', 'part_query', 'inventory_warning', 'ask_user', 'dynamic_http_call']),
     );
-    expect(names).toEqual(expect.arrayContaining(['execute', 'read_file', 'write_file', 'compact_conversation']));
+    expect(names).toEqual(expect.arrayContaining(['execute', 'read_file', 'write_file']));
+    // Only the tools its prompt uses are bound: compaction is the orchestrator's.
+    expect(names).not.toContain('compact_conversation');
     expect(names).not.toContain('order_create');
     expect(names).not.toContain('task');
     // Live values for this user, as the ERP MCP server describes the tool with the user's token.
@@ -49,7 +51,7 @@ describe('procura tools', () => {
     expect(order.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['order_search_details', 'open_order']));
 
     const main = (await listed('main', 'laoxiao')).tools.map((t) => t.name);
-    expect(main).toEqual(expect.arrayContaining(['task', 'assign_skill', 'web_search', 'check_background_tasks']));
+    expect(main).toEqual(expect.arrayContaining(['task', 'assign_skill', 'web_search', 'compact_conversation']));
     expect(main).not.toContain('part_search');
     await expect(procura('tools', '--agent', 'nobody', '--user', 'laoxiao')).rejects.toMatchObject({
       stderr: expect.stringContaining('unknown agent nobody'),

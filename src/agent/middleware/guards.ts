@@ -56,6 +56,22 @@ export function createRunGuardsMiddleware(limits: RunLimits, agent: string) {
 }
 
 /**
+ * What a model is told of a tool's exception: its message without the harness's wrapping ("Error invoking tool …
+ * with kwargs … with error:") and without a stack trace, which it cannot act on and which costs tokens on every
+ * later call.
+ */
+export function readableToolError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message
+    .replace(/^Error invoking tool '[^']*' with kwargs [\s\S]*? with error: (?:Error: )?/, '')
+    .split('\n')
+    .filter((line) => !/^\s+at /.test(line))
+    .join('\n')
+    .replace(/\s*Please fix the error and try again\.?\s*$/, '')
+    .trim();
+}
+
+/**
  * Turns a tool that throws (built-in file tools, adapters) into a failure the model can read; interrupts pass
  * through, and so does a failing model service inside a sub-agent (the run ends with it instead of asking the
  * same failing service again). A tool result reporting an outage of a service the run needs (the ERP) ends the run
@@ -77,14 +93,13 @@ export function createToolErrorGuardMiddleware() {
           { err: error, tool: request.toolCall.name, traceId: runContext(request.runtime)?.traceId },
           'tool failed',
         );
-        const message = error instanceof Error ? error.message : String(error);
         return new ToolMessage({
           tool_call_id: request.toolCall.id ?? '',
           name: request.toolCall.name,
           status: 'error',
           content: JSON.stringify(
             failure(
-              `工具 ${request.toolCall.name} 出错 / failed: ${message}`,
+              `工具 ${request.toolCall.name} 出错 / failed: ${readableToolError(error)}`,
               '检查参数后重试，或换一种方式 / check the arguments or take another route',
             ),
           ),

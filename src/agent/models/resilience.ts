@@ -1,5 +1,5 @@
 import { createMiddleware } from 'langchain';
-import { sleep } from '../../shared/index.ts';
+import { findNamedError, sleep } from '../../shared/index.ts';
 
 /** How one model call may fail and retry (settings `PROCURA_MODEL_*`). */
 export interface ModelCallPolicy {
@@ -48,18 +48,10 @@ export class ModelServiceError extends Error {
   }
 }
 
-/**
- * The model-service failure inside an error, if any. Matched by name: the graph runtime hands on a copy of what a
- * node threw, not the instance, and may wrap it.
- */
+/** The model-service failure inside an error (or inside the aggregate of a step's parallel failures), if any. */
 export function modelServiceFailure(error: unknown): { message: string; detail: string } | undefined {
-  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const failure = e as { name?: string; message?: string; detail?: unknown };
-    if (failure.name === 'ModelServiceError' && failure.message) {
-      return { message: failure.message, detail: typeof failure.detail === 'string' ? failure.detail : '' };
-    }
-  }
-  return undefined;
+  const failure = findNamedError(error, 'ModelServiceError');
+  return failure && { message: failure.message, detail: typeof failure.detail === 'string' ? failure.detail : '' };
 }
 
 interface ClassifiedFailure {
