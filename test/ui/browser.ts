@@ -23,11 +23,26 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** A screenshot under the gitignored `test-output/ui/<folder>`, once fonts have loaded. */
+/**
+ * Once the page has come to rest: its fonts loaded and every finite animation or transition (a drawer sliding in)
+ * finished, so what is measured is where things stay, not where they pass through. Endless ones (a spinner) are left.
+ */
+export async function settled(page: Page): Promise<void> {
+  await page.evaluate('document.fonts.ready');
+  // Polled with evaluate: the page's CSP refuses the eval that waitForFunction needs.
+  const moving = `document.getAnimations().filter((a) => a.playState === 'running' && a.effect?.getComputedTiming().endTime !== Infinity).length`;
+  for (const until = Date.now() + 10_000; Date.now() < until; ) {
+    if ((await page.evaluate(moving)) === 0) return;
+    await page.waitForTimeout(50);
+  }
+  throw new Error('the page is still animating after 10 s');
+}
+
+/** A screenshot under the gitignored `test-output/ui/<folder>`, once the page has come to rest. */
 export async function screenshot(page: Page, folder: string, name: string): Promise<void> {
   const dir = path.join(ROOT, 'test-output/ui', folder);
   fs.mkdirSync(dir, { recursive: true });
-  await page.evaluate('document.fonts.ready');
+  await settled(page);
   await page.screenshot({ path: path.join(dir, `${name}.png`) });
 }
 

@@ -84,7 +84,8 @@ describe.skipIf(!hasChromium)('suggested requests on an empty conversation (offl
       await startFresh();
       await button('analysis').click();
       await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toContain('供应商比价结果');
-      expect(await lastAnswer().textContent()).toMatch(/report_\d{8}\.md/);
+      // The answer streams in: its report link comes last.
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/report_\d{8}\.md/);
     },
     RUN_MS + 30_000,
   );
@@ -95,7 +96,8 @@ describe.skipIf(!hasChromium)('suggested requests on an empty conversation (offl
       await startFresh();
       await button('trend').click();
       await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toContain('价格趋势与供应商比价结果');
-      expect(await lastAnswer().textContent()).toMatch(/report_\d{8}\.md/);
+      // The answer streams in: its report link comes last.
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/report_\d{8}\.md/);
     },
     RUN_MS + 30_000,
   );
