@@ -26,6 +26,13 @@ export const IsoDate = z.iso.date();
 export const OrderStatusSchema = z.enum(ORDER_STATUSES);
 export type OrderStatus = z.infer<typeof OrderStatusSchema>;
 
+/**
+ * Which of an order's times an order search's date range reads: when it was created, or when it last changed. A
+ * cancelled order never changes again, so for it the second is when it was cancelled.
+ */
+export const OrderDateFieldSchema = z.enum(['created', 'updated']);
+export type OrderDateField = z.infer<typeof OrderDateFieldSchema>;
+
 export const SupplierRefSchema = z.object({ id: z.number(), nameZh: z.string(), nameEn: z.string() });
 
 export const SupplierSchema = z.object({
@@ -420,6 +427,8 @@ export const OrderViewSchema = z.object({
   /** What the reading user may do with the order under roles and four eyes. */
   permissions: OrderSchema.shape.permissions,
   createdAt: OrderSchema.shape.createdAt,
+  /** When the order last changed: a cancelled order's cancel time. */
+  updatedAt: OrderSchema.shape.updatedAt,
   lines: z.array(
     z.object({
       lineNo: z.number(),

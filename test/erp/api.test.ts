@@ -497,6 +497,27 @@ for (const backend of BACKENDS) {
         expect((await h.call('GET', '/api/orders/search?status=shipped')).status).toBe(422);
         expect((await h.call('GET', '/api/orders/search?dateFrom=yesterday')).status).toBe(422);
       });
+      it('finds cancelled orders by when they were cancelled, not when they were placed', async () => {
+        const oldCancelled = (await h.call('GET', '/api/orders/search?status=cancelled&size=100')).body.items.find(
+          (o: { createdAt: string }) => o.createdAt.slice(0, 10) < new Date().toISOString().slice(0, 10),
+        );
+        expect(oldCancelled).toBeDefined();
+        const created = (await h.call('POST', '/api/orders/create', { body: createBody() })).body;
+        await h.call('POST', `/api/orders/${created.id}/cancel`, { body: { version: 1 } });
+        const today = new Date().toISOString().slice(0, 10);
+        const byCancel = await h.call(
+          'GET',
+          `/api/orders/search?status=cancelled&dateField=updated&dateFrom=${today}&dateTo=${today}&size=100`,
+        );
+        const ids = byCancel.body.items.map((o: { id: number }) => o.id);
+        expect(ids).toContain(created.id);
+        expect(ids).not.toContain(oldCancelled.id);
+        expect(byCancel.body.items.every((o: { updatedAt: string }) => o.updatedAt.startsWith(today))).toBe(true);
+        const day = oldCancelled.createdAt.slice(0, 10);
+        const byPlacing = await h.call('GET', `/api/orders/search?status=cancelled&dateFrom=${day}&dateTo=${day}`);
+        expect(byPlacing.body.items.map((o: { id: number }) => o.id)).toContain(oldCancelled.id);
+        expect((await h.call('GET', '/api/orders/search?dateField=cancelled')).status).toBe(422);
+      });
     });
 
     describe('inventory', () => {

@@ -6,6 +6,7 @@ import type {
   ApprovalDecision,
   CreateOrderInput,
   Order,
+  OrderDateField,
   OrderLineInput,
   OrderPreview,
   Page,
@@ -39,6 +40,8 @@ export interface OrderSearch {
   traceIds?: string[];
   dateFrom?: string;
   dateTo?: string;
+  /** The time the date range reads (created by default; updated is a cancelled order's cancel time). */
+  dateField?: OrderDateField;
 }
 
 /** Allowed status moves. Approval is a separate duty: only an admin may approve, and under four eyes never an order
@@ -558,8 +561,9 @@ export class OrderBook {
     if (q.status) query = query.where('orders.status', '=', q.status);
     if (q.supplierId !== undefined) query = query.where('orders.supplier_id', '=', q.supplierId);
     if (q.traceIds?.length) query = query.where('orders.trace_id', 'in', q.traceIds);
-    if (q.dateFrom) query = query.where('orders.created_at', '>=', q.dateFrom);
-    if (q.dateTo) query = query.where('orders.created_at', '<', nextDay(q.dateTo));
+    const dated = q.dateField === 'updated' ? 'orders.updated_at' : 'orders.created_at';
+    if (q.dateFrom) query = query.where(dated, '>=', q.dateFrom);
+    if (q.dateTo) query = query.where(dated, '<', nextDay(q.dateTo));
     if (q.partId !== undefined) {
       const partId = q.partId;
       query = query.where('orders.id', 'in', (eb) =>

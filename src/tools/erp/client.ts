@@ -90,6 +90,7 @@ const orderView = (o: OrderWire): contract.OrderView => ({
   // What this user may do with the order under roles and four eyes, so a model refuses before asking for approval.
   permissions: o.permissions,
   createdAt: o.createdAt,
+  updatedAt: o.updatedAt,
   lines: o.lines.map(lineView),
   approval: o.approval ?? undefined,
 });
@@ -475,7 +476,7 @@ export class ErpClient {
     name: 'order_search_details',
     label: '搜索订单明细',
     description:
-      '搜索采购订单明细（含零部件与供应商），可按关键词、状态、供应商、零部件、日期范围筛选。/ Search orders with their lines.',
+      '搜索采购订单明细（含零部件与供应商），可按关键词、状态、供应商、零部件、日期范围（创建或变更日期）筛选。/ Search orders with their lines.',
     schema: z.object({
       keyword: SearchText.optional().describe('订单号、零部件或供应商关键词 / order no, part or supplier keyword'),
       status: OrderStatus.optional(),
@@ -483,6 +484,9 @@ export class ErpClient {
       partId: Id.optional(),
       dateFrom: IsoDate.optional(),
       dateTo: IsoDate.optional(),
+      dateField: contract.OrderDateFieldSchema.optional().describe(
+        '日期范围按哪个时间：created 创建（默认）或 updated 最后变更（已取消订单即取消时间）/ created (default) or updated (a cancelled order: when it was cancelled)',
+      ),
       page: Page,
       size: size(10),
     }),

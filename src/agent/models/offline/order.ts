@@ -25,6 +25,7 @@ interface OrderItem {
   expectedDate?: string | null;
   createdBy?: string;
   createdAt?: string;
+  updatedAt?: string;
   /** The ERP approval policy's decision on submission. */
   approval?: { rule: string; reason: string };
   /** What this user may do with the order, as the ERP judges it (roles, status, four eyes). */
@@ -359,12 +360,15 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   const statuses = pending ? ['pending_approval'] : reading.statuses?.statuses;
   const supplier = facts.current.suppliers[0];
   const part = facts.current.parts.length === 1 ? facts.current.parts[0] : undefined;
+  // "上周取消了哪些单子" asks when they were cancelled, not when they were placed: a cancelled order's last change.
+  const byCancel = statuses?.length === 1 && statuses[0] === 'cancelled' && reading.period !== undefined;
   const args = {
     size: LOOKUP_PAGE,
     ...(statuses?.length === 1 ? { status: statuses[0] } : {}),
     ...(supplier ? { supplierId: supplier.id } : {}),
     ...(part ? { partId: part.id } : {}),
     ...(reading.period ? { dateFrom: reading.period.from, dateTo: reading.period.to } : {}),
+    ...(byCancel ? { dateField: 'updated' } : {}),
   };
   const pages = view.steps.filter((s) => s.name === 'order_search_details' && s.text !== undefined);
   const user = userId(view);
@@ -393,7 +397,11 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
     pending ? (english ? 'pending approval' : '待审批') : (reading.statuses?.label.split(' / ')[english ? 1 : 0] ?? ''),
     supplier ? supplier.name : '',
     part ? part.code : '',
-    reading.period ? reading.period.label : '',
+    reading.period
+      ? byCancel
+        ? `${english ? 'cancelled' : '取消于'} ${reading.period.label}`
+        : reading.period.label
+      : '',
     reading.amount ? (reading.amount.label.split(' / ')[english ? 1 : 0] ?? '') : '',
   ].filter(Boolean);
   const applied = filters.length ? filters.join(' · ') : english ? 'none (newest orders)' : '无（最近的订单）';
@@ -413,10 +421,17 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
       english ? `Filters: ${applied}` : `筛选 / filters：${applied}`,
       ...shown.map(
         (o) =>
-          `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${o.createdAt ? ` · ${o.createdAt.slice(0, 10)}` : ''}`,
+          `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${dated(o)}`,
       ),
     ].join('\n'),
   };
+}
+
+/** A listed order's date: when it was placed, and for a cancelled one also when it was cancelled. */
+function dated(o: OrderItem): string {
+  const placed = o.createdAt ? ` · ${o.createdAt.slice(0, 10)}` : '';
+  const cancelled = o.status === 'cancelled' && o.updatedAt ? ` · 取消于 / cancelled ${o.updatedAt.slice(0, 10)}` : '';
+  return placed + cancelled;
 }
 
 /** A look-up reads at most this many pages of this size when it filters what the ERP cannot. */
