@@ -48,12 +48,10 @@ export const OrderSearchQuery = z.object({
     .openapi({ description: 'orders created by requests with these x-trace-id values (comma-separated)' }),
   dateFrom: IsoDate.optional().openapi({ example: '2026-01-01' }),
   dateTo: IsoDate.optional().openapi({ example: '2026-12-31' }),
-  dateField: documented(contract.OrderDateFieldSchema)
-    .optional()
-    .openapi({
-      description:
-        'the time dateFrom/dateTo read: created (default) or updated (a cancelled order: when it was cancelled)',
-    }),
+  dateField: documented(contract.OrderDateFieldSchema).optional().openapi({
+    description:
+      'the time dateFrom/dateTo read: created (default) or updated (a cancelled order: when it was cancelled)',
+  }),
 });
 
 export const CreateOrderBody = documented(contract.CreateOrderInputSchema).openapi('CreateOrder');

@@ -24,7 +24,7 @@ import {
   scorecardSection,
 } from './price-review.ts';
 import { allFrom, citeAll, citeOf, type From, idsOf, SourceBook } from './provenance.ts';
-import { planBudget, planJudgement } from './questions.ts';
+import { planBudget, planDirection, planJudgement } from './questions.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
 export const ANALYST_PATHS = {
@@ -107,9 +107,12 @@ export const ANALYSIS_COMMAND = `node ${ANALYST_PATHS.script}`;
 export function planAnalysis(view: ConversationView): Plan {
   if (view.request.includes(CAPABILITIES_GOAL)) return planCapabilities(view);
   const texts = taskTexts(view);
-  const { intent } = taskIntent(texts);
+  const { intent, current } = taskIntent(texts);
+  // One language per answer and report: the request's.
+  const en = current.language === 'en';
   if (intent === 'inventory' && view.tools.has('inventory_warning')) return planInventory(view);
   if (intent === 'judge') return planJudgement(view, texts);
+  if (intent === 'direction') return planDirection(view, texts);
   if (intent === 'budget') return planBudget(view, texts);
   // 1. skills + ERP data: the supplier list, then the parts the request names
   const grounded = ground(view, texts);
@@ -279,10 +282,12 @@ export function planAnalysis(view: ConversationView): Plan {
   const reportPath = ANALYST_PATHS.report(new Date());
   if (!view.steps.some((s) => s.name === 'write_file' && s.args.file_path === reportPath)) {
     return {
-      toolCalls: [{ name: 'write_file', args: { file_path: reportPath, content: comparisonReport(result, charts) } }],
+      toolCalls: [
+        { name: 'write_file', args: { file_path: reportPath, content: comparisonReport(result, charts, en) } },
+      ],
     };
   }
-  return { text: comparisonSummary(result, charts, reportPath, intent === 'trend') };
+  return { text: comparisonSummary(result, charts, reportPath, intent === 'trend', en) };
 }
 
 interface PaidHistory {
@@ -528,15 +533,15 @@ const pct = (n: number | null | undefined) => (typeof n === 'number' ? `${n > 0 
 type Chart = { url: string; from: string[] };
 
 /** The price history as a table: a month per row, across suppliers then each supplier, the requests cited per row. */
-function trendTable(r: AnalysisResult): string[] {
+function trendTable(r: AnalysisResult, en: boolean): string[] {
   if (!r.trend.length) return [];
   const months = [...new Set([r.trend, ...r.supplierTrends.map((t) => t.months)].flat().map((m) => m.month))].sort();
   const columns = [
-    { name: '所有供应商 / all suppliers', months: r.trend },
+    { name: en ? 'all suppliers' : '所有供应商 / all suppliers', months: r.trend },
     ...r.supplierTrends.map((t) => ({ name: t.supplier, months: t.months })),
   ];
   return [
-    `| 月份 | ${columns.map((c) => c.name).join(' | ')} | 来源 |`,
+    `| ${en ? 'Month' : '月份'} | ${columns.map((c) => c.name).join(' | ')} | ${en ? 'Sources' : '来源'} |`,
     `| --- | ${columns.map(() => '---').join(' | ')} | --- |`,
     ...months.map((month) => {
       const cells = columns.map((c) => c.months.find((m) => m.month === month));
@@ -547,24 +552,35 @@ function trendTable(r: AnalysisResult): string[] {
 }
 
 /** A line of the summary: the trend across suppliers, month by month, with its source. */
-function trendLine(r: AnalysisResult): string {
+function trendLine(r: AnalysisResult, en: boolean): string {
   if (r.trendBasis === null)
-    return '- 价格趋势：ERP 没有提供价格历史（part_price_history），未计算趋势。/ The ERP offers no price history: no trend.';
+    return en
+      ? '- Price trend: the ERP offers no price history (part_price_history): no trend.'
+      : '- 价格趋势：ERP 没有提供价格历史（part_price_history），未计算趋势。/ The ERP offers no price history: no trend.';
   if (!r.trend.length)
-    return '- 价格趋势：近 12 个月没有已下单/已收货的成交记录。/ Nothing was paid for this product in 12 months.';
-  return `- 价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${r.trend.map((t) => `${t.month} ${yuan(t.avgPrice)}`).join(' → ')} ${cite(idsOf(...r.trend.map((t) => t.from.avgPrice)))}`;
+    return en
+      ? '- Price trend: nothing was ordered or received for this product in 12 months.'
+      : '- 价格趋势：近 12 个月没有已下单/已收货的成交记录。/ Nothing was paid for this product in 12 months.';
+  const months = `${r.trend.map((t) => `${t.month} ${yuan(t.avgPrice)}`).join(' → ')} ${cite(idsOf(...r.trend.map((t) => t.from.avgPrice)))}`;
+  return en
+    ? `- Price trend (all suppliers, quantity-weighted monthly average of ordered/received order lines): ${months}`
+    : `- 价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${months}`;
 }
 
 /** A line of the summary: what the project paid each supplier over 12 months, with its source. */
-function paidLine(r: AnalysisResult): string[] {
+function paidLine(r: AnalysisResult, en: boolean): string[] {
   const paid = r.suppliers.filter((s) => s.avgPaid !== null);
   if (!paid.length) return [];
+  const cited = cite(idsOf(...paid.map((s) => s.from.avgPaid)));
   return [
-    `- 近 12 个月各供应商成交均价（已下单/已收货，按数量加权）：${paid.map((s) => `${s.supplier} ${yuan(s.avgPaid)}（${s.orderedQty} 件）`).join('、')} ${cite(idsOf(...paid.map((s) => s.from.avgPaid)))}`,
+    en
+      ? `- Average paid price per supplier over 12 months (ordered/received, quantity-weighted): ${paid.map((s) => `${s.supplier} ${yuan(s.avgPaid)} (${s.orderedQty} units)`).join(', ')} ${cited}`
+      : `- 近 12 个月各供应商成交均价（已下单/已收货，按数量加权）：${paid.map((s) => `${s.supplier} ${yuan(s.avgPaid)}（${s.orderedQty} 件）`).join('、')} ${cited}`,
   ];
 }
 
-function comparisonReport(r: AnalysisResult, charts: Chart[]): string {
+function comparisonReport(r: AnalysisResult, charts: Chart[], en: boolean): string {
+  if (en) return comparisonReportEn(r, charts);
   const rows = r.suppliers.map(
     (s) =>
       `| ${s.supplier} | ${s.code} | ${yuan(s.erpPrice)} | ${yuan(s.webPrice)} | ${pct(s.webVsErpPct)} | ${yuan(s.avgPaid)} | ${s.paidLines ?? '—'} | ${s.orderedQty ?? '—'} | ${s.moq} | ${citeAll(s.from)} |`,
@@ -594,7 +610,7 @@ function comparisonReport(r: AnalysisResult, charts: Chart[]): string {
     '## 价格趋势',
     r.trendBasis ?? 'ERP 没有提供价格历史（part_price_history），未计算趋势。',
     '',
-    ...trendTable(r),
+    ...trendTable(r, false),
     '',
     '## 图表',
     ...charts.flatMap((c, i) => [`![图表 ${i + 1}](${c.url})`, '', `图表 ${i + 1} 的数据 ${cite(c.from)}`, '']),
@@ -609,14 +625,88 @@ function comparisonReport(r: AnalysisResult, charts: Chart[]): string {
   ].join('\n');
 }
 
-function comparisonSummary(r: AnalysisResult, charts: Chart[], reportPath: string, trendFirst: boolean): string {
-  const trend = [trendLine(r), ...paidLine(r)];
+/** The report of an English request: the same sections and figures, in English. */
+function comparisonReportEn(r: AnalysisResult, charts: Chart[]): string {
+  const rows = r.suppliers.map(
+    (s) =>
+      `| ${s.supplier} | ${s.code} | ${yuan(s.erpPrice)} | ${yuan(s.webPrice)} | ${pct(s.webVsErpPct)} | ${yuan(s.avgPaid)} | ${s.paidLines ?? '—'} | ${s.orderedQty ?? '—'} | ${s.moq} | ${citeAll(s.from)} |`,
+  );
+  return [
+    `# ${r.category} (${r.model}) supplier comparison report`,
+    '',
+    `Generated ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · Data: the ERP (list prices, price history, price checks, supplier scorecards) and the suppliers' web quotes; each [E…]/[W…] after a figure names the ERP request or page in “${SOURCES_HEADING}” at the end`,
+    '',
+    '## Conclusions',
+    `- Lowest ERP list price: ${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)} ${citeAll(r.cheapestErp.from)}` : '—'}`,
+    `- Lowest web quote: ${r.cheapestWeb ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)} ${citeAll(r.cheapestWeb.from)}` : '—'}`,
+    `- Price spread between suppliers: ${r.priceSpreadPct.toFixed(1)}% ${citeOf(r.from, 'priceSpreadPct')}`,
+    ...(r.outliers.length
+      ? [
+          `- Web price 10% or more off the ERP list price: ${r.outliers.map((o) => `${o.supplier} (${pct(o.webVsErpPct)}) ${citeAll(o.from)}`).join(', ')}; renegotiate or update the list price.`,
+        ]
+      : []),
+    '',
+    '## Details',
+    '| Supplier | Code | ERP list price | Web quote | Web vs ERP | 12-month avg paid | Paid lines | 12-month quantity | MOQ | Sources |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    ...anomalySection(r, true),
+    ...scorecardSection(r, true),
+    '## Price trend',
+    r.trendBasis === null
+      ? 'The ERP offers no price history (part_price_history): no trend.'
+      : 'Quantity-weighted monthly average of ordered and received order lines, as the ERP computes it (part_price_history).',
+    '',
+    ...trendTable(r, true),
+    '',
+    '## Charts',
+    ...charts.flatMap((c, i) => [`![Chart ${i + 1}](${c.url})`, '', `Data of chart ${i + 1} ${cite(c.from)}`, '']),
+    '## Advice',
+    r.cheapestWeb && r.cheapestErp && r.cheapestWeb.supplier !== r.cheapestErp.supplier
+      ? `- Negotiate with ${r.cheapestErp.supplier} using ${r.cheapestWeb.supplier}'s web price as the benchmark; order large quantities at tier prices.`
+      : `- Prefer ${r.cheapestErp?.supplier ?? 'the cheapest supplier'}, and keep a second supplier to limit supply risk.`,
+    ...reviewAdvice(r, true),
+    '- Web prices are public page data: confirm them with the supplier in writing before ordering.',
+    '',
+    ...sourcesSection(r.sources),
+  ].join('\n');
+}
+
+function comparisonSummary(
+  r: AnalysisResult,
+  charts: Chart[],
+  reportPath: string,
+  trendFirst: boolean,
+  en: boolean,
+): string {
+  const trend = [trendLine(r, en), ...paidLine(r, en)];
+  const erp = r.cheapestErp
+    ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)} ${citeAll(r.cheapestErp.from)}`
+    : '—';
+  const web = r.cheapestWeb
+    ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)} ${citeAll(r.cheapestWeb.from)}`
+    : '—';
+  const spread = `${r.priceSpreadPct.toFixed(1)}% ${citeOf(r.from, 'priceSpreadPct')}`;
+  if (en)
+    return [
+      `## ${r.category} (${r.model}): ${trendFirst ? 'price trend and ' : ''}supplier comparison`,
+      ...(trendFirst ? trend : []),
+      `- Compared ${r.suppliers.length} suppliers: ${r.suppliers.map((s) => s.supplier).join(', ')}.`,
+      `- Lowest ERP list price: ${erp}; lowest web quote: ${web}.`,
+      `- Price spread between suppliers ${spread}${r.outliers.length ? `; web prices well off the ERP: ${r.outliers.map((o) => `${o.supplier} ${pct(o.webVsErpPct)} ${citeAll(o.from)}`).join(', ')}` : ''}.`,
+      ...(trendFirst ? [] : trend),
+      ...reviewSummary(r, true),
+      `- Report: ${reportPath}; analysis data: ${ANALYST_PATHS.result}`,
+      ...charts.map((c, i) => `- Chart ${i + 1}: ${c.url} ${cite(c.from)}`),
+      ...sourcesList(r.sources),
+    ].join('\n');
   return [
     `## ${r.category}（${r.model}）${trendFirst ? '价格趋势与' : ''}供应商比价结果`,
     ...(trendFirst ? trend : []),
     `- 比较了 ${r.suppliers.length} 家供应商：${r.suppliers.map((s) => s.supplier).join('、')}。`,
-    `- ERP 目录价最低：${r.cheapestErp ? `${r.cheapestErp.supplier} ${yuan(r.cheapestErp.erpPrice)} ${citeAll(r.cheapestErp.from)}` : '—'}；官网报价最低：${r.cheapestWeb ? `${r.cheapestWeb.supplier} ${yuan(r.cheapestWeb.webPrice)} ${citeAll(r.cheapestWeb.from)}` : '—'}。`,
-    `- 供应商间价差 ${r.priceSpreadPct.toFixed(1)}% ${citeOf(r.from, 'priceSpreadPct')}${r.outliers.length ? `；官网价明显偏离 ERP 的有：${r.outliers.map((o) => `${o.supplier} ${pct(o.webVsErpPct)} ${citeAll(o.from)}`).join('、')}` : ''}。`,
+    `- ERP 目录价最低：${erp}；官网报价最低：${web}。`,
+    `- 供应商间价差 ${spread}${r.outliers.length ? `；官网价明显偏离 ERP 的有：${r.outliers.map((o) => `${o.supplier} ${pct(o.webVsErpPct)} ${citeAll(o.from)}`).join('、')}` : ''}。`,
     ...(trendFirst ? [] : trend),
     ...reviewSummary(r),
     `- 报告：${reportPath}；分析数据：${ANALYST_PATHS.result}`,

@@ -10,7 +10,7 @@ import { chineseNumber, type Span } from './quantities.ts';
 /** The writes Procura refuses from chat, each with its own reason. */
 export type Refusal = 'payment' | 'approve' | 'priceChange' | 'deleteAll' | 'readOnly';
 
-export type Ask = 'refuse' | 'judge' | 'budget' | 'knowledge';
+export type Ask = 'refuse' | 'judge' | 'budget' | 'knowledge' | 'direction';
 
 const PAYMENT =
   /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
@@ -22,6 +22,31 @@ const PRICE_CHANGE =
   /(?:目录价|标价|牌价|价目表|报价单|list price|catalogue price|catalog price|(?:零部件|零件|配件|part)(?:的)?(?:单价|价格))|(?:把|将).{0,20}(?:单价|价格).{0,6}(?:改成|改为|调到|调整为|降到|涨到|降为|改)|(?:单价|价格|价钱)\s*(?:改成|改为|调到|调成|调整为|降到|涨到|降为)|(?:change|set|update|lower|raise|cut)\b.{0,30}\bprice\b.{0,20}\bto\b/i;
 const DELETE_ALL =
   /(?:删除|删掉|清空|清除|删光|抹掉)(?:掉)?(?:所有|全部|一切)|(?:所有|全部|一切)(?:的)?(?:订单|数据|记录|东西|供应商)?.{0,4}(?:都)?(?:删除|删掉|清空|删了)|\bdelete\b.*\b(?:all|everything)\b|\bwipe\b|\bdrop\b.*\b(?:table|database)\b|\berase\b.*\b(?:all|everything)\b/i;
+/**
+ * Which way a price went ("这一年是涨了还是跌了？", "has the price gone up?"): a question about the ERP's price history,
+ * never an order, however it names the rise. English asks it as a question (a "?" or a leading auxiliary), so
+ * "prices went up, order 200 from Denso" stays an order.
+ */
+const DIRECTION_ZH =
+  /(?:涨|跌|降|升)了?(?:还是|或是|或者)(?:涨|跌|降|升)|是涨是跌|是升是降|涨跌|(?:涨|跌|降|上涨|下跌|下降|升高|上升)了?(?:吗|没有|没|多少)|有没有(?:涨|跌|降|上涨|下跌|下降)|(?:涨价|降价)了?(?:吗|没有|没)|是否(?:涨|跌|降|上涨|下跌|下降)|(?:变贵|变便宜|贵了还是便宜|便宜了还是贵)/;
+const DIRECTION_EN =
+  /\b(?:gone|go|went|going|moved?|trending|headed|heading)\s+(?:up|down|higher|lower)\b|\bup or down\b|\b(?:risen|rise|rose|rising|fallen|fall|fell|falling|dropped|drop|dropping|increased|increase|decreased|decrease|climbed|declined)\b|\b(?:more|less) expensive\b|\bcheaper or (?:more )?expensive\b/i;
+const ASKED_EN = /\?|^\s*(?:has|have|had|did|do|does|is|are|was|were|which way|whether)\b|\bwhether\b/i;
+
+/** The span a direction question looks back over ("这一年", "lately"): the ERP's 12 months answer it, not a period. */
+const LOOKBACK =
+  /这一年来?|近一年|过去一年|一年来|这半年|近半年|近几个月|最近|近期|这段时间|\b(?:this|the past|the last|past|last) (?:year|12 months|twelve months)\b|\bover the (?:past |last )?year\b|\brecently\b|\blately\b/gi;
+
+/** What a direction question says that names no part: the direction words and the look-back. */
+export function directionSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  for (const pattern of [DIRECTION_ZH, DIRECTION_EN, LOOKBACK]) {
+    const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+    for (const m of text.matchAll(global)) spans.push({ start: m.index, end: m.index + m[0].length });
+  }
+  return spans;
+}
+
 const JUDGE =
   /合理吗|合不合理|合理不|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
 const BUDGET =
@@ -34,6 +59,7 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   if (PAYMENT.test(text)) return { ask: 'refuse', refusal: 'payment' };
   if (DELETE_ALL.test(text)) return { ask: 'refuse', refusal: 'deleteAll' };
   if (APPROVE.test(text) && !APPROVE_QUESTION.test(text)) return { ask: 'refuse', refusal: 'approve' };
+  if (DIRECTION_ZH.test(text) || (DIRECTION_EN.test(text) && ASKED_EN.test(text))) return { ask: 'direction' };
   if (JUDGE.test(text)) return { ask: 'judge' };
   if (BUDGET.test(text)) return { ask: 'budget' };
   if (PRICE_CHANGE.test(text) && !/PO-\d/i.test(text) && /改|调|降|涨|change|set|update|lower|raise|cut/i.test(text))

@@ -1,4 +1,13 @@
-import { type Ask, type Refusal, readAmountFilter, readAsk, readPeriod, readStatuses } from './asks.ts';
+import {
+  type Ask,
+  directionSpans,
+  isEnglish,
+  type Refusal,
+  readAmountFilter,
+  readAsk,
+  readPeriod,
+  readStatuses,
+} from './asks.ts';
 import { readDate } from './dates.ts';
 import { readMoney, readPriceCap, readQuantity } from './quantities.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
@@ -15,6 +24,8 @@ export type Intent =
   | 'update'
   | 'cancel'
   | 'lookup'
+  /** Which way did a part's price go? — the ERP's 12-month price history, first and last month, never an order. */
+  | 'direction'
   /** Is this price fair? — judged against the ERP's 12-month history, never an order. */
   | 'judge'
   /** What does a budget buy? — a count and a total, never an order. */
@@ -337,6 +348,8 @@ export interface Reading {
   period?: { from: string; to: string; label: string };
   statuses?: { statuses: string[]; label: string };
   amount?: { min?: number; max?: number; label: string };
+  /** The language the request is written in: the answer (and its report) speaks it, and only it. */
+  language: 'zh' | 'en';
   /** The text with the facts above (and the cue words) blanked out: what is left to name parts and suppliers. */
   rest: string;
 }
@@ -357,8 +370,10 @@ export function readRequest(raw: string, today = new Date()): Reading {
       text,
     );
   if (noteMatch) spans.push({ start: noteMatch.index, end: text.length });
-  let working = blankSpans(text, spans);
   const asked = readAsk(text);
+  // "这一年是涨了还是跌了" names no part: its direction words and look-back are not left to name one.
+  if (asked?.ask === 'direction') spans.push(...directionSpans(text));
+  let working = blankSpans(text, spans);
   const statuses = readStatuses(working);
   // A unit-price ceiling (单价不超过15元) before an order amount bound (超过5000元的订单): both say 不超过.
   const price = readPriceCap(working);
@@ -415,6 +430,7 @@ export function readRequest(raw: string, today = new Date()): Reading {
     period: period && { from: period.from, to: period.to, label: period.label },
     statuses,
     amount: amount && { min: amount.min, max: amount.max, label: amount.label },
+    language: isEnglish(text) ? 'en' : 'zh',
     rest: blankSpans(working, taken),
   };
   reading.intent = decide(reading);
@@ -448,6 +464,7 @@ function decide(r: Reading): Intent | undefined {
   // they are never an order.
   if (r.ask === 'refuse') return 'refuse';
   if (r.ask === 'judge' || r.ask === 'budget') return r.ask;
+  if (r.ask === 'direction' && !r.orderNo) return 'direction';
   const question = QUESTION.test(r.text);
   // A question about orders in a state, a period or an amount ("上周取消了哪些单子") looks them up.
   const filtered = r.statuses !== undefined || r.period !== undefined || r.amount !== undefined;
@@ -495,4 +512,11 @@ function decide(r: Reading): Intent | undefined {
 }
 
 export const ORDER_INTENTS: ReadonlySet<Intent> = new Set(['create', 'update', 'cancel', 'lookup']);
-export const ANALYSIS_INTENTS: ReadonlySet<Intent> = new Set(['compare', 'trend', 'inventory', 'judge', 'budget']);
+export const ANALYSIS_INTENTS: ReadonlySet<Intent> = new Set([
+  'compare',
+  'trend',
+  'inventory',
+  'judge',
+  'budget',
+  'direction',
+]);

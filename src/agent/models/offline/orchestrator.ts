@@ -32,9 +32,11 @@ const CHEAPEST = /最低|最便宜|便宜的那|cheapest|lowest/i;
 
 /** The product and the cheapest supplier an analysis summary names (its list price, or its web quote when asked). */
 function cheapestOf(summary: string, request: string): string[] {
-  const model = /^## .*?（([^）]+)）/m.exec(summary)?.[1];
+  const model = /^## .*?(?:（([^）]+)）|\(([^)]+)\):)/m.exec(summary)?.slice(1).find(Boolean);
   const web = /官网|网上|web|online/i.test(request);
-  const supplier = (web ? /官网报价最低：(.+?) ¥/ : /ERP 目录价最低：(.+?) ¥/).exec(summary)?.[1];
+  const supplier = (
+    web ? /(?:官网报价最低：|lowest web quote: )(.+?) ¥/ : /(?:ERP 目录价最低：|Lowest ERP list price: )(.+?) ¥/
+  ).exec(summary)?.[1];
   return model && supplier ? [`${RESULT_PREFIX}${model} ${supplier}`] : [];
 }
 
@@ -110,6 +112,8 @@ export function planOrchestration(view: ConversationView): Plan {
     (reading.intent === undefined ||
       (reading.scores.anaphora ?? 0) > 0 ||
       ((reading.intent === 'update' || reading.intent === 'cancel') && !reading.orderNo) ||
+      // "这一年是涨了还是跌了？" after an analysis asks about the part analysed, unless it names another.
+      (reading.intent === 'direction' && previous.agent === ANALYST) ||
       FOLLOW_UP.test(reading.text));
   // "第二个按建议数量下单" after a stock list: an order of the line it names, at the quantity the list suggested.
   const suggested =

@@ -183,13 +183,16 @@ const SEVERITY_TEXT: Record<string, string> = {
 export const severityText = (severity: string) => SEVERITY_TEXT[severity] ?? severity;
 
 const SOURCE_TEXT = { erp: 'ERP 目录价', web: '官网报价' } as const;
+const SOURCE_TEXT_EN = { erp: 'ERP list price', web: 'web quote' } as const;
 
 const yuan = (n: number | null | undefined) => (typeof n === 'number' ? `¥${n.toFixed(2)}` : '—');
 const pct = (n: number | null | undefined) => (typeof n === 'number' ? `${n > 0 ? '+' : ''}${n.toFixed(1)}%` : '—');
 const share = (n: number | null | undefined) => (typeof n === 'number' ? `${n.toFixed(1)}%` : '—');
 const money = (n: number) => `¥${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-const describePrice = (c: CheckedPrice) =>
-  `${c.supplier} ${SOURCE_TEXT[c.source]} ${yuan(c.unitPrice)}（${pct(c.deviationPct)}，${c.severity}）${citeOf(c.from, 'unitPrice', 'deviationPct')}`;
+const describePrice = (c: CheckedPrice, en = false) =>
+  en
+    ? `${c.supplier} ${SOURCE_TEXT_EN[c.source]} ${yuan(c.unitPrice)} (${pct(c.deviationPct)}, ${c.severity}) ${citeOf(c.from, 'unitPrice', 'deviationPct')}`
+    : `${c.supplier} ${SOURCE_TEXT[c.source]} ${yuan(c.unitPrice)}（${pct(c.deviationPct)}，${c.severity}）${citeOf(c.from, 'unitPrice', 'deviationPct')}`;
 
 /** The analysis result's part of the review: what the report's sections and the summary are written from. */
 export interface ReviewResult {
@@ -198,8 +201,8 @@ export interface ReviewResult {
   scorecards?: ScoredSupplier[];
 }
 
-/** "价格异常 / Price anomalies": list prices and web quotes against what the project paid over 12 months. */
-export function anomalySection(r: ReviewResult): string[] {
+/** "价格异常" (or "Price anomalies" in English): list prices and web quotes against what the project paid over 12 months. */
+export function anomalySection(r: ReviewResult, en = false): string[] {
   const checks = r.priceChecks ?? [];
   if (!checks.length) return [];
   const basis = checks.find((c) => c.median12m !== null);
@@ -207,27 +210,37 @@ export function anomalySection(r: ReviewResult): string[] {
   const unknown = checks.find((c) => c.severity === 'unknown');
   const anomalies = r.anomalies ?? [];
   return [
-    '## 价格异常 / Price anomalies',
+    en ? '## Price anomalies' : '## 价格异常 / Price anomalies',
     basis
-      ? `ERP 近 12 个月成交（已下单/已收货，${basis.basisFrom} 至 ${basis.basisTo}，${basis.basisOrders} 张订单）：中位价 ${yuan(basis.median12m)}，最低价 ${yuan(basis.minPrice12m)} ${citeOf(basis.from, 'median12m', 'minPrice12m', 'basisOrders')}。严重程度由 ERP 的价格检查按项目阈值给出。`
-      : 'ERP 近 12 个月成交记录不足，无法判断价格是否异常。',
+      ? en
+        ? `ERP paid prices over 12 months (ordered/received, ${basis.basisFrom} to ${basis.basisTo}, ${basis.basisOrders} orders): median ${yuan(basis.median12m)}, lowest ${yuan(basis.minPrice12m)} ${citeOf(basis.from, 'median12m', 'minPrice12m', 'basisOrders')}. Severities are the ERP price check's, by the project's thresholds.`
+        : `ERP 近 12 个月成交（已下单/已收货，${basis.basisFrom} 至 ${basis.basisTo}，${basis.basisOrders} 张订单）：中位价 ${yuan(basis.median12m)}，最低价 ${yuan(basis.minPrice12m)} ${citeOf(basis.from, 'median12m', 'minPrice12m', 'basisOrders')}。严重程度由 ERP 的价格检查按项目阈值给出。`
+      : en
+        ? 'Too few paid orders in the ERP over 12 months to judge the prices.'
+        : 'ERP 近 12 个月成交记录不足，无法判断价格是否异常。',
     '',
-    '| 供应商 | 料号 | 价格来源 | 单价 | 12 个月中位价 | 12 个月最低价 | 偏离中位价 | 严重程度 | 来源 |',
+    en
+      ? '| Supplier | Code | Price source | Unit price | 12-month median | 12-month lowest | vs median | Severity | Sources |'
+      : '| 供应商 | 料号 | 价格来源 | 单价 | 12 个月中位价 | 12 个月最低价 | 偏离中位价 | 严重程度 | 来源 |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...checks.map(
       (c) =>
-        `| ${c.supplier} | ${c.code} | ${SOURCE_TEXT[c.source]} | ${yuan(c.unitPrice)} | ${yuan(c.median12m)} | ${yuan(c.minPrice12m)} | ${pct(c.deviationPct)} | ${severityText(c.severity)} | ${citeAll(c.from)} |`,
+        `| ${c.supplier} | ${c.code} | ${(en ? SOURCE_TEXT_EN : SOURCE_TEXT)[c.source]} | ${yuan(c.unitPrice)} | ${yuan(c.median12m)} | ${yuan(c.minPrice12m)} | ${pct(c.deviationPct)} | ${en ? c.severity : severityText(c.severity)} | ${citeAll(c.from)} |`,
     ),
     '',
     anomalies.length
-      ? `- 高于 12 个月中位价的报价：${anomalies.map(describePrice).join('、')}，下单前请议价或说明原因。`
-      : '- 没有报价达到高于 12 个月中位价的提示阈值（info 及以上）。',
+      ? en
+        ? `- Prices above the 12-month median: ${anomalies.map((c) => describePrice(c, en)).join(', ')}; negotiate or explain before ordering.`
+        : `- 高于 12 个月中位价的报价：${anomalies.map((c) => describePrice(c)).join('、')}，下单前请议价或说明原因。`
+      : en
+        ? '- No price reaches the notice threshold above the 12-month median (info or higher).'
+        : '- 没有报价达到高于 12 个月中位价的提示阈值（info 及以上）。',
     ...(web.length
       ? [
-          `- 官网报价相对 12 个月中位价：${[...web]
+          `${en ? '- Web quotes against the 12-month median: ' : '- 官网报价相对 12 个月中位价：'}${[...web]
             .sort((a, b) => (a.deviationPct ?? 0) - (b.deviationPct ?? 0))
             .map((c) => `${c.supplier} ${pct(c.deviationPct)} ${citeOf(c.from, 'deviationPct')}`)
-            .join('、')}。`,
+            .join(en ? ', ' : '、')}${en ? '.' : '。'}`,
         ]
       : []),
     ...(unknown ? [`- ${unknown.reason} ${citeAll(unknown.from)}`] : []),
@@ -235,8 +248,8 @@ export function anomalySection(r: ReviewResult): string[] {
   ];
 }
 
-/** "供应商评分 / Supplier scorecards": delivery, price competitiveness, volume and cancellations from ERP history. */
-export function scorecardSection(r: ReviewResult): string[] {
+/** "供应商评分" (or "Supplier scorecards"): delivery, price competitiveness, volume and cancellations from ERP history. */
+export function scorecardSection(r: ReviewResult, en = false): string[] {
   const cards = r.scorecards ?? [];
   if (!cards.length) return [];
   const best = <K extends keyof ScoredSupplier>(key: K, lowest = false) =>
@@ -246,10 +259,14 @@ export function scorecardSection(r: ReviewResult): string[] {
   const punctual = best('onTimePct');
   const cheapest = best('vsMarketMedianPct', true);
   return [
-    '## 供应商评分 / Supplier scorecards',
-    `ERP 订单历史 ${cards[0].periodFrom} 至 ${cards[0].periodTo}：准时交付按预计到货日与实际收货日比较；价格竞争力为该供应商目录价相对同型号各家中位价的平均偏差。`,
+    en ? '## Supplier scorecards' : '## 供应商评分 / Supplier scorecards',
+    en
+      ? `ERP order history ${cards[0].periodFrom} to ${cards[0].periodTo}: on time compares the expected and the actual delivery date; price competitiveness is the supplier's list prices against the median of all offers of the same models.`
+      : `ERP 订单历史 ${cards[0].periodFrom} 至 ${cards[0].periodTo}：准时交付按预计到货日与实际收货日比较；价格竞争力为该供应商目录价相对同型号各家中位价的平均偏差。`,
     '',
-    '| 供应商 | 准时交付率 | 平均延迟天数 | 已收货订单 | 目录价 vs 市场中位价 | 不高于中位价的零部件占比 | 订单数 | 采购金额 | 取消率 | 来源 |',
+    en
+      ? '| Supplier | On time | Avg days late | Received orders | List price vs market median | Parts at or below median | Orders | Amount | Cancelled | Sources |'
+      : '| 供应商 | 准时交付率 | 平均延迟天数 | 已收货订单 | 目录价 vs 市场中位价 | 不高于中位价的零部件占比 | 订单数 | 采购金额 | 取消率 | 来源 |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...cards.map(
       (c) =>
@@ -257,11 +274,17 @@ export function scorecardSection(r: ReviewResult): string[] {
     ),
     '',
     ...(punctual
-      ? [`- 准时交付最好：${punctual.supplier}（${share(punctual.onTimePct)}）${citeOf(punctual.from, 'onTimePct')}。`]
+      ? [
+          en
+            ? `- Most punctual: ${punctual.supplier} (${share(punctual.onTimePct)}) ${citeOf(punctual.from, 'onTimePct')}.`
+            : `- 准时交付最好：${punctual.supplier}（${share(punctual.onTimePct)}）${citeOf(punctual.from, 'onTimePct')}。`,
+        ]
       : []),
     ...(cheapest
       ? [
-          `- 目录价最有竞争力：${cheapest.supplier}（${pct(cheapest.vsMarketMedianPct)}）${citeOf(cheapest.from, 'vsMarketMedianPct')}。`,
+          en
+            ? `- Most competitive list prices: ${cheapest.supplier} (${pct(cheapest.vsMarketMedianPct)}) ${citeOf(cheapest.from, 'vsMarketMedianPct')}.`
+            : `- 目录价最有竞争力：${cheapest.supplier}（${pct(cheapest.vsMarketMedianPct)}）${citeOf(cheapest.from, 'vsMarketMedianPct')}。`,
         ]
       : []),
     '',
@@ -269,38 +292,45 @@ export function scorecardSection(r: ReviewResult): string[] {
 }
 
 /** The review in the analyst's summary: the flagged prices and the best-scoring suppliers, one line each. */
-export function reviewSummary(r: ReviewResult): string[] {
+export function reviewSummary(r: ReviewResult, en = false): string[] {
   const lines: string[] = [];
   const checks = r.priceChecks ?? [];
   const basis = checks.find((c) => c.median12m !== null);
   if (checks.length) {
+    const median = `${yuan(basis?.median12m)}${basis ? ` ${citeOf(basis.from, 'median12m')}` : ''}`;
     lines.push(
-      `- 价格异常（对比 ERP 近 12 个月成交中位价 ${yuan(basis?.median12m)}${basis ? ` ${citeOf(basis.from, 'median12m')}` : ''}）：${
-        r.anomalies?.length ? r.anomalies.map(describePrice).join('、') : '没有报价达到提示阈值'
-      }。`,
+      en
+        ? `- Price anomalies (against the ERP's 12-month median paid price ${median}): ${
+            r.anomalies?.length
+              ? r.anomalies.map((c) => describePrice(c, en)).join(', ')
+              : 'no price reaches a threshold'
+          }.`
+        : `- 价格异常（对比 ERP 近 12 个月成交中位价 ${median}）：${
+            r.anomalies?.length ? r.anomalies.map((c) => describePrice(c)).join('、') : '没有报价达到提示阈值'
+          }。`,
     );
   }
   const cards = r.scorecards ?? [];
   if (cards.length) {
+    const cited = (c: ScoredSupplier) => citeOf(c.from, 'onTimePct', 'cancellationPct');
     lines.push(
-      `- 供应商评分：${cards
-        .map(
-          (c) =>
-            `${c.supplier} 准时 ${share(c.onTimePct)}、取消 ${share(c.cancellationPct)} ${citeOf(c.from, 'onTimePct', 'cancellationPct')}`,
-        )
-        .join('；')}。`,
+      en
+        ? `- Supplier scorecards: ${cards.map((c) => `${c.supplier} on time ${share(c.onTimePct)}, cancelled ${share(c.cancellationPct)} ${cited(c)}`).join('; ')}.`
+        : `- 供应商评分：${cards.map((c) => `${c.supplier} 准时 ${share(c.onTimePct)}、取消 ${share(c.cancellationPct)} ${cited(c)}`).join('；')}。`,
     );
   }
   return lines;
 }
 
 /** Advice the review supports: negotiate the flagged prices down to what the project usually pays. */
-export function reviewAdvice(r: ReviewResult): string[] {
+export function reviewAdvice(r: ReviewResult, en = false): string[] {
   const flagged = [...new Set((r.anomalies ?? []).map((c) => c.supplier))];
   const basis = r.anomalies?.find((c) => c.median12m !== null);
   return flagged.length
     ? [
-        `- ${flagged.join('、')} 的报价高于近 12 个月成交中位价${basis ? ` ${yuan(basis.median12m)} ${citeOf(basis.from, 'median12m')}` : ''}：下单前以中位价为目标议价，或选择评分更好的供应商。`,
+        en
+          ? `- ${flagged.join(', ')} quote above the 12-month median paid price${basis ? ` ${yuan(basis.median12m)} ${citeOf(basis.from, 'median12m')}` : ''}: negotiate towards the median before ordering, or choose a better-scoring supplier.`
+          : `- ${flagged.join('、')} 的报价高于近 12 个月成交中位价${basis ? ` ${yuan(basis.median12m)} ${citeOf(basis.from, 'median12m')}` : ''}：下单前以中位价为目标议价，或选择评分更好的供应商。`,
       ]
     : [];
 }

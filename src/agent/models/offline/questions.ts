@@ -1,8 +1,10 @@
+import { cite, sourcesList } from '../../../protocol/index.ts';
 import { isEnglish } from './asks.ts';
-import type { PartRef } from './catalogue.ts';
+import { mostSupplied, type PartRef } from './catalogue.ts';
 import type { ConversationView, Plan, ToolStep } from './conversation.ts';
 import { type Facts, ground, offeredBy, type TaskTexts } from './grounding.ts';
 import { severityText } from './price-review.ts';
+import { SourceBook } from './provenance.ts';
 
 /**
  * The analyst's answers to price questions that are not a comparison: is this price fair (against the ERP's own
@@ -50,6 +52,16 @@ interface History {
     total: { avgUnitPrice: number | null; lines: number };
   }>;
   traceId?: string;
+}
+
+/** A change in percent as a direction: up, down, or flat within half a percent either way. */
+export function directionOf(change: number, english: boolean): { way: 'up' | 'down' | 'flat'; text: string } {
+  const way = change > 0.5 ? 'up' : change < -0.5 ? 'down' : 'flat';
+  const size = Math.abs(change).toFixed(1);
+  const text = english
+    ? { up: `up ${size}%`, down: `down ${size}%`, flat: `flat (${change >= 0 ? '+' : '-'}${size}%)` }[way]
+    : { up: `上涨 ${size}%`, down: `下降 ${size}%`, flat: `基本持平（${change >= 0 ? '+' : '-'}${size}%）` }[way];
+  return { way, text };
 }
 
 const resultOf = <T>(step: ToolStep | undefined) =>
@@ -123,17 +135,7 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
     const first = months[0];
     const last = months[months.length - 1];
     const change = ((last.avgUnitPrice - first.avgUnitPrice) / first.avgUnitPrice) * 100;
-    const direction = english
-      ? change > 0.5
-        ? `up ${change.toFixed(1)}%`
-        : change < -0.5
-          ? `down ${Math.abs(change).toFixed(1)}%`
-          : 'flat'
-      : change > 0.5
-        ? `上涨 ${change.toFixed(1)}%`
-        : change < -0.5
-          ? `下降 ${Math.abs(change).toFixed(1)}%`
-          : '基本持平';
+    const direction = directionOf(change, english).text;
     lines.push(
       english
         ? `- Paid prices of ${p.model} (all suppliers, quantity-weighted): ${first.month} ${yuan(first.avgUnitPrice)} → ${last.month} ${yuan(last.avgUnitPrice)}, ${direction}; 12-month average ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)} over ${series.total.lines} lines.`
@@ -146,6 +148,78 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
       : `来源：ERP 的 price_check 和 part_price_history（只计已下单/已收货订单）${traces.size ? `，trace ${[...traces].join('、')}` : ''}。未起草订单。`,
   );
   return { text: lines.join('\n') };
+}
+
+/**
+ * "这一年是涨了还是跌了？": which way the price of the part asked about (or the one the conversation analysed) went
+ * over the ERP's 12 months of paid prices across suppliers: the first and the last month with paid lines, the change
+ * in percent, each figure cited with the ERP request that gave it.
+ */
+export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) return grounded.plan;
+  const { facts } = grounded;
+  const english = isEnglish(texts.words);
+  // A part named now but not in the ERP is not answered with the part of an earlier turn.
+  if (facts.current.namesPart && !facts.current.parts.length && facts.current.partWords)
+    return {
+      text: english
+        ? `No part in the ERP matches “${facts.current.partWords}”.`
+        : `ERP 中没有找到「${facts.current.partWords}」相关的零部件。/ No part in the ERP matches “${facts.current.partWords}”.`,
+    };
+  const asked = partsAsked(facts, 50);
+  if ('text' in asked) return asked;
+  // The model the ERP lists first among the best supplied, as an analysis of the same words picks it.
+  const part = mostSupplied(facts.parts.filter((p) => asked.parts.includes(p))) ?? asked.parts[0];
+  const step = view.steps.find((s) => s.name === 'part_price_history' && Number(s.args.partId) === part.id);
+  if (!step) {
+    if (!view.tools.has('part_price_history'))
+      return {
+        text: english
+          ? 'The ERP offers no price history (part_price_history): which way the price went cannot be told.'
+          : 'ERP 没有提供价格历史（part_price_history），无法判断涨跌。/ The ERP offers no price history.',
+      };
+    return { toolCalls: [{ name: 'part_price_history', args: { partId: part.id, months: 12, by: 'product' } }] };
+  }
+  if (step.text === undefined) return {};
+  const book = new SourceBook();
+  const id = book.erp(step);
+  const series = resultOf<History>(step)?.series?.[0];
+  const months = (series?.months ?? []).filter((m) => m.lines > 0);
+  const name = `${part.name}（${part.model}）`;
+  if (!series || months.length < 2) {
+    return {
+      text: [
+        english
+          ? `${part.name} (${part.model}): fewer than two months with paid orders in the last 12 months ${cite([id])}, so no direction can be told. No order was drafted.`
+          : `${name}：近 12 个月有成交的月份不足两个 ${cite([id])}，无法判断涨跌。未起草订单。`,
+        ...sourcesList(book.sources),
+      ].join('\n'),
+    };
+  }
+  const first = months[0];
+  const last = months[months.length - 1];
+  const change = ((last.avgUnitPrice - first.avgUnitPrice) / first.avgUnitPrice) * 100;
+  const { way, text } = directionOf(change, english);
+  const at = cite([id]);
+  const verdict = english
+    ? { up: 'Up', down: 'Down', flat: 'Flat' }[way]
+    : { up: '涨了', down: '跌了', flat: '基本持平' }[way];
+  return {
+    text: [
+      english
+        ? `## ${part.name} (${part.model}): ${verdict} over the last 12 months`
+        : `## ${name}：近 12 个月价格${verdict}`,
+      english
+        ? `- ${first.month} ${yuan(first.avgUnitPrice)} ${at} → ${last.month} ${yuan(last.avgUnitPrice)} ${at}: ${text} ${at}`
+        : `- ${first.month} ${yuan(first.avgUnitPrice)} ${at} → ${last.month} ${yuan(last.avgUnitPrice)} ${at}：${text} ${at}`,
+      english
+        ? `- Paid prices of all suppliers, quantity-weighted monthly averages of ordered and received order lines; ${months.length} months with paid lines, 12-month average ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)} over ${series.total.lines} lines ${at}.`
+        : `- 所有供应商的成交价（已下单/已收货订单行按数量加权的月均价）；${months.length} 个月有成交，全期均价 ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)}（${series.total.lines} 行）${at}。`,
+      english ? 'No order was drafted.' : '未起草订单。',
+      ...sourcesList(book.sources),
+    ].join('\n'),
+  };
 }
 
 /** "预算 N 元能买多少个？": how many of each part the budget buys at its list price, and the total. */
