@@ -217,8 +217,19 @@ describe('commands versus questions (generated phrasings)', () => {
   });
 
   it('reads price trends as questions and looks up orders by state, period, amount and supplier', () => {
-    expect(readRequest('这一年是涨了还是跌了？', today).intent).toBe('trend');
-    expect(readRequest('火花塞价格今年是涨是跌', today).intent).toBe('trend');
+    // Which way a price went is its own question: answered from the price history, never an order.
+    for (let i = 0; i < 30; i++) {
+      const part = g.pick(['火花塞', '刹车片', '机油滤清器', 'F7TC', 'spark plugs', 'brake pads']);
+      const text = g.pick([
+        `${part}${g.pick(['这一年', '最近', '今年', ''])}是涨了还是跌了？`,
+        `${part}价格${g.pick(['今年', '近半年', ''])}是涨是跌`,
+        `${part}涨价了吗`,
+        `has the price of ${part} gone ${g.pick(['up', 'down'])}${g.pick([' this year', ' lately', ''])}?`,
+        `did ${part} prices ${g.pick(['rise', 'fall', 'drop', 'increase'])} over the past year?`,
+      ]);
+      expect(readRequest(text, today).intent, text).toBe('direction');
+    }
+    expect(readRequest('prices went up, order 200 F7TC from Bosch', today).intent).not.toBe('direction');
     for (let i = 0; i < 40; i++) {
       const month = g.int(1, 11);
       const text = g.pick([
