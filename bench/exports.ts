@@ -12,15 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveBackend } from 'deepagents';
 import { DEFAULT_EXPORT_LIMITS } from '../src/api/reports/exports.ts';
-import {
-  idleHealthRow,
-  MIB,
-  percentile,
-  printLoadAverage,
-  round,
-  startInProcessApi,
-  verdict,
-} from './in-process-api.ts';
+import { idleHealthRow, MIB, percentile, printLoadAverage, round, startInProcessApi, verdict } from './api-stack.ts';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '2' } } });
 const rounds = Number(args.rounds);

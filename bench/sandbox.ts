@@ -18,15 +18,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { transform } from 'esbuild';
 import { DEFAULT_SANDBOX_LIMITS, type QuickJsSandbox, runScript, Workspaces } from '../src/agent/backends/index.ts';
-import {
-  idleHealthRow,
-  MIB,
-  percentile,
-  printLoadAverage,
-  round,
-  startInProcessApi,
-  verdict,
-} from './in-process-api.ts';
+import { idleHealthRow, MIB, percentile, printLoadAverage, round, startInProcessApi, verdict } from './api-stack.ts';
 import { recordResults } from './results.ts';
 
 recordResults('sandbox');
