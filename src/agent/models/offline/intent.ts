@@ -1,6 +1,6 @@
 import { type Ask, type Refusal, readAmountFilter, readAsk, readPeriod, readStatuses } from './asks.ts';
 import { readDate } from './dates.ts';
-import { readMoney, readPriceCap, readQuantity } from './quantities.ts';
+import { readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
 
 /** What a buyer can ask the offline model for. */
@@ -22,9 +22,14 @@ export type Intent =
   /** What does a term mean? — answered from the glossary skill. */
   | 'knowledge'
   /** A write Procura does not do from chat (payments, approvals, catalogue prices, bulk deletes): refused with why. */
-  | 'refuse';
+  | 'refuse'
+  /** A request for quotation: ask suppliers for prices, read their quotes, award or close it. */
+  | 'rfq';
 
-type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | Intent;
+/** What is done with a request for quotation; read by {@link rfqAction}. */
+export type RfqAction = 'create' | 'show' | 'award' | 'close' | 'list';
+
+type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | 'award' | 'close' | 'proposal' | Intent;
 
 /**
  * The cue lexicon: words and phrases that lean a request towards an intent, with a weight. Chinese cues match as
@@ -235,6 +240,35 @@ const CUES: Array<[Cue, number, string[]]> = [
     ],
   ],
   ['lookup', 1, ['显示', '最近', '未完成', '情况', 'recent', 'latest', 'find']],
+  [
+    'rfq',
+    4,
+    [
+      '询价',
+      '询盘',
+      '报价邀请',
+      '邀请报价',
+      '征询报价',
+      '寻源',
+      'rfq',
+      'rfqs',
+      'request for quotation',
+      'requests for quotation',
+      'request for quote',
+      'request for quotes',
+      'quotation request',
+      'quote request',
+      'sourcing',
+    ],
+  ],
+  ['rfq', 2, ['招标', '要报价', '请报价', '征价', 'tender', 'ask for quotes', 'request quotes', 'solicit quotes']],
+  // What is done with an RFQ: these only lean an RFQ request; on their own they are no intent (授给 is).
+  ['award', 4, ['授标', '定标', '决标', '授给', '授予']],
+  // English award words are typo-tolerant ("aware" is one letter away): they lean an RFQ request, never make one.
+  ['award', 3, ['award', 'awarded']],
+  ['award', 2, ['中标', '选定', '给到']],
+  ['close', 2, ['截止', '关闭', '结束', '停止收', 'close', 'closed', 'end it', 'stop collecting']],
+  ['proposal', 2, ['授标建议', '推荐', '排名', '谁最好', '回复', '收到', 'proposal', 'recommendation', 'recommend']],
   ['orderNoun', 1, ['订单', '采购单', '单子', '这单', '那单', 'po', 'orders', 'purchase order']],
   [
     'anaphora',
@@ -317,6 +351,7 @@ const CUE_TABLE = CUES.map(([cue, weight, words]) => ({
 }));
 
 export const ORDER_NO = /PO-\d{6}-[A-Z]?\d+/i;
+export const RFQ_NO = /RFQ-\d{6}-\d+/i;
 
 /** What a request says, before any lookup: intent, the numbers, the dates, and where each fact stands. */
 export interface Reading {
@@ -324,6 +359,10 @@ export interface Reading {
   intent?: Intent;
   scores: Partial<Record<Cue, number>>;
   orderNo?: string;
+  /** The request for quotation the text names by number (RFQ-202612-000001). */
+  rfqNo?: string;
+  /** How many suppliers to ask ("问 5 家供应商"): a count of companies, never a quantity. */
+  supplierCount?: number;
   quantity?: number;
   expectedDate?: string;
   maxUnitPrice?: number;
@@ -352,6 +391,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
   }));
   const orderNoMatch = ORDER_NO.exec(text);
   if (orderNoMatch) spans.push({ start: orderNoMatch.index, end: orderNoMatch.index + orderNoMatch[0].length });
+  const rfqNoMatch = RFQ_NO.exec(text);
+  if (rfqNoMatch) spans.push({ start: rfqNoMatch.index, end: rfqNoMatch.index + rfqNoMatch[0].length });
   const noteMatch =
     /(?:备注|注明|留言|note|remark)(?:\s*(?:改成|改为|写上|写|to|:|：|是|为))*\s*[「"]?([^」"\n]{1,200}?)[」"]?\s*$/i.exec(
       text,
@@ -372,6 +413,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
   if (period) working = blankSpans(working, [period]);
   const date = readDate(working, today);
   if (date) working = blankSpans(working, [date]);
+  const supplierCount = readSupplierCount(working);
+  if (supplierCount) working = blankSpans(working, [supplierCount]);
   const quantity = readQuantity(working);
   if (quantity) working = blankSpans(working, [quantity]);
 
@@ -405,6 +448,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
     text,
     scores,
     orderNo: orderNoMatch?.[0].toUpperCase(),
+    rfqNo: rfqNoMatch?.[0].toUpperCase(),
+    supplierCount: supplierCount?.value,
     quantity: quantity?.value,
     expectedDate: date?.value,
     maxUnitPrice: price?.value,
@@ -448,6 +493,12 @@ function decide(r: Reading): Intent | undefined {
   // they are never an order.
   if (r.ask === 'refuse') return 'refuse';
   if (r.ask === 'judge' || r.ask === 'budget') return r.ask;
+  // A request for quotation by its number or its words, or an award (which only an RFQ has), however many numbers
+  // it holds: asking suppliers for prices is never an order.
+  if (r.rfqNo || s(r, 'rfq') >= 2 || (s(r, 'award') >= 4 && !r.orderNo)) return 'rfq';
+  // Quotes for a quantity from a number of suppliers ("get quotes from 4 vendors for 1,000 filters") are asked for,
+  // not compared: an analysis needs neither number.
+  if (r.supplierCount !== undefined && r.quantity !== undefined && s(r, 'compare') < 3) return 'rfq';
   const question = QUESTION.test(r.text);
   // A question about orders in a state, a period or an amount ("上周取消了哪些单子") looks them up.
   const filtered = r.statuses !== undefined || r.period !== undefined || r.amount !== undefined;
@@ -492,6 +543,21 @@ function decide(r: Reading): Intent | undefined {
   if (s(r, 'thanks') > 0) return 'thanks';
   if (s(r, 'greeting') > 0) return 'greeting';
   return undefined;
+}
+
+/**
+ * What an RFQ request does: award (unless asked as a question) and close by their words; a new one when it gives a quantity or a number of
+ * suppliers and names no RFQ; the quotes of a named RFQ; the user's RFQs when it asks which ones; else a new one.
+ */
+export function rfqAction(r: Reading): RfqAction {
+  // "按推荐授标" awards (to the recommended supplier); "该授给谁？" asks for the proposal.
+  if (s(r, 'award') >= 2 && !QUESTION.test(r.text)) return 'award';
+  const fresh = !r.rfqNo && (r.quantity !== undefined || r.supplierCount !== undefined);
+  if (fresh) return 'create';
+  if (s(r, 'close') >= 2 && s(r, 'proposal') === 0) return 'close';
+  if (r.rfqNo || s(r, 'proposal') > 0 || s(r, 'compare') > 0 || s(r, 'anaphora') > 0) return 'show';
+  if (s(r, 'lookup') > 0 || s(r, 'mine') > 0 || QUESTION.test(r.text)) return 'list';
+  return 'create';
 }
 
 export const ORDER_INTENTS: ReadonlySet<Intent> = new Set(['create', 'update', 'cancel', 'lookup']);

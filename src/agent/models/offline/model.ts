@@ -13,6 +13,7 @@ import { type Planner, viewConversation } from './conversation.ts';
 import { planMemoryExtraction, planSummary } from './memory.ts';
 import { planOrchestration } from './orchestrator.ts';
 import { planOrder } from './order.ts';
+import { planSourcing } from './sourcing.ts';
 
 export const OFFLINE_MODEL_NAME = 'procura-offline';
 
@@ -26,6 +27,7 @@ const PLANNERS: Record<string, Planner> = {
   orchestrator: planOrchestration,
   'procurement-analyst': planAnalysis,
   'procurement-order': planOrder,
+  'procurement-sourcing': planSourcing,
 };
 
 /** The planner for this call: memory extraction and summaries by their prompts, an agent's by the agent it serves. */
