@@ -127,8 +127,8 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
       text: '当前账号是只读权限，不能创建或发出询价单。/ This account is read-only: it cannot create or send RFQs.',
     };
   const sent = lastStep(view, 'rfq_send');
-  if (sent) return { text: sentText(sent, en) };
   const created = lastStep(view, 'rfq_create');
+  if (sent) return { text: sentText(sent, en, created && written(created).rfq) };
   if (created) {
     const { rfq, error } = written(created);
     if (!rfq) return { text: `询价单未创建：${error}\nThe RFQ was not created.` };
@@ -236,9 +236,13 @@ function dates(words: string, facts: Facts, now = new Date()): { requiredDate: s
   return { requiredDate, replyDeadline };
 }
 
-function sentText(step: ToolStep, en: boolean): string {
+function sentText(step: ToolStep, en: boolean, draft?: RfqView): string {
   const { rfq, error } = written(step);
-  if (!rfq) return `询价邮件未发出：${error}\nThe RFQ was not sent.`;
+  // A rejected send leaves the draft in the ERP: say which, so it can be sent or changed later.
+  if (!rfq)
+    return draft
+      ? `询价单 ${draft.rfqNo} 已保存为草稿，询价邮件未发出：${error}\nRFQ ${draft.rfqNo} is a draft; no mail was sent.`
+      : `询价邮件未发出：${error}\nThe RFQ was not sent.`;
   const line = rfq.lines[0];
   const names = rfq.invitations.map((i) => supplierName(i.supplier, en)).join(en ? ', ' : '、');
   return [
