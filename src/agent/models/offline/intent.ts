@@ -27,9 +27,9 @@ export type Intent =
   | 'rfq';
 
 /** What is done with a request for quotation; read by {@link rfqAction}. */
-export type RfqAction = 'create' | 'show' | 'award' | 'close' | 'list';
+export type RfqAction = 'create' | 'send' | 'show' | 'award' | 'close' | 'list';
 
-type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | 'award' | 'close' | 'proposal' | Intent;
+type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | 'award' | 'close' | 'send' | 'proposal' | Intent;
 
 /**
  * The cue lexicon: words and phrases that lean a request towards an intent, with a weight. Chinese cues match as
@@ -268,6 +268,7 @@ const CUES: Array<[Cue, number, string[]]> = [
   ['award', 3, ['award', 'awarded']],
   ['award', 2, ['中标', '选定', '给到']],
   ['close', 2, ['截止', '关闭', '结束', '停止收', 'close', 'closed', 'end it', 'stop collecting']],
+  ['send', 2, ['发出', '发送', '发出去', '寄出', 'send', 'send out', 'mail it', 'mail out']],
   ['proposal', 2, ['授标建议', '推荐', '排名', '谁最好', '回复', '收到', 'proposal', 'recommendation', 'recommend']],
   ['orderNoun', 1, ['订单', '采购单', '单子', '这单', '那单', 'po', 'orders', 'purchase order']],
   [
@@ -546,7 +547,7 @@ function decide(r: Reading): Intent | undefined {
 }
 
 /**
- * What an RFQ request does: award (unless asked as a question) and close by their words; a new one when it gives a quantity or a number of
+ * What an RFQ request does: award (unless asked as a question), close and send (a draft) by their words; a new one when it gives a quantity or a number of
  * suppliers and names no RFQ; the quotes of a named RFQ; the user's RFQs when it asks which ones; else a new one.
  */
 export function rfqAction(r: Reading): RfqAction {
@@ -555,6 +556,7 @@ export function rfqAction(r: Reading): RfqAction {
   const fresh = !r.rfqNo && (r.quantity !== undefined || r.supplierCount !== undefined);
   if (fresh) return 'create';
   if (s(r, 'close') >= 2 && s(r, 'proposal') === 0) return 'close';
+  if (s(r, 'send') >= 2 && s(r, 'proposal') === 0) return 'send';
   if (r.rfqNo || s(r, 'proposal') > 0 || s(r, 'compare') > 0 || s(r, 'anaphora') > 0) return 'show';
   if (s(r, 'lookup') > 0 || s(r, 'mine') > 0 || QUESTION.test(r.text)) return 'list';
   return 'create';

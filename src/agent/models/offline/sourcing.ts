@@ -104,6 +104,7 @@ export function planSourcing(view: ConversationView): Plan {
   const found = findRfq(view, rfqNo, action);
   if ('plan' in found) return found.plan;
   if (action === 'close') return planClose(view, found.rfq);
+  if (action === 'send') return planSend(view, found.rfq, texts);
   if (action === 'award') return planAward(view, found.rfq, texts);
   return planShow(view, found.rfq, texts);
 }
@@ -282,7 +283,9 @@ function findRfq(
       ? OPEN.has(r.status)
       : action === 'award'
         ? OPEN.has(r.status) || r.status === 'closed'
-        : r.status !== 'cancelled';
+        : action === 'send'
+          ? r.status === 'draft'
+          : r.status !== 'cancelled';
   const candidates = listed.filter(fits).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   if (candidates.length === 1) return { rfq: candidates[0] };
   if (!candidates.length) return { plan: { text: '没有可操作的询价单。/ There is no RFQ this applies to.' } };
@@ -350,6 +353,21 @@ function proposalText(rfq: RfqView, proposal: Proposal, en: boolean): string {
         ]
       : []),
   ].join('\n');
+}
+
+/** Mails a draft RFQ to its suppliers (an approved write). */
+function planSend(view: ConversationView, summary: RfqSummary, texts: TaskTexts): Plan {
+  if (!view.tools.has('rfq_send'))
+    return { text: '当前账号是只读权限，不能发出询价单。/ This account is read-only: it cannot send RFQs.' };
+  const sent = lastStep(view, 'rfq_send');
+  if (sent) return { text: sentText(sent, english(texts)) };
+  const got = current(view, summary.id);
+  if ('plan' in got) return got.plan;
+  if (got.rfq.status !== 'draft')
+    return {
+      text: `询价单 ${got.rfq.rfqNo} 状态为 ${status(got.rfq.status)}，已经发出过，不再重复发送。/ RFQ ${got.rfq.rfqNo} was already sent.`,
+    };
+  return { toolCalls: [{ name: 'rfq_send', args: { rfqId: got.rfq.id, version: got.rfq.version } }] };
 }
 
 /** Closes an open RFQ (an approved write). */
