@@ -265,7 +265,7 @@ const CUES: Array<[Cue, number, string[]]> = [
   // What is done with an RFQ: these only lean an RFQ request; on their own they are no intent (授给 is).
   ['award', 4, ['授标', '定标', '决标', '授给', '授予']],
   // English award words are typo-tolerant ("aware" is one letter away): they lean an RFQ request, never make one.
-  ['award', 3, ['award', 'awarded']],
+  ['award', 3, ['award']],
   ['award', 2, ['中标', '选定', '给到']],
   ['close', 2, ['截止', '关闭', '结束', '停止收', 'close', 'closed', 'end it', 'stop collecting']],
   ['send', 2, ['发出', '发送', '发出去', '寄出', 'send', 'send out', 'mail it', 'mail out']],
@@ -494,27 +494,29 @@ function decide(r: Reading): Intent | undefined {
   // they are never an order.
   if (r.ask === 'refuse') return 'refuse';
   if (r.ask === 'judge' || r.ask === 'budget') return r.ask;
-  // A request for quotation by its number or its words, or an award (which only an RFQ has), however many numbers
-  // it holds: asking suppliers for prices is never an order.
-  if (r.rfqNo || s(r, 'rfq') >= 2 || (s(r, 'award') >= 4 && !r.orderNo)) return 'rfq';
-  // Quotes for a quantity from a number of suppliers ("get quotes from 4 vendors for 1,000 filters") are asked for,
-  // not compared: an analysis needs neither number.
-  if (r.supplierCount !== undefined && r.quantity !== undefined && s(r, 'compare') < 3) return 'rfq';
   const question = QUESTION.test(r.text);
   // A question about orders in a state, a period or an amount ("上周取消了哪些单子") looks them up.
   const filtered = r.statuses !== undefined || r.period !== undefined || r.amount !== undefined;
   const analysisCue = Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'));
   const asksOrders =
     question || s(r, 'lookup') > 0 || (s(r, 'orderNoun') > 0 && s(r, 'cancel') === 0 && s(r, 'update') === 0);
-  if (filtered && !r.orderNo && !hasQty && analysisCue < 2 && asksOrders) return 'lookup';
+  const rfqish = r.rfqNo !== undefined || s(r, 'rfq') >= 2;
+  if (filtered && !r.orderNo && !rfqish && !hasQty && analysisCue < 2 && asksOrders) return 'lookup';
   if (
     r.ask === 'knowledge' &&
     !r.orderNo &&
+    !r.rfqNo &&
     !hasQty &&
     (s(r, 'orderNoun') === 0 || DEFINITION.test(r.text)) &&
     Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'), s(r, 'lookup'), s(r, 'cancel'), s(r, 'update')) < 3
   )
     return 'knowledge';
+  // A request for quotation by its number or its words, or an award (which only an RFQ has), however many numbers
+  // it holds: asking suppliers for prices is never an order (what an RFQ is, is a knowledge question above).
+  if (rfqish || (s(r, 'award') >= 4 && !r.orderNo)) return 'rfq';
+  // Quotes for a quantity from a number of suppliers ("get quotes from 4 vendors for 1,000 filters") are asked for,
+  // not compared: an analysis needs neither number.
+  if (r.supplierCount !== undefined && r.quantity !== undefined && s(r, 'compare') < 3) return 'rfq';
   if (s(r, 'cancel') >= 3 || (s(r, 'cancel') >= 2 && orderish)) return 'cancel';
   if (r.orderNo) {
     if (r.note || (s(r, 'update') >= 1.5 && (hasQty || r.expectedDate || s(r, 'update') >= 2.5))) return 'update';
