@@ -96,4 +96,34 @@ describe('a request for quotation asked for in chat', () => {
     expect(order.note).toContain(rfqNo);
     expect(awarded.answer).toContain(order.orderNo);
   }, 240_000);
+
+  it('in English, to the suppliers named, then "award it to the recommended supplier" for the RFQ of the conversation', async () => {
+    const session = 'stack-rfq-chat-en';
+    const suppliers = (await erp('GET', '/suppliers')).items as Any[];
+    const named = ['bosch', 'ngk', 'delphi'].map((key) => suppliers.find((s) => s.key === key));
+    const asked = await say(
+      session,
+      `Please send a request for quotation for 300 A7TC spark plugs to ${named.map((s) => s.nameEn).join(', ')}`,
+    );
+    expect(asked.approved.map((a) => a.tool)).toEqual(['rfq_create', 'rfq_send']);
+    expect([...asked.approved[0].args.supplierIds].sort()).toEqual(named.map((s) => s.id).sort());
+    expect(asked.approved[0].args.lines[0].quantity).toBe(300);
+    const rfqNo = /RFQ-\d{6}-\d+/.exec(asked.answer)?.[0];
+    const id = ((await erp('GET', '/rfqs')).items as Any[]).find((r) => r.rfqNo === rfqNo).id;
+    let rfq: Any;
+    const end = Date.now() + 60_000;
+    do {
+      await new Promise((r) => setTimeout(r, 500));
+      rfq = await erp('GET', `/rfqs/${id}`);
+    } while (rfq.invitations.some((i: Any) => i.status === 'invited') && Date.now() < end);
+    const proposal = await erp('GET', `/rfqs/${id}/proposal`);
+    expect(proposal.recommended).not.toBeNull();
+    const before = await orderCount();
+    const awarded = await say(session, 'award it to the recommended supplier');
+    expect(awarded.approved.map((a) => a.tool)).toEqual(['rfq_close', 'rfq_award']);
+    expect(awarded.approved[1].args).toMatchObject({ rfqId: id, supplierId: proposal.recommended.id });
+    expect(await orderCount()).toBe(before + 1);
+    const final = await erp('GET', `/rfqs/${id}`);
+    expect(awarded.answer).toContain(final.award.orderNo);
+  }, 240_000);
 });

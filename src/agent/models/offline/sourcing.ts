@@ -246,12 +246,24 @@ function sentText(step: ToolStep, en: boolean, draft?: RfqView): string {
       : `询价邮件未发出：${error}\nThe RFQ was not sent.`;
   const line = rfq.lines[0];
   const names = rfq.invitations.map((i) => supplierName(i.supplier, en)).join(en ? ', ' : '、');
+  const asked = line ? `- ${line.part?.code ?? ''} × ${line.quantity} ${line.unit}` : '';
+  // The first line names the RFQ: a follow-up ("award it to …") reads its number there.
+  if (en)
+    return [
+      `RFQ ${rfq.rfqNo} (${rfq.status}) was mailed to ${rfq.invitations.length} suppliers: ${names}.`,
+      asked,
+      `Reply deadline ${rfq.replyDeadline}. Replies are collected as they arrive; say “show the quotes for ${rfq.rfqNo}” for the award proposal.`,
+    ]
+      .filter(Boolean)
+      .join('\n');
   return [
     `询价单 ${rfq.rfqNo}（${status(rfq.status)}）已向 ${rfq.invitations.length} 家供应商发出询价邮件：${names}。`,
-    ...(line ? [`- ${line.part?.code ?? ''} × ${line.quantity}${line.unit}`] : []),
+    asked,
     `报价截止 / reply deadline：${rfq.replyDeadline}。供应商的回复会自动收集；说「看看 ${rfq.rfqNo} 的报价」即可查看授标建议。`,
     `RFQ ${rfq.rfqNo} was mailed to ${rfq.invitations.length} suppliers; replies are collected as they arrive.`,
-  ].join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 /**
@@ -463,6 +475,8 @@ function planAward(view: ConversationView, summary: RfqSummary, texts: TaskTexts
 function awardText(step: ToolStep, en: boolean): string {
   const { rfq, order, error } = written(step);
   if (!rfq || !order) return `未授标：${error}\nThe RFQ was not awarded.`;
+  if (en)
+    return `RFQ ${rfq.rfqNo} awarded to ${supplierName(order.supplier, en)}: purchase order ${order.orderNo} (${order.status}), ¥${order.totalAmount.toFixed(2)}.`;
   return [
     `询价单 ${rfq.rfqNo} 已授标给 ${supplierName(order.supplier, en)}，生成采购订单 ${order.orderNo}（${order.status}），金额 ¥${order.totalAmount.toFixed(2)}。`,
     `RFQ ${rfq.rfqNo} awarded: purchase order ${order.orderNo} (${order.status}), ¥${order.totalAmount.toFixed(2)}.`,
