@@ -164,6 +164,26 @@ describe('requests for quotation on the offline model (generated phrasings)', ()
     expect(await rfqCount(db)).toBe(before);
   }, 300_000);
 
+  it('asks which part when several match and how many when no quantity is said, then drafts with the answers', async () => {
+    const ctx = h.contextFor('laoxiao', 'rfq-ask');
+    const first = await h.send(ctx, '给火花塞发询价，问 3 家供应商');
+    const which = first.interrupts[0]?.value as { kind: string; options: Array<{ value: string }> };
+    expect(which.kind).toBe('ask_user');
+    expect(which.options.length).toBeGreaterThan(1);
+    const part = which.options[1].value;
+    const second = await h.send(ctx, resume(first.interrupts[0].id, { type: 'answer', answer: part }));
+    const many = second.interrupts[0]?.value as { kind: string; options: Array<{ value: string }> };
+    expect(many.kind).toBe('ask_user');
+    const quantity = many.options[2].value;
+    const third = await h.send(ctx, resume(second.interrupts[0].id, { type: 'answer', answer: quantity }));
+    const args = card(third, 'rfq_create');
+    expect(args?.lines).toEqual([
+      expect.objectContaining({ partId: Number(part.slice(5)), quantity: Number(quantity.slice(9)) }),
+    ]);
+    expect(args?.supplierIds).toHaveLength(3);
+    await h.send(ctx, resume(third.interrupts[0].id, { type: 'reject' }));
+  }, 120_000);
+
   it('gives a viewer no RFQ write: the answer says why and nothing is written', async () => {
     const db = h.erp.database.db;
     const before = await rfqCount(db);

@@ -113,6 +113,13 @@ const english = (texts: TaskTexts) => isEnglish(texts.words);
 const supplierName = (s: { nameZh: string; nameEn: string }, en: boolean) => (en ? s.nameEn : s.nameZh);
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
+/** The option an `ask_user` call was answered with, if any. */
+function answerOf(step: ToolStep): string | undefined {
+  const answer = (step.result as { answer?: unknown } | undefined)?.answer;
+  const value = Array.isArray(answer) ? answer[0] : answer;
+  return typeof value === 'string' ? value : undefined;
+}
+
 /** What a write tool answered: its RFQ (and order), or why it did not run. */
 function written(step: ToolStep): { rfq?: RfqView; order?: OrderView; error?: string } {
   const result = step.result as { success?: boolean; rfq?: RfqView; order?: OrderView; error?: string } | undefined;
@@ -139,13 +146,17 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   const grounded = ground(view, texts);
   if ('plan' in grounded) return grounded.plan;
   const facts = grounded.facts;
-  const pick = chosen(view);
+  // The user's answers so far (the part, then the quantity, may each have been asked).
+  const asked = view.steps.filter((s) => s.name === 'ask_user');
+  if (asked.some((s) => s.text !== undefined && !answerOf(s)))
+    return { text: '没有做出选择，未创建询价单。/ Nothing was chosen: no RFQ was created.' };
+  const picks = asked.map(answerOf);
+  const pickedPart = picks.find((p) => p?.startsWith('part:'));
+  const pickedQuantity = picks.find((p) => p?.startsWith('quantity:'));
   let parts = facts.parts;
-  if (pick?.startsWith('part:')) {
-    const part = facts.seen.get(Number(pick.slice(5)));
+  if (pickedPart) {
+    const part = facts.seen.get(Number(pickedPart.slice(5)));
     if (part) parts = [part];
-  } else if (called(view, 'ask_user')) {
-    return { text: '没有选定零部件，未创建询价单。/ No part was chosen: no RFQ was created.' };
   }
   // One line asks for one product: several models are the user's choice; one model's offers are its suppliers.
   const models = [...new Map(parts.map((p) => [p.model, p])).values()];
@@ -164,15 +175,15 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
     );
   const part = models[0];
   if (!facts.quantity) {
+    // Multiples of the minimum order quantity to choose from; another quantity is a new request that says it.
     const options = [1, 2, 5, 10].map((k) => part.moq * k).map((q) => ({ label: `${q}`, value: `quantity:${q}` }));
-    const answer = pick?.startsWith('quantity:') ? Number(pick.slice(9)) : undefined;
-    if (!answer)
+    if (!pickedQuantity)
       return askUser(
         view,
-        `要询价多少 ${part.code}？（最小起订量 ${part.moq}）/ How many ${part.code} should the RFQ ask for?`,
+        `要询价多少 ${part.code}？（最小起订量 ${part.moq}；其他数量请直接说）/ How many ${part.code} should the RFQ ask for?`,
         options,
       );
-    facts.quantity = answer;
+    facts.quantity = Number(pickedQuantity.slice(9));
   }
   const invited = invitees(facts, part);
   if (!invited.suppliers.length)
