@@ -372,6 +372,18 @@ describe('requests for quotation (generated phrasings)', () => {
       const r = readRequest(text, today);
       expect([r.intent, rfqAction(r)], text).toEqual(['rfq', 'award']);
     }
+    // Without a number, closing and sending mean the RFQ of the conversation — unless the words name a part to ask for.
+    const actions: Array<[string, string]> = [
+      ['截止询价', 'close'],
+      ['把刚才的询价发出去', 'send'],
+      ['close that RFQ', 'close'],
+      ['报价截止周五，给火花塞 F7TC 发询价', 'create'],
+      ['给火花塞 F7TC 发出询价，询博世和电装', 'create'],
+    ];
+    for (const [text, action] of actions) {
+      const r = readRequest(text, today);
+      expect([r.intent, rfqAction(r)], text).toEqual(['rfq', action]);
+    }
     for (const text of ['我的询价单有哪些', '看看所有询价单', 'list my RFQs', 'which RFQs are open?']) {
       const r = readRequest(text, today);
       expect([r.intent, rfqAction(r)], text).toEqual(['rfq', 'list']);

@@ -1,4 +1,5 @@
 import { type Ask, type Refusal, readAmountFilter, readAsk, readPeriod, readStatuses } from './asks.ts';
+import { namesSomething } from './catalogue.ts';
 import { readDate } from './dates.ts';
 import { readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
@@ -549,17 +550,19 @@ function decide(r: Reading): Intent | undefined {
 }
 
 /**
- * What an RFQ request does: award (unless asked as a question), close and send (a draft) by their words; a new one when it gives a quantity or a number of
- * suppliers and names no RFQ; the quotes of a named RFQ; the user's RFQs when it asks which ones; else a new one.
+ * What an RFQ request does: award (unless asked as a question) by its words; a new one when it gives a quantity or
+ * a number of suppliers and names no RFQ; close, send (a draft) or show the quotes of the RFQ named by number or
+ * meant by the conversation — unless the words name a part, which a new RFQ asks for ("报价截止周五，给火花塞发询价");
+ * the user's RFQs when it asks which ones; else a new one.
  */
 export function rfqAction(r: Reading): RfqAction {
   // "按推荐授标" awards (to the recommended supplier); "该授给谁？" asks for the proposal.
   if (s(r, 'award') >= 2 && !QUESTION.test(r.text)) return 'award';
-  const fresh = !r.rfqNo && (r.quantity !== undefined || r.supplierCount !== undefined);
-  if (fresh) return 'create';
-  if (s(r, 'close') >= 2 && s(r, 'proposal') === 0) return 'close';
-  if (s(r, 'send') >= 2 && s(r, 'proposal') === 0) return 'send';
-  if (r.rfqNo || s(r, 'proposal') > 0 || s(r, 'compare') > 0 || s(r, 'anaphora') > 0) return 'show';
+  if (!r.rfqNo && (r.quantity !== undefined || r.supplierCount !== undefined)) return 'create';
+  const existing = r.rfqNo !== undefined || s(r, 'anaphora') > 0 || !namesSomething(r.rest);
+  if (existing && s(r, 'close') >= 2 && s(r, 'proposal') === 0) return 'close';
+  if (existing && s(r, 'send') >= 2 && s(r, 'proposal') === 0) return 'send';
+  if (r.rfqNo || s(r, 'anaphora') > 0 || (existing && (s(r, 'proposal') > 0 || s(r, 'compare') > 0))) return 'show';
   if (s(r, 'lookup') > 0 || s(r, 'mine') > 0 || QUESTION.test(r.text)) return 'list';
   return 'create';
 }
