@@ -3,8 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { matchParts, type PartRef, partQueries } from '../../src/agent/models/offline/catalogue.ts';
 import { readDate } from '../../src/agent/models/offline/dates.ts';
 import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary.ts';
-import { readRequest, rfqAction } from '../../src/agent/models/offline/intent.ts';
+import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
+import { rfqAction } from '../../src/agent/models/offline/sourcing.ts';
 
 /**
  * The offline model's understanding layer on its own: what a request says before any lookup, and how the parts a

@@ -1,5 +1,4 @@
 import { type Ask, type Refusal, readAmountFilter, readAsk, readPeriod, readStatuses } from './asks.ts';
-import { namesSomething } from './catalogue.ts';
 import { readDate } from './dates.ts';
 import { readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
@@ -26,9 +25,6 @@ export type Intent =
   | 'refuse'
   /** A request for quotation: ask suppliers for prices, read their quotes, award or close it. */
   | 'rfq';
-
-/** What is done with a request for quotation; read by {@link rfqAction}. */
-export type RfqAction = 'create' | 'send' | 'show' | 'award' | 'close' | 'list';
 
 type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | 'award' | 'close' | 'send' | 'proposal' | Intent;
 
@@ -485,7 +481,7 @@ const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 const DEFINITION = /什么是|是什么意思|什么意思|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
 
 /** A question rather than a command: which, how many, whether. */
-const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
+export const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
 
 /** The intent the cues add up to; undefined when the request names none (a follow-up, or off-topic). */
 function decide(r: Reading): Intent | undefined {
@@ -547,24 +543,6 @@ function decide(r: Reading): Intent | undefined {
   if (s(r, 'thanks') > 0) return 'thanks';
   if (s(r, 'greeting') > 0) return 'greeting';
   return undefined;
-}
-
-/**
- * What an RFQ request does: award (unless asked as a question) by its words; a new one when it gives a quantity or
- * a number of suppliers and names no RFQ; close, send (a draft) or show the quotes of the RFQ named by number or
- * meant by the conversation — unless the words name a part, which a new RFQ asks for ("报价截止周五，给火花塞发询价");
- * the user's RFQs when it asks which ones; else a new one.
- */
-export function rfqAction(r: Reading): RfqAction {
-  // "按推荐授标" awards (to the recommended supplier); "该授给谁？" asks for the proposal.
-  if (s(r, 'award') >= 2 && !QUESTION.test(r.text)) return 'award';
-  if (!r.rfqNo && (r.quantity !== undefined || r.supplierCount !== undefined)) return 'create';
-  const existing = r.rfqNo !== undefined || s(r, 'anaphora') > 0 || !namesSomething(r.rest);
-  if (existing && s(r, 'close') >= 2 && s(r, 'proposal') === 0) return 'close';
-  if (existing && s(r, 'send') >= 2 && s(r, 'proposal') === 0) return 'send';
-  if (r.rfqNo || s(r, 'anaphora') > 0 || (existing && (s(r, 'proposal') > 0 || s(r, 'compare') > 0))) return 'show';
-  if (s(r, 'lookup') > 0 || s(r, 'mine') > 0 || QUESTION.test(r.text)) return 'list';
-  return 'create';
 }
 
 export const ORDER_INTENTS: ReadonlySet<Intent> = new Set(['create', 'update', 'cancel', 'lookup']);

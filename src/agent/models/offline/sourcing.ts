@@ -1,9 +1,9 @@
 import { isEnglish } from './asks.ts';
-import { distinctSuppliers, findSuppliers, type PartRef, type SupplierRef } from './catalogue.ts';
+import { distinctSuppliers, findSuppliers, namesSomething, type PartRef, type SupplierRef } from './catalogue.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
 import { readDate } from './dates.ts';
 import { askUser, chosen, type Facts, ground, partOptions, type TaskTexts, taskTexts } from './grounding.ts';
-import { RFQ_NO, type RfqAction, readRequest, rfqAction } from './intent.ts';
+import { QUESTION, type Reading, RFQ_NO, readRequest } from './intent.ts';
 import { blankSpans } from './text.ts';
 
 /** An RFQ as `rfq_get` and the write tools return it (the fields this agent reads). */
@@ -107,6 +107,30 @@ export function planSourcing(view: ConversationView): Plan {
   if (action === 'send') return planSend(view, found.rfq, texts);
   if (action === 'award') return planAward(view, found.rfq, texts);
   return planShow(view, found.rfq, texts);
+}
+
+/** What is done with a request for quotation. */
+export type RfqAction = 'create' | 'send' | 'show' | 'award' | 'close' | 'list';
+
+const score = (r: Reading, cue: keyof Reading['scores']) => r.scores[cue] ?? 0;
+
+/**
+ * What an RFQ request does: award (unless asked as a question) by its words; a new one when it gives a quantity or
+ * a number of suppliers and names no RFQ; close, send (a draft) or show the quotes of the RFQ named by number or
+ * meant by the conversation — unless the words name a part, which a new RFQ asks for ("报价截止周五，给火花塞发询价");
+ * the user's RFQs when it asks which ones; else a new one.
+ */
+export function rfqAction(r: Reading): RfqAction {
+  // "按推荐授标" awards (to the recommended supplier); "该授给谁？" asks for the proposal.
+  if (score(r, 'award') >= 2 && !QUESTION.test(r.text)) return 'award';
+  if (!r.rfqNo && (r.quantity !== undefined || r.supplierCount !== undefined)) return 'create';
+  const existing = r.rfqNo !== undefined || score(r, 'anaphora') > 0 || !namesSomething(r.rest);
+  if (existing && score(r, 'close') >= 2 && score(r, 'proposal') === 0) return 'close';
+  if (existing && score(r, 'send') >= 2 && score(r, 'proposal') === 0) return 'send';
+  if (r.rfqNo || score(r, 'anaphora') > 0 || (existing && (score(r, 'proposal') > 0 || score(r, 'compare') > 0)))
+    return 'show';
+  if (score(r, 'lookup') > 0 || score(r, 'mine') > 0 || QUESTION.test(r.text)) return 'list';
+  return 'create';
 }
 
 const english = (texts: TaskTexts) => isEnglish(texts.words);
