@@ -86,9 +86,10 @@ createRoot(document.getElementById('root')).render(
     fs.rmSync(store, { recursive: true, force: true });
   });
 
-  const focused = () => page.evaluate(() => document.activeElement?.className ?? '');
+  // page code as strings: the tests compile without the DOM's types
+  const focused = () => page.evaluate<string>(`document.activeElement?.className ?? ''`);
   const focusedIndex = () =>
-    page.evaluate(() => [...document.querySelectorAll('.chart-thumb')].indexOf(document.activeElement as Element));
+    page.evaluate<number>(`[...document.querySelectorAll('.chart-thumb')].indexOf(document.activeElement)`);
 
   it('opens by click with the focus on its close button; Escape closes it and refocuses that chart', async () => {
     for (const index of [2, 0, 1]) {
@@ -105,7 +106,7 @@ createRoot(document.getElementById('root')).render(
     await page.locator('.chart-thumb').nth(1).focus();
     await page.keyboard.press('Enter');
     await page.locator('.lightbox').waitFor();
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.evaluate('document.activeElement?.blur()');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('.lightbox').count()).toBe(0);
     expect(await focusedIndex()).toBe(1);
@@ -126,9 +127,13 @@ createRoot(document.getElementById('root')).render(
       const image = page.locator('.lightbox img');
       await image.waitFor();
       await expect
-        .poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+        .poll(() =>
+          page.evaluate<number>(
+            `(() => { const img = document.querySelector('.lightbox img'); return img.complete ? img.naturalWidth : 0; })()`,
+          ),
+        )
         .toBe(chart.width * 2);
-      const shown = await image.evaluate((img: HTMLImageElement) => img.getBoundingClientRect().width);
+      const shown = await image.boundingBox().then((box) => box?.width ?? 0);
       // Larger than the chart's own size on this screen, and never upscaled past the image's pixels.
       expect(shown).toBeGreaterThan(chart.width);
       expect(shown).toBeLessThanOrEqual(chart.width * 2);
