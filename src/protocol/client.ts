@@ -4,6 +4,7 @@
  * `EventSource` cannot do.
  */
 import { createParser } from 'eventsource-parser';
+import type { AgentLabel, AgentList } from './agents.ts';
 import type { AdminDecision, PendingOrders, PendingOrderView } from './approvals.ts';
 import { type ChatEvent, type RunUsage, TERMINAL_EVENTS } from './events.ts';
 import type { HumanDecision } from './human.ts';
@@ -147,6 +148,11 @@ export class ChatClient {
   /** Requests to try, built from the user's own catalogue, and whether the offline model answers. */
   suggestions(): Promise<AgentSuggestions> {
     return this.json('GET', '/api/v1/agent/suggestions');
+  }
+
+  /** The configured agents with their labels (orchestrator first): what steps are grouped and named by. */
+  async agents(): Promise<AgentLabel[]> {
+    return (await this.json<AgentList>('GET', '/api/v1/agents')).items;
   }
 
   me(): Promise<Record<string, unknown>> {

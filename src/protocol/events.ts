@@ -1,13 +1,5 @@
+import type { AgentName } from './agents.ts';
 import type { DecisionRecord, HumanRequest } from './human.ts';
-
-/** The agents a step can belong to, as the client shows them. */
-export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
-
-/** An agent's name and labels as clients show it, read from the agent's YAML. */
-export interface AgentLabel {
-  name: AgentName;
-  label: { zh: string; en: string };
-}
 
 export type StepStatus = 'running' | 'completed' | 'error';
 

@@ -1,4 +1,13 @@
 export {
+  type AgentLabel,
+  AgentLabelSchema,
+  type AgentList,
+  AgentListSchema,
+  type AgentName,
+  agentRank,
+  agentTitle,
+} from './agents.ts';
+export {
   ADMIN_DECISIONS,
   type AdminDecision,
   AdminDecisionSchema,
@@ -26,8 +35,6 @@ export {
   type UsageRow,
 } from './client.ts';
 export type {
-  AgentLabel,
-  AgentName,
   ApiEvent,
   ChartSeries,
   ChatEvent,

@@ -1,5 +1,5 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
-import { type AgentSuggestions, ApiError, ChatClient } from '../../src/protocol/index.ts';
+import { type AgentLabel, type AgentSuggestions, ApiError, ChatClient } from '../../src/protocol/index.ts';
 import { ApprovalQueue } from './components/ApprovalQueue.tsx';
 import { Conversation } from './components/Conversation.tsx';
 import { OrderPanel } from './components/OrderPanel.tsx';
@@ -99,6 +99,7 @@ function Workspace({
   const standing = useStandingPermissions(chat.view, chat.busy, chat.decide);
   const [offline, setOffline] = useState(false);
   const [suggestions, setSuggestions] = useState<AgentSuggestions>();
+  const [agents, setAgents] = useState<AgentLabel[]>([]);
   const [tab, setTab] = useState<InspectorTabId>('steps');
   const [wide, setWide] = useState(false);
   const [showUsage, setShowUsage] = useState(false);
@@ -141,6 +142,11 @@ function Workspace({
     client
       .suggestions()
       .then(setSuggestions)
+      .catch(() => undefined);
+    // Steps are grouped and named by the configured agents; without the list they show the agents' raw names.
+    client
+      .agents()
+      .then(setAgents)
       .catch(() => undefined);
     void refreshSessions();
     const id = /^#\/s\/([\w-]+)/.exec(window.location.hash)?.[1];
@@ -358,7 +364,12 @@ function Workspace({
         >
           {tab === 'order' && view.openOrder && <OrderPanel order={view.openOrder} />}
           {tab === 'steps' && (
-            <Steps steps={view.steps} live={view.running} paused={!view.running && view.pending.length > 0} />
+            <Steps
+              steps={view.steps}
+              agents={agents}
+              live={view.running}
+              paused={!view.running && view.pending.length > 0}
+            />
           )}
           {tab === 'report' && <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />}
           {tab === 'approvals' && <ApprovalQueue client={client} />}

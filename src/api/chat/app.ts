@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type AgentSuggestions, HumanDecisionSchema } from '../../protocol/index.ts';
+import { type AgentLabel, AgentListSchema, type AgentSuggestions, HumanDecisionSchema } from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import { parseInput } from '../http.ts';
@@ -39,6 +39,8 @@ export interface ChatAppDeps {
   notices: SessionNotices;
   /** Example requests built from the user's catalogue, and whether the offline model answers. */
   suggestions: (user: ApiUser, traceId: string) => Promise<AgentSuggestions>;
+  /** The configured agents with their labels, from their YAML: what clients name steps by. */
+  agents: () => Promise<AgentLabel[]>;
   log: Logger;
 }
 
@@ -125,6 +127,18 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       responses: { 200: { description: 'suggestions', json: z.looseObject({}) } },
     },
     async (c) => c.json(await deps.suggestions(c.var.user, c.var.traceId)),
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/agents',
+      operationId: 'listAgents',
+      summary: '已配置的智能体及其名称（中文 / English）/ the configured agents and their labels',
+      tags,
+      responses: { 200: { description: 'the agents, the orchestrator first', json: AgentListSchema } },
+    },
+    async (c) => c.json({ items: await deps.agents() }),
   );
 
   routes.add(

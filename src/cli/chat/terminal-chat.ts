@@ -51,6 +51,8 @@ export class TerminalChat {
   private readonly renderer = new TerminalRenderer();
   private active?: AbortController;
   private cancelling = false;
+  /** The configured agents, read once before the first run is followed. */
+  private agentsRead?: Promise<void>;
 
   constructor(
     private readonly client: ChatClient,
@@ -100,6 +102,14 @@ export class TerminalChat {
   private async follow(
     run: (onEvent: (event: ChatEvent) => void, signal: AbortSignal) => Promise<StreamResult>,
   ): Promise<TurnOutcome> {
+    // Steps name their agent by its label; an API that cannot list its agents leaves the raw names.
+    this.agentsRead ??= this.client.agents().then(
+      (agents) => {
+        this.renderer.agents = agents;
+      },
+      () => undefined,
+    );
+    await this.agentsRead;
     const interrupts: InterruptData[] = [];
     let outcome: TurnOutcome = 'done';
     const onEvent = (event: ChatEvent) => {
