@@ -15,7 +15,7 @@ export const AgentListSchema = z.object({ items: z.array(AgentLabelSchema) });
 export type AgentList = z.infer<typeof AgentListSchema>;
 
 /** What a client shows for an agent: its label in `lang`, or its raw name when no configured agent has that name. */
-export function agentTitle(agents: readonly AgentLabel[], name: string, lang: 'zh' | 'en'): string {
+export function agentTitle(agents: readonly AgentLabel[], name: string, lang: keyof AgentLabel['label']): string {
   return agents.find((a) => a.name === name)?.label[lang] ?? name;
 }
 
