@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { type AgentLabel, AgentListSchema, type AgentSuggestions, HumanDecisionSchema } from '../../protocol/index.ts';
+import {
+  type AgentLabel,
+  AgentListSchema,
+  type AgentSuggestions,
+  CancelledRunSchema,
+  HumanDecisionSchema,
+} from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import { parseInput } from '../http.ts';
@@ -215,7 +221,7 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       tags,
       body: CancelBody,
       responses: {
-        202: { description: 'cancelling', json: z.object({ run_id: z.string(), status: z.string() }) },
+        202: { description: 'cancelling', json: CancelledRunSchema },
         404: { description: '没有这个会话 / no such session' },
         409: { description: '没有可停止的任务 / nothing runs' },
       },

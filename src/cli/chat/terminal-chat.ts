@@ -6,7 +6,6 @@ import {
   describeScope,
   type HumanDecision,
   type InterruptData,
-  type OrderDecisionData,
   type StandingScope,
   type StreamResult,
   standingScope,
@@ -70,21 +69,13 @@ export class TerminalChat {
   /** Picks up a saved session: answers what it waits for, or re-attaches to its running run. */
   async reattach(): Promise<TurnOutcome | undefined> {
     if (!this.sessionId) return undefined;
-    const saved = (await this.client.session(this.sessionId)) as {
-      title?: string;
-      pending_interrupts?: Array<{ interrupt_id: string; value: Record<string, unknown> }>;
-      active_run?: string | null;
-      messages?: Array<{ role: string } & Record<string, unknown>>;
-    };
+    const saved = await this.client.session(this.sessionId);
     if (!this.options.json) {
-      this.renderer.line(dim(`会话 / session ${this.sessionId} · ${saved.title ?? ''}`));
+      this.renderer.line(dim(`会话 / session ${this.sessionId} · ${saved.title}`));
       // What the admin decided on the orders this conversation drafted.
-      for (const m of saved.messages ?? [])
-        if (m.role === 'notice') this.renderer.line(decisionLine(m as unknown as OrderDecisionData));
+      for (const m of saved.messages) if (m.role === 'notice') this.renderer.line(decisionLine(m));
     }
-    const pending = (saved.pending_interrupts ?? []).map(
-      (p) => ({ ...p.value, interrupt_id: p.interrupt_id, session_id: this.sessionId }) as unknown as InterruptData,
-    );
+    const pending = saved.pending_interrupts.map((p): InterruptData => ({ ...p.value, interrupt_id: p.interrupt_id }));
     if (pending.length) return this.answer(pending);
     if (saved.active_run) return this.follow((onEvent, signal) => this.client.attach(this.sessionId!, onEvent, signal));
     return undefined;
