@@ -197,7 +197,13 @@ export class AgentRuntime {
     const lines = problems.map((p) => `${p.agent ?? `MCP ${p.server}`}${p.tool ? ` · ${p.tool}` : ''}: ${p.reason}`);
     if (o.toolSetCheck === 'fail')
       throw new Error(`Agent 的工具集不完整 / the agents' tool sets are incomplete:\n  ${lines.join('\n  ')}`);
-    for (const problem of problems) log.warn(problem, 'agent tool set: a tool it relies on does not reach it');
+    for (const problem of problems)
+      log.warn(
+        problem,
+        problem.server
+          ? 'MCP server configured, but no agent YAML names it: its tools reach no agent'
+          : 'agent tool set: a tool it relies on does not reach it',
+      );
   }
 
   /** Retries the MCP servers that were down; when one answers, its tools join and the graphs are compiled again. */
