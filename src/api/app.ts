@@ -74,7 +74,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
     // A token revoked while its stream is open: the stream closes and the user's runs in this process stop.
     c.set('signedIn', async () => {
       if (await deps.users.stillSignedIn(user)) return true;
-      await deps.runs.stopFor(user.token);
+      // Not awaited: the stream says why it ends before the runs' own ends could reach it.
+      void deps.runs.stopFor(user.token).catch((error) => deps.log.error({ err: error }, 'runs not stopped'));
       return false;
     });
     await next();

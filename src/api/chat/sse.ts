@@ -71,6 +71,7 @@ export function sse(
       // unless one of the session's orders still waits for an admin, whose decision is appended to this run.
       if (ref.ended && !recheck) return;
       for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal, ref.resumedAfter)) {
+        if (revoked) break;
         await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
       }
       if (revoked) {
