@@ -64,7 +64,15 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   app.use('/api/v1/*', async (c, next) => {
     if (publicPaths.has(c.req.path)) return next();
     const authorization = deps.demo.authorization(c.req.header('authorization'));
-    c.set('user', await deps.users.resolve(authorization, c.req.header('x-project-id') || undefined));
+    const user = await deps.users.resolve(authorization, c.req.header('x-project-id') || undefined);
+    c.set('user', user);
+    // A token revoked while its stream is open: the stream closes and the user's runs in this process stop.
+    c.set('signedIn', async () => {
+      if (await deps.users.stillSignedIn(user)) return true;
+      // Not awaited: the stream says why it ends before the runs' own ends could reach it.
+      void deps.runs.stopFor(user.token).catch((error) => deps.log.error({ err: error }, 'runs not stopped'));
+      return false;
+    });
     await next();
   });
 

@@ -191,6 +191,8 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       ...options.readiness,
     },
   });
+  const retried = await scheduler.retryInterrupted();
+  if (retried.length) log.warn({ runs: retried.length }, 'scheduled runs cut by a restart taken up again');
   if (options.scheduler?.timer !== false) scheduler.start(options.scheduler?.intervalMs);
   return {
     fetch: app.fetch,

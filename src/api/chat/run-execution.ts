@@ -67,7 +67,7 @@ export class RunExecution {
     private readonly ctx: ProcuraRunContext & { sessionId: string; traceId: string },
     private readonly emitter: RunEmitter,
     /** Who the run acts for: its usage and traces are theirs. */
-    private readonly user: ApiUser,
+    readonly user: ApiUser,
   ) {
     this.mapper = new StreamMapper(
       (tool) => this.labelOf(tool),
