@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { RoleSchema } from '../protocol/index.ts';
+import { HealthSchema, type Me, MeSchema, type Readiness, ReadinessSchema } from '../protocol/index.ts';
 import {
   bodyLimitProblem,
   httpServerSpans,
@@ -33,11 +33,6 @@ const OPENAPI_OPERATION = {
   responses: { 200: { description: 'the document', json: z.looseObject({ openapi: z.string() }) } },
 } satisfies Operation;
 
-const Readiness = z.object({
-  status: z.enum(['ready', 'not_ready']),
-  checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.unknown() })),
-});
-
 /** What the edge needs, and what each feature app needs. */
 export type ApiAppDeps = ChatAppDeps &
   AdminAppDeps &
@@ -69,7 +64,15 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   app.use('/api/v1/*', async (c, next) => {
     if (publicPaths.has(c.req.path)) return next();
     const authorization = deps.demo.authorization(c.req.header('authorization'));
-    c.set('user', await deps.users.resolve(authorization, c.req.header('x-project-id') || undefined));
+    const user = await deps.users.resolve(authorization, c.req.header('x-project-id') || undefined);
+    c.set('user', user);
+    // A token revoked while its stream is open: the stream closes and the user's runs in this process stop.
+    c.set('signedIn', async () => {
+      if (await deps.users.stillSignedIn(user)) return true;
+      // Not awaited: the stream says why it ends before the runs' own ends could reach it.
+      void deps.runs.stopFor(user.token).catch((error) => deps.log.error({ err: error }, 'runs not stopped'));
+      return false;
+    });
     await next();
   });
 
@@ -85,7 +88,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
       summary: '存活 / liveness',
       tags,
       public: true,
-      responses: { 200: { description: 'alive', json: z.object({ status: z.string(), running_runs: z.number() }) } },
+      responses: { 200: { description: 'alive', json: HealthSchema } },
     },
     (c) => c.json({ status: 'ok', running_runs: deps.runs.running }),
   );
@@ -98,8 +101,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
       tags,
       public: true,
       responses: {
-        200: { description: 'ready', json: Readiness },
-        503: { description: 'a dependency fails', json: Readiness },
+        200: { description: 'ready', json: ReadinessSchema },
+        503: { description: 'a dependency fails', json: ReadinessSchema },
       },
     },
     async (c) => {
@@ -113,7 +116,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
         }),
       );
       const ready = checks.every(([, r]) => r.ok);
-      return c.json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(checks) }, ready ? 200 : 503);
+      const answer: Readiness = { status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(checks) };
+      return c.json(answer, ready ? 200 : 503);
     },
   );
   edge.add(
@@ -124,15 +128,13 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
       summary: '当前用户 / the signed-in user',
       tags,
       responses: {
-        200: {
-          description: 'the user',
-          json: z.object({ username: z.string(), display_name: z.string(), role: RoleSchema, project_id: z.string() }),
-        },
+        200: { description: 'the user', json: MeSchema },
       },
     },
     (c) => {
       const { username, displayName, role, projectId } = c.var.user;
-      return c.json({ username, display_name: displayName, role, project_id: projectId });
+      const me: Me = { username, display_name: displayName, role, project_id: projectId };
+      return c.json(me);
     },
   );
 

@@ -3,8 +3,11 @@ import type { z } from 'zod';
 import { ProblemError, validationFailed } from '../shared/index.ts';
 import type { ApiUser } from './auth.ts';
 
-/** What every chat API route sees: the user the request acts for (set at the edge) and its trace id. */
-export type ApiEnv = { Variables: { user: ApiUser; traceId: string } };
+/**
+ * What every chat API route sees: the user the request acts for (set at the edge), whether their token still signs
+ * them in (asked again while a stream stays open) and the trace id.
+ */
+export type ApiEnv = { Variables: { user: ApiUser; signedIn: () => Promise<boolean>; traceId: string } };
 
 /** The JSON body checked against `schema`: 415 when it is not JSON, 400 when it does not parse, 422 naming the fields. */
 export async function parseJson<T extends z.ZodType>(c: Context<ApiEnv>, schema: T): Promise<z.infer<T>> {

@@ -172,6 +172,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
         { userId: user.username, role: user.role, token: user.token, projectId: user.projectId, traceId },
         await options.runtime.models(),
       ),
+    agents: () => options.runtime.agents(),
     log,
     readiness: {
       erp: async () => {
@@ -190,6 +191,8 @@ export async function createApi(options: ApiOptions): Promise<Api> {
       ...options.readiness,
     },
   });
+  const retried = await scheduler.retryInterrupted();
+  if (retried.length) log.warn({ runs: retried.length }, 'scheduled runs cut by a restart taken up again');
   if (options.scheduler?.timer !== false) scheduler.start(options.scheduler?.intervalMs);
   return {
     fetch: app.fetch,

@@ -5,6 +5,8 @@ import { listen, type RunningServer } from '../../src/shared/index.ts';
 /** A stand-in for the ERP's `GET /me` that counts its calls and answers slowly, so callers overlap. */
 let erp: RunningServer;
 const calls: string[] = [];
+/** Tokens the stand-in ERP has revoked. */
+const revoked = new Set<string>();
 
 beforeAll(async () => {
   erp = await listen(
@@ -12,7 +14,7 @@ beforeAll(async () => {
       const token = (request.headers.get('authorization') ?? '').replace(/^Bearer /, '');
       calls.push(token);
       await new Promise((r) => setTimeout(r, 50));
-      if (!token.startsWith('pk_good')) return new Response('{}', { status: 401 });
+      if (!token.startsWith('pk_good') || revoked.has(token)) return new Response('{}', { status: 401 });
       return Response.json({ username: token.slice(3), displayName: '老肖', role: 'buyer', projectId: 'P001' });
     },
     { host: '127.0.0.1', port: 0 },
@@ -48,4 +50,23 @@ describe('ERP users', () => {
     await expect(users.resolve('Bearer pk_bad_token', undefined)).rejects.toMatchObject({ status: 401 });
     expect(calls).toHaveLength(2);
   });
+
+  it.each(['pk_good_c', 'pk_good_d'])(
+    'the ERP refusing %s under one project drops its answers for all',
+    async (token) => {
+      const users = new ErpUsers(erp.url);
+      const signedIn = await users.resolve(`Bearer ${token}`, undefined);
+      await users.resolve(`Bearer ${token}`, 'P002');
+      expect(await users.stillSignedIn(signedIn)).toBe(true);
+      revoked.add(token);
+      calls.length = 0;
+      // Still cached under both projects until the ERP refuses it under one of them.
+      expect(await users.stillSignedIn(signedIn)).toBe(true);
+      expect(calls).toEqual([]);
+      users.forget(token);
+      expect(await users.stillSignedIn(signedIn)).toBe(false);
+      await expect(users.resolve(`Bearer ${token}`, 'P002')).rejects.toMatchObject({ status: 401 });
+      expect(calls).toEqual([token, token]);
+    },
+  );
 });

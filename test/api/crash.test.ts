@@ -113,6 +113,10 @@ describe('chat API: a crash at any step of a resume still ends in exactly one or
     const answer = history.messages.at(-1);
     expect(answer).toMatchObject({ role: 'assistant', status: 'done' });
     expect(answer?.content).toContain(orders[0].order_no);
+    // The recovered run's `done` carries the whole answer, the same text the history shows.
+    const done = rest.at(-1) as SseEvent;
+    expect(done.data.answer).toContain(orders[0].order_no);
+    expect(answer?.content).toBe(done.data.answer);
     expect(history.pending_interrupts).toEqual([]);
   });
 });

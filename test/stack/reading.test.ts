@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TurnResult } from '../../bench/eval/local-stack.ts';
 import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { SOURCES_HEADING } from '../../src/protocol/index.ts';
 import { seededRandom } from '../../src/shared/index.ts';
 
 /**
@@ -188,7 +189,8 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
       const chinese = fixed.map((l) => names.reduce((t, n) => t.split(n).join(''), l)).filter((l) => HAN.test(l));
       if (chinese.length) return `Chinese in an English answer: ${chinese[0].slice(0, 80)}`;
       const report = workspaceFile(session, /analysis\/report_\d+\.md$/) ?? '';
-      const headings = report.split('\n').filter((l) => /^#{1,2} /.test(l));
+      // The sources heading is the protocol's one bilingual heading, which re-derivation reads.
+      const headings = report.split('\n').filter((l) => /^#{1,2} /.test(l) && !l.includes(SOURCES_HEADING));
       const zhHeadings = headings.filter((l) => HAN.test(l.replace(/^# [^(]*/, '# ')));
       if (!headings.length || zhHeadings.length) return `report headings: ${zhHeadings[0] ?? 'none'}`;
       const result = JSON.parse(workspaceFile(session, /data\/analysis_result\.json$/) ?? 'null') as {

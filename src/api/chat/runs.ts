@@ -1,5 +1,11 @@
 import type { AgentRuntime, ProcuraRunContext } from '../../agent/index.ts';
-import { type ApiEvent, decisionRecord, type HumanDecision, type HumanRequest } from '../../protocol/index.ts';
+import {
+  type ApiEvent,
+  type CancelledRun,
+  decisionRecord,
+  type HumanDecision,
+  type HumanRequest,
+} from '../../protocol/index.ts';
 import { conflict, type Logger, redactSecrets, redactSecretsIn, sleep, unprocessable } from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
 import type { ApiUser } from '../auth.ts';
@@ -14,6 +20,8 @@ const INTERRUPT_SETTLE_MS = 2_000;
 
 /** Ended runs that can be taken up again from their last checkpoint (failed, stopped, or left by a restart). */
 const RETRYABLE: RunStatus[] = ['error', 'cancelled'];
+/** The `error` detail of a run a restart ended. */
+const ORPHANED = 'orphaned';
 
 export interface RunLimits extends LimiterSettings {
   /** A run without any event for this long is cancelled (waiting for a human does not count). */
@@ -224,8 +232,16 @@ export class RunManager {
     return { runId: latest.id, sessionId, afterSeq };
   }
 
+  /** Whether the session's latest run was ended by a restart (marked by {@link recoverOrphans}), not by itself. */
+  async interruptedByRestart(sessionId: string): Promise<boolean> {
+    const latest = await this.deps.store.latest(sessionId);
+    if (latest?.status !== 'error') return false;
+    const [last] = await this.deps.store.replay(latest.id, (await this.deps.store.lastSeq(latest.id)) - 1);
+    return last?.event === 'error' && (JSON.parse(last.data) as { detail?: string }).detail === ORPHANED;
+  }
+
   /** Stops the session's run: aborts model and tool work wherever it runs; a waiting run just ends. */
-  async cancel(user: ApiUser, sessionId: string): Promise<{ run_id: string; status: RunStatus }> {
+  async cancel(user: ApiUser, sessionId: string): Promise<CancelledRun> {
     await this.deps.sessions.owned(user, sessionId);
     const run = await this.deps.store.active(sessionId);
     if (!run) throw conflict('没有可停止的任务 / nothing is running in this session', { session_id: sessionId });
@@ -285,13 +301,20 @@ export class RunManager {
         event: 'error',
         data: {
           message: '服务重启，任务已中断 / the server restarted and this run was interrupted',
-          detail: 'orphaned',
+          detail: ORPHANED,
         },
       });
       await emitter.flush();
       failed += 1;
     }
     return { failed, resumable };
+  }
+
+  /** Stops this process's runs acting with `token` (revoked): each ends `cancelled`, its state in the checkpoints. */
+  async stopFor(token: string): Promise<void> {
+    const stopped = [...this.active.values()].filter((run) => run.user.token === token);
+    for (const run of stopped) run.abort.abort(CANCELLED);
+    await Promise.allSettled(stopped.map((run) => run.finished));
   }
 
   /** Aborts every run of this process (shutdown); their state stays in the checkpoints. */

@@ -6,12 +6,15 @@ import type { RunEventLog } from './events.ts';
 import type { RunRef } from './runs.ts';
 
 const HEARTBEAT_MS = 15_000;
+/** How often an open stream asks whether its user's token still signs them in (answered from a cache of 4 s). */
+export const SIGNED_IN_CHECK_MS = 1_000;
 
 /**
  * The SSE response following one run from `afterSeq`: replay then live, `id:` = sequence in the run, heartbeat
  * comments every 15 s, no proxy buffering; closed at once for a run that ended and whose last event the client has
  * seen. A client going away stops only its own stream, never the run. With
- * `recheck`, it is called every `recheckMs` while the stream is open, until it answers false.
+ * `recheck`, it is called every `recheckMs` while the stream is open, until it answers false. A stream whose user's
+ * token is revoked ends with an `error` event (`detail: unauthorized`) within 10 s.
  */
 export function sse(
   c: Context<ApiEnv>,
@@ -32,6 +35,23 @@ export function sse(
     const heartbeat = setInterval(() => {
       stream.write(': heartbeat\n\n').catch(() => stop.abort());
     }, HEARTBEAT_MS);
+    let revoked = false;
+    const signedIn = c.var.signedIn;
+    let asking = false;
+    const signInChecks = setInterval(() => {
+      if (asking || !signedIn) return;
+      asking = true;
+      void signedIn()
+        .then((ok) => {
+          if (ok) return;
+          revoked = true;
+          stop.abort();
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          asking = false;
+        });
+    }, SIGNED_IN_CHECK_MS);
     let checking = false;
     const rechecks = recheck
       ? setInterval(() => {
@@ -51,7 +71,18 @@ export function sse(
       // unless one of the session's orders still waits for an admin, whose decision is appended to this run.
       if (ref.ended && !recheck) return;
       for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal, ref.resumedAfter)) {
+        if (revoked) break;
         await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
+      }
+      if (revoked) {
+        await stream.writeSSE({
+          event: 'error',
+          data: JSON.stringify({
+            session_id: ref.sessionId,
+            message: '登录已失效，请重新登录 / your sign-in was revoked: sign in again',
+            detail: 'unauthorized',
+          }),
+        });
       }
     } catch (error) {
       // The run goes on; this stream cannot. Say so, so the client reconnects instead of waiting.
@@ -68,6 +99,7 @@ export function sse(
         .catch(() => undefined);
     } finally {
       clearInterval(heartbeat);
+      clearInterval(signInChecks);
       clearInterval(rechecks);
     }
   });

@@ -17,6 +17,10 @@ import {
 
 /** How often the production timer looks for due schedules (the claim, not the timer, keeps a run single). */
 export const SCHEDULER_INTERVAL_MS = 30_000;
+/** Scheduled runs a restart cut are taken up again when they started within this long before the start-up. */
+const RETRY_WINDOW_MS = 24 * 3600_000;
+
+type Trigger = ScheduleTables['schedule_runs']['trigger'];
 
 /**
  * Starts the runs of due schedules. `runDue(now)` does one pass at the given time: tests drive it with their own
@@ -61,6 +65,42 @@ export class Scheduler {
       if (!claimed) continue;
       const run = await this.launch(row, row.next_due_at, 'cron');
       if (!('error' in run)) started.push(run);
+    }
+    return started;
+  }
+
+  /**
+   * At start-up: takes up again, from its last checkpoint, each scheduled run that a restart cut (its session's
+   * latest run ended `orphaned`), as the schedule's owner. The retry is claimed like a due run, under the trigger
+   * `retry`, so of several API processes starting together exactly one retries it, and it is retried once.
+   */
+  async retryInterrupted(): Promise<StartedRun[]> {
+    const db = this.db;
+    const since = new Date(this.deps.now().getTime() - RETRY_WINDOW_MS).toISOString();
+    const cut = await db
+      .selectFrom('schedule_runs')
+      .innerJoin('schedules', 'schedules.id', 'schedule_runs.schedule_id')
+      .selectAll('schedules')
+      .select(['schedule_runs.due_at as run_due_at', 'schedule_runs.session_id as run_session_id'])
+      .where('schedule_runs.trigger', '!=', 'retry')
+      .where('schedule_runs.session_id', 'is not', null)
+      .where('schedule_runs.created_at', '>=', since)
+      .execute();
+    const started: StartedRun[] = [];
+    for (const { run_due_at: dueAt, run_session_id: sessionId, ...row } of cut) {
+      if (!sessionId || !(await this.deps.runs.interruptedByRestart(sessionId))) continue;
+      if (!(await this.claim(row.id, dueAt, 'retry'))) continue;
+      try {
+        const token = this.deps.sealer.unseal(row.credential);
+        if (!token) throw new Error('the schedule’s credential cannot be read');
+        const user = await this.deps.resolveUser(token, row.project_id);
+        const ref = await this.deps.runs.retry(user, sessionId);
+        await this.record(row.id, dueAt, 'retry', { session_id: sessionId, error: null });
+        started.push({ schedule_id: row.id, due_at: dueAt, session_id: sessionId, run_id: ref.runId });
+      } catch (error) {
+        this.deps.log.warn({ err: error, scheduleId: row.id, dueAt }, 'interrupted scheduled run not retried');
+        await this.record(row.id, dueAt, 'retry', { session_id: sessionId, error: errorText(error) });
+      }
     }
     return started;
   }
@@ -117,7 +157,7 @@ export class Scheduler {
   }
 
   /** Inserts the claim row; false when another process (or pass) inserted it first. */
-  private async claim(scheduleId: string, dueAt: string, trigger: 'cron' | 'manual'): Promise<boolean> {
+  private async claim(scheduleId: string, dueAt: string, trigger: Trigger): Promise<boolean> {
     try {
       await this.db
         .insertInto('schedule_runs')
@@ -205,7 +245,7 @@ export class Scheduler {
   private async record(
     scheduleId: string,
     dueAt: string,
-    trigger: 'cron' | 'manual',
+    trigger: Trigger,
     outcome: { session_id: string | null; error: string | null },
   ): Promise<void> {
     const db = this.db;

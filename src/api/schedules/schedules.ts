@@ -31,7 +31,8 @@ export type ScheduleTables = {
   schedule_runs: {
     schedule_id: string;
     due_at: string;
-    trigger: 'cron' | 'manual';
+    /** `retry`: the run a restart cut, taken up again at start-up (one row: it is retried once). */
+    trigger: 'cron' | 'manual' | 'retry';
     session_id: string | null;
     error: string | null;
     created_at: string;

@@ -29,6 +29,14 @@ export function registerUserCommands(program: Command): void {
       process.stdout.write(`${token}\n`);
     });
   user
+    .command('revoke <username>')
+    .description('revoke every API token of a user (refused everywhere within 10 s)')
+    .option('--data-dir <dir>', 'data directory')
+    .action(async (username: string, opts) => {
+      const count = await withErp(opts, (erp) => erp.services.users.revokeTokens(username));
+      console.log(`已吊销 ${count} 个令牌 / revoked ${count} token(s) of ${username}`);
+    });
+  user
     .command('create <username>')
     .description('create a user')
     .requiredOption('--role <role>', 'admin | buyer | viewer')

@@ -12,15 +12,21 @@ export interface ActingUser {
   token: string;
 }
 
-const CACHE_MS = 10_000;
+/**
+ * How long an answer of the ERP stands for its token. With the ERP's own 5 s cache, a token revoked in the ERP is
+ * refused here within 4 + 5 s; at once when this process heard the ERP refuse it.
+ */
+export const USER_CACHE_MS = 4_000;
 
 /**
  * Resolves bearer tokens to ERP users through the ERP's own `GET /me`, so the API runs as a separate process and
  * the ERP stays the only place that knows tokens. Answers are cached briefly per token and project, and requests
  * arriving together with the same token share one lookup (a burst of new chats asks the ERP once, not per chat).
+ * A 401 from the ERP for a token drops it for every project at once.
  */
 export class ErpUsers {
-  private readonly cache = new Map<string, { user: ActingUser; until: number }>();
+  /** token hash → project → answer. */
+  private readonly cache = new Map<string, Map<string, { user: ActingUser; until: number }>>();
   private readonly asking = new Map<string, Promise<ActingUser>>();
 
   constructor(
@@ -32,20 +38,47 @@ export class ErpUsers {
     const match = /^Bearer\s+(\S{1,512})$/i.exec(authorization ?? '');
     if (!match) throw unauthorized();
     const token = match[1];
-    const key = createHash('sha256')
-      .update(`${token}\n${projectId ?? ''}`)
-      .digest('hex');
-    const cached = this.cache.get(key);
+    const tokenKey = hashOf(token);
+    const project = projectId ?? '';
+    const cached = this.cache.get(tokenKey)?.get(project);
     if (cached && cached.until > Date.now()) return cached.user;
+    const key = `${tokenKey}\n${project}`;
     let asking = this.asking.get(key);
     if (!asking) {
       asking = this.lookUp(token, projectId).finally(() => this.asking.delete(key));
       this.asking.set(key, asking);
     }
-    const user = await asking;
+    let user: ActingUser;
+    try {
+      user = await asking;
+    } catch (error) {
+      if (error instanceof ProblemError && error.status === 401) this.forget(token);
+      throw error;
+    }
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(key, { user, until: Date.now() + CACHE_MS });
+    const byProject = this.cache.get(tokenKey) ?? new Map();
+    byProject.set(project, { user, until: Date.now() + USER_CACHE_MS });
+    this.cache.set(tokenKey, byProject);
     return user;
+  }
+
+  /**
+   * Whether `user`'s token still signs them in, asked through the cache: a long-lived stream calls this often and
+   * costs the ERP one request per token every {@link USER_CACHE_MS}. Only a refusal counts; an ERP that cannot be
+   * reached does not sign anyone out.
+   */
+  async stillSignedIn(user: ActingUser): Promise<boolean> {
+    try {
+      await this.resolve(`Bearer ${user.token}`, user.projectId);
+      return true;
+    } catch (error) {
+      return !(error instanceof ProblemError && (error.status === 401 || error.status === 403));
+    }
+  }
+
+  /** Drops every cached answer for `token` (the ERP refused it): its next request asks the ERP. */
+  forget(token: string): void {
+    this.cache.delete(hashOf(token));
   }
 
   private async lookUp(token: string, projectId: string | undefined): Promise<ActingUser> {
@@ -72,3 +105,5 @@ export class ErpUsers {
     return { username: me.username, displayName: me.displayName, role: me.role, projectId: me.projectId, token };
   }
 }
+
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');

@@ -114,6 +114,23 @@ export class UserDirectory {
       .execute();
     return token;
   }
+
+  /**
+   * Revokes every live token of a user (a person leaving, a leaked token); returns how many. This process forgets
+   * them at once; another ERP process holding one in its cache refuses it within {@link TOKEN_CACHE_MS}.
+   */
+  async revokeTokens(username: string): Promise<number> {
+    const user = await this.byUsername(username);
+    const revoked = await this.db
+      .updateTable('api_tokens')
+      .set({ revoked_at: nowIso() })
+      .where('user_id', '=', user.id)
+      .where('revoked_at', 'is', null)
+      .returning('token_hash')
+      .execute();
+    for (const { token_hash } of revoked) this.cache.delete(token_hash);
+    return revoked.length;
+  }
 }
 
 function toUser(row: { id: number; username: string; display_name: string; role: Role; project_ids: string }): ErpUser {
