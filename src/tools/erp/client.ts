@@ -18,7 +18,7 @@ import {
 } from '../../erp/index.ts';
 import { Tool, type ToolControl } from '../registry.ts';
 
-const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus, listOf, pagedViewOf, traced } = contract;
+const { Id, SearchText, IsoDate, CategoryCode, OrderStatusSchema: OrderStatus, listOf, pagedViewOf, traced } = contract;
 /** Any client may make a write safe to retry: the same key again answers the first result, `stateChanged: false`. */
 const IdempotencyKey = contract.IdempotencyKey.optional().describe(
   '幂等键：重试用同一个键，不会重复写入 / the same key on a retry: never a second write',
@@ -92,6 +92,7 @@ const orderView = (o: OrderWire): contract.OrderView => ({
   createdAt: o.createdAt,
   lines: o.lines.map(lineView),
   approval: o.approval ?? undefined,
+  otherLines: o.otherLines,
 });
 const lineView = (l: OrderWire['lines'][number]): contract.OrderView['lines'][number] => ({
   lineNo: l.lineNo,
@@ -475,12 +476,13 @@ export class ErpClient {
     name: 'order_search_details',
     label: '搜索订单明细',
     description:
-      '搜索采购订单明细（含零部件与供应商），可按关键词、状态、供应商、零部件、日期范围筛选。/ Search orders with their lines.',
+      '搜索采购订单明细，可按关键词、状态、供应商、零部件、分类、日期筛选；按 partId 或 category 查时只列出该零部件/分类的订单行（otherLines 为其余行数）。/ Search orders; by part or category only those lines are listed.',
     schema: z.object({
       keyword: SearchText.optional().describe('订单号、零部件或供应商关键词 / order no, part or supplier keyword'),
       status: OrderStatus.optional(),
       supplierId: Id.optional(),
       partId: Id.optional(),
+      category: CategoryCode.optional().describe('分类代码 / category code'),
       dateFrom: IsoDate.optional(),
       dateTo: IsoDate.optional(),
       page: Page,
