@@ -257,7 +257,12 @@ export class ChatClient {
   }
 
   /** Model usage per user per day (admins only). */
-  usage(days = 30): Promise<{ items: UsageRow[]; total: RunUsage; daily_tokens: number | null }> {
+  usage(days = 30): Promise<{
+    items: UsageRow[];
+    total: RunUsage;
+    daily_tokens: number | null;
+    prices: { date: string; source: string } | null;
+  }> {
     return this.json('GET', `/api/v1/admin/usage?days=${days}`);
   }
 
