@@ -1,7 +1,8 @@
 /**
  * `npm run bench:charts`: each chart type against its floor, measured in the same run.
  * - floor: a bare ECharts SSR render of the very option our module builds (init, setOption, renderToSVGString,
- *   dispose), then resvg to PNG with a font holding exactly the chart's characters, prepared outside the clock;
+ *   dispose), then resvg to PNG at the renderer's pixel ratio with a font holding exactly the chart's characters,
+ *   prepared outside the clock;
  * - ours: validation + option building + SVG (`ChartService.draw`), and SVG → PNG (`svgToPng`, fonts included);
  * - the whole path through the real @antv/mcp-server-chart (MCP call → AntV server → our renderer → SVG, PNG and
  *   store), against the floor plus its transport (an MCP call the AntV server answers itself, plus an HTTP round
@@ -22,6 +23,7 @@ import {
   ChartService,
   ChartStore,
   chartTypeOfTool,
+  PIXEL_RATIO,
   svgToPng,
 } from '../src/charts/index.ts';
 import { echarts } from '../src/charts/render.ts';
@@ -89,7 +91,7 @@ for (const [tool, args] of Object.entries(CHART_EXAMPLES)) {
       times.floorPng.push(
         time(() =>
           new Resvg(floorSvg, {
-            fitTo: { mode: 'original' },
+            fitTo: { mode: 'zoom', value: PIXEL_RATIO },
             font: { fontFiles: exactFont.files, loadSystemFonts: false, defaultFontFamily: FONT_FAMILY },
           })
             .render()

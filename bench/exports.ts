@@ -11,40 +11,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveBackend } from 'deepagents';
-import { type AgentStorage, createAgentStorage } from '../src/agent/backends/index.ts';
-import { AgentRuntime } from '../src/agent/index.ts';
-import { createApi } from '../src/api/index.ts';
 import { DEFAULT_EXPORT_LIMITS } from '../src/api/reports/exports.ts';
-import { createErp } from '../src/erp/index.ts';
-import { listen } from '../src/shared/index.ts';
+import { idleHealthRow, MIB, percentile, printLoadAverage, round, startInProcessApi, verdict } from './api-stack.ts';
 
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '2' } } });
 const rounds = Number(args.rounds);
-const MIB = 1024 * 1024;
 const limits = DEFAULT_EXPORT_LIMITS;
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-};
-const round = (v: number) => Number(v.toFixed(1));
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-bench-exports-'));
-const erp = await createErp({ dataDir: path.join(dataDir, 'erp') });
-const erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
-const erpUrl = `${erpServer.url}/api`;
-let storage: AgentStorage | undefined;
-const openStorage = async (o: { dataDir: string }) => {
-  storage ??= await createAgentStorage({ dataDir: o.dataDir });
-  return storage;
-};
-const runtime = new AgentRuntime({
-  dataDir,
-  erpUrl,
-  env: { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '' },
-  storage: openStorage,
-});
-const api = await createApi({ runtime, erpUrl, dataDir });
-const server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
+const stack = await startInProcessApi(dataDir);
+const { erp, server } = stack;
 
 /** A session of `user` (one short run on the offline model), with the largest report and data an export takes. */
 async function preparedSession(user: string): Promise<string> {
@@ -69,7 +45,7 @@ async function preparedSession(user: string): Promise<string> {
   const data = JSON.stringify(records);
   if (Buffer.byteLength(data) > limits.dataBytes) throw new Error('bench data over the data limit');
   const backend = resolveBackend(
-    (await openStorage({ dataDir })).backend as never,
+    (await stack.storage()).backend as never,
     {
       context: { userId: user, sessionId },
       state: { files: {} },
@@ -90,18 +66,8 @@ async function preparedSession(user: string): Promise<string> {
   return sessionId;
 }
 
-async function healthLatencies(until: () => boolean, minimum: number): Promise<number[]> {
-  const latencies: number[] = [];
-  while (latencies.length < minimum || !until()) {
-    const started = performance.now();
-    const response = await fetch(`${server.url}/api/v1/health`);
-    await response.text();
-    if (response.status !== 200) throw new Error(`health answered ${response.status}`);
-    latencies.push(performance.now() - started);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return latencies;
-}
+/** Health latencies with a short pause between requests, so the probe itself does not load the API. */
+const healthLatencies = (until: () => boolean, minimum: number) => stack.healthLatencies(until, minimum, 10);
 
 const users = Object.keys(erp.demoTokens)
   .filter((u) => u !== 'admin')
@@ -161,7 +127,6 @@ console.log(
   `\nExports (limits: report ${limits.reportBytes / MIB} MiB, data ${limits.dataBytes / MIB} MiB, ${limits.rows} rows (PDF ${limits.pdfRows}), ${limits.concurrent} at once)`,
 );
 console.table(exportRows);
-const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 console.log('\nThe API while the largest allowed exports run (API and ERP in this process; exports in their own)');
 console.table([
   {
@@ -178,25 +143,9 @@ console.table([
     result: verdict(rssGrowthMib < 100),
     note: `from ${round(rssBefore / MIB)} MiB`,
   },
-  {
-    figure: '/api/v1/health p99, nothing running',
-    value: `${round(percentile(idleHealth, 0.99))} ms`,
-    target: '(floor)',
-    result: '',
-    note: `${idleHealth.length} requests; p50 ${round(percentile(idleHealth, 0.5))} ms`,
-  },
+  idleHealthRow(idleHealth),
 ]);
-console.log(
-  `load average: ${os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')} on ${os.cpus().length} cores (shared machine: compare within a run)`,
-);
+printLoadAverage();
 
-await server.close();
-await api.close();
-await runtime.close();
-await storage?.close();
-await erpServer.close();
-await erp.close();
+await stack.close();
 fs.rmSync(dataDir, { recursive: true, force: true });

@@ -17,18 +17,8 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { transform } from 'esbuild';
-import {
-  type AgentStorage,
-  createAgentStorage,
-  DEFAULT_SANDBOX_LIMITS,
-  type QuickJsSandbox,
-  runScript,
-  Workspaces,
-} from '../src/agent/backends/index.ts';
-import { AgentRuntime } from '../src/agent/index.ts';
-import { createApi } from '../src/api/index.ts';
-import { createErp } from '../src/erp/index.ts';
-import { listen } from '../src/shared/index.ts';
+import { DEFAULT_SANDBOX_LIMITS, type QuickJsSandbox, runScript, Workspaces } from '../src/agent/backends/index.ts';
+import { idleHealthRow, MIB, percentile, printLoadAverage, round, startInProcessApi, verdict } from './api-stack.ts';
 import { recordResults } from './results.ts';
 
 recordResults('sandbox');
@@ -43,14 +33,8 @@ const { values: args } = parseArgs({
 const runs = Number(args.runs);
 const rows = Number(args.rows);
 const loopSeconds = Number(args['loop-seconds']);
-const MIB = 1024 * 1024;
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-bench-sandbox-'));
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
-};
-const round = (v: number) => Number(v.toFixed(1));
 
 // ── 1. Cost ──────────────────────────────────────────────────────────────────────────────────────────────────────
 const workspaces = new Workspaces({ dataDir });
@@ -165,40 +149,14 @@ console.log(`\nExecution cost (${runs} runs each; cold = first script of a fresh
 console.table(costRows);
 
 // ── 2. Isolation, with the chat API in this process ──────────────────────────────────────────────────────────────
-const erp = await createErp({ dataDir: path.join(dataDir, 'erp') });
-const erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
-const erpUrl = `${erpServer.url}/api`;
-let storage: AgentStorage | undefined;
 const sandboxSettings = { limits: { timeoutMs: loopSeconds * 1000, cpuMs: loopSeconds * 1000 } };
-const openStorage = async (o: { dataDir: string }) => {
-  storage ??= await createAgentStorage({ dataDir: o.dataDir, sandbox: sandboxSettings });
-  return storage;
-};
-const runtime = new AgentRuntime({
-  dataDir,
-  erpUrl,
-  env: { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '' },
-  storage: openStorage,
-});
-const api = await createApi({ runtime, erpUrl, dataDir });
-const server = await listen(api.fetch, { host: '127.0.0.1', port: 0 });
-const agentFiles = (await openStorage({ dataDir })).backend;
-await (await openStorage({ dataDir })).workspaces.pool.prepare();
+const stack = await startInProcessApi(dataDir, { sandbox: sandboxSettings });
+const agentFiles = (await stack.storage()).backend;
+await (await stack.storage()).workspaces.pool.prepare();
 /** `execute` exactly as the agent's tool reaches it: the run's backend for that user and session. */
 const execute = (userId: string, command: string) =>
   agentFiles({ context: { userId, sessionId: 'bench' }, state: {} } as never).execute(command);
-
-async function healthLatencies(until: () => boolean, minimum: number): Promise<number[]> {
-  const latencies: number[] = [];
-  while (latencies.length < minimum || !until()) {
-    const started = performance.now();
-    const response = await fetch(`${server.url}/api/v1/health`);
-    await response.text();
-    if (response.status !== 200) throw new Error(`health answered ${response.status}`);
-    latencies.push(performance.now() - started);
-  }
-  return latencies;
-}
+const healthLatencies = stack.healthLatencies;
 
 const idleHealth = await healthLatencies(() => true, 300);
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -227,7 +185,6 @@ rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
 if (bomb.exitCode !== 137) throw new Error(`memory bomb: ${JSON.stringify(bomb)}`);
 const rssGrowthMib = (rssPeak - rssBefore) / MIB;
 
-const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 console.log('\nIsolation of the chat API (API, ERP and sandbox host in this process; scripts in sandbox processes)');
 console.table([
   {
@@ -244,13 +201,7 @@ console.table([
     result: verdict(percentile(busyHealth, 0.99) < 100),
     note: `${busyHealth.length} requests over ${round(loopsMs / 1000)} s; p50 ${round(percentile(busyHealth, 0.5))} ms, max ${round(Math.max(...busyHealth))} ms; ${round(percentile(busyHealth, 0.99) / percentile(idleHealth, 0.99))}× the idle p99`,
   },
-  {
-    figure: '/api/v1/health p99, nothing running',
-    value: `${round(percentile(idleHealth, 0.99))} ms`,
-    target: '(floor)',
-    result: '',
-    note: `${idleHealth.length} requests; p50 ${round(percentile(idleHealth, 0.5))} ms`,
-  },
+  idleHealthRow(idleHealth),
   {
     figure: 'API event-loop delay p99, 4 endless loops',
     value: `${round(loopDelay.percentile(99) / 1e6)} ms`,
@@ -266,17 +217,7 @@ console.table([
     note: 'js: console.log(1 + 1), table above',
   },
 ]);
-console.log(
-  `load average: ${os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')} on ${os.cpus().length} cores (shared machine: compare within a run)`,
-);
+printLoadAverage();
 
-await server.close();
-await api.close();
-await runtime.close();
-await storage?.close();
-await erpServer.close();
-await erp.close();
+await stack.close();
 fs.rmSync(dataDir, { recursive: true, force: true });

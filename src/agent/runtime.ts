@@ -6,7 +6,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import type { BackendFactory } from 'deepagents';
 import { MCP_RETRY_MS, McpConnections, type McpServerConfig, mcpServersFrom } from '../mcp/index.ts';
-import { isReadOnly } from '../protocol/index.ts';
+import { type AgentLabel, isReadOnly } from '../protocol/index.ts';
 import { logger, type PartAddresses, type Settings, withPostgresSetupLock } from '../shared/index.ts';
 import {
   createToolbox,
@@ -23,6 +23,7 @@ import { buildAgentGraph, type ProcuraGraph } from './graph.ts';
 import { ApprovalLedger } from './middleware/approval.ts';
 import { type AgentModels, createAgentModels } from './models/index.ts';
 import { SkillsSync } from './skills/sync.ts';
+import { agentLabels } from './subagents/loader.ts';
 import { HumanInput } from './tools/human-input.ts';
 import { type WorkspaceBackend, WorkspaceTools } from './tools/workspace.ts';
 import { agentConfigs, listAgentTools, toolSetProblems } from './toolset.ts';
@@ -196,7 +197,13 @@ export class AgentRuntime {
     const lines = problems.map((p) => `${p.agent ?? `MCP ${p.server}`}${p.tool ? ` · ${p.tool}` : ''}: ${p.reason}`);
     if (o.toolSetCheck === 'fail')
       throw new Error(`Agent 的工具集不完整 / the agents' tool sets are incomplete:\n  ${lines.join('\n  ')}`);
-    for (const problem of problems) log.warn(problem, 'agent tool set: a tool it relies on does not reach it');
+    for (const problem of problems)
+      log.warn(
+        problem,
+        problem.server
+          ? 'MCP server configured, but no agent YAML names it: its tools reach no agent'
+          : 'agent tool set: a tool it relies on does not reach it',
+      );
   }
 
   /** Retries the MCP servers that were down; when one answers, its tools join and the graphs are compiled again. */
@@ -233,6 +240,11 @@ export class AgentRuntime {
 
   async models(): Promise<AgentModels> {
     return (await this.build()).models;
+  }
+
+  /** Every configured agent with the label clients show for it, read from the agents' YAML (orchestrator first). */
+  async agents(): Promise<AgentLabel[]> {
+    return agentLabels(agentConfigs(await this.registry(), this.options.configDir));
   }
 
   async registry(): Promise<ToolRegistry> {

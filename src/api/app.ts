@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { RoleSchema } from '../protocol/index.ts';
+import { HealthSchema, type Me, MeSchema, type Readiness, ReadinessSchema } from '../protocol/index.ts';
 import {
   bodyLimitProblem,
   httpServerSpans,
@@ -32,11 +32,6 @@ const OPENAPI_OPERATION = {
   public: true,
   responses: { 200: { description: 'the document', json: z.looseObject({ openapi: z.string() }) } },
 } satisfies Operation;
-
-const Readiness = z.object({
-  status: z.enum(['ready', 'not_ready']),
-  checks: z.record(z.string(), z.object({ ok: z.boolean(), detail: z.unknown() })),
-});
 
 /** What the edge needs, and what each feature app needs. */
 export type ApiAppDeps = ChatAppDeps &
@@ -85,7 +80,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
       summary: '存活 / liveness',
       tags,
       public: true,
-      responses: { 200: { description: 'alive', json: z.object({ status: z.string(), running_runs: z.number() }) } },
+      responses: { 200: { description: 'alive', json: HealthSchema } },
     },
     (c) => c.json({ status: 'ok', running_runs: deps.runs.running }),
   );
@@ -98,8 +93,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
       tags,
       public: true,
       responses: {
-        200: { description: 'ready', json: Readiness },
-        503: { description: 'a dependency fails', json: Readiness },
+        200: { description: 'ready', json: ReadinessSchema },
+        503: { description: 'a dependency fails', json: ReadinessSchema },
       },
     },
     async (c) => {
@@ -113,7 +108,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
         }),
       );
       const ready = checks.every(([, r]) => r.ok);
-      return c.json({ status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(checks) }, ready ? 200 : 503);
+      const answer: Readiness = { status: ready ? 'ready' : 'not_ready', checks: Object.fromEntries(checks) };
+      return c.json(answer, ready ? 200 : 503);
     },
   );
   edge.add(
@@ -124,15 +120,13 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
       summary: '当前用户 / the signed-in user',
       tags,
       responses: {
-        200: {
-          description: 'the user',
-          json: z.object({ username: z.string(), display_name: z.string(), role: RoleSchema, project_id: z.string() }),
-        },
+        200: { description: 'the user', json: MeSchema },
       },
     },
     (c) => {
       const { username, displayName, role, projectId } = c.var.user;
-      return c.json({ username, display_name: displayName, role, project_id: projectId });
+      const me: Me = { username, display_name: displayName, role, project_id: projectId };
+      return c.json(me);
     },
   );
 

@@ -172,6 +172,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
         { userId: user.username, role: user.role, token: user.token, projectId: user.projectId, traceId },
         await options.runtime.models(),
       ),
+    agents: () => options.runtime.agents(),
     log,
     readiness: {
       erp: async () => {

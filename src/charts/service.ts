@@ -2,12 +2,12 @@ import { type FieldError, ProblemError, unprocessable } from '../shared/index.ts
 import { CHART_MODULES, chartTypeOfTool } from './catalog.ts';
 import { frameOf } from './frame.ts';
 import { ChartInputError } from './module.ts';
-import { renderSvg, svgToPng } from './render.ts';
+import { PIXEL_RATIO, renderSvg, svgToPng } from './render.ts';
 import { type ListedTool, packagedChartTools, validateAgainstSchema } from './schemas.ts';
 import { ChartStore, type ImageFormat } from './store.ts';
 
 /** Bumped whenever drawing changes, so stored images of older drawings are not reused. */
-const RENDERER_VERSION = 'procura-charts-1';
+const RENDERER_VERSION = 'procura-charts-2';
 
 export interface RenderedChart {
   id: string;
@@ -18,6 +18,8 @@ export interface RenderedChart {
   notes: string[];
   /** True when the image came from the store (same input rendered before). */
   cached: boolean;
+  /** PNG pixels per CSS pixel: the PNG is `width × pixelRatio` wide. */
+  pixelRatio: number;
 }
 
 export interface DrawnChart {
@@ -78,7 +80,7 @@ export class ChartService {
       throw unprocessable('图表尺寸须在 50–4000 像素之间 / width and height must be 50–4000 px', [
         { field: 'width/height', message: '50–4000' },
       ]);
-    const notes: string[] = [];
+    const notes = frame.notes;
     try {
       const option = module.build(checked as never, frame, notes);
       return { svg: renderSvg(option, frame.width, frame.height), width: frame.width, height: frame.height, notes };
@@ -94,11 +96,11 @@ export class ChartService {
     const checked = this.check(type, args);
     const id = ChartStore.idOf(type, checked, RENDERER_VERSION);
     const stored = await this.store.meta(id);
-    if (stored) return { ...stored, id, type, cached: true };
+    if (stored) return { ...stored, id, type, cached: true, pixelRatio: PIXEL_RATIO };
     const drawn = this.draw(type, checked);
     const meta = { width: drawn.width, height: drawn.height, notes: drawn.notes };
     await this.store.put(id, drawn.svg, await svgToPng(drawn.svg), meta);
-    return { ...meta, id, type, cached: false };
+    return { ...meta, id, type, cached: false, pixelRatio: PIXEL_RATIO };
   }
 
   image(id: string, format: ImageFormat): Promise<Buffer | undefined> {

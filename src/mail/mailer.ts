@@ -1,6 +1,6 @@
-import nodemailer from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
-import type { Rfq, RfqBook } from '../erp/index.ts';
+import type { Rfq, RfqBook, RfqMessage } from '../erp/index.ts';
 import type { Logger } from '../shared/index.ts';
 import { invitationMessageId, MAX_MESSAGE_BYTES, receiveReply, reminderMessageId, replyAddress } from './inbound.ts';
 import { replyTemplate } from './quote-reader.ts';
@@ -138,10 +138,7 @@ export class RfqMail {
       const formUrl = this.options.quoteFormUrl?.(token);
       const { text, html } = invitationText(invitation.rfq, invitation.supplier.nameZh, formUrl);
       const subject = `询价 RFQ ${invitation.rfq.rfqNo}：${invitation.rfq.title}`;
-      await this.transport.sendMail({
-        from: this.options.from,
-        to: invitation.supplier.email,
-        replyTo: replyAddress(token, this.options.replyDomain),
+      const message = await this.mailSupplier(token, invitation.supplier.email, {
         subject,
         messageId,
         text,
@@ -154,18 +151,7 @@ export class RfqMail {
           },
         ],
       });
-      if (
-        await this.rfqs.markMailed(token, {
-          messageId,
-          direction: 'out',
-          sender: this.options.from,
-          subject,
-          outcome: 'sent',
-          body: text,
-          attachments: [],
-        })
-      )
-        sent++;
+      if (await this.rfqs.markMailed(token, message)) sent++;
     }
     return sent;
   }
@@ -178,25 +164,43 @@ export class RfqMail {
       const messageId = reminderMessageId(token, this.options.replyDomain);
       const subject = `提醒 Reminder：询价 RFQ ${invitation.rfq.rfqNo} 将于 ${fmtDeadline(invitation.rfq.replyDeadline)} 截止`;
       const text = `${invitation.supplier.nameZh}：询价 ${invitation.rfq.rfqNo} 尚未收到您的报价，截止时间 ${fmtDeadline(invitation.rfq.replyDeadline)}。\nWe have not yet received your quote for ${invitation.rfq.rfqNo}; it closes ${fmtDeadline(invitation.rfq.replyDeadline)}.`;
-      await this.transport.sendMail({
-        from: this.options.from,
-        to: invitation.supplier.email,
-        replyTo: replyAddress(token, this.options.replyDomain),
+      const message = await this.mailSupplier(token, invitation.supplier.email, {
         subject,
         messageId,
         inReplyTo: invitationMessageId(token, this.options.replyDomain),
         text,
       });
-      await this.rfqs.markReminded(token, {
-        messageId,
-        direction: 'out',
-        sender: this.options.from,
-        subject,
-        outcome: 'sent',
-        body: text,
-        attachments: [],
-      });
+      await this.rfqs.markReminded(token, message);
     }
+  }
+
+  /**
+   * Sends one mail of an invitation to its supplier, with replies addressed to that invitation, and returns the mail
+   * as the RFQ's message log keeps it: its text, without attachments.
+   */
+  private async mailSupplier(
+    token: string,
+    to: string,
+    mail: { subject: string; messageId: string; text: string } & Pick<
+      SendMailOptions,
+      'html' | 'inReplyTo' | 'attachments'
+    >,
+  ): Promise<RfqMessage> {
+    await this.transport.sendMail({
+      from: this.options.from,
+      to,
+      replyTo: replyAddress(token, this.options.replyDomain),
+      ...mail,
+    });
+    return {
+      messageId: mail.messageId,
+      direction: 'out',
+      sender: this.options.from,
+      subject: mail.subject,
+      outcome: 'sent',
+      body: mail.text,
+      attachments: [],
+    };
   }
 
   async close(): Promise<void> {

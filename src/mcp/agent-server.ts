@@ -275,8 +275,8 @@ const failure = (text: string): CallToolResult => ({ content: [{ type: 'text', t
 
 /** An analysis's result: the summary, the report the run wrote (embedded), and its charts as links. */
 async function analysisResult(client: ChatClient, sessionId: string, summary: string): Promise<CallToolResult> {
-  const session = (await client.session(sessionId)) as { files?: Array<{ path: string }> };
-  const reportPath = (session.files ?? [])
+  const session = await client.session(sessionId);
+  const reportPath = session.files
     .map((f) => f.path)
     .filter((p) => /^\/analysis\/.+\.md$/.test(p))
     .sort()

@@ -4,10 +4,12 @@
  * `EventSource` cannot do.
  */
 import { createParser } from 'eventsource-parser';
+import type { AgentLabel, AgentList } from './agents.ts';
 import type { AdminDecision, PendingOrders, PendingOrderView } from './approvals.ts';
 import { type ChatEvent, type RunUsage, TERMINAL_EVENTS } from './events.ts';
 import type { HumanDecision } from './human.ts';
 import type { ScheduleInput, ScheduleView, StartedScheduleRun } from './schedules.ts';
+import type { CancelledRun, Health, Me, Readiness, SessionDetail, SessionRecord } from './service.ts';
 
 /** One row of the admin usage view: a user's model usage on one UTC day. */
 export interface UsageRow extends RunUsage {
@@ -15,6 +17,17 @@ export interface UsageRow extends RunUsage {
   user: string;
   runs: number;
   calls: number;
+}
+
+/** `GET /api/v1/admin/usage`: usage per user and day, its total, and the daily token budget (null: none). */
+export interface UsageReport {
+  /** The first moment counted (the start of the first UTC day). */
+  since: string;
+  items: UsageRow[];
+  total: RunUsage;
+  daily_tokens: number | null;
+  /** The price list the costs were computed with: its date and where the prices were read. */
+  prices: { date: string; source: string } | null;
 }
 
 /** A row of `GET /api/v1/history/sessions`: a chat the user started, or one a schedule started for them. */
@@ -129,19 +142,24 @@ export class ChatClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!response.ok) throw await apiError(response);
-    if (response.status === 204) return undefined as T;
-    const text = await response.text();
-    return (text ? JSON.parse(text) : undefined) as T;
+    return answer<T>(response);
   }
 
-  health(): Promise<Record<string, unknown>> {
-    return fetch(this.url('/api/v1/health')).then((r) => r.json() as Promise<Record<string, unknown>>);
+  /** Whether the API process is alive (needs no sign-in). */
+  async health(): Promise<Health> {
+    const response = await fetch(this.url('/api/v1/health'));
+    if (!response.ok) throw await apiError(response);
+    return answer<Health>(response);
   }
 
-  /** Readiness of the API's dependencies; `checks.model.detail.provider` is `offline` for the offline model. */
-  async ready(): Promise<{ status?: string; checks?: Record<string, { ok: boolean; detail?: unknown }> }> {
+  /**
+   * Readiness of the API's dependencies, also when one fails (503); `checks.model.detail.provider` is `offline` for
+   * the offline model.
+   */
+  async ready(): Promise<Readiness> {
     const response = await fetch(this.url('/api/v1/ready'));
-    return (await response.json()) as { status?: string; checks?: Record<string, { ok: boolean; detail?: unknown }> };
+    if (!response.ok && response.status !== 503) throw await apiError(response);
+    return answer<Readiness>(response);
   }
 
   /** Requests to try, built from the user's own catalogue, and whether the offline model answers. */
@@ -149,7 +167,12 @@ export class ChatClient {
     return this.json('GET', '/api/v1/agent/suggestions');
   }
 
-  me(): Promise<Record<string, unknown>> {
+  /** The configured agents with their labels (orchestrator first): what steps are grouped and named by. */
+  async agents(): Promise<AgentLabel[]> {
+    return (await this.json<AgentList>('GET', '/api/v1/agents')).items;
+  }
+
+  me(): Promise<Me> {
     return this.json('GET', '/api/v1/me');
   }
 
@@ -159,12 +182,13 @@ export class ChatClient {
     return page.items.map(sessionSummary);
   }
 
-  session(id: string): Promise<Record<string, unknown>> {
+  /** A saved conversation: its messages, steps, what it waits for, and its files. */
+  session(id: string): Promise<SessionDetail> {
     return this.json('GET', `/api/v1/history/sessions/${encodeURIComponent(id)}`);
   }
 
   /** Renames a session; the answer is the session as stored. */
-  rename(id: string, title: string): Promise<{ id: string; title: string; updated_at: string }> {
+  rename(id: string, title: string): Promise<SessionRecord> {
     return this.json('PATCH', `/api/v1/history/sessions/${encodeURIComponent(id)}`, { title });
   }
 
@@ -173,7 +197,7 @@ export class ChatClient {
   }
 
   /** Cancels the session's active run: a waiting run ends at once (`cancelled`); a working one is told to stop (`running`). */
-  cancel(sessionId: string): Promise<{ run_id: string; status: 'cancelled' | 'running' }> {
+  cancel(sessionId: string): Promise<CancelledRun> {
     return this.json('POST', '/api/v1/agent/chat/cancel', { session_id: sessionId });
   }
 
@@ -257,12 +281,7 @@ export class ChatClient {
   }
 
   /** Model usage per user per day (admins only). */
-  usage(days = 30): Promise<{
-    items: UsageRow[];
-    total: RunUsage;
-    daily_tokens: number | null;
-    prices: { date: string; source: string } | null;
-  }> {
+  usage(days = 30): Promise<UsageReport> {
     return this.json('GET', `/api/v1/admin/usage?days=${days}`);
   }
 
@@ -372,6 +391,13 @@ export class ChatClient {
       parser.feed(decoder.decode(value, { stream: true }));
     }
   }
+}
+
+/** A JSON answer as the route declares it (`T`, from this module's protocol types); none for 204. */
+async function answer<T>(response: Response): Promise<T> {
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 async function apiError(response: Response): Promise<ApiError> {

@@ -1,13 +1,5 @@
+import type { AgentName } from './agents.ts';
 import type { DecisionRecord, HumanRequest } from './human.ts';
-
-/** The agents a step can belong to, as the client shows them. */
-export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
-
-/** An agent's name and labels as clients show it, read from the agent's YAML. */
-export interface AgentLabel {
-  name: AgentName;
-  label: { zh: string; en: string };
-}
 
 export type StepStatus = 'running' | 'completed' | 'error';
 
@@ -65,6 +57,12 @@ export interface OrderDecisionData {
   total_amount: number;
 }
 
+/** A front-end tool's call (a chart to draw, an order to open): the client carries it out. */
+export interface ToolCallData {
+  tool: string;
+  params: Record<string, unknown>;
+}
+
 export interface DoneData {
   run_id: string;
   status: 'completed' | 'cancelled';
@@ -87,7 +85,7 @@ export type ApiEvent =
   /** `token`: a delta of the orchestrator's answer text; the deltas since the last other event make up the text
    *  as it grows, and a completed run's `done` carries the `answer` that replaces them. */
   | { event: 'token'; data: { content: string; agent: AgentName } }
-  | { event: 'tool_call'; data: { tool: string; params: Record<string, unknown> } }
+  | { event: 'tool_call'; data: ToolCallData }
   | { event: 'interrupt'; data: InterruptData }
   /** `answer`: a completed run's final answer (the orchestrator's last reply), which replaces its streamed deltas. */
   | { event: 'done'; data: DoneData }

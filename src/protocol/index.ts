@@ -1,4 +1,13 @@
 export {
+  type AgentLabel,
+  AgentLabelSchema,
+  type AgentList,
+  AgentListSchema,
+  type AgentName,
+  agentRank,
+  agentTitle,
+} from './agents.ts';
+export {
   ADMIN_DECISIONS,
   type AdminDecision,
   AdminDecisionSchema,
@@ -23,11 +32,10 @@ export {
   type StreamResult,
   type Suggestion,
   sessionSummary,
+  type UsageReport,
   type UsageRow,
 } from './client.ts';
 export type {
-  AgentLabel,
-  AgentName,
   ApiEvent,
   ChartSeries,
   ChatEvent,
@@ -39,6 +47,7 @@ export type {
   RunUsage,
   ShowChartParams,
   StepStatus,
+  ToolCallData,
 } from './events.ts';
 export { TERMINAL_EVENTS } from './events.ts';
 export {
@@ -62,6 +71,22 @@ export {
   type StartedScheduleRun,
   StartedScheduleRunSchema,
 } from './schedules.ts';
+export {
+  type CancelledRun,
+  CancelledRunSchema,
+  type Health,
+  HealthSchema,
+  type Me,
+  MeSchema,
+  type PendingInterrupt,
+  type Readiness,
+  ReadinessSchema,
+  type RunStatus,
+  type SessionDetail,
+  type SessionFile,
+  type SessionMessage,
+  type SessionRecord,
+} from './service.ts';
 export {
   cite,
   citedIds,

@@ -6,6 +6,7 @@ import { simpleParser } from 'mailparser';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { DEMO_SUPPLIERS } from '../erp/index.ts';
+import { TEMPLATE_HEADER } from '../mail/index.ts';
 
 /** How a simulated supplier answers an RFQ by mail, as real ones do. */
 export const REPLY_STYLES = [
@@ -239,18 +240,8 @@ export class SupplierMailDesk {
       case 'template': {
         const book = new ExcelJS.Workbook();
         const sheet = book.addWorksheet('RFQ');
-        sheet.addRow([
-          '行号 Line',
-          '物料 Item',
-          '数量 Qty',
-          '单位 Unit',
-          '需求日期 Required',
-          '单价 Unit price',
-          '币种 Currency',
-          '阶梯价 Price breaks',
-          'MOQ',
-          '交期(天) Lead time (days)',
-        ]);
+        // Procura's own template, filled up to the lead time; the later columns are left off, as suppliers do.
+        sheet.addRow(TEMPLATE_HEADER.slice(0, 10));
         for (const q of quotes)
           sheet.addRow([q.lineNo, '', '', '', '', q.unitPrice, q.currency, '', '', q.leadTimeDays]);
         mail.text = '报价见附件模板。';

@@ -76,6 +76,21 @@ interface Case {
   check: (answer: string) => Promise<string | undefined> | string | undefined;
 }
 
+/** Runs `each` over the cases three at a time; returns the misses each reported. */
+async function threeAtATime<T>(list: T[], each: (c: T, i: number) => Promise<string | undefined>): Promise<string[]> {
+  const misses: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < list.length) {
+      const i = next++;
+      const miss = await each(list[i], i);
+      if (miss) misses.push(miss);
+    }
+  };
+  await Promise.all(Array.from({ length: 3 }, worker));
+  return misses;
+}
+
 describe('only an explicit order request drafts a write (generated phrasings on the started stack)', () => {
   let h: AgentHarness;
   let all: Offer[];
@@ -198,25 +213,17 @@ describe('only an explicit order request drafts a write (generated phrasings on 
   }, 600_000);
 
   /** Runs generated cases three at a time; returns the misses. */
-  async function run(list: Case[], prefix: string): Promise<string[]> {
-    const misses: string[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < list.length) {
-        const i = next++;
-        const c = list[i];
-        const turn = await h.send(h.contextFor(c.user ?? 'laoxiao', `${prefix}-${i}`), c.say);
-        const draft = writeDraft(turn);
-        const why = draft
-          ? `drafted ${String(draft.value.tool)}`
-          : turn.interrupts.length
-            ? `stopped at ${String(turn.interrupts[0].value.kind)}`
-            : await c.check(turn.answer);
-        if (why) misses.push(`[${c.cls}] ${c.say} — ${why} — ${turn.answer.slice(0, 300)}`);
-      }
-    };
-    await Promise.all(Array.from({ length: 3 }, worker));
-    return misses;
+  function run(list: Case[], prefix: string): Promise<string[]> {
+    return threeAtATime(list, async (c, i) => {
+      const turn = await h.send(h.contextFor(c.user ?? 'laoxiao', `${prefix}-${i}`), c.say);
+      const draft = writeDraft(turn);
+      const why = draft
+        ? `drafted ${String(draft.value.tool)}`
+        : turn.interrupts.length
+          ? `stopped at ${String(turn.interrupts[0].value.kind)}`
+          : await c.check(turn.answer);
+      return why && `[${c.cls}] ${c.say} — ${why} — ${turn.answer.slice(0, 300)}`;
+    });
   }
 
   it('looks up orders with every filter said (period, state, amount, supplier) and names the filters', async () => {
@@ -298,28 +305,20 @@ describe('only an explicit order request drafts a write (generated phrasings on 
       ]);
       list.push({ cls: 'quantity', say, offer, quantity: q, check: () => undefined });
     }
-    const misses: string[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < list.length) {
-        const i = next++;
-        const c = list[i];
-        const turn = await h.send(h.contextFor('laoxiao', `quantity-${i}`), c.say);
-        const args = turn.interrupts.find((x) => x.value.kind === 'approval' && x.value.tool === 'order_create')?.value
-          .args as { supplierId: number; lines: Array<{ partId: number; quantity: number }> } | undefined;
-        const line = args?.lines[0];
-        if (
-          !args ||
-          args.supplierId !== c.offer.supplierId ||
-          line?.partId !== c.offer.partId ||
-          line.quantity !== c.quantity
-        )
-          misses.push(
-            `${c.say} — expected ${c.offer.code} × ${c.quantity}, got ${JSON.stringify(args ?? turn.answer.slice(0, 200))}`,
-          );
-      }
-    };
-    await Promise.all(Array.from({ length: 3 }, worker));
+    const misses = await threeAtATime(list, async (c, i) => {
+      const turn = await h.send(h.contextFor('laoxiao', `quantity-${i}`), c.say);
+      const args = turn.interrupts.find((x) => x.value.kind === 'approval' && x.value.tool === 'order_create')?.value
+        .args as { supplierId: number; lines: Array<{ partId: number; quantity: number }> } | undefined;
+      const line = args?.lines[0];
+      if (
+        !args ||
+        args.supplierId !== c.offer.supplierId ||
+        line?.partId !== c.offer.partId ||
+        line.quantity !== c.quantity
+      )
+        return `${c.say} — expected ${c.offer.code} × ${c.quantity}, got ${JSON.stringify(args ?? turn.answer.slice(0, 200))}`;
+      return undefined;
+    });
     expect(misses, misses.join('\n')).toEqual([]);
   }, 600_000);
 

@@ -15,6 +15,8 @@ const BUDGET: Record<string, number> = {
   orchestrator: 3_000,
   'procurement-analyst': 4_000,
   'procurement-order': 2_500,
+  // Thirteen tools (the rfq tools and the look-ups they need) and a five-line prompt.
+  'procurement-sourcing': 2_550,
 };
 
 const o200k = getEncoding('o200k_base');
@@ -67,10 +69,12 @@ describe('the fixed prefix of every agent', () => {
   it('stays within its budget of tool schemas plus system prompt', async () => {
     const analysis = await sent('procurement-analyst', 'laoxiao', 'prefix-a');
     const order = await sent('procurement-order', 'laoxiao', 'prefix-o');
+    const sourcing = await sent('procurement-sourcing', 'laoxiao', 'prefix-s');
     const first = {
       orchestrator: analysis.get('orchestrator')![0],
       'procurement-analyst': analysis.get('procurement-analyst')![0],
       'procurement-order': order.get('procurement-order')![0],
+      'procurement-sourcing': sourcing.get('procurement-sourcing')![0],
     };
     const measured = Object.fromEntries(
       Object.entries(first).map(([agent, call]) => [agent, count(fixedPrefix(call))]),

@@ -7,7 +7,7 @@ import { AgentRuntime, agentConfigs, planAgentTools, toolSetProblems } from '../
 import { McpConnections, startErpMcpServer } from '../../src/mcp/index.ts';
 import { ToolRegistry } from '../../src/tools/index.ts';
 import { startTestErp } from '../tools/harness.ts';
-import { agentConfigsWithServers } from './stand-ins.ts';
+import { agentConfigsWithServers, startKnowledgeMcp } from './stand-ins.ts';
 
 let env: Awaited<ReturnType<typeof startTestErp>>;
 let mcp: Awaited<ReturnType<typeof startErpMcpServer>>;
@@ -90,6 +90,41 @@ describe('agent tool sets, held against what the running process binds', () => {
     expect(
       toolSetProblems(registry, agentConfigs(registry, analyst), { servers: ['kb'] }).filter((p) => p.server),
     ).toEqual([]);
+  });
+
+  it('checks at start-up that a configured MCP server’s tools reach an agent whose YAML names it', async () => {
+    const kb = await startKnowledgeMcp();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-toolset-'));
+    const unnamed = agentConfigsWithServers({});
+    const named = agentConfigsWithServers({ 'procurement-order': ['kb'] });
+    dirs.push(dataDir, unnamed, named);
+    const runtime = (configDir: string) =>
+      new AgentRuntime({
+        dataDir,
+        configDir,
+        erpUrl: env.baseUrl,
+        mcpServers: [
+          { name: 'erp', url: mcp.mcpUrl, forwardCredentials: true, required: true },
+          { name: 'kb', url: kb.mcpUrl },
+        ],
+        env: { ...process.env, DEEPSEEK_API_KEY: '', OPENAI_BASE_URL: '' },
+        toolSetCheck: 'fail',
+      });
+    try {
+      const orphaned = runtime(unnamed);
+      await expect(orphaned.registry()).rejects.toThrow(/MCP kb: .*reach no agent/);
+      await orphaned.close();
+      // Without supplier sites and charts other tools are missing too: only the server's line tells the two apart.
+      const reached = runtime(named);
+      const problems = await reached.registry().then(
+        () => '',
+        (error: Error) => error.message,
+      );
+      expect(problems).not.toContain('MCP kb');
+      await reached.close();
+    } finally {
+      await kb.close();
+    }
   });
 
   it('fails the agent’s start-up in strict mode, naming the agent and the tool; warns otherwise', async () => {

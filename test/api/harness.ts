@@ -126,6 +126,20 @@ export async function startApiHarness(
   return harness;
 }
 
+/** A sub-agent declared by nothing but its YAML file; `label` absent leaves it unlabelled. */
+export function subAgentYaml(name: string, label?: { zh: string; en: string }): string {
+  return `name: ${name}
+description: 测试用的子 Agent ${name} / a sub-agent of the test
+${label ? `label:\n  zh: ${label.zh}\n  en: ${label.en}\n` : ''}tools:
+  names: []
+limits:
+  model_calls: 3
+  tool_calls: 3
+prompt: |
+  你是测试用的子 Agent ${name}，只回答一句话。
+`;
+}
+
 /** The chat API over one orchestrator and a model whose every reply the test scripts. */
 export interface ScriptedApi {
   url: string;
@@ -143,11 +157,13 @@ export interface ScriptedTool {
 }
 
 /**
- * The chat API on the test ERP, with an orchestrator declared by `orchestrator` (its YAML), the given models (a
- * scripted double) and the test's own tools.
+ * The chat API on the test ERP, with an orchestrator declared by `orchestrator` (its YAML) and any `agents`, the
+ * given models (a scripted double) and the test's own tools.
  */
 export async function startScriptedApi(options: {
   orchestrator: string;
+  /** Further agents' YAML, by file name (sub-agents the orchestrator may delegate to). */
+  agents?: Record<string, string>;
   models: AgentModels;
   tools?: ScriptedTool[];
   limits?: ApiOptions['limits'];
@@ -159,6 +175,7 @@ export async function startScriptedApi(options: {
   const configDir = path.join(dir, 'agents');
   fs.mkdirSync(configDir);
   fs.writeFileSync(path.join(configDir, 'orchestrator.yaml'), options.orchestrator);
+  for (const [file, yaml] of Object.entries(options.agents ?? {})) fs.writeFileSync(path.join(configDir, file), yaml);
   const runtime = new AgentRuntime({
     dataDir: dir,
     erpUrl: erp.baseUrl,

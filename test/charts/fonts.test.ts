@@ -1,15 +1,16 @@
 import { Resvg } from '@resvg/resvg-js';
 import { describe, expect, it } from 'vitest';
-import { svgToPng } from '../../src/charts/index.ts';
+import { PIXEL_RATIO, svgToPng } from '../../src/charts/index.ts';
 import { FONT_FAMILY, FONT_FILES } from '../../src/charts/theme.ts';
 
 const svgOf = (text: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="60"><rect width="320" height="60" fill="#fff"/><text x="10" y="24" font-family="${FONT_FAMILY}" font-size="18">${text}</text><text x="10" y="50" font-family="${FONT_FAMILY}" font-size="18" font-weight="bold">${text}</text></svg>`;
 
-/** The same SVG drawn by resvg with the full font files: what the subsets must reproduce. */
+/** The same SVG drawn by resvg with the full font files, at the renderer's pixel ratio: what the subsets must reproduce. */
+const SCALE = { mode: 'zoom', value: PIXEL_RATIO } as const;
 const withFullFonts = (svg: string) =>
   new Resvg(svg, {
-    fitTo: { mode: 'original' },
+    fitTo: SCALE,
     font: { fontFiles: FONT_FILES, loadSystemFonts: false, defaultFontFamily: FONT_FAMILY },
   })
     .render()
@@ -27,7 +28,7 @@ describe('chart fonts', () => {
       const png = await svgToPng(svg);
       expect(png.equals(withFullFonts(svg))).toBe(true);
       // and the text is really drawn: not the same picture as with no font at all
-      const blank = new Resvg(svg, { fitTo: { mode: 'original' }, font: { loadSystemFonts: false } }).render().asPng();
+      const blank = new Resvg(svg, { fitTo: SCALE, font: { loadSystemFonts: false } }).render().asPng();
       expect(png.equals(blank)).toBe(false);
     }
   });

@@ -79,9 +79,15 @@ describe('session view', () => {
     const view = viewFromHistory(
       sid,
       {
+        id: sid,
+        owner: 'laoxiao',
+        project_id: 'P1',
         title: '下单',
+        created_at: '2026-12-04T08:00:00.000Z',
+        updated_at: '2026-12-04T08:01:00.000Z',
+        origin: 'chat',
         messages: [
-          { role: 'user', content: '给博世下单', run_id: 'r1' },
+          { role: 'user', content: '给博世下单', run_id: 'r1', created_at: '2026-12-04T08:00:00.000Z' },
           { role: 'assistant', content: '', run_id: 'r1', tool_calls: [] },
         ],
         steps: [
@@ -90,14 +96,26 @@ describe('session view', () => {
             run_id: 'r1',
             status: 'running',
             title: '创建采购订单',
+            detail: '',
             agent: 'procurement-order',
             phase: 'tool',
           },
         ],
         pending_interrupts: [
-          { interrupt_id: 'i9', value: { kind: 'approval', tool: 'order_create', args: { lines: [] } } },
+          {
+            interrupt_id: 'i9',
+            value: {
+              kind: 'approval',
+              tool: 'order_create',
+              label: '创建采购订单',
+              args: { lines: [] },
+              allowed: ['approve', 'reject'],
+            },
+          },
         ],
+        usage: { input_tokens: 0, output_tokens: 0, cost: 0 },
         active_run: 'r1',
+        last_event_id: 3,
         files: [{ path: '/analysis/report.md' }],
       },
       new Set(),

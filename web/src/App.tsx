@@ -1,5 +1,5 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
-import { type AgentSuggestions, ApiError, ChatClient } from '../../src/protocol/index.ts';
+import { type AgentLabel, type AgentSuggestions, ApiError, ChatClient, type Me } from '../../src/protocol/index.ts';
 import { ApprovalQueue } from './components/ApprovalQueue.tsx';
 import { Conversation } from './components/Conversation.tsx';
 import { OrderPanel } from './components/OrderPanel.tsx';
@@ -18,12 +18,6 @@ const TOKEN_KEY = 'procura.token';
 /** How often the history is read again, so a scheduled run that landed meanwhile shows up with its badge. */
 const HISTORY_POLL_MS = 30_000;
 const LANG_KEY = 'procura.lang';
-
-/** Signed-in user as `GET /api/v1/me` reports it (username, role), when the API offers it. */
-interface Me {
-  username?: string;
-  role?: string;
-}
 
 export function App() {
   const [lang, setLang] = useState<Lang>(() => (localStorage.getItem(LANG_KEY) === 'en' ? 'en' : 'zh'));
@@ -50,7 +44,8 @@ export function App() {
         if (!live) return;
         localStorage.setItem(TOKEN_KEY, client.token);
         setSignInError(undefined);
-        setMe(await client.me().catch(() => ({})));
+        // Without it the top bar leaves the user's name and the admin's tools out.
+        setMe(await client.me().catch(() => undefined));
       })
       .catch((error: Error) => {
         if (!live) return;
@@ -99,6 +94,7 @@ function Workspace({
   const standing = useStandingPermissions(chat.view, chat.busy, chat.decide);
   const [offline, setOffline] = useState(false);
   const [suggestions, setSuggestions] = useState<AgentSuggestions>();
+  const [agents, setAgents] = useState<AgentLabel[]>([]);
   const [tab, setTab] = useState<InspectorTabId>('steps');
   const [wide, setWide] = useState(false);
   const [showUsage, setShowUsage] = useState(false);
@@ -134,13 +130,18 @@ function Workspace({
     client
       .ready()
       .then((ready) => {
-        const model = ready.checks?.model?.detail as { provider?: string } | undefined;
-        setOffline(model?.provider === 'offline');
+        const model = ready.checks.model?.detail;
+        setOffline(typeof model === 'object' && model !== null && 'provider' in model && model.provider === 'offline');
       })
       .catch(() => undefined);
     client
       .suggestions()
       .then(setSuggestions)
+      .catch(() => undefined);
+    // Steps are grouped and named by the configured agents; without the list they show the agents' raw names.
+    client
+      .agents()
+      .then(setAgents)
       .catch(() => undefined);
     void refreshSessions();
     const id = /^#\/s\/([\w-]+)/.exec(window.location.hash)?.[1];
@@ -215,10 +216,10 @@ function Workspace({
               {t('usage')}
             </button>
           )}
-          {me?.username && (
+          {me && (
             <span className="user-chip" data-testid="user">
               {me.username}
-              {me.role && <span className="badge">{me.role}</span>}
+              <span className="badge">{me.role}</span>
             </span>
           )}
           <button type="button" className="btn btn-ghost" onClick={() => onLang(lang === 'zh' ? 'en' : 'zh')}>
@@ -358,7 +359,12 @@ function Workspace({
         >
           {tab === 'order' && view.openOrder && <OrderPanel order={view.openOrder} />}
           {tab === 'steps' && (
-            <Steps steps={view.steps} live={view.running} paused={!view.running && view.pending.length > 0} />
+            <Steps
+              steps={view.steps}
+              agents={agents}
+              live={view.running}
+              paused={!view.running && view.pending.length > 0}
+            />
           )}
           {tab === 'report' && <ReportPanel client={client} sessionId={view.id} files={view.files} charts={charts} />}
           {tab === 'approvals' && <ApprovalQueue client={client} />}

@@ -7,6 +7,7 @@ import type {
   OrderDecisionData,
   ProgressData,
   RunUsage,
+  SessionDetail,
   ShowChartParams,
   StepStatus,
 } from '../../src/protocol/index.ts';
@@ -353,65 +354,49 @@ export function startTurn(view: SessionView, message: string): SessionView {
   };
 }
 
-type Row = Record<string, unknown>;
-
-const str = (row: Row, ...keys: string[]) =>
-  keys.map((k) => row[k]).find((v) => typeof v === 'string') as string | undefined;
-
 /**
  * The view of a saved session as `GET /api/v1/history/sessions/{id}` returns it: messages (each assistant message
  * with its front-end tool calls), the steps of every run, pending interrupts (`{interrupt_id, value}`), the
  * active run, and the workspace files.
  */
-export function viewFromHistory(id: string, raw: Row, answered: ReadonlySet<string>): SessionView {
-  let view: SessionView = { ...emptyView(id), title: str(raw, 'title') };
-  const messages = (Array.isArray(raw.messages) ? raw.messages : []) as Row[];
-  const steps = (Array.isArray(raw.steps) ? raw.steps : []) as Row[];
-  for (const m of messages) {
-    const content = str(m, 'content') ?? '';
+export function viewFromHistory(id: string, raw: SessionDetail, answered: ReadonlySet<string>): SessionView {
+  let view: SessionView = { ...emptyView(id), title: raw.title };
+  for (const m of raw.messages) {
     if (m.role === 'notice') {
-      view = addDecision(view, m as unknown as OrderDecisionData);
+      view = addDecision(view, m);
       continue;
     }
     if (m.role === 'decision') {
-      view = addRecord(view, m as unknown as DecisionRecord);
+      view = addRecord(view, m);
       continue;
     }
     if (m.role === 'user') {
-      view = startTurn(view, content);
-      // Steps are shown for the latest run, as they were when it streamed.
-      const runSteps = steps.filter((s) => s.run_id === m.run_id);
-      // History keeps no step times: restored steps carry no duration (startedAt 0) rather than a wrong one.
-      for (const s of runSteps)
-        view = applyEvent(view, { event: 'progress', data: s as unknown as ProgressData }, answered, 0);
+      view = startTurn(view, m.content);
+      // Steps are shown for the latest run, as they were when it streamed; history keeps no step times: restored
+      // steps carry no duration (startedAt 0) rather than a wrong one.
+      for (const step of raw.steps.filter((s) => s.run_id === m.run_id))
+        view = applyEvent(view, { event: 'progress', data: step }, answered, 0);
       continue;
     }
-    view = applyEvent(view, { event: 'token', data: { session_id: id, content } }, answered);
-    const calls = (Array.isArray(m.tool_calls) ? m.tool_calls : []) as Row[];
-    calls.forEach((call, index) => {
-      view = applyToolCall(view, String(call.tool ?? ''), (call.params ?? {}) as Row, `${str(m, 'run_id')}:${index}`);
+    view = applyEvent(view, { event: 'token', data: { session_id: id, content: m.content } }, answered);
+    m.tool_calls.forEach((call, index) => {
+      view = applyToolCall(view, call.tool, call.params, `${m.run_id}:${index}`);
     });
-    if (m.usage) view = withAssistant(view, (a) => ({ ...a, usage: m.usage as RunUsage }));
+    const { usage } = m;
+    if (usage) view = withAssistant(view, (a) => ({ ...a, usage }));
     // Only the latest run can be taken up again.
-    view = { ...view, error: typeof m.error === 'string' ? m.error : undefined, retryable: m.status === 'error' };
+    view = { ...view, error: m.error, retryable: m.status === 'error' };
   }
-  const files = (Array.isArray(raw.files) ? raw.files : []) as Array<Row | string>;
-  for (const f of files) {
-    const path = typeof f === 'string' ? f : str(f, 'path');
-    if (path && !view.files.includes(path)) view = { ...view, files: [...view.files, path] };
-  }
-  const pending = (Array.isArray(raw.pending_interrupts) ? raw.pending_interrupts : []) as Row[];
+  for (const { path } of raw.files) if (!view.files.includes(path)) view = { ...view, files: [...view.files, path] };
+  const pending = raw.pending_interrupts;
   const waiting = pending
-    .map(
-      (p) =>
-        ({ ...((p.value as Row) ?? {}), interrupt_id: p.interrupt_id, session_id: id }) as unknown as InterruptData,
-    )
-    .filter((p) => p.interrupt_id && !answered.has(p.interrupt_id));
+    .map((p): InterruptData => ({ ...p.value, interrupt_id: p.interrupt_id }))
+    .filter((p) => !answered.has(p.interrupt_id));
   const active = Boolean(raw.active_run);
   const last = raw.last_event_id;
   return {
     ...view,
-    ...(typeof last === 'number' && last > 0 ? { lastEventId: String(last) } : {}),
+    ...(last > 0 ? { lastEventId: String(last) } : {}),
     pending: waiting,
     running: active && pending.length === 0,
     steps: active ? view.steps : settleSteps(view.steps, 0),

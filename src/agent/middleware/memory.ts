@@ -1,5 +1,5 @@
 import { type BackendFactory, createMemoryMiddleware as createLibraryMemoryMiddleware } from 'deepagents';
-import { createMiddleware } from 'langchain';
+import { withOwnPromptSection } from './prompt-section.ts';
 
 /** What an agent is told about the memory files loaded into its prompt: Procura keeps them, the agent reads them. */
 export function memoryText(contents: string): string {
@@ -18,18 +18,12 @@ export function memoryText(contents: string): string {
 export function createMemoryMiddleware(backend: BackendFactory, sources: string[]) {
   // deepagents still types backend factories with its deprecated shape.
   const library = createLibraryMemoryMiddleware({ backend: backend as never, sources });
-  return createMiddleware({
-    name: library.name,
-    stateSchema: library.stateSchema,
-    beforeAgent: library.beforeAgent as never,
-    wrapModelCall: (request, handler) => {
-      const loaded = (request.state as { memoryContents?: Record<string, string> }).memoryContents ?? {};
-      const contents = sources
-        .filter((source) => loaded[source])
-        .map((source) => loaded[source].trim())
-        .join('\n\n');
-      if (!contents) return handler(request);
-      return handler({ ...request, systemMessage: request.systemMessage.concat(`\n\n${memoryText(contents)}`) });
-    },
+  return withOwnPromptSection<{ memoryContents?: Record<string, string> }>(library, library.beforeAgent, (state) => {
+    const loaded = state.memoryContents ?? {};
+    const contents = sources
+      .filter((source) => loaded[source])
+      .map((source) => loaded[source].trim())
+      .join('\n\n');
+    return contents ? memoryText(contents) : undefined;
   });
 }

@@ -3,6 +3,7 @@ import { type BackendFactory, createSkillsMiddleware } from 'deepagents';
 import { createMiddleware } from 'langchain';
 import { runContext, runContextSchema } from '../context.ts';
 import type { FileUploader, SkillsSync } from '../skills/sync.ts';
+import { withOwnPromptSection } from './prompt-section.ts';
 import { silently } from './silent.ts';
 
 type Uploader = FileUploader & { glob(pattern: string, path?: string): unknown };
@@ -88,18 +89,10 @@ export function skillsText(sources: readonly string[], skills: readonly SkillLis
 export function createSkillsDiscoveryMiddleware(backend: BackendFactory, sources: string[]) {
   // deepagents still types backend factories with its deprecated shape.
   const discovery = createSkillsMiddleware({ backend: backend as never, sources });
-  return createMiddleware({
-    name: discovery.name,
-    stateSchema: discovery.stateSchema,
-    beforeAgent: discovery.beforeModel as never,
-    wrapModelCall: (request, handler) => {
-      const skills = ((request.state as { skillsMetadata?: SkillListing[] }).skillsMetadata ?? []).toSorted((a, b) =>
-        a.name.localeCompare(b.name),
-      );
-      return handler({
-        ...request,
-        systemMessage: request.systemMessage.concat(`\n\n${skillsText(sources, skills)}`),
-      });
-    },
-  });
+  return withOwnPromptSection<{ skillsMetadata?: SkillListing[] }>(discovery, discovery.beforeModel, (state) =>
+    skillsText(
+      sources,
+      (state.skillsMetadata ?? []).toSorted((a, b) => a.name.localeCompare(b.name)),
+    ),
+  );
 }

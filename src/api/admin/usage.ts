@@ -8,6 +8,7 @@ import {
   type PriceListInfo,
   type UsageTotals,
 } from '../../agent/index.ts';
+import type { UsageReport } from '../../protocol/index.ts';
 import { forbidden, ProblemError } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { ApiDb } from '../db.ts';
@@ -157,7 +158,7 @@ export class UsageLedger {
   }
 
   /** Usage per user per UTC day over the last `days` days, newest first (admins only). */
-  async perUserDay(user: ApiUser, days: number, now = new Date()) {
+  async perUserDay(user: ApiUser, days: number, now = new Date()): Promise<UsageReport> {
     if (user.role !== 'admin') throw forbidden('仅管理员可查看用量 / only admins can see usage');
     const since = new Date(startOfUtcDay(now).getTime() - (days - 1) * 86_400_000).toISOString();
     const dayExpr = sql<string>`substr(created_at, 1, 10)`;

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { type AgentSuggestions, HumanDecisionSchema } from '../../protocol/index.ts';
+import {
+  type AgentLabel,
+  AgentListSchema,
+  type AgentSuggestions,
+  CancelledRunSchema,
+  HumanDecisionSchema,
+} from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import { parseInput } from '../http.ts';
@@ -39,6 +45,8 @@ export interface ChatAppDeps {
   notices: SessionNotices;
   /** Example requests built from the user's catalogue, and whether the offline model answers. */
   suggestions: (user: ApiUser, traceId: string) => Promise<AgentSuggestions>;
+  /** The configured agents with their labels, from their YAML: what clients name steps by. */
+  agents: () => Promise<AgentLabel[]>;
   log: Logger;
 }
 
@@ -130,6 +138,18 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
   routes.add(
     {
       method: 'get',
+      path: '/agents',
+      operationId: 'listAgents',
+      summary: '已配置的智能体及其名称（中文 / English）/ the configured agents and their labels',
+      tags,
+      responses: { 200: { description: 'the agents, the orchestrator first', json: AgentListSchema } },
+    },
+    async (c) => c.json({ items: await deps.agents() }),
+  );
+
+  routes.add(
+    {
+      method: 'get',
       path: '/agent/chat/stream/{session_id}',
       operationId: 'rejoinChatRun',
       summary: '续接会话最近一次运行（Last-Event-ID 之后）/ rejoin the session’s latest run after Last-Event-ID',
@@ -201,7 +221,7 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       tags,
       body: CancelBody,
       responses: {
-        202: { description: 'cancelling', json: z.object({ run_id: z.string(), status: z.string() }) },
+        202: { description: 'cancelling', json: CancelledRunSchema },
         404: { description: '没有这个会话 / no such session' },
         409: { description: '没有可停止的任务 / nothing runs' },
       },

@@ -2,7 +2,19 @@ import path from 'node:path';
 import { resolveBackend } from 'deepagents';
 import type { Kysely } from 'kysely';
 import { type AgentRuntime, addUsage, NO_USAGE, type ProcuraRunContext } from '../../agent/index.ts';
-import type { HistoryPage, HistorySession, SessionState } from '../../protocol/index.ts';
+import type {
+  DecisionRecord,
+  HistoryPage,
+  HistorySession,
+  OrderDecisionData,
+  PendingInterrupt,
+  ProgressData,
+  SessionDetail,
+  SessionFile,
+  SessionMessage,
+  SessionState,
+  ToolCallData,
+} from '../../protocol/index.ts';
 import { badRequest, conflict, notFound } from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
 import type { ApiUser } from '../auth.ts';
@@ -15,12 +27,6 @@ const ORDER_WRITES = ['order_create'] as const;
 
 /** Workspace areas that are not a session's output (shared skills, the global guidelines, the user's memories). */
 const PRIVATE_PREFIXES = ['/skills/', '/AGENTS.md', '/memories/'];
-
-export interface SessionFile {
-  path: string;
-  size?: number;
-  modified_at?: string;
-}
 
 /** Session history: listing, the conversation as it streamed (messages, steps, pending interrupt), files, rename, delete. */
 export class History {
@@ -109,7 +115,7 @@ export class History {
   }
 
   /** One session rebuilt from its stored run events: what the user saw, including a partial answer of a stopped run. */
-  async get(user: ApiUser, id: string) {
+  async get(user: ApiUser, id: string): Promise<SessionDetail> {
     const session = await this.deps.sessions.owned(user, id);
     const scheduled = await this.openScheduled(id);
     const runs = await this.deps.runs.ofSession(id);
@@ -118,28 +124,32 @@ export class History {
       ['token', 'progress', 'tool_call', 'error', 'order_decision', 'decision'],
     );
     const usage = await this.deps.usage.byRun(runs.map((r) => r.id));
-    const messages: Array<Record<string, unknown>> = [];
-    const steps: Array<Record<string, unknown>> = [];
+    const messages: SessionMessage[] = [];
+    const steps: SessionDetail['steps'] = [];
     for (const run of runs) {
       messages.push({ role: 'user', content: run.message, run_id: run.id, created_at: run.created_at });
       let answer = '';
-      const byId = new Map<string, Record<string, unknown>>();
-      const toolCalls: unknown[] = [];
-      const decisions: Array<Record<string, unknown>> = [];
+      const byId = new Map<string, ProgressData & { run_id: string }>();
+      const toolCalls: ToolCallData[] = [];
+      const decisions: SessionMessage[] = [];
       let error: string | undefined;
       for (const e of events.filter((e) => e.run_id === run.id)) {
-        const data = JSON.parse(e.data) as Record<string, unknown>;
+        // Stored as the run emitted it: the event's data as the protocol declares it.
+        const data = JSON.parse(e.data);
         if (e.event === 'token') answer += String(data.content ?? '');
-        else if (e.event === 'progress' && data.phase !== 'run')
-          byId.set(String(data.id), { ...byId.get(String(data.id)), ...data, run_id: run.id });
-        else if (e.event === 'tool_call') toolCalls.push({ tool: data.tool, params: data.params });
+        else if (e.event === 'progress' && data.phase !== 'run') {
+          const step: ProgressData = data;
+          byId.set(step.id, { ...byId.get(step.id), ...step, run_id: run.id });
+        } else if (e.event === 'tool_call') toolCalls.push({ tool: data.tool, params: data.params });
         else if (e.event === 'error') error = String(data.message ?? '');
-        else if (e.event === 'order_decision')
-          decisions.push({ role: 'notice', kind: e.event, ...data, run_id: run.id });
-        else if (e.event === 'decision') {
+        else if (e.event === 'order_decision') {
+          const decision: OrderDecisionData = data;
+          decisions.push({ role: 'notice', kind: 'order_decision', ...decision, run_id: run.id });
+        } else if (e.event === 'decision') {
+          const record: DecisionRecord = data;
           // A person's decision on a card splits the answer: what came before it, the record, what came after.
           messages.push({ role: 'assistant', content: answer, run_id: run.id, tool_calls: toolCalls.splice(0) });
-          messages.push({ role: 'decision', ...data, run_id: run.id });
+          messages.push({ role: 'decision', ...record, run_id: run.id });
           answer = '';
         }
         // A retry takes a failed run up again: its earlier error is no longer the outcome.
@@ -167,7 +177,7 @@ export class History {
         : { origin: 'chat' as const }),
       messages,
       steps,
-      pending_interrupts: waiting ? (JSON.parse(waiting.pending ?? '[]') as unknown[]) : [],
+      pending_interrupts: waiting ? (JSON.parse(waiting.pending ?? '[]') as PendingInterrupt[]) : [],
       usage: [...usage.values()].reduce(addUsage, { ...NO_USAGE }),
       active_run: runs.find((r) => r.status === 'running' || r.status === 'waiting')?.id ?? null,
       /** The latest run's last event: a client follows on from here to hear what comes next. */

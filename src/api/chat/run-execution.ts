@@ -10,7 +10,7 @@ import {
   UsageMeter,
   type UsageTotals,
 } from '../../agent/index.ts';
-import type { StepStatus } from '../../protocol/index.ts';
+import type { AgentLabel, StepStatus } from '../../protocol/index.ts';
 import type { Logger } from '../../shared/index.ts';
 import { withConversation } from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
@@ -55,6 +55,7 @@ export class RunExecution {
   readonly abort = new AbortController();
   private readonly mapper: StreamMapper;
   private labelOf: (tool: string) => string | undefined = () => undefined;
+  private agents: readonly AgentLabel[] = [];
   private idle?: NodeJS.Timeout;
   /** Usage rows of this run's model calls, stored one after another. */
   private usageWrites: Promise<void> = Promise.resolve();
@@ -68,7 +69,10 @@ export class RunExecution {
     /** Who the run acts for: its usage and traces are theirs. */
     private readonly user: ApiUser,
   ) {
-    this.mapper = new StreamMapper((tool) => this.labelOf(tool));
+    this.mapper = new StreamMapper(
+      (tool) => this.labelOf(tool),
+      () => this.agents,
+    );
   }
 
   get runId(): string {
@@ -111,6 +115,7 @@ export class RunExecution {
       this.resetIdle();
       const registry = await this.deps.runtime.registry();
       this.labelOf = (tool) => toolLabel(registry, tool);
+      this.agents = await this.deps.runtime.agents();
       const graph = await this.deps.runtime.graph(this.ctx);
       const graphInput = await this.graphInput(graph, input);
       if (graphInput !== DONE) {

@@ -1,8 +1,8 @@
 import { type Generated, type Kysely, sql } from 'kysely';
-import type { HumanDecision, HumanRequest } from '../../protocol/index.ts';
+import type { HumanDecision, PendingInterrupt, RunStatus } from '../../protocol/index.ts';
 import { type ApiDb, type ApiDialect, addTextColumn, isUniqueViolation } from '../db.ts';
 
-export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
+export type { PendingInterrupt, RunStatus };
 
 /** Run states that hold the session: a second start while one of these exists gets 409. */
 export const ACTIVE_RUN_STATUSES: RunStatus[] = ['running', 'waiting'];
@@ -95,11 +95,6 @@ export interface RunEvent {
 
 /** Sequence numbers are 32-bit integers in the database. */
 export const MAX_SEQ = 2_147_483_647;
-
-export interface PendingInterrupt {
-  interrupt_id: string;
-  value: HumanRequest;
-}
 
 /** The human's answer a resumed run executes, stored before the resume is acknowledged. */
 export interface StoredDecision {

@@ -1,5 +1,11 @@
 import type { AgentRuntime, ProcuraRunContext } from '../../agent/index.ts';
-import { type ApiEvent, decisionRecord, type HumanDecision, type HumanRequest } from '../../protocol/index.ts';
+import {
+  type ApiEvent,
+  type CancelledRun,
+  decisionRecord,
+  type HumanDecision,
+  type HumanRequest,
+} from '../../protocol/index.ts';
 import { conflict, type Logger, redactSecrets, redactSecretsIn, sleep, unprocessable } from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
 import type { ApiUser } from '../auth.ts';
@@ -225,7 +231,7 @@ export class RunManager {
   }
 
   /** Stops the session's run: aborts model and tool work wherever it runs; a waiting run just ends. */
-  async cancel(user: ApiUser, sessionId: string): Promise<{ run_id: string; status: RunStatus }> {
+  async cancel(user: ApiUser, sessionId: string): Promise<CancelledRun> {
     await this.deps.sessions.owned(user, sessionId);
     const run = await this.deps.store.active(sessionId);
     if (!run) throw conflict('没有可停止的任务 / nothing is running in this session', { session_id: sessionId });

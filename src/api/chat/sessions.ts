@@ -1,18 +1,12 @@
 import type { Kysely } from 'kysely';
+import type { SessionRecord } from '../../protocol/index.ts';
 import { badRequest, conflict, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { ApiDb } from '../db.ts';
 
 /** Chat sessions, and which of them a schedule started (and whether their owner has opened them yet). */
 export type SessionTables = {
-  chat_sessions: {
-    id: string;
-    owner: string;
-    project_id: string;
-    title: string;
-    created_at: string;
-    updated_at: string;
-  };
+  chat_sessions: SessionRecord;
   scheduled_sessions: {
     session_id: string;
     owner: string;

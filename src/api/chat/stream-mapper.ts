@@ -1,9 +1,11 @@
-import type { AgentName, ApiEvent, ProgressData, StepStatus as ProgressStatus } from '../../protocol/index.ts';
-
-const SUBAGENT_TITLES: Record<string, string> = {
-  'procurement-analyst': '采购分析 / procurement analysis',
-  'procurement-order': '采购订单 / purchase order',
-};
+import {
+  type AgentLabel,
+  type AgentName,
+  type ApiEvent,
+  agentTitle,
+  type ProgressData,
+  type StepStatus as ProgressStatus,
+} from '../../protocol/index.ts';
 
 const DETAIL_LIMIT = 300;
 
@@ -39,7 +41,14 @@ export class StreamMapper {
   /** Whether the orchestrator's model step under way has sent its text as tokens. */
   private answerStreamed = false;
 
-  constructor(private readonly labelOf: (tool: string) => string | undefined) {}
+  /**
+   * `labelOf` names a tool's step; `configured` are the configured agents, whose labels name a delegation's step (an
+   * agent no YAML declares goes by its raw name).
+   */
+  constructor(
+    private readonly labelOf: (tool: string) => string | undefined,
+    private readonly configured: () => readonly AgentLabel[] = () => [],
+  ) {}
 
   map(chunk: unknown): ApiEvent[] {
     if (!Array.isArray(chunk) || chunk.length !== 3) return [];
@@ -105,11 +114,7 @@ export class StreamMapper {
             if (!call.id) continue;
             const step =
               call.name === 'task'
-                ? {
-                    phase: 'subagent' as const,
-                    agent: agentName(String(call.args?.subagent_type ?? 'subagent')),
-                    title: `委派子智能体：${SUBAGENT_TITLES[String(call.args?.subagent_type)] ?? String(call.args?.subagent_type)}`,
-                  }
+                ? this.delegation(agentName(String(call.args?.subagent_type ?? 'subagent')))
                 : { phase: 'tool' as const, agent, title: this.labelOf(call.name) ?? call.name, tool: call.name };
             this.steps.set(call.id, step);
             const detail = call.name === 'task' ? String(call.args?.description ?? '') : JSON.stringify(call.args);
@@ -123,6 +128,13 @@ export class StreamMapper {
       }
     }
     return events;
+  }
+
+  /** A delegation's step: it belongs to the sub-agent, titled with that agent's label in both languages. */
+  private delegation(agent: AgentName) {
+    const agents = this.configured();
+    const title = `委派子智能体：${agentTitle(agents, agent, 'zh')} / delegate to ${agentTitle(agents, agent, 'en')}`;
+    return { phase: 'subagent' as const, agent, title };
   }
 
   private progress(id: string, status: ProgressStatus, detail: string): ApiEvent[] {

@@ -38,8 +38,11 @@ const markdown = new Marked({
   gfm: true,
   renderer: {
     html: (token) => escapeHtml(token.text),
+    // a chart with its title under it, kept on one page
     image: ({ href, text }) =>
-      /^https?:\/\//i.test(href) ? `<img src="${escapeHtml(href)}" alt="${escapeHtml(text)}">` : escapeHtml(text),
+      /^https?:\/\//i.test(href)
+        ? `<span class="figure"><img src="${escapeHtml(href)}" alt="${escapeHtml(text)}">${text ? `<span class="caption">${escapeHtml(text)}</span>` : ''}</span>`
+        : escapeHtml(text),
   },
 });
 
@@ -51,7 +54,11 @@ h1 { font-size: 18pt; border-bottom: 2px solid #1677ff; padding-bottom: 4pt; }
 h2 { font-size: 13.5pt; margin-top: 16pt; } h3 { font-size: 11.5pt; }
 table { border-collapse: collapse; width: 100%; margin: 8pt 0; font-size: 9pt; page-break-inside: auto; }
 tr { page-break-inside: avoid; } th, td { border: 1px solid #d0d7de; padding: 3pt 5pt; text-align: left; }
-th { background: #f2f5fa; } img { max-width: 100%; page-break-inside: avoid; }
+th { background: #f2f5fa; } img { max-width: 100%; display: block; margin: 0 auto; }
+.figure { display: block; break-inside: avoid; page-break-inside: avoid; margin: 6pt 0; }
+.caption { display: block; text-align: center; color: #595959; font-size: 9pt; margin-top: 2pt; }
+/* A heading stays with what it introduces: never the last line of a page. */
+h1, h2, h3, h4, h5, h6 { break-after: avoid; page-break-after: avoid; break-inside: avoid; }
 code, pre { font-family: 'Procura Sans SC', monospace; background: #f6f8fa; }
 footer { margin-top: 18pt; color: #8a919f; font-size: 8pt; }`;
 

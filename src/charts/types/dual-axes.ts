@@ -1,4 +1,4 @@
-import { axisOf, baseOption, type CommonArgs, gridOf, legendOf } from '../frame.ts';
+import { axisOf, baseOption, type CommonArgs, FEW_BARS, gridOf, legendOf, valueLabels } from '../frame.ts';
 import { defineChart } from '../module.ts';
 
 interface DualAxesArgs extends CommonArgs {
@@ -20,11 +20,14 @@ export const dualAxes = defineChart<DualAxesArgs>({
         .join(' / ');
     const names = args.series.map((s, i) => s.axisYTitle || `${s.type === 'line' ? '折线' : '柱'} ${i + 1}`);
     const legend = legendOf(frame, names);
+    // the axis first: turned labels tell the grid how much room they need
+    const xAxis = axisOf(frame, { type: 'category', data: args.categories }, args.axisXTitle);
+    const columns = args.series.filter((s) => s.type === 'column').length * args.categories.length;
     return {
       ...baseOption(args, frame),
       legend,
-      grid: { ...gridOf(frame, Boolean(legend), args), left: 40, right: 40 },
-      xAxis: axisOf(frame, { type: 'category', data: args.categories }, args.axisXTitle),
+      xAxis,
+      grid: { ...gridOf(frame, Boolean(legend), args), left: Math.max(40, frame.labelOverhang), right: 40 },
       yAxis: kinds.map((_, i) => ({
         ...axisOf(frame, { type: 'value', scale: args.style?.startAtZero !== true }, titleOf(i)),
         nameLocation: 'end',
@@ -38,6 +41,7 @@ export const dualAxes = defineChart<DualAxesArgs>({
         data: s.data,
         yAxisIndex: axisIndex(s.type),
         barMaxWidth: 40,
+        label: s.type === 'column' && columns <= FEW_BARS ? valueLabels(frame, 'top') : undefined,
       })),
     } as ReturnType<typeof baseOption>;
   },

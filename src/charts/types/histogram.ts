@@ -19,10 +19,12 @@ export const histogram = defineChart<HistogramArgs>({
     const counts = new Array<number>(bins).fill(0);
     for (const v of args.data) counts[Math.min(bins - 1, Math.floor((v - min) / width))]++;
     const labels = counts.map((_, i) => `${round(min + i * width)}–${round(min + (i + 1) * width)}`);
+    // the axis first: turned labels tell the grid how much room they need
+    const xAxis = axisOf(frame, { type: 'category', data: labels }, args.axisXTitle);
     return {
       ...baseOption(args, frame),
+      xAxis,
       grid: gridOf(frame, false, args),
-      xAxis: axisOf(frame, { type: 'category', data: labels }, args.axisXTitle),
       yAxis: axisOf(frame, { type: 'value', minInterval: 1 }, args.axisYTitle),
       series: [{ type: 'bar', data: counts, barCategoryGap: '2%', label: { show: bins <= 16, position: 'top' } }],
     };

@@ -42,10 +42,12 @@ export const waterfall = defineChart<WaterfallArgs>({
       running = next;
     }
     const { palette: _palette, ...style } = args.style ?? {};
+    // the axis first: turned labels tell the grid how much room they need
+    const xAxis = axisOf(frame, { type: 'category', data: args.data.map((d) => d.category) }, args.axisXTitle);
     return {
       ...baseOption({ ...args, style }, frame),
+      xAxis,
       grid: gridOf(frame, false, args),
-      xAxis: axisOf(frame, { type: 'category', data: args.data.map((d) => d.category) }, args.axisXTitle),
       yAxis: axisOf(frame, { type: 'value' }, args.axisYTitle),
       series: [
         { type: 'bar', stack: 'w', data: base, itemStyle: { color: 'transparent' }, silent: true },

@@ -1,10 +1,10 @@
-import type { ChatEvent, OrderDecisionData, ProgressData } from '../../protocol/index.ts';
-
-const AGENT_SHORT: Record<string, string> = {
-  orchestrator: '主',
-  'procurement-analyst': '分析',
-  'procurement-order': '下单',
-};
+import {
+  type AgentLabel,
+  agentTitle,
+  type ChatEvent,
+  type OrderDecisionData,
+  type ProgressData,
+} from '../../protocol/index.ts';
 
 const color = (code: number) => (text: string) => (process.stdout.isTTY ? `\x1b[${code}m${text}\x1b[0m` : text);
 export const dim = color(2);
@@ -22,6 +22,9 @@ export class TerminalRenderer {
   private readonly running = new Map<string, ProgressData>();
   private statusShown = false;
   private midLine = false;
+
+  /** The configured agents (`GET /api/v1/agents`): a step names its agent by label, by raw name when unknown. */
+  agents: readonly AgentLabel[] = [];
 
   constructor(private readonly out: NodeJS.WriteStream = process.stdout) {}
 
@@ -64,7 +67,7 @@ export class TerminalRenderer {
     this.running.delete(step.id);
     const ms = Date.now() - (this.started.get(step.id) ?? Date.now());
     const mark = step.status === 'completed' ? green('✓') : red('✕');
-    const agent = AGENT_SHORT[step.agent ?? ''] ?? step.agent ?? '';
+    const agent = agentTitle(this.agents, step.agent ?? '', 'zh');
     this.line(`  ${mark} ${dim(`[${agent}]`)} ${step.title} ${dim(seconds(ms))}`);
     this.showStatus();
   }

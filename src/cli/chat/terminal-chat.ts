@@ -6,7 +6,6 @@ import {
   describeScope,
   type HumanDecision,
   type InterruptData,
-  type OrderDecisionData,
   type StandingScope,
   type StreamResult,
   standingScope,
@@ -51,6 +50,8 @@ export class TerminalChat {
   private readonly renderer = new TerminalRenderer();
   private active?: AbortController;
   private cancelling = false;
+  /** The configured agents, read once before the first run is followed. */
+  private agentsRead?: Promise<void>;
 
   constructor(
     private readonly client: ChatClient,
@@ -68,21 +69,13 @@ export class TerminalChat {
   /** Picks up a saved session: answers what it waits for, or re-attaches to its running run. */
   async reattach(): Promise<TurnOutcome | undefined> {
     if (!this.sessionId) return undefined;
-    const saved = (await this.client.session(this.sessionId)) as {
-      title?: string;
-      pending_interrupts?: Array<{ interrupt_id: string; value: Record<string, unknown> }>;
-      active_run?: string | null;
-      messages?: Array<{ role: string } & Record<string, unknown>>;
-    };
+    const saved = await this.client.session(this.sessionId);
     if (!this.options.json) {
-      this.renderer.line(dim(`会话 / session ${this.sessionId} · ${saved.title ?? ''}`));
+      this.renderer.line(dim(`会话 / session ${this.sessionId} · ${saved.title}`));
       // What the admin decided on the orders this conversation drafted.
-      for (const m of saved.messages ?? [])
-        if (m.role === 'notice') this.renderer.line(decisionLine(m as unknown as OrderDecisionData));
+      for (const m of saved.messages) if (m.role === 'notice') this.renderer.line(decisionLine(m));
     }
-    const pending = (saved.pending_interrupts ?? []).map(
-      (p) => ({ ...p.value, interrupt_id: p.interrupt_id, session_id: this.sessionId }) as unknown as InterruptData,
-    );
+    const pending = saved.pending_interrupts.map((p): InterruptData => ({ ...p.value, interrupt_id: p.interrupt_id }));
     if (pending.length) return this.answer(pending);
     if (saved.active_run) return this.follow((onEvent, signal) => this.client.attach(this.sessionId!, onEvent, signal));
     return undefined;
@@ -100,6 +93,14 @@ export class TerminalChat {
   private async follow(
     run: (onEvent: (event: ChatEvent) => void, signal: AbortSignal) => Promise<StreamResult>,
   ): Promise<TurnOutcome> {
+    // Steps name their agent by its label; an API that cannot list its agents leaves the raw names.
+    this.agentsRead ??= this.client.agents().then(
+      (agents) => {
+        this.renderer.agents = agents;
+      },
+      () => undefined,
+    );
+    await this.agentsRead;
     const interrupts: InterruptData[] = [];
     let outcome: TurnOutcome = 'done';
     const onEvent = (event: ChatEvent) => {

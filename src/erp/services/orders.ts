@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { isReadOnly } from '../../protocol/index.ts';
 import { conflict, type FieldError, forbidden, notFound, redactSecrets, unprocessable } from '../../shared/index.ts';
@@ -25,6 +24,7 @@ import {
   type OrderDuties,
   permissionsFor,
 } from './four-eyes.ts';
+import { writeOnce } from './idempotency.ts';
 import type { PriceChecks } from './price-checks.ts';
 import { requireSupplier } from './suppliers.ts';
 
@@ -116,58 +116,14 @@ export class OrderBook {
     return preview!;
   }
 
-  /**
-   * Runs one write in a transaction, at most once per idempotency key (keys are the user's own): the first request
-   * under a key writes and records which order it wrote; a retry with the same key and request gets that order as it
-   * now stands (`replayed`), and a different request under the key is refused. A write that fails keeps no key.
-   */
+  /** Runs one order write at most once per idempotency key (see `writeOnce`) and returns the order as it now stands. */
   private async once(
     ctx: ErpContext,
     idempotencyKey: string | undefined,
     request: unknown,
     write: (trx: Transaction<ErpTables>) => Promise<number>,
   ): Promise<{ order: Order; replayed: boolean }> {
-    const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
-    const outcome = await this.db.transaction().execute(async (trx) => {
-      if (idempotencyKey) {
-        const claimed = await trx
-          .insertInto('idempotency_keys')
-          .values({
-            user_id: ctx.userId,
-            key: idempotencyKey,
-            request_hash: requestHash,
-            order_id: null,
-            created_at: nowIso(),
-          })
-          .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-          .returning('key')
-          .executeTakeFirst();
-        if (!claimed) {
-          const prior = await trx
-            .selectFrom('idempotency_keys')
-            .select(['request_hash', 'order_id'])
-            .where('user_id', '=', ctx.userId)
-            .where('key', '=', idempotencyKey)
-            .executeTakeFirstOrThrow();
-          if (prior.request_hash !== requestHash) {
-            throw unprocessable('该幂等键已用于不同的请求 / Idempotency-Key was used with a different request', [
-              { field: 'Idempotency-Key', message: 'reused with a different body' },
-            ]);
-          }
-          return { id: Number(prior.order_id), replayed: true };
-        }
-      }
-      const id = await write(trx);
-      if (idempotencyKey) {
-        await trx
-          .updateTable('idempotency_keys')
-          .set({ order_id: id })
-          .where('user_id', '=', ctx.userId)
-          .where('key', '=', idempotencyKey)
-          .execute();
-      }
-      return { id, replayed: false };
-    });
+    const outcome = await writeOnce(this.db, ctx, 'order_id', idempotencyKey, request, write);
     return { order: await this.get(ctx, outcome.id), replayed: outcome.replayed };
   }
 

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { isReadOnly } from '../../protocol/index.ts';
 import { conflict, type FieldError, forbidden, notFound, redactSecrets, unprocessable } from '../../shared/index.ts';
@@ -19,6 +19,7 @@ import { countAll } from '../db/database.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';
+import { writeOnce } from './idempotency.ts';
 import type { OrderBook } from './orders.ts';
 
 type RfqRow = Selectable<ErpTables['rfqs']>;
@@ -872,55 +873,14 @@ export class RfqBook {
     return result;
   }
 
-  /**
-   * Runs one RFQ write in a transaction, at most once per idempotency key (the user's own): a retry with the same key
-   * and request gets the RFQ as it now stands (`replayed`); another request under the key is refused.
-   */
+  /** Runs one RFQ write at most once per idempotency key (see `writeOnce`) and returns the RFQ as it now stands. */
   private async once(
     ctx: ErpContext,
     idempotencyKey: string | undefined,
     request: unknown,
     write: (trx: Transaction<ErpTables>) => Promise<number>,
   ): Promise<{ rfq: Rfq; replayed: boolean }> {
-    const requestHash = createHash('sha256').update(JSON.stringify(request)).digest('hex');
-    const outcome = await this.db.transaction().execute(async (trx) => {
-      if (idempotencyKey) {
-        const claimed = await trx
-          .insertInto('idempotency_keys')
-          .values({
-            user_id: ctx.userId,
-            key: idempotencyKey,
-            request_hash: requestHash,
-            order_id: null,
-            created_at: nowIso(),
-          })
-          .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-          .returning('key')
-          .executeTakeFirst();
-        if (!claimed) {
-          const prior = await trx
-            .selectFrom('idempotency_keys')
-            .select(['request_hash', 'rfq_id'])
-            .where('user_id', '=', ctx.userId)
-            .where('key', '=', idempotencyKey)
-            .executeTakeFirstOrThrow();
-          if (prior.request_hash !== requestHash || prior.rfq_id === null)
-            throw unprocessable('该幂等键已用于不同的请求 / Idempotency-Key was used with a different request', [
-              { field: 'Idempotency-Key', message: 'reused with a different body' },
-            ]);
-          return { id: Number(prior.rfq_id), replayed: true };
-        }
-      }
-      const id = await write(trx);
-      if (idempotencyKey)
-        await trx
-          .updateTable('idempotency_keys')
-          .set({ rfq_id: id })
-          .where('user_id', '=', ctx.userId)
-          .where('key', '=', idempotencyKey)
-          .execute();
-      return { id, replayed: false };
-    });
+    const outcome = await writeOnce(this.db, ctx, 'rfq_id', idempotencyKey, request, write);
     return { rfq: await this.get(ctx, outcome.id), replayed: outcome.replayed };
   }
 }

@@ -8,7 +8,7 @@ import {
   type Rfq,
   type RfqProposal,
 } from '../../erp/index.ts';
-import { Tool, type ToolControl } from '../registry.ts';
+import { Tool, type ToolControl, type ToolSpec } from '../registry.ts';
 import { writeKey } from './client.ts';
 
 const { Id, traced, pagedViewOf } = contract;
@@ -38,6 +38,15 @@ const RfqWriteResult = traced(
 );
 /** What suppliers and buyers wrote into an RFQ reaches the model fenced, as data. */
 const UNTRUSTED = ['remarks', 'flag', 'note', 'title', 'item'] as const;
+/** What every status move of an RFQ (send, close) declares alike: a write by id and version, safe to repeat. */
+const STATUS_MOVE = {
+  schema: RfqActionInput,
+  safety: 'write',
+  idempotent: true,
+  group: 'rfq',
+  output: RfqWriteResult,
+  untrusted: UNTRUSTED,
+} as const satisfies Omit<ToolSpec<typeof RfqActionInput>, 'name' | 'label' | 'description'>;
 
 /**
  * The ERP's requests for quotation as tools, bound to one user's token like `ErpClient`: list, read, draft, send
@@ -154,12 +163,7 @@ export class RfqTools {
     label: '发出询价邮件',
     description:
       '发出询价：向每家受邀供应商发送一封询价邮件（中英双语、附报价模板与报价链接），每家只发一次。这是对外发送，须得到用户批准。/ Mails the RFQ to each invited supplier, once. Mail to outside parties: needs the user’s approval.',
-    schema: RfqActionInput,
-    safety: 'write',
-    idempotent: true,
-    group: 'rfq',
-    output: RfqWriteResult,
-    untrusted: UNTRUSTED,
+    ...STATUS_MOVE,
   })
   rfqSend(input: z.infer<typeof RfqActionInput>, control: ToolControl) {
     return this.action('send', input, control);
@@ -170,12 +174,7 @@ export class RfqTools {
     label: '截止询价',
     description:
       '提前截止询价（截止时间到时会自动截止）；之后到达的报价仍保存并标为逾期。/ Closes the RFQ before its deadline; later replies are kept, marked late.',
-    schema: RfqActionInput,
-    safety: 'write',
-    idempotent: true,
-    group: 'rfq',
-    output: RfqWriteResult,
-    untrusted: UNTRUSTED,
+    ...STATUS_MOVE,
   })
   rfqClose(input: z.infer<typeof RfqActionInput>, control: ToolControl) {
     return this.action('close', input, control);

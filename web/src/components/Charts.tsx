@@ -78,25 +78,42 @@ export function InteractiveChart({ chart }: { chart: ShowChartParams }) {
   return <div className="chart-interactive" data-testid="chart" data-kind="interactive" ref={ref} />;
 }
 
-/** A rendered chart image; a click opens it full size. */
+/**
+ * A rendered chart image; a click opens it full size. The enlarged view takes the focus (its close button), closes
+ * on Escape wherever the focus is, and gives the focus back to the chart that opened it.
+ */
 export function ChartImage({ url, title }: { url: string; title?: string }) {
   const t = useT();
   const [open, setOpen] = useState(false);
+  const thumb = useRef<HTMLButtonElement>(null);
+  const closeButton = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    setOpen(false);
+    thumb.current?.focus();
+  };
+  useEffect(() => {
+    if (!open) return;
+    closeButton.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      e.preventDefault();
+      setOpen(false);
+      thumb.current?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
   return (
     <>
-      <button type="button" className="chart-thumb" title={t('enlarge')} onClick={() => setOpen(true)}>
+      <button type="button" className="chart-thumb" title={t('enlarge')} ref={thumb} onClick={() => setOpen(true)}>
         <img src={url} alt={title ?? t('charts')} data-testid="chart" data-kind="image" loading="lazy" />
       </button>
       {open && (
-        <div
-          className="lightbox"
-          role="dialog"
-          aria-label={title ?? t('charts')}
-          onClick={() => setOpen(false)}
-          onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}
-        >
+        // a click anywhere on the backdrop closes, as the close button and Escape do
+        // biome-ignore lint/a11y/useKeyWithClickEvents: Escape is handled for the whole document while open
+        <div className="lightbox" role="dialog" aria-modal="true" aria-label={title ?? t('charts')} onClick={close}>
           <img src={url} alt={title ?? t('charts')} />
-          <button type="button" className="lightbox-close" onClick={() => setOpen(false)}>
+          <button type="button" className="lightbox-close" ref={closeButton} onClick={close}>
             {t('close')}
           </button>
         </div>

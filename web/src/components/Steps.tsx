@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'react';
-import { useT } from '../i18n.ts';
+import { useContext, useEffect, useState } from 'react';
+import { type AgentLabel, agentRank, agentTitle } from '../../../src/protocol/index.ts';
+import { LangContext, useT } from '../i18n.ts';
 import type { Step } from '../session.ts';
 
 function duration(step: Step, now: number): string {
@@ -10,11 +11,24 @@ function duration(step: Step, now: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-const ORDER = ['orchestrator', 'procurement-analyst', 'procurement-order'];
-
-/** The live step list: steps upserted by id, grouped per agent, with status and duration; `paused` while a run waits for the user. */
-export function Steps({ steps, live, paused }: { steps: Step[]; live: boolean; paused: boolean }) {
+/**
+ * The live step list: steps upserted by id, grouped per agent in the configured agents' order and named by their
+ * labels (an agent the list does not know by its raw name), with status and duration; `paused` while a run waits
+ * for the user.
+ */
+export function Steps({
+  steps,
+  agents,
+  live,
+  paused,
+}: {
+  steps: Step[];
+  agents: readonly AgentLabel[];
+  live: boolean;
+  paused: boolean;
+}) {
   const t = useT();
+  const lang = useContext(LangContext);
   // Timers tick only while the run works: a stopped or broken-off run's steps stand still.
   const running = live && !paused && steps.some((s) => s.status === 'running');
   const [now, setNow] = useState(Date.now());
@@ -24,14 +38,12 @@ export function Steps({ steps, live, paused }: { steps: Step[]; live: boolean; p
     return () => clearInterval(timer);
   }, [running]);
   if (!steps.length) return <p className="empty-small">{t('noSteps')}</p>;
-  const agents = [...new Set(steps.map((s) => s.agent))].sort(
-    (a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99),
-  );
+  const groups = [...new Set(steps.map((s) => s.agent))].sort((a, b) => agentRank(agents, a) - agentRank(agents, b));
   return (
     <div className="steps" data-testid="steps">
-      {agents.map((agent) => (
-        <section key={agent} className="step-group">
-          <h4>{t(`agent_${agent}`)}</h4>
+      {groups.map((agent) => (
+        <section key={agent} className="step-group" data-agent={agent}>
+          <h4>{agentTitle(agents, agent, lang)}</h4>
           <ol>
             {steps
               .filter((s) => s.agent === agent)

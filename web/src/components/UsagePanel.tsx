@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { ChatClient, RunUsage } from '../../../src/protocol/index.ts';
+import type { ChatClient, RunUsage, UsageReport } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import { Panel } from './Panel.tsx';
 
@@ -12,7 +12,7 @@ export function formatUsage(usage: RunUsage, t: (key: string) => string): string
 /** Admins: model usage per user per day over the last 30 days, with the daily budget when one is set. */
 export function UsagePanel({ client, onClose }: { client: ChatClient; onClose: () => void }) {
   const t = useT();
-  const [data, setData] = useState<Awaited<ReturnType<ChatClient['usage']>>>();
+  const [data, setData] = useState<UsageReport>();
   const [error, setError] = useState<string>();
   useEffect(() => {
     client
