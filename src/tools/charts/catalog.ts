@@ -4,16 +4,6 @@ import type { FieldError } from '../../shared/index.ts';
 /** Tools of the chart server that are not charts: they stay separate tools instead of joining generate_visualization. */
 const PASS_THROUGH = new Set(['generate_spreadsheet']);
 
-type Schema = Record<string, unknown> & {
-  type?: string;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  enum?: unknown[];
-  anyOf?: Schema[];
-  default?: unknown;
-};
-
 /** `generate_dual_axes_chart` → `dual_axes`; `generate_mind_map` → `mind_map`. */
 export const chartTypeOf = (tool: string) => tool.replace(/^generate_/, '').replace(/_chart$/, '');
 
