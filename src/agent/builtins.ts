@@ -23,7 +23,12 @@ export function builtinTexts(configs: readonly AgentConfig[]): Readonly<Record<s
     compact_conversation: {},
     read_file: {
       description:
-        '读取工作区文件，默认前 100 行，用 offset/limit 分页；结果上方的 @@ 行是状态，不是内容。/ Read a workspace file: 100 lines by default, page with offset/limit; the @@ line above the content is a status header.',
+        '读取工作区文件（默认 100 行，offset/limit 分页；@@ 行是状态）。/ Read a workspace file; the @@ line is a status.',
+      fields: {
+        file_path: '绝对路径 / absolute path',
+        offset: '起始行，从 0 起 / first line, from 0',
+        limit: '行数 / lines',
+      },
     },
     write_file: {
       description: '写入工作区文件（新建或整体替换）。/ Write a workspace file (created, or replaced whole).',
@@ -36,7 +41,7 @@ export function builtinTexts(configs: readonly AgentConfig[]): Readonly<Record<s
     grep: { description: '在工作区文件中搜索文本。/ Search workspace files for text.' },
     execute: {
       description: SANDBOX_EXECUTE_GUIDE,
-      fields: { command: '如 node /analysis/analyze.js 或 js: <code> / e.g. node /analysis/analyze.js or js: <code>' },
+      fields: { command: '如 node /analysis/analyze.js' },
     },
     task: {
       description: [

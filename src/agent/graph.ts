@@ -23,6 +23,7 @@ import {
   createSkillsSyncMiddleware,
   createUserSkillsRestoreMiddleware,
 } from './middleware/skills.ts';
+import { createToolResultsMiddleware } from './middleware/tool-results.ts';
 import { createToolSetMiddleware } from './middleware/toolset.ts';
 import type { AgentModels } from './models/index.ts';
 import { createModelRetryMiddleware } from './models/resilience.ts';
@@ -100,6 +101,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
       createRunGuardsMiddleware(limits, plan.config.name),
       createToolErrorGuardMiddleware(),
       createToolSetMiddleware({ allowed: plan.allowed, describe, builtins }),
+      createToolResultsMiddleware({ backend: deps.backend, compacts: (tool) => deps.registry.get(tool) !== undefined }),
       approval(readOnly),
       // Innermost around the model call: a failing model service is retried before anything else sees it.
       modelRetry,

@@ -13,8 +13,10 @@ export { type ModelCallPolicy, ModelServiceError, modelServiceFailure } from './
 export {
   addUsage,
   DEFAULT_PRICES,
+  loadPriceList,
   type MeteredCall,
   NO_USAGE,
+  type PriceListInfo,
   type PriceTable,
   priceTable,
   UsageMeter,

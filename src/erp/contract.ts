@@ -22,6 +22,8 @@ export const IdempotencyKey = z
   .max(200)
   .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
 export const IsoDate = z.iso.date();
+/** A part category's code, as `category_list` gives it (e.g. `spark_plug`). */
+export const CategoryCode = Text(40).trim().min(1);
 
 export const OrderStatusSchema = z.enum(ORDER_STATUSES);
 export type OrderStatus = z.infer<typeof OrderStatusSchema>;
@@ -282,6 +284,9 @@ export const OrderSchema = z.object({
   traceId: z.string().nullable(),
   receivedAt: z.string().nullable(),
   lines: z.array(OrderLineSchema),
+  /** Lines of this order left out of `lines` because a search asked for one part or category; the total still counts
+   *  them. Absent when every line is shown. */
+  otherLines: z.number().optional(),
 });
 export type Order = z.infer<typeof OrderSchema>;
 
@@ -443,6 +448,7 @@ export const OrderViewSchema = z.object({
     }),
   ),
   approval: OrderApprovalSchema.optional(),
+  otherLines: OrderSchema.shape.otherLines,
 });
 export type OrderView = z.infer<typeof OrderViewSchema>;
 

@@ -26,6 +26,8 @@ export interface UsageReport {
   items: UsageRow[];
   total: RunUsage;
   daily_tokens: number | null;
+  /** The price list the costs were computed with: its date and where the prices were read. */
+  prices: { date: string; source: string } | null;
 }
 
 /** A row of `GET /api/v1/history/sessions`: a chat the user started, or one a schedule started for them. */

@@ -48,7 +48,7 @@ export class FrontendTools {
     name: 'show_chart',
     label: '展示图表',
     description:
-      '在用户界面直接渲染一个图表（柱状/折线/饼图）：先查好数据，整理为 x_data + series 再调用。/ Render a chart in the user’s browser from x_data + series.',
+      '在用户界面渲染柱状/折线/饼图（x_data + series）。/ Render a bar, line or pie chart in the user’s browser.',
     schema: ShowChartInput,
     safety: 'read-only',
     group: 'ui',

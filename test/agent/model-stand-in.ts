@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { untabulate } from '../../src/agent/tool-results.ts';
 
 /** A chat-completions request as the provider receives it. */
 export interface ChatRequest {
@@ -48,7 +49,8 @@ export function toolResult<T = Record<string, unknown>>(req: ChatRequest, tool: 
   if (!message) return undefined;
   const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
   try {
-    return JSON.parse(text) as T;
+    // Large answers come with their lists as tables (keys once), read as the records they are.
+    return untabulate(JSON.parse(text)) as T;
   } catch {
     return { text } as T;
   }

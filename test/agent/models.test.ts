@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
 import type { AIMessageChunk } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,5 +70,41 @@ describe('model service settings', () => {
       /PROCURA_MODEL_PRICES/,
     );
     expect(() => createAgentModels({ PROCURA_MODEL_RETRIES: 'many' })).toThrow(/PROCURA_MODEL_RETRIES/);
+  });
+
+  it('reads the prices from a dated price list with its source; PROCURA_MODEL_PRICES_FILE names another', () => {
+    const packaged = createAgentModels({}).priceList;
+    expect(packaged.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(packaged.source).toMatch(/^https:\/\//);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-prices-'));
+    for (let i = 1; i <= 5; i++) {
+      const price = { provider: `p${i}`, input: i * 0.37, cached_input: i * 0.01, output: i * 1.13 };
+      const file = path.join(dir, `prices-${i}.json`);
+      const list = { date: `2027-0${i}-1${i}`, source: `https://example.com/pricing/${i}`, unit: 'USD per 1M tokens' };
+      fs.writeFileSync(file, JSON.stringify({ ...list, models: { [`model-${i}`]: price } }));
+      const models = createAgentModels({ PROCURA_MODEL_PRICES_FILE: file });
+      expect(models.priceList).toEqual({ date: list.date, source: list.source });
+      const usage = {
+        model: `model-${i}`,
+        inputTokens: 2_000_000,
+        outputTokens: 1_000_000,
+        cachedInputTokens: 1_000_000,
+      };
+      expect(costOf(models.prices, usage)).toBeCloseTo(price.input + price.cached_input + price.output, 6);
+      // The packaged models are not priced by another list.
+      expect(models.prices['deepseek-v4-pro']).toBeUndefined();
+      const overridden = createAgentModels({
+        PROCURA_MODEL_PRICES_FILE: file,
+        PROCURA_MODEL_PRICES: '{"x":{"input":1,"output":1}}',
+      });
+      expect(overridden.priceList.source).toBe(`${list.source} + PROCURA_MODEL_PRICES`);
+      expect(overridden.prices[`model-${i}`]).toBeDefined();
+    }
+    const undated = path.join(dir, 'undated.json');
+    fs.writeFileSync(undated, JSON.stringify({ source: 'x', unit: 'USD per 1M tokens', models: {} }));
+    expect(() => createAgentModels({ PROCURA_MODEL_PRICES_FILE: undated })).toThrow(/undated\.json.*date/);
+    expect(() => createAgentModels({ PROCURA_MODEL_PRICES_FILE: path.join(dir, 'missing.json') })).toThrow(
+      /PROCURA_MODEL_PRICES_FILE/,
+    );
   });
 });

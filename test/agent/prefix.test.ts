@@ -9,13 +9,12 @@ import { type ModelCall, recordingModels } from './stand-ins.ts';
  * and its system prompt — counted with o200k_base. It is paid on every call, so each agent has a budget, and it must
  * not change from call to call or session to session, or providers' prompt caches miss.
  */
-// The orchestrator is held to its budget; the analyst and the order agent to what they are sent today, so their
-// prefix only shrinks, on the way to 4,000 and 2,500.
+// Each agent is held to its budget: the analyst and the order agent were brought down to theirs (from 5,692 and
+// 2,802) by shorter prompts, tool descriptions and schemas without length caps.
 const BUDGET: Record<string, number> = {
   orchestrator: 3_000,
-  'procurement-analyst': 5_650,
-  // category_list joined the order agent (its grounding reads the project's categories): +50.
-  'procurement-order': 2_760,
+  'procurement-analyst': 4_000,
+  'procurement-order': 2_500,
   // Thirteen tools (the rfq tools and the look-ups they need) and a five-line prompt.
   'procurement-sourcing': 2_550,
 };

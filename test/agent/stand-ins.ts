@@ -77,7 +77,7 @@ export class RecordingModel extends BaseChatModel {
 export function recordingModels(calls: ModelCall[], script: Script): AgentModels {
   const model = new RecordingModel(calls, script);
   // The offline settings' call policy and price table: the double stands where the offline model would.
-  const { policy, prices } = createAgentModels({});
+  const { policy, prices, priceList } = createAgentModels({});
   return {
     main: model,
     light: model,
@@ -86,6 +86,7 @@ export function recordingModels(calls: ModelCall[], script: Script): AgentModels
     contextWindow: 1_000_000,
     policy,
     prices,
+    priceList,
   };
 }
 

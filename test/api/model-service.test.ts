@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadPriceList } from '../../src/agent/index.ts';
 import {
   type ChatRequest,
   called,
@@ -312,6 +313,14 @@ describe('chat API on an OpenAI-compatible model service (stand-in server)', () 
     const mine = usage.body.items.find((r: { user: string }) => r.user === 'laoxiao');
     expect(mine.input_tokens).toBeGreaterThan(0);
     expect(mine.day).toBe(new Date().toISOString().slice(0, 10));
+    // The costs say which price list they were computed with.
+    expect(usage.body.prices).toEqual({
+      date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      source: expect.any(String),
+    });
+    const { date, source } = loadPriceList(env);
+    expect(usage.body.prices).toEqual({ date, source });
+    expect(source).toContain('PROCURA_MODEL_PRICES');
     expect((await h.call('GET', '/api/v1/admin/usage')).status).toBe(403);
 
     apiOptions.usage = { dailyTokens: mine.input_tokens + mine.output_tokens };

@@ -518,6 +518,42 @@ for (const backend of BACKENDS) {
         expect(byPlacing.body.items.map((o: { id: number }) => o.id)).toContain(oldCancelled.id);
         expect((await h.call('GET', '/api/orders/search?dateField=cancelled')).status).toBe(422);
       });
+
+      it('lists only the lines of the part or category asked for, counting the others', async () => {
+        type Line = { partId: number; amount: number; part: { category: string } };
+        type Found = { id: number; totalAmount: number; lines: Line[]; otherLines?: number };
+        const all: Found[] = (await h.call('GET', '/api/orders/search?size=100')).body.items;
+        const mixed = all.filter((o) => new Set(o.lines.map((l) => l.part.category)).size > 1);
+        expect(mixed.length).toBeGreaterThan(2);
+        // Every category and part met on a mixed order, each asked for once.
+        const categories = [...new Set(mixed.flatMap((o) => o.lines.map((l) => l.part.category)))];
+        const parts = [...new Set(mixed.flatMap((o) => o.lines.map((l) => l.partId)))].slice(0, 8);
+        const asks = [
+          ...categories.map((c) => ({ query: `category=${c}`, keeps: (l: Line) => l.part.category === c })),
+          ...parts.map((id) => ({ query: `partId=${id}`, keeps: (l: Line) => l.partId === id })),
+        ];
+        for (const ask of asks) {
+          const found: Found[] = (await h.call('GET', `/api/orders/search?${ask.query}&size=100`)).body.items;
+          expect(found.length, ask.query).toBeGreaterThan(0);
+          for (const order of found) {
+            const whole = (await h.call('GET', `/api/orders/${order.id}`)).body as Found;
+            expect(order.lines).toEqual(whole.lines.filter(ask.keeps));
+            expect(order.lines.length + (order.otherLines ?? 0)).toBe(whole.lines.length);
+            expect(order.otherLines === undefined).toBe(order.lines.length === whole.lines.length);
+            expect(order.totalAmount).toBe(whole.totalAmount);
+          }
+          // Every order with such a line is found, and no other.
+          const expected = all.filter((o) => o.lines.some(ask.keeps)).map((o) => o.id);
+          expect(found.map((o) => o.id).filter((id) => all.some((o) => o.id === id))).toEqual(expected);
+        }
+        const both = mixed[0];
+        const [line] = both.lines;
+        const narrowed: Found[] = (
+          await h.call('GET', `/api/orders/search?partId=${line.partId}&category=${line.part.category}&size=100`)
+        ).body.items;
+        expect(narrowed.every((o) => o.lines.every((l) => l.partId === line.partId))).toBe(true);
+        expect((await h.call('GET', '/api/orders/search?category=')).status).toBe(422);
+      });
     });
 
     describe('inventory', () => {

@@ -62,6 +62,16 @@ describe('LangChain tools from the registry', () => {
     const sent = byName.part_query.schema as { properties: Record<string, unknown> };
     expect(Object.keys(sent.properties)).toEqual(Object.keys(declared.properties));
     expect(JSON.stringify(sent)).not.toMatch(/\$schema|2147483647|\\\\u0000/);
+    // Length caps are not sent; a value over one is still refused, naming the field.
+    expect(JSON.stringify(sent)).not.toMatch(/maxLength|maxItems/);
+    const tooLong = await byName.part_search.invoke({
+      type: 'tool_call',
+      id: 'c0',
+      name: 'part_search',
+      args: { name: '火'.repeat(101) },
+    });
+    expect(JSON.parse(tooLong.content)).toMatchObject({ success: false });
+    expect(tooLong.content).toContain('name');
 
     const message = await byName.part_search.invoke({
       type: 'tool_call',

@@ -29,12 +29,10 @@ import {
 import { SandboxPool, type SandboxPoolOptions } from './sandbox-pool.ts';
 
 /** How the model runs code: the description of `execute`, and the answer to a command it does not take. */
-export const SANDBOX_EXECUTE_GUIDE = `在沙箱中运行 JavaScript/TypeScript（QuickJS），不是 shell / Runs JavaScript or TypeScript in the QuickJS sandbox, not a shell.
-Commands: \`node /analysis/analyze.js\` (a .js/.mjs workspace script), \`tsx /analysis/analyze.ts\` (types stripped),
-\`js: <code>\` or \`ts: <code>\` (inline, may span lines). Scripts are ES modules with top-level await, in a separate
-process, with await fs.readFile(path) → string, await fs.writeFile(path, text), await fs.listDir(path) →
-[{path, isDir, size}], console.log (the output), JSON, Math, Date; no require/import, network or process.
-Paths are workspace paths such as /data/x.json. Limits: time, CPU, memory, output, disk quota; exit 124 = time or CPU, 137 = memory.`;
+export const SANDBOX_EXECUTE_GUIDE = `沙箱中运行 JS/TS（QuickJS）/ Runs JavaScript or TypeScript in the QuickJS sandbox, not a shell: \`node /analysis/analyze.js\`, \`tsx /analysis/analyze.ts\`,
+or inline \`js: <code>\` / \`ts: <code>\`. ES modules with top-level await; await fs.readFile(path) → string,
+fs.writeFile(path, text), fs.listDir(path) → [{path, isDir, size}]; console.log is the output; no require/import,
+network or process. Paths: /data/x.json. exit 124 = time or CPU limit, 137 = memory.`;
 
 const UNKNOWN_COMMAND = `不支持的命令 / unsupported command. ${SANDBOX_EXECUTE_GUIDE}`;
 

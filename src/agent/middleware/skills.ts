@@ -77,7 +77,7 @@ export function skillsText(sources: readonly string[], skills: readonly SkillLis
   return [
     `## 技能 / Skills（${sources.join(', ')}）`,
     lines.length ? lines.join('\n') : '（暂无技能 / no skills yet）',
-    '任务用得上某个技能时，先用 read_file 读它的 SKILL.md（都很短，整份读取），按其中步骤做；技能的数据按技能说明的工具或文件按需读取，不要整表读取。/ Read a skill’s SKILL.md before using it and follow it; read its data only as the skill says.',
+    '用到某个技能时先 read_file 整份读它的 SKILL.md，按其步骤做；它的数据按它说的方式按需读取，不要整表读取。/ Read a skill’s SKILL.md whole before using it; read its data only as it says.',
   ].join('\n');
 }
 

@@ -4,7 +4,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import { z } from 'zod';
 import { OFFLINE_MODEL_NAME, OfflineChatModel } from './offline/model.ts';
 import { idleTimeoutFetch, type ModelCallPolicy } from './resilience.ts';
-import { type PriceTable, priceTable } from './usage.ts';
+import { loadPriceList, type PriceListInfo, type PriceTable } from './usage.ts';
 
 export { OFFLINE_MODEL_NAME, OFFLINE_NOTICE, OfflineChatModel } from './offline/model.ts';
 
@@ -21,6 +21,8 @@ export interface AgentModels {
   policy: ModelCallPolicy;
   /** USD per million tokens, by model. */
   prices: PriceTable;
+  /** Which price list `prices` come from: its date and source. */
+  priceList: PriceListInfo;
   /** The model (`main` or `light`) as the agent named `agent` runs on it; the model itself when it need not know. */
   forAgent?: (agent: string, model: BaseChatModel) => BaseChatModel;
 }
@@ -41,6 +43,7 @@ const modelSettings = z.object({
   PROCURA_MODEL_CALL_BUDGET_MS: z.coerce.number().int().min(100).max(3_600_000).default(45_000),
   PROCURA_MODEL_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).max(600_000).default(20_000),
   PROCURA_MODEL_PRICES: z.string().optional(),
+  PROCURA_MODEL_PRICES_FILE: z.string().min(1).optional(),
 });
 
 /**
@@ -55,7 +58,7 @@ export function createAgentModels(env: NodeJS.ProcessEnv = process.env): AgentMo
     );
   }
   const s = parsed.data;
-  const prices = priceTable(s.PROCURA_MODEL_PRICES);
+  const { prices, ...priceList } = loadPriceList(s);
   const policy = (provider: AgentModels['provider']): ModelCallPolicy => ({
     provider,
     retries: s.PROCURA_MODEL_RETRIES,
@@ -92,6 +95,7 @@ export function createAgentModels(env: NodeJS.ProcessEnv = process.env): AgentMo
       contextWindow: s.PROCURA_MODEL_CONTEXT ?? 128_000,
       policy: policy('deepseek'),
       prices,
+      priceList,
     };
   }
   if (s.OPENAI_BASE_URL) {
@@ -112,6 +116,7 @@ export function createAgentModels(env: NodeJS.ProcessEnv = process.env): AgentMo
       contextWindow: s.PROCURA_MODEL_CONTEXT ?? 32_000,
       policy: policy('openai-compatible'),
       prices,
+      priceList,
     };
   }
   const offline = new OfflineChatModel({ latencyMs: s.PROCURA_OFFLINE_LATENCY_MS });
@@ -123,6 +128,7 @@ export function createAgentModels(env: NodeJS.ProcessEnv = process.env): AgentMo
     contextWindow: s.PROCURA_MODEL_CONTEXT ?? 64_000,
     policy: policy('offline'),
     prices,
+    priceList,
     // The offline model plans each agent's flow: it is told which agent it serves.
     forAgent: (agent, model) => (model instanceof OfflineChatModel ? model.serving(agent) : model),
   };

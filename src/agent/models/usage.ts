@@ -1,6 +1,8 @@
+import fs from 'node:fs';
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import type { LLMResult } from '@langchain/core/outputs';
 import { z } from 'zod';
+import packaged from './prices.json' with { type: 'json' };
 
 /** USD per million tokens. `cached_input` prices input the provider served from its cache (defaults to `input`). */
 export interface ModelPrice {
@@ -11,26 +13,80 @@ export interface ModelPrice {
 
 export type PriceTable = Record<string, ModelPrice>;
 
-/**
- * DeepSeek's list prices (api-docs.deepseek.com, USD per 1M tokens; `deepseek-chat` / `deepseek-reasoner` are
- * the two modes of v4-flash). Other models cost 0 until `PROCURA_MODEL_PRICES` names them.
- */
-export const DEFAULT_PRICES: PriceTable = {
-  'deepseek-v4-pro': { input: 0.435, cached_input: 0.003625, output: 0.87 },
-  'deepseek-v4-flash': { input: 0.14, cached_input: 0.0028, output: 0.28 },
-  'deepseek-chat': { input: 0.14, cached_input: 0.0028, output: 0.28 },
-  'deepseek-reasoner': { input: 0.14, cached_input: 0.0028, output: 0.28 },
-};
-
 const Price = z.strictObject({
   input: z.number().min(0).max(10_000),
   output: z.number().min(0).max(10_000),
   cached_input: z.number().min(0).max(10_000).optional(),
 });
 
-/** The price table: the defaults, overridden model by model by `PROCURA_MODEL_PRICES` (JSON `{model: price}`). */
+/**
+ * A price list as a settings file holds it: when the prices were read and from where, then per model its provider
+ * and prices (USD per 1M tokens). Procura ships `prices.json` beside this file; `PROCURA_MODEL_PRICES_FILE` names
+ * another.
+ */
+const PriceListFile = z.strictObject({
+  date: z.iso.date(),
+  source: z.string().min(1).max(500),
+  unit: z.literal('USD per 1M tokens'),
+  models: z.record(z.string().min(1), Price.extend({ provider: z.string().min(1).max(60) })),
+});
+
+/** Which price list costs were computed with: its date and source (and an override, when one is set). */
+export interface PriceListInfo {
+  date: string;
+  source: string;
+}
+
+export interface PriceList extends PriceListInfo {
+  prices: PriceTable;
+}
+
+function fromFile(raw: unknown, where: string): PriceList {
+  const parsed = PriceListFile.safeParse(raw);
+  if (!parsed.success)
+    throw new Error(
+      `价格表无效 / invalid price list ${where}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  const prices = Object.fromEntries(
+    Object.entries(parsed.data.models).map(([model, { provider: _provider, ...price }]) => [model, price]),
+  );
+  return { date: parsed.data.date, source: parsed.data.source, prices };
+}
+
+/** The packaged price list (DeepSeek's list prices; `deepseek-chat` / `deepseek-reasoner` are v4-flash's modes). */
+const PACKAGED = fromFile(packaged, 'src/agent/models/prices.json');
+
+/** The packaged prices. Other models cost 0 until a price list or `PROCURA_MODEL_PRICES` names them. */
+export const DEFAULT_PRICES: PriceTable = PACKAGED.prices;
+
+/**
+ * The price list in force: `PROCURA_MODEL_PRICES_FILE` (a file of the packaged shape) or the packaged one, with
+ * `PROCURA_MODEL_PRICES` (JSON `{model: price}`) overriding model by model — which the source then says.
+ */
+export function loadPriceList(env: { PROCURA_MODEL_PRICES_FILE?: string; PROCURA_MODEL_PRICES?: string }): PriceList {
+  let list = PACKAGED;
+  if (env.PROCURA_MODEL_PRICES_FILE) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(env.PROCURA_MODEL_PRICES_FILE, 'utf8'));
+    } catch (error) {
+      throw new Error(
+        `无法读取价格表 / cannot read PROCURA_MODEL_PRICES_FILE ${env.PROCURA_MODEL_PRICES_FILE}: ${(error as Error).message}`,
+      );
+    }
+    list = fromFile(raw, env.PROCURA_MODEL_PRICES_FILE);
+  }
+  if (!env.PROCURA_MODEL_PRICES) return { ...list, prices: { ...list.prices } };
+  const prices = { ...list.prices, ...overrides(env.PROCURA_MODEL_PRICES) };
+  return { date: list.date, source: `${list.source} + PROCURA_MODEL_PRICES`, prices };
+}
+
+/** The price table: the packaged prices, overridden model by model by `PROCURA_MODEL_PRICES` (JSON `{model: price}`). */
 export function priceTable(override?: string): PriceTable {
-  if (!override) return { ...DEFAULT_PRICES };
+  return loadPriceList({ PROCURA_MODEL_PRICES: override }).prices;
+}
+
+function overrides(override: string): PriceTable {
   let raw: unknown;
   try {
     raw = JSON.parse(override);
@@ -43,7 +99,7 @@ export function priceTable(override?: string): PriceTable {
       `PROCURA_MODEL_PRICES 无效 / invalid PROCURA_MODEL_PRICES: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
     );
   }
-  return { ...DEFAULT_PRICES, ...parsed.data };
+  return parsed.data;
 }
 
 /** Tokens of one model call as the provider reported them (0 when it reported none, e.g. the offline model). */

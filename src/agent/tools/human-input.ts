@@ -16,7 +16,7 @@ export class HumanInput {
     name: 'ask_user',
     label: '询问用户',
     description:
-      '有歧义时请用户选择（1–8 个选项，label 是按钮文字），不要猜。/ Let the user choose (1–8 options, label is the button text) when a lookup is ambiguous; never guess.',
+      '有歧义时请用户选择（1–8 个选项，label 为按钮文字），不要猜。/ Let the user choose (1–8 options) when ambiguous; never guess.',
     schema: z.object({
       question: z.string().min(1).max(500),
       options: z.array(Option).min(1).max(8),

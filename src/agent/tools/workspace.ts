@@ -149,7 +149,7 @@ export class WorkspaceTools {
     name: 'supplier_quote_urls',
     label: '查报价网址',
     description:
-      "按型号/料号和供应商查官网报价页网址（supplier-price-urls 技能的映射表），只返回匹配的行。/ Quote page URLs for a part model or code and a supplier, only the matching rows of the skill's table.",
+      '按型号/料号和供应商查官网报价页网址（supplier-price-urls 映射表的匹配行）。/ Quote page URLs by model or part code and supplier.',
     schema: z.object({
       model: z.string().min(1).max(60).optional().describe('型号，如 F7TC / model'),
       part_code: z.string().min(1).max(60).optional().describe('ERP 料号，如 BS-F7TC / part code'),

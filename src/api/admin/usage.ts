@@ -1,6 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
-import { addUsage, type MeteredCall, NO_USAGE, type UsageTotals } from '../../agent/index.ts';
+import {
+  addUsage,
+  loadPriceList,
+  type MeteredCall,
+  NO_USAGE,
+  type PriceListInfo,
+  type UsageTotals,
+} from '../../agent/index.ts';
 import type { UsageReport } from '../../protocol/index.ts';
 import { forbidden, ProblemError } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
@@ -25,16 +32,20 @@ export type UsageTables = {
 export interface UsageSettings {
   /** Tokens (input + output) a user may spend per UTC day; unset means no budget. */
   dailyTokens?: number;
+  /** The price list costs are computed with (its date and source), shown with the usage. */
+  prices?: PriceListInfo;
 }
 
 /** `PROCURA_USER_DAILY_TOKENS` (optional, a positive whole number). */
 export function usageSettings(env: NodeJS.ProcessEnv): UsageSettings {
+  const { date, source } = loadPriceList(env);
+  const prices = { date, source };
   const raw = env.PROCURA_USER_DAILY_TOKENS;
-  if (raw === undefined || raw === '') return {};
+  if (raw === undefined || raw === '') return { prices };
   const parsed = z.coerce.number().int().min(1).max(1e12).safeParse(raw);
   if (!parsed.success)
     throw new Error('PROCURA_USER_DAILY_TOKENS 须为正整数 / PROCURA_USER_DAILY_TOKENS must be a positive whole number');
-  return { dailyTokens: parsed.data };
+  return { dailyTokens: parsed.data, prices };
 }
 
 export async function migrateUsage(db: ApiDb): Promise<void> {
@@ -177,6 +188,8 @@ export class UsageLedger {
     return {
       since,
       daily_tokens: this.settings.dailyTokens ?? null,
+      // Which prices the costs below are computed with.
+      prices: this.settings.prices ?? null,
       items,
       total: items.reduce<UsageTotals>((sum, r) => addUsage(sum, r), { ...NO_USAGE }),
     };

@@ -40,6 +40,11 @@ export const OrderSearchQuery = z.object({
   status: OrderStatusSchema.optional(),
   supplierId: Id.optional(),
   partId: Id.optional(),
+  category: documented(contract.CategoryCode).optional().openapi({
+    example: 'spark_plug',
+    description:
+      'orders with a line of this category; with partId or category, only the lines asked for are listed (otherLines counts the rest)',
+  }),
   traceIds: z
     .string()
     .regex(/^[\w.:-]{1,128}(,[\w.:-]{1,128}){0,99}$/, 'up to 100 comma-separated trace ids')

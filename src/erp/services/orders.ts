@@ -36,6 +36,9 @@ export interface OrderSearch {
   status?: OrderStatus;
   supplierId?: number;
   partId?: number;
+  /** Orders with a line of this part category. With `partId` or `category`, each order shows only the lines asked
+   *  for (`otherLines` counts the rest), so a search by part does not carry every other line of the orders found. */
+  category?: string;
   /** Orders created by requests with one of these trace ids. */
   traceIds?: string[];
   dateFrom?: string;
@@ -526,6 +529,16 @@ export class OrderBook {
         eb.selectFrom('order_lines').select('order_id').where('part_id', '=', partId),
       );
     }
+    if (q.category !== undefined) {
+      const category = q.category;
+      query = query.where('orders.id', 'in', (eb) =>
+        eb
+          .selectFrom('order_lines')
+          .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+          .select('order_lines.order_id')
+          .where('parts.category', '=', category),
+      );
+    }
     if (q.keyword) {
       const keyword = q.keyword;
       query = query.where((eb) =>
@@ -561,8 +574,14 @@ export class OrderBook {
         .execute(),
       query.select(countAll.as('n')).executeTakeFirstOrThrow(),
     ]);
+    const asked =
+      q.partId !== undefined || q.category !== undefined
+        ? (line: Order['lines'][number]) =>
+            (q.partId === undefined || line.partId === q.partId) &&
+            (q.category === undefined || line.part.category === q.category)
+        : undefined;
     return {
-      items: await this.hydrate(ctx, rows),
+      items: await this.hydrate(ctx, rows, this.db, asked),
       total: Number(total.n),
       totalCapped: false,
       page: q.page,
@@ -571,8 +590,13 @@ export class OrderBook {
   }
 
   /** Loads lines, parts, suppliers, creators and editors for a batch of orders in four queries, with what the
-   *  requesting user may do with each. */
-  private async hydrate(ctx: ErpContext, rows: OrderRow[], db: Kysely<ErpTables> = this.db): Promise<Order[]> {
+   *  requesting user may do with each; with `shown`, only the lines it accepts are listed (the total counts all). */
+  private async hydrate(
+    ctx: ErpContext,
+    rows: OrderRow[],
+    db: Kysely<ErpTables> = this.db,
+    shown?: (line: Order['lines'][number]) => boolean,
+  ): Promise<Order[]> {
     if (rows.length === 0) return [];
     const ids = rows.map((r) => r.id);
     const editorOf = (row: OrderRow) => Number(row.last_edited_by ?? row.created_by);
@@ -667,13 +691,20 @@ export class OrderBook {
           : null,
         traceId: row.trace_id,
         receivedAt: row.received_at,
-        lines: orderLines,
+        ...listedLines(orderLines, shown),
       };
     });
   }
 }
 
 export { ORDER_STATUSES };
+
+/** An order's lines as listed: all of them, or those `shown` accepts with the count of the others. */
+function listedLines<L>(lines: L[], shown?: (line: L) => boolean): { lines: L[]; otherLines?: number } {
+  if (!shown) return { lines };
+  const listed = lines.filter(shown);
+  return listed.length === lines.length ? { lines } : { lines: listed, otherLines: lines.length - listed.length };
+}
 
 function requireWriter(ctx: ErpContext) {
   if (isReadOnly(ctx)) throw forbidden('只读用户不能修改订单 / viewers cannot change orders');

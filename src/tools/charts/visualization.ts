@@ -5,7 +5,7 @@ import type { ChartCatalog } from './catalog.ts';
 import type { ChartMcpClient } from './client.ts';
 
 const VisualizationInput = z.object({
-  chart_type: z.string().min(1).describe('图表类型，见下表 / a type from the table, e.g. "column"'),
+  chart_type: z.string().min(1).describe('图表类型，如 column / e.g. "column"'),
   chart_config: z.record(z.string(), z.unknown()).describe('该类型工具的参数 / that chart tool’s arguments'),
 });
 
@@ -19,11 +19,12 @@ const SpreadsheetInput = z.object({
   height: z.number().optional(),
 });
 
-const DESCRIPTION = `Draw a chart image (PNG) from data: generate_visualization(chart_type, chart_config). Returns image_url (embed it as ![title](image_url) in reports) and, for simple charts, a browser spec.
-Every chart_config also accepts: title, width, height, theme=default|academy|dark, style{backgroundColor, palette[]}, axisXTitle/axisYTitle (axis charts). Labels may be Chinese. Maps take Chinese province/city names.
-Pick: trend→line/area; compare→column/bar; share→pie (innerRadius 0.6 = donut); distribution→histogram/boxplot/violin; correlation→scatter; two units→dual_axes; flows→sankey; stages→funnel; hierarchy→treemap/mind_map/organization_chart; causes→fishbone_diagram; process→flow_diagram; relations→network_graph; increments→waterfall; overlap→venn; scores→radar; keywords→word_cloud; single ratio→liquid; regions→district_map; places→pin_map/path_map.
-A wrong config is answered with the exact field errors and a correct example. Parameters of one type: /skills/procurement/chart-params/<type>.md.
-chart_type: required chart_config fields (+ type-specific options):`;
+// The fields of each type are in the chart-params skill, read for the types drawn: a table of all 27 here would be
+// sent with every call of the analyst.
+const DESCRIPTION = `Draw a chart image (PNG): generate_visualization(chart_type, chart_config). Returns image_url (embed as ![title](image_url)).
+chart_config fields of a type: /skills/procurement/chart-params/<type>.md (read it first); all take title, axisXTitle/axisYTitle, theme. A wrong config is answered with the field errors and a correct example.
+Pick: trend→line/area; compare→column/bar; share→pie; distribution→histogram/boxplot; correlation→scatter; two units→dual_axes; flows→sankey; stages→funnel; hierarchy→treemap; increments→waterfall; scores→radar.
+chart_type:`;
 
 /** The agent's single chart entry: routes chart_type to the chart MCP server's tool, validating first. */
 export class VisualizationTools {
@@ -40,7 +41,7 @@ export class VisualizationTools {
     safety: 'read-only',
     execution: 'parallel',
     group: 'chart',
-    liveValues: async (_ctx, host) => (host as VisualizationTools).catalog.compactTable(),
+    liveValues: async (_ctx, host) => (host as VisualizationTools).catalog.types.join(', '),
   })
   async generateVisualization(input: z.infer<typeof VisualizationInput>, control: ToolControl) {
     const entry = this.catalog.resolve(input.chart_type);

@@ -18,14 +18,11 @@ import {
 } from '../../erp/index.ts';
 import { Tool, type ToolControl } from '../registry.ts';
 
-const { Id, SearchText, IsoDate, OrderStatusSchema: OrderStatus, listOf, pagedViewOf, traced } = contract;
+const { Id, SearchText, IsoDate, CategoryCode, OrderStatusSchema: OrderStatus, listOf, pagedViewOf, traced } = contract;
 /** Any client may make a write safe to retry: the same key again answers the first result, `stateChanged: false`. */
-const IdempotencyKey = contract.IdempotencyKey.optional().describe(
-  '幂等键：重试用同一个键，不会重复写入 / the same key on a retry: never a second write',
-);
-const Page = z.number().int().min(1).max(100_000).default(1).describe('页码，从 1 开始 / page, from 1');
-const size = (fallback: number) =>
-  z.number().int().min(1).max(50).default(fallback).describe('每页条数 / page size (≤50)');
+const IdempotencyKey = contract.IdempotencyKey.optional().describe('重试时用同一个键 / reuse on a retry');
+const Page = z.number().int().min(1).max(100_000).default(1).describe('页码 / page');
+const size = (fallback: number) => z.number().int().min(1).max(50).default(fallback).describe('每页条数 / page size');
 // The ERP's own order input, with guidance for the model on the fields it fills.
 const OrderLines = contract.CreateOrderInputSchema.shape.lines.describe(
   'partId 先查；unitPrice 缺省为目录价 / look partId up first; unitPrice defaults to the list price',
@@ -93,6 +90,7 @@ const orderView = (o: OrderWire): contract.OrderView => ({
   updatedAt: o.updatedAt,
   lines: o.lines.map(lineView),
   approval: o.approval ?? undefined,
+  otherLines: o.otherLines,
 });
 const lineView = (l: OrderWire['lines'][number]): contract.OrderView['lines'][number] => ({
   lineNo: l.lineNo,
@@ -247,7 +245,7 @@ export class ErpClient {
     name: 'supplier_scorecard',
     label: '供应商评分卡',
     description:
-      '供应商评分卡（来自 ERP 历史）：准时交付率与平均延迟天数、目录价相对同型号市场中位价的偏差、采购量与金额、取消率。比较供应商时使用。/ Supplier scorecard from ERP history: on-time delivery, price vs market median, volume, cancellations.',
+      '供应商评分卡（ERP 历史）：准时交付、价格相对市场中位价、采购量与金额、取消率。/ Supplier scorecard: on-time delivery, price vs market median, volume, cancellations.',
     schema: z.object({
       supplierId: Id,
       months: z.number().int().min(1).max(36).default(12).describe('统计月数 / months of history'),
@@ -269,7 +267,7 @@ export class ErpClient {
     name: 'part_query',
     label: '查询零部件',
     description:
-      '分页查询零部件（名称、分类、供应商筛选，相关度排序），含目录单价与供应商；total 最多 1000（totalCapped 表示更多）。/ Paged parts by name, category, supplier; most relevant first.',
+      '分页查询零部件（按名称、分类、供应商，相关度排序），含目录价；total 最多 1000。/ Paged parts by name, category, supplier.',
     schema: z.object({
       name: SearchText.optional().describe('名称或型号关键词 / name or model keyword'),
       category: z.string().trim().min(1).max(40).optional().describe('分类代码 / category code'),
@@ -314,11 +312,11 @@ export class ErpClient {
     name: 'price_check',
     label: '价格检查',
     description:
-      '把一个单价与近 12 个月同型号成交中位价、最低价比较：偏差百分比与严重程度 ok/info/warn/critical（历史不足为 unknown）。/ A unit price against the 12-month median and minimum paid for the same product.',
+      '单价与近 12 个月同型号成交中位价、最低价比较：偏差 % 与严重程度 ok/info/warn/critical/unknown。/ A unit price against the 12-month median paid.',
     schema: z.object({
-      partId: Id.describe('零部件 id / part id'),
-      unitPrice: z.number().positive().max(10_000_000).describe('要检查的单价（元）/ unit price in yuan'),
-      supplierId: Id.optional().describe('报价的供应商 id（可选）/ quoting supplier id'),
+      partId: Id,
+      unitPrice: z.number().positive().max(10_000_000).describe('元 / yuan'),
+      supplierId: Id.optional().describe('报价供应商 / quoting supplier'),
     }),
     safety: 'read-only',
     group: 'part',
@@ -334,7 +332,7 @@ export class ErpClient {
     name: 'part_price_history',
     label: '价格历史',
     description:
-      '价格历史（ERP 计算）：同一产品（同型号、同类别）每月已下单/已收货订单行的按数量加权均价、行数和数量，不含草稿、待审批、已批准未下单和已取消的订单。by=supplier 每家供应商一条序列（比较供应商），by=product 所有供应商合并一条（产品趋势）；total 是整个期间的合计。价格趋势和历史成交均价用它，不要用订单搜索结果自己算。/ Monthly quantity-weighted average paid price, lines and quantity of a product (ordered and received orders only), per supplier or across suppliers, computed by the ERP.',
+      '价格历史（ERP 计算）：同一产品每月已下单/已收货订单行的按数量加权均价、行数、数量；by=supplier 每家供应商一条序列，by=product 所有供应商合并一条；total 为全期合计。/ Monthly quantity-weighted paid price of a product (ordered and received orders), per supplier or across suppliers.',
     schema: z.object({
       partId: Id.describe('该产品任一供应商的零部件 id / id of any part of the product'),
       months: contract.PriceHistoryQuerySchema.shape.months.describe(
@@ -420,7 +418,7 @@ export class ErpClient {
     name: 'order_create',
     label: '创建采购订单',
     description:
-      '创建采购订单（一个供应商），写入 ERP；submit=true 提交审批，否则为草稿。须用户同意。/ Creates an order (one supplier) in the ERP: submit=true submits it for approval, else a draft. Needs the user’s consent.',
+      '创建采购订单（一个供应商）；submit=true 提交审批，否则为草稿。须用户同意。/ Creates an order (one supplier); submit=true submits it for approval. Needs the user’s consent.',
     schema: OrderCreateInput,
     safety: 'write',
     destructive: false,
@@ -476,12 +474,13 @@ export class ErpClient {
     name: 'order_search_details',
     label: '搜索订单明细',
     description:
-      '搜索采购订单明细（含零部件与供应商），可按关键词、状态、供应商、零部件、日期范围（创建或变更日期）筛选。/ Search orders with their lines.',
+      '搜索采购订单（含明细）；按 partId 或 category 查时只列出这些订单行，otherLines 为其余行数。/ Search orders; by part or category only those lines are listed.',
     schema: z.object({
-      keyword: SearchText.optional().describe('订单号、零部件或供应商关键词 / order no, part or supplier keyword'),
+      keyword: SearchText.optional().describe('订单号、零部件或供应商 / order no, part or supplier'),
       status: OrderStatus.optional(),
       supplierId: Id.optional(),
       partId: Id.optional(),
+      category: CategoryCode.optional().describe('分类代码 / category code'),
       dateFrom: IsoDate.optional(),
       dateTo: IsoDate.optional(),
       dateField: contract.OrderDateFieldSchema.optional().describe(

@@ -25,6 +25,11 @@ export function UsagePanel({ client, onClose }: { client: ChatClient; onClose: (
       {!data && !error && <p className="muted">{t('loading')}</p>}
       {data && (
         <>
+          {data.prices && (
+            <p className="muted" data-testid="usage-prices">
+              {t('usagePrices')}: {data.prices.date} · {data.prices.source}
+            </p>
+          )}
           {data.daily_tokens !== null && (
             <p className="muted">
               {t('usageBudget')}: {data.daily_tokens.toLocaleString()} {t('tokens')}

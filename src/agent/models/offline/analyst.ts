@@ -15,6 +15,7 @@ import { askUser, chosen, ground, taskIntent, taskTexts } from './grounding.ts';
 import { CAPABILITIES_GOAL } from './orchestrator.ts';
 import {
   anomalySection,
+  type CheckedPrice,
   type ReviewedOffer,
   type ReviewResult,
   reviewAdvice,
@@ -51,7 +52,8 @@ const PAID_MONTHS = 12;
 /**
  * The analysis script run in the sandbox: the ERP's list prices, price history, checks and scorecards and the
  * supplier web prices in, result JSON out. It carries each figure's sources (`from`) and gives a figure computed from
- * others the sources of all of them.
+ * others the sources of all of them. It prints only what it computed (the rest the model wrote itself into the
+ * inputs) and where the whole result is: each line of output goes back to the model with every later call.
  */
 export const ANALYSIS_SCRIPT = `// Procura 采购比价分析：读取 ${ANALYST_PATHS.inputs}，写出 ${ANALYST_PATHS.result}
 const input = JSON.parse(await fs.readFile('${ANALYST_PATHS.inputs}'));
@@ -95,7 +97,9 @@ const result = {
   sources: input.sources,
 };
 await fs.writeFile('${ANALYST_PATHS.result}', JSON.stringify(result, null, 2));
-console.log(JSON.stringify(result));
+const { trendBasis, trend, supplierTrends, priceChecks: checked, scorecards, sources, ...computed } = result;
+const key = (c) => ({ supplier: c.supplier, code: c.code, source: c.source, severity: c.severity, deviationPct: c.deviationPct });
+console.log(JSON.stringify({ ...computed, anomalies: anomalies.map(key), file: '${ANALYST_PATHS.result}' }));
 `;
 
 export const ANALYSIS_COMMAND = `node ${ANALYST_PATHS.script}`;
@@ -258,14 +262,15 @@ export function planAnalysis(view: ConversationView): Plan {
       };
       return {
         toolCalls: [
-          { name: 'write_file', args: { file_path: ANALYST_PATHS.inputs, content: JSON.stringify(inputs, null, 2) } },
+          // Without indentation: the inputs go back to the model with every later call.
+          { name: 'write_file', args: { file_path: ANALYST_PATHS.inputs, content: JSON.stringify(inputs) } },
           { name: 'write_file', args: { file_path: ANALYST_PATHS.script, content: ANALYSIS_SCRIPT } },
         ],
       };
     }
     return { toolCalls: [{ name: 'execute', args: { command: ANALYSIS_COMMAND } }] };
   }
-  const result = analysisResult(lastStep(view, 'execute'));
+  const result = analysisResult(view);
   if (!result)
     return { text: `分析脚本执行失败：${lastStep(view, 'execute')?.text ?? ''}\nThe analysis script failed.` };
   // 6. charts, then the report
@@ -426,11 +431,39 @@ export function pagePrice(result: unknown): number | undefined {
   return usd && rate ? Math.round(Number(usd[1]) * Number(rate[1]) * 100) / 100 : undefined;
 }
 
-function analysisResult(step: ToolStep | undefined): AnalysisResult | undefined {
-  const output = typeof step?.text === 'string' ? step.text : '';
+/**
+ * The analysis as the model knows it: what the script printed (the figures it computed, anomalies by their keys) with
+ * what the model itself wrote into the inputs (price history, checks, scorecards, sources) — together the contents of
+ * `/data/analysis_result.json`.
+ */
+function analysisResult(view: ConversationView): AnalysisResult | undefined {
+  const output = lastStep(view, 'execute')?.text ?? '';
   const line = output.split('\n').find((l) => l.trim().startsWith('{"category"'));
+  const written = view.steps.find((s) => s.name === 'write_file' && s.args.file_path === ANALYST_PATHS.inputs);
   try {
-    return line ? (JSON.parse(line.trim()) as AnalysisResult) : undefined;
+    if (!line || typeof written?.args.content !== 'string') return undefined;
+    const printed = JSON.parse(line.trim()) as Omit<AnalysisResult, 'anomalies'> & {
+      anomalies: Array<Pick<CheckedPrice, 'supplier' | 'code' | 'source'>>;
+    };
+    const inputs = JSON.parse(written.args.content) as Pick<
+      AnalysisResult,
+      'trendBasis' | 'trend' | 'supplierTrends' | 'priceChecks' | 'scorecards' | 'sources'
+    >;
+    const { file: _file, ...computed } = printed as typeof printed & { file?: string };
+    const priceChecks = inputs.priceChecks ?? [];
+    const anomalies = computed.anomalies.flatMap(
+      (a) => priceChecks.find((c) => c.supplier === a.supplier && c.code === a.code && c.source === a.source) ?? [],
+    );
+    return {
+      ...computed,
+      trendBasis: inputs.trendBasis,
+      trend: inputs.trend,
+      supplierTrends: inputs.supplierTrends,
+      priceChecks,
+      anomalies,
+      scorecards: inputs.scorecards ?? [],
+      sources: inputs.sources,
+    };
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
 import { AIMessage, type BaseMessage, ToolMessage } from '@langchain/core/messages';
+import { untabulate } from '../../tool-results.ts';
 
 /** One tool call of the current turn with its result (parsed JSON when it is JSON). */
 export interface ToolStep {
@@ -67,7 +68,8 @@ export function viewConversation(messages: BaseMessage[], tools: Set<string>): C
       const step = turn.steps.find((s) => s.id === message.tool_call_id);
       if (step) {
         step.text = text(message);
-        step.result = parseJson(step.text);
+        // Lists may come as tables (keys once): read as the records they are.
+        step.result = untabulate(parseJson(step.text));
       }
     }
   }

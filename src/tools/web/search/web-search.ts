@@ -23,7 +23,7 @@ export class WebSearch {
     name: 'web_search',
     label: '网络搜索',
     description:
-      '搜索供应商网站与行业资讯：市场价格、供应商背景、价格趋势和供应新闻。返回标题、网址和摘要；需要详情时用 fetch_url 打开网址。/ Search supplier sites and industry news; open a result with fetch_url for details.',
+      '搜索供应商网站与行业资讯（价格、背景、新闻），返回标题、网址和摘要；详情用 fetch_url。/ Search supplier sites and news; open results with fetch_url.',
     schema: webSearchInput,
     safety: 'read-only',
     execution: 'parallel',
