@@ -1,6 +1,7 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { type AgentSuggestions, ApiError, ChatClient } from '../../src/protocol/index.ts';
 import { ApprovalQueue } from './components/ApprovalQueue.tsx';
+import { ConnectionBanner } from './components/ConnectionBanner.tsx';
 import { Conversation } from './components/Conversation.tsx';
 import { OrderPanel } from './components/OrderPanel.tsx';
 import { ReportPanel } from './components/ReportPanel.tsx';
@@ -259,9 +260,10 @@ function Workspace({
             {t('offline')}
           </div>
         )}
+        {chat.reconnecting && <ConnectionBanner state={chat.reconnecting} onRetry={chat.reconnectNow} />}
         {chat.notice && (
           <div className="banner banner-warn">
-            {chat.notice === 'cut' ? t('reconnecting') : t(chat.notice)}
+            {t(chat.notice)}
             <button type="button" className="link" onClick={chat.dismissNotice}>
               {t('dismiss')}
             </button>
