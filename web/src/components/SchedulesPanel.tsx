@@ -152,7 +152,8 @@ export function SchedulesPanel({
         {items?.map((s) => (
           <li key={s.id} className="schedule-row" data-testid="schedule-item">
             <span className="schedule-name">
-              <strong>{s.name}</strong> <code>{s.cron}</code> {s.timezone} · <span data-testid="schedule-kind-label">{kindLabel(s)}</span>
+              <strong>{s.name}</strong> <code>{s.cron}</code> {s.timezone} ·{' '}
+              <span data-testid="schedule-kind-label">{kindLabel(s)}</span>
               <br />
               <span className="muted">
                 <span data-testid="schedule-next">
