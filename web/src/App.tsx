@@ -12,7 +12,7 @@ import { Steps } from './components/Steps.tsx';
 import { formatUsage, UsagePanel } from './components/UsagePanel.tsx';
 import { type Lang, LangContext, texts, useT } from './i18n.ts';
 import { conversationUsage } from './session.ts';
-import { useChat } from './useChat.ts';
+import { sessionInHash, useChat } from './useChat.ts';
 import { useStandingPermissions } from './useStanding.ts';
 
 const TOKEN_KEY = 'procura.token';
@@ -144,9 +144,22 @@ function Workspace({
       .then(setSuggestions)
       .catch(() => undefined);
     void refreshSessions();
-    const id = /^#\/s\/([\w-]+)/.exec(window.location.hash)?.[1];
+    const id = sessionInHash(window.location.hash);
     if (id) void openSession(id);
   }, [client, refreshSessions, openSession]);
+
+  // The address leads: a `#/s/<id>` link pasted into this tab, or Back and Forward, open the conversation it names.
+  const openId = view.id;
+  const { newChat } = chat;
+  useEffect(() => {
+    const follow = () => {
+      const id = sessionInHash(window.location.hash);
+      if (id && id !== openId) void openSession(id);
+      else if (!id && openId) newChat();
+    };
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, [openId, openSession, newChat]);
 
   const charts = view.messages.flatMap((m) => m.charts);
   const hasReport = view.files.some((f) => f.endsWith('.md'));

@@ -50,6 +50,16 @@ function pause(ms: number, signal: AbortSignal, now: { current?: () => void }): 
   });
 }
 
+/** Makes `hash` the tab's address as a new history entry, unless it is already (a pasted link, Back). */
+function navigateTo(hash: string): void {
+  if (window.location.hash !== hash) window.history.pushState(null, '', hash);
+}
+
+/** The session a `#/s/<id>` address names (undefined for any other address). */
+export function sessionInHash(hash: string): string | undefined {
+  return /^#\/s\/([\w-]+)/.exec(hash)?.[1];
+}
+
 /** Interrupts this browser already decided: their cards never come back, even when an event replays them. */
 function loadAnswered(): Set<string> {
   try {
@@ -312,7 +322,8 @@ export function useChat(client: ChatClient) {
       stream.current = undefined;
       setBusy(false);
       setReconnecting(undefined);
-      window.history.replaceState(null, '', `#/s/${id}`);
+      // A conversation opened from the list is a step of its own in the tab's history, so Back returns to the last.
+      navigateTo(`#/s/${id}`);
       const cached = cachedView(id);
       setView(cached ? { ...cached, running: false } : { ...emptyView(id), running: true });
       let saved: SessionView;
@@ -366,7 +377,7 @@ export function useChat(client: ChatClient) {
     stream.current = undefined;
     setBusy(false);
     setReconnecting(undefined);
-    window.history.replaceState(null, '', '#/');
+    navigateTo('#/');
     setView(emptyView());
   }, [stopWatching]);
 
