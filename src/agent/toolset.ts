@@ -46,6 +46,7 @@ export const AGENT_ALIASES: Record<string, string> = {
   main: ORCHESTRATOR,
   analyst: 'procurement-analyst',
   order: 'procurement-order',
+  sourcing: 'procurement-sourcing',
 };
 
 /** The agent configs (YAML); what they rely on but nothing offers is reported by `toolSetProblems` at start-up. */

@@ -1,7 +1,12 @@
 import type { DecisionRecord, HumanRequest } from './human.ts';
 
 /** The agents a step can belong to, as the client shows them. */
-export type AgentName = 'orchestrator' | 'procurement-analyst' | 'procurement-order' | (string & {});
+export type AgentName =
+  | 'orchestrator'
+  | 'procurement-analyst'
+  | 'procurement-order'
+  | 'procurement-sourcing'
+  | (string & {});
 
 /** An agent's name and labels as clients show it, read from the agent's YAML. */
 export interface AgentLabel {

@@ -28,9 +28,9 @@ prompt: |
 `;
 
 describe('agent configs', () => {
-  it('loads the packaged configs: the orchestrator and its two sub-agents', () => {
+  it('loads the packaged configs: the orchestrator and its three sub-agents', () => {
     const names = loadAgentConfigs(known, AGENT_CONFIG_DIR, () => undefined).map((c) => c.name);
-    expect(names.sort()).toEqual(['orchestrator', 'procurement-analyst', 'procurement-order']);
+    expect(names.sort()).toEqual(['orchestrator', 'procurement-analyst', 'procurement-order', 'procurement-sourcing']);
   });
 
   it('fails on an invalid file, naming it and the bad entry', () => {

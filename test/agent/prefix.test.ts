@@ -16,6 +16,8 @@ const BUDGET: Record<string, number> = {
   'procurement-analyst': 5_650,
   // category_list joined the order agent (its grounding reads the project's categories): +50.
   'procurement-order': 2_760,
+  // Thirteen tools (the rfq tools and the look-ups they need) and a five-line prompt.
+  'procurement-sourcing': 2_550,
 };
 
 const o200k = getEncoding('o200k_base');
@@ -68,10 +70,12 @@ describe('the fixed prefix of every agent', () => {
   it('stays within its budget of tool schemas plus system prompt', async () => {
     const analysis = await sent('procurement-analyst', 'laoxiao', 'prefix-a');
     const order = await sent('procurement-order', 'laoxiao', 'prefix-o');
+    const sourcing = await sent('procurement-sourcing', 'laoxiao', 'prefix-s');
     const first = {
       orchestrator: analysis.get('orchestrator')![0],
       'procurement-analyst': analysis.get('procurement-analyst')![0],
       'procurement-order': order.get('procurement-order')![0],
+      'procurement-sourcing': sourcing.get('procurement-sourcing')![0],
     };
     const measured = Object.fromEntries(
       Object.entries(first).map(([agent, call]) => [agent, count(fixedPrefix(call))]),

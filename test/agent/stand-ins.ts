@@ -30,6 +30,7 @@ type Script = (call: ModelCall) => AIMessage;
 const AGENT_MARKS: Array<[string, string]> = [
   ['procurement-analyst', '你是采购分析师'],
   ['procurement-order', '你是采购订单专员'],
+  ['procurement-sourcing', '你是询价寻源专员'],
   ['orchestrator', '主 Agent（协调者）'],
 ];
 

@@ -5,6 +5,7 @@ import { readDate } from '../../src/agent/models/offline/dates.ts';
 import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
+import { rfqAction } from '../../src/agent/models/offline/sourcing.ts';
 
 /**
  * The offline model's understanding layer on its own: what a request says before any lookup, and how the parts a
@@ -256,5 +257,142 @@ describe('commands versus questions (generated phrasings)', () => {
       expect(readRequest(text, today).intent, text).toBe('knowledge');
       expect(findTerm(glossary, text)?.titleEn, text).toBe(term);
     }
+  });
+});
+
+describe('requests for quotation (generated phrasings)', () => {
+  const g = generator(509);
+  const parts = ['F7TC', '火花塞 F7TC', 'BP-125F 刹车片', 'HF204 机油滤清器', '90/90-18 轮胎', 'YTX7L-BS 蓄电池'];
+  const partsEn = ['F7TC spark plugs', 'BP-125F brake pads', 'HF204 oil filters', 'YTX7L-BS batteries'];
+  const named = [
+    ['博世', 'NGK', '电装'],
+    ['德尔福', '冠军'],
+    ['博世', '火炬', '马勒', '电装'],
+  ];
+  const namedEn = [
+    ['Bosch', 'NGK', 'Denso'],
+    ['Delphi', 'Champion'],
+  ];
+  const rfqNo = () => `RFQ-2026${String(g.int(1, 12)).padStart(2, '0')}-${String(g.int(1, 999)).padStart(6, '0')}`;
+  /** The model or code of a part phrase, which the text left to name parts must still hold. */
+  const code = (part: string) => /[A-Z0-9][A-Z0-9/.-]+/.exec(part)?.[0] ?? part;
+
+  it('reads a new RFQ: the part, the quantity, and a number of suppliers or the suppliers named, in Chinese and English', () => {
+    for (let i = 0; i < 120; i++) {
+      const n = g.int(1, 40) * 50;
+      const k = g.int(2, 8);
+      const english = g.int(0, 1) === 1;
+      const byCount = g.int(0, 1) === 1;
+      let text: string;
+      let names: string[] = [];
+      let part: string;
+      if (english) {
+        part = g.pick(partsEn);
+        names = byCount ? [] : g.pick(namedEn);
+        const who = byCount
+          ? g.pick([`to ${k} suppliers`, `from ${k} vendors`, `to ${k} different suppliers`])
+          : g.pick([`to ${names.join(' and ')}`, `from ${names.join(', ')}`]);
+        text = g.pick([
+          `Create an RFQ for ${n} ${part} ${who}`,
+          `send a request for quotation for ${n} pcs of ${part} ${who}`,
+          `RFQ: ${part}, qty ${n}, ${who}`,
+          `please request quotes for ${n} ${part} ${who}`,
+          `I need a quote request ${who} for ${n} ${part}`,
+        ]);
+      } else {
+        part = g.pick(parts);
+        names = byCount ? [] : g.pick(named);
+        const quantity = g.pick([`数量 ${n}`, `${n}个`, `${zhNumber(n, false)}个`, `数量${n}`]);
+        const who = byCount
+          ? g.pick([`问 ${k} 家供应商`, `找${ZH_DIGITS[k]}家供应商报价`, `${k}家厂商`, `邀请 ${k} 家供应商`])
+          : `向${names.join(g.pick(['、', '和', '，']))}`;
+        text = g.pick([
+          `给${part}发询价，${quantity}，${who}`,
+          `帮我对${part}做个询价，${quantity}，${who}`,
+          `${who}询价 ${part} ${quantity}`,
+          `${part} ${quantity}，发询价单，${who}`,
+          `${who}发一张${part}的询价单，${quantity}`,
+        ]);
+      }
+      const r = readRequest(text, today);
+      expect([r.intent, rfqAction(r), r.quantity, r.supplierCount], text).toEqual([
+        'rfq',
+        'create',
+        n,
+        byCount ? k : undefined,
+      ]);
+      // What names the part and the suppliers is left for grounding in the ERP.
+      expect(r.rest, text).toContain(code(part));
+      for (const name of names) expect(r.rest, text).toContain(name);
+    }
+  });
+
+  it('reads what is done with an RFQ named by number: its quotes and proposal, the award and to whom, the close, the send', () => {
+    const suppliers = ['博世', 'NGK', '电装', 'Bosch', 'Denso'];
+    for (let i = 0; i < 80; i++) {
+      const no = rfqNo();
+      const s = g.pick(suppliers);
+      const cases: Array<[string, string]> = [
+        [
+          g.pick([
+            `看看 ${no} 的报价`,
+            `${no} 的授标建议`,
+            `${no} 报价回来了吗？`,
+            `${no} 推荐哪家`,
+            `show the quotes for ${no}`,
+            `what did suppliers quote on ${no}?`,
+            `proposal for ${no}`,
+            `${no}`,
+          ]),
+          'show',
+        ],
+        [
+          g.pick([
+            `把 ${no} 授标给${s}`,
+            `${no} 定标${s}`,
+            `${no} 授给${s}吧`,
+            `award ${no} to ${s}`,
+            `${no}: award it to ${s}`,
+            `please award ${no} to ${s}`,
+          ]),
+          'award',
+        ],
+        [g.pick([`截止 ${no}`, `关闭询价单 ${no}`, `${no} 提前截止`, `close ${no}`, `close ${no} now`]), 'close'],
+        [g.pick([`把 ${no} 发出去`, `发送询价单 ${no}`, `send ${no} to the suppliers`, `send out ${no}`]), 'send'],
+      ];
+      for (const [text, action] of cases) {
+        const r = readRequest(text, today);
+        expect([r.intent, rfqAction(r), r.rfqNo, r.quantity], text).toEqual(['rfq', action, no, undefined]);
+        if (action === 'award') expect(r.rest, text).toContain(s);
+      }
+    }
+  });
+
+  it('reads award and listing requests without a number, and keeps orders and analyses apart from RFQs', () => {
+    for (const text of ['按推荐授标', '授标给博世', '就授给推荐的那家']) {
+      const r = readRequest(text, today);
+      expect([r.intent, rfqAction(r)], text).toEqual(['rfq', 'award']);
+    }
+    // Without a number, closing and sending mean the RFQ of the conversation — unless the words name a part to ask for.
+    const actions: Array<[string, string]> = [
+      ['截止询价', 'close'],
+      ['把刚才的询价发出去', 'send'],
+      ['close that RFQ', 'close'],
+      ['报价截止周五，给火花塞 F7TC 发询价', 'create'],
+      ['给火花塞 F7TC 发出询价，询博世和电装', 'create'],
+    ];
+    for (const [text, action] of actions) {
+      const r = readRequest(text, today);
+      expect([r.intent, rfqAction(r)], text).toEqual(['rfq', action]);
+    }
+    for (const text of ['我的询价单有哪些', '看看所有询价单', 'list my RFQs', 'which RFQs are open?']) {
+      const r = readRequest(text, today);
+      expect([r.intent, rfqAction(r)], text).toEqual(['rfq', 'list']);
+    }
+    // An order from one supplier, a comparison of named suppliers, and the assistant's awareness are no RFQ.
+    expect(readRequest('给博世下 200 个 F7TC 火花塞的采购单', today).intent).toBe('create');
+    expect(readRequest('对比一下火炬、恒久、大同三家的428H-118L链条价格', today).intent).toBe('compare');
+    expect(readRequest('比较 3 家供应商的 F7TC 报价', today).intent).toBe('compare');
+    expect(readRequest('are you aware of low stock?', today).intent).toBe('inventory');
   });
 });

@@ -26,7 +26,7 @@ async function procura(...args: string[]) {
 describe('procura tools', () => {
   it('--agent prints what that agent’s model is sent for the user, ERP tools over MCP and built-ins included', async () => {
     type Listed = {
-      tools: Array<{ name: string; description: string; safety: string; tokens: number }>;
+      tools: Array<{ name: string; description: string; safety: string; approval: string; tokens: number }>;
       totalTokens: number;
     };
     const listed = async (agent: string, user: string): Promise<Listed> =>
@@ -49,6 +49,16 @@ describe('procura tools', () => {
     const order = await listed('procurement-order', 'viewer');
     expect(order.tools.some((t) => t.safety === 'write')).toBe(false);
     expect(order.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['order_search_details', 'open_order']));
+    // The sourcing agent's RFQ writes reach a buyer (each waiting for approval), never a viewer.
+    const sourcing = await listed('sourcing', 'laoxiao');
+    const writes = sourcing.tools.filter((t) => t.safety === 'write');
+    expect(writes.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['rfq_create', 'rfq_send', 'rfq_close', 'rfq_award']),
+    );
+    expect(writes.every((t) => t.approval === 'required')).toBe(true);
+    const viewing = (await listed('procurement-sourcing', 'viewer')).tools;
+    expect(viewing.some((t) => t.safety === 'write')).toBe(false);
+    expect(viewing.map((t) => t.name)).toEqual(expect.arrayContaining(['rfq_get', 'rfq_proposal', 'rfq_list']));
 
     const main = (await listed('main', 'laoxiao')).tools.map((t) => t.name);
     expect(main).toEqual(expect.arrayContaining(['task', 'assign_skill', 'web_search', 'compact_conversation']));

@@ -11,6 +11,9 @@ export async function approvalDetails(
 ): Promise<ApprovalDetails | undefined> {
   const declared = await registry.approvalDetails(tool, args, ctx);
   if (declared) return declared;
+  // Only an order write's card shows the lines behind its ids: another write (an RFQ award names a supplier too) is
+  // not looked up for a card that would not show it.
+  if (!tool.startsWith('order_')) return undefined;
   const orderId = Number(args.orderId);
   let supplierId = Number(args.supplierId);
   const details: ApprovalDetails = {};
@@ -72,7 +75,7 @@ export async function approvalDetails(
     const preview = await orderPreview(registry, args, ctx);
     if (preview) details.preview = preview;
   }
-  return tool.startsWith('order_') ? details : undefined;
+  return details;
 }
 
 /** The ERP's preview of a new order: its total and the approval policy's decision, or the ERP's reason to refuse. */

@@ -3,6 +3,7 @@ import type { AgentName, ApiEvent, ProgressData, StepStatus as ProgressStatus } 
 const SUBAGENT_TITLES: Record<string, string> = {
   'procurement-analyst': '采购分析 / procurement analysis',
   'procurement-order': '采购订单 / purchase order',
+  'procurement-sourcing': '询价寻源 / request for quotation',
 };
 
 const DETAIL_LIMIT = 300;

@@ -4,6 +4,7 @@ const AGENT_SHORT: Record<string, string> = {
   orchestrator: '主',
   'procurement-analyst': '分析',
   'procurement-order': '下单',
+  'procurement-sourcing': '询价',
 };
 
 const color = (code: number) => (text: string) => (process.stdout.isTTY ? `\x1b[${code}m${text}\x1b[0m` : text);

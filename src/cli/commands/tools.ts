@@ -115,7 +115,7 @@ export function registerToolsCommands(program: Command): void {
       .description('list the tools a model is shown, with token counts / 列出工具及其 token 数')
       .option(
         '--agent <agent>',
-        "what one agent's model is sent: orchestrator | procurement-analyst | procurement-order (main | analyst | order)",
+        "what one agent's model is sent: orchestrator | procurement-analyst | procurement-order | procurement-sourcing (main | analyst | order | sourcing)",
       )
       .option('--json', 'machine-readable output / JSON 输出'),
   ).action(async (opts) => {

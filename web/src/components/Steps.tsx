@@ -10,7 +10,7 @@ function duration(step: Step, now: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-const ORDER = ['orchestrator', 'procurement-analyst', 'procurement-order'];
+const ORDER = ['orchestrator', 'procurement-analyst', 'procurement-order', 'procurement-sourcing'];
 
 /** The live step list: steps upserted by id, grouped per agent, with status and duration; `paused` while a run waits for the user. */
 export function Steps({ steps, live, paused }: { steps: Step[]; live: boolean; paused: boolean }) {

@@ -1,6 +1,6 @@
 import { type Ask, type Refusal, readAmountFilter, readAsk, readPeriod, readStatuses } from './asks.ts';
 import { readDate } from './dates.ts';
-import { readMoney, readPriceCap, readQuantity } from './quantities.ts';
+import { readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
 
 /** What a buyer can ask the offline model for. */
@@ -22,9 +22,11 @@ export type Intent =
   /** What does a term mean? — answered from the glossary skill. */
   | 'knowledge'
   /** A write Procura does not do from chat (payments, approvals, catalogue prices, bulk deletes): refused with why. */
-  | 'refuse';
+  | 'refuse'
+  /** A request for quotation: ask suppliers for prices, read their quotes, award or close it. */
+  | 'rfq';
 
-type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | Intent;
+type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | 'award' | 'close' | 'send' | 'proposal' | Intent;
 
 /**
  * The cue lexicon: words and phrases that lean a request towards an intent, with a weight. Chinese cues match as
@@ -235,6 +237,36 @@ const CUES: Array<[Cue, number, string[]]> = [
     ],
   ],
   ['lookup', 1, ['显示', '最近', '未完成', '情况', 'recent', 'latest', 'find']],
+  [
+    'rfq',
+    4,
+    [
+      '询价',
+      '询盘',
+      '报价邀请',
+      '邀请报价',
+      '征询报价',
+      '寻源',
+      'rfq',
+      'rfqs',
+      'request for quotation',
+      'requests for quotation',
+      'request for quote',
+      'request for quotes',
+      'quotation request',
+      'quote request',
+      'sourcing',
+    ],
+  ],
+  ['rfq', 2, ['招标', '要报价', '请报价', '征价', 'tender', 'ask for quotes', 'request quotes', 'solicit quotes']],
+  // What is done with an RFQ: these only lean an RFQ request; on their own they are no intent (授给 is).
+  ['award', 4, ['授标', '定标', '决标', '授给', '授予']],
+  // English award words are typo-tolerant ("aware" is one letter away): they lean an RFQ request, never make one.
+  ['award', 3, ['award']],
+  ['award', 2, ['中标', '选定', '给到']],
+  ['close', 2, ['截止', '关闭', '结束', '停止收', 'close', 'closed', 'end it', 'stop collecting']],
+  ['send', 2, ['发出', '发送', '发出去', '寄出', 'send', 'send out', 'mail it', 'mail out']],
+  ['proposal', 2, ['授标建议', '推荐', '排名', '谁最好', '回复', '收到', 'proposal', 'recommendation', 'recommend']],
   ['orderNoun', 1, ['订单', '采购单', '单子', '这单', '那单', 'po', 'orders', 'purchase order']],
   [
     'anaphora',
@@ -317,6 +349,7 @@ const CUE_TABLE = CUES.map(([cue, weight, words]) => ({
 }));
 
 export const ORDER_NO = /PO-\d{6}-[A-Z]?\d+/i;
+export const RFQ_NO = /RFQ-\d{6}-\d+/i;
 
 /** What a request says, before any lookup: intent, the numbers, the dates, and where each fact stands. */
 export interface Reading {
@@ -324,6 +357,10 @@ export interface Reading {
   intent?: Intent;
   scores: Partial<Record<Cue, number>>;
   orderNo?: string;
+  /** The request for quotation the text names by number (RFQ-202612-000001). */
+  rfqNo?: string;
+  /** How many suppliers to ask ("问 5 家供应商"): a count of companies, never a quantity. */
+  supplierCount?: number;
   quantity?: number;
   expectedDate?: string;
   maxUnitPrice?: number;
@@ -352,6 +389,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
   }));
   const orderNoMatch = ORDER_NO.exec(text);
   if (orderNoMatch) spans.push({ start: orderNoMatch.index, end: orderNoMatch.index + orderNoMatch[0].length });
+  const rfqNoMatch = RFQ_NO.exec(text);
+  if (rfqNoMatch) spans.push({ start: rfqNoMatch.index, end: rfqNoMatch.index + rfqNoMatch[0].length });
   const noteMatch =
     /(?:备注|注明|留言|note|remark)(?:\s*(?:改成|改为|写上|写|to|:|：|是|为))*\s*[「"]?([^」"\n]{1,200}?)[」"]?\s*$/i.exec(
       text,
@@ -372,6 +411,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
   if (period) working = blankSpans(working, [period]);
   const date = readDate(working, today);
   if (date) working = blankSpans(working, [date]);
+  const supplierCount = readSupplierCount(working);
+  if (supplierCount) working = blankSpans(working, [supplierCount]);
   const quantity = readQuantity(working);
   if (quantity) working = blankSpans(working, [quantity]);
 
@@ -405,6 +446,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
     text,
     scores,
     orderNo: orderNoMatch?.[0].toUpperCase(),
+    rfqNo: rfqNoMatch?.[0].toUpperCase(),
+    supplierCount: supplierCount?.value,
     quantity: quantity?.value,
     expectedDate: date?.value,
     maxUnitPrice: price?.value,
@@ -438,7 +481,7 @@ const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 const DEFINITION = /什么是|是什么意思|什么意思|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
 
 /** A question rather than a command: which, how many, whether. */
-const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
+export const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
 
 /** The intent the cues add up to; undefined when the request names none (a follow-up, or off-topic). */
 function decide(r: Reading): Intent | undefined {
@@ -454,15 +497,23 @@ function decide(r: Reading): Intent | undefined {
   const analysisCue = Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'));
   const asksOrders =
     question || s(r, 'lookup') > 0 || (s(r, 'orderNoun') > 0 && s(r, 'cancel') === 0 && s(r, 'update') === 0);
-  if (filtered && !r.orderNo && !hasQty && analysisCue < 2 && asksOrders) return 'lookup';
+  const rfqish = r.rfqNo !== undefined || s(r, 'rfq') >= 2;
+  if (filtered && !r.orderNo && !rfqish && !hasQty && analysisCue < 2 && asksOrders) return 'lookup';
   if (
     r.ask === 'knowledge' &&
     !r.orderNo &&
+    !r.rfqNo &&
     !hasQty &&
     (s(r, 'orderNoun') === 0 || DEFINITION.test(r.text)) &&
     Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'), s(r, 'lookup'), s(r, 'cancel'), s(r, 'update')) < 3
   )
     return 'knowledge';
+  // A request for quotation by its number or its words, or an award (which only an RFQ has), however many numbers
+  // it holds: asking suppliers for prices is never an order (what an RFQ is, is a knowledge question above).
+  if (rfqish || (s(r, 'award') >= 4 && !r.orderNo)) return 'rfq';
+  // Quotes for a quantity from a number of suppliers ("get quotes from 4 vendors for 1,000 filters") are asked for,
+  // not compared: an analysis needs neither number.
+  if (r.supplierCount !== undefined && r.quantity !== undefined && s(r, 'compare') < 3) return 'rfq';
   if (s(r, 'cancel') >= 3 || (s(r, 'cancel') >= 2 && orderish)) return 'cancel';
   if (r.orderNo) {
     if (r.note || (s(r, 'update') >= 1.5 && (hasQty || r.expectedDate || s(r, 'update') >= 2.5))) return 'update';

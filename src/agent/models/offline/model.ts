@@ -13,19 +13,21 @@ import { type Planner, viewConversation } from './conversation.ts';
 import { planMemoryExtraction, planSummary } from './memory.ts';
 import { planOrchestration } from './orchestrator.ts';
 import { planOrder } from './order.ts';
+import { planSourcing } from './sourcing.ts';
 
 export const OFFLINE_MODEL_NAME = 'procura-offline';
 
 export const OFFLINE_NOTICE =
-  '我是 Procura 的离线模型（没有配置大模型服务时使用的确定性模型），只能处理标准流程：供应商比价分析、库存预警、下单/改单/取消/查询订单和问候。' +
+  '我是 Procura 的离线模型（没有配置大模型服务时使用的确定性模型），只能处理标准流程：供应商比价分析、库存预警、下单/改单/取消/查询订单、询价（RFQ）和问候。' +
   '要处理任意问题，请设置 DEEPSEEK_API_KEY，或 OPENAI_BASE_URL + OPENAI_API_KEY（如 vLLM、Ollama）。' +
-  '\n\nI am Procura’s offline model (a deterministic stand-in used when no LLM service is configured). I handle the standard flows: supplier price comparison, inventory warnings, creating/updating/cancelling/looking up orders, and greetings. For anything else set DEEPSEEK_API_KEY, or OPENAI_BASE_URL + OPENAI_API_KEY.';
+  '\n\nI am Procura’s offline model (a deterministic stand-in used when no LLM service is configured). I handle the standard flows: supplier price comparison, inventory warnings, creating/updating/cancelling/looking up orders, requests for quotation, and greetings. For anything else set DEEPSEEK_API_KEY, or OPENAI_BASE_URL + OPENAI_API_KEY.';
 
 /** The planner of each agent the offline model can serve, by the agent's configured name. */
 const PLANNERS: Record<string, Planner> = {
   orchestrator: planOrchestration,
   'procurement-analyst': planAnalysis,
   'procurement-order': planOrder,
+  'procurement-sourcing': planSourcing,
 };
 
 /** The planner for this call: memory extraction and summaries by their prompts, an agent's by the agent it serves. */

@@ -15,6 +15,7 @@ import { ANALYSIS_INTENTS, ORDER_INTENTS, readRequest } from './intent.ts';
 
 const ORDER_AGENT = 'procurement-order';
 const ANALYST = 'procurement-analyst';
+const SOURCING = 'procurement-sourcing';
 
 /** The task goal that asks the analyst for what Procura can do, with examples from the user's catalogue. */
 export const CAPABILITIES_GOAL = '介绍 Procura 能做什么，并用用户自己的目录给出三个示例请求';
@@ -110,6 +111,8 @@ export function planOrchestration(view: ConversationView): Plan {
     (reading.intent === undefined ||
       (reading.scores.anaphora ?? 0) > 0 ||
       ((reading.intent === 'update' || reading.intent === 'cancel') && !reading.orderNo) ||
+      // "按推荐授标" after an RFQ was shown: the RFQ of that answer.
+      (reading.intent === 'rfq' && previous.agent === SOURCING && !reading.rfqNo) ||
       FOLLOW_UP.test(reading.text));
   // "第二个按建议数量下单" after a stock list: an order of the line it names, at the quantity the list suggested.
   const suggested =
@@ -118,13 +121,15 @@ export function planOrchestration(view: ConversationView): Plan {
       : undefined;
   const agent = suggested
     ? ORDER_AGENT
-    : reading.intent && ORDER_INTENTS.has(reading.intent)
-      ? ORDER_AGENT
-      : reading.intent && ANALYSIS_INTENTS.has(reading.intent)
-        ? ANALYST
-        : followUp
-          ? previous?.agent
-          : undefined;
+    : reading.intent === 'rfq'
+      ? SOURCING
+      : reading.intent && ORDER_INTENTS.has(reading.intent)
+        ? ORDER_AGENT
+        : reading.intent && ANALYSIS_INTENTS.has(reading.intent)
+          ? ANALYST
+          : followUp
+            ? previous?.agent
+            : undefined;
 
   const preferencesPath = /\/memories\/[^\s,，。]+\/preferences\.md/.exec(view.system)?.[0];
   const preferences = view.steps.find((s) => s.name === 'read_file' && s.args.file_path === preferencesPath);
@@ -159,8 +164,8 @@ export function planOrchestration(view: ConversationView): Plan {
       ? [
           ...previous.context,
           previous.words,
-          // An order's result names the grounded supplier, part and order number the follow-up refers to.
-          ...(previous.agent === ORDER_AGENT
+          // An order's or an RFQ's result names the supplier, part and order or RFQ number the follow-up refers to.
+          ...(previous.agent === ORDER_AGENT || previous.agent === SOURCING
             ? [`${RESULT_PREFIX}${previous.result.split('\n').slice(0, 3).join('；')}`]
             : []),
           // "就从报价最低的那家买": the analysis's cheapest offer, product and supplier, is what the order means.
@@ -181,7 +186,9 @@ export function planOrchestration(view: ConversationView): Plan {
   const body =
     agent === ANALYST
       ? '请用 ERP 数据和供应商网站报价做对比，完成分析、图表和报告。'
-      : '核对供应商、零部件和数量；缺信息时向用户询问；写入 ERP 前必须经用户审批。';
+      : agent === SOURCING
+        ? '核对零部件和供应商；发出询价和授标前必须经用户审批。'
+        : '核对供应商、零部件和数量；缺信息时向用户询问；写入 ERP 前必须经用户审批。';
   const description = [
     `【任务目标】${request}`,
     `【用户偏好】${known || '暂无 / none recorded'}`,
@@ -189,7 +196,9 @@ export function planOrchestration(view: ConversationView): Plan {
     ...(context.length ? [`${CONTEXT_LABEL}${context.join(' ⟫ ')}`] : []),
     agent === ANALYST
       ? '【输出要求】结构化摘要：结论、关键数字、建议、报告路径、图表链接。'
-      : '【输出要求】订单号、供应商、明细、金额和状态；未创建时说明原因。',
+      : agent === SOURCING
+        ? '【输出要求】询价单号、状态、受邀供应商与报价或授标建议；授标时订单号和金额；未执行时说明原因。'
+        : '【输出要求】订单号、供应商、明细、金额和状态；未创建时说明原因。',
   ].join('\n');
   return { toolCalls: [{ name: 'task', args: { subagent_type: agent, description } }] };
 }

@@ -253,3 +253,24 @@ export function readPriceCap(text: string): ({ value: number } & Span) | undefin
   }
   return undefined;
 }
+
+/**
+ * How many suppliers a request for quotation asks ("问 5 家供应商", "五家厂商", "to 3 suppliers"): a count of
+ * companies, never a quantity of parts. A bare "三家的" (comparing the three named) is no count to invite.
+ */
+export function readSupplierCount(text: string): ({ value: number } & Span) | undefined {
+  const patterns = [
+    new RegExp(`(${NUMBER})\\s*家\\s*(?:供应商|供货商|厂商|厂家|公司)`, 'i'),
+    new RegExp(`(?:问|找|邀请|请|发给|询|向|给)\\s*(${NUMBER})\\s*家`, 'i'),
+    new RegExp(`(${NUMBER})\\s+(?:different\\s+|more\\s+)?(?:suppliers|vendors|supplier|vendor)\\b`, 'i'),
+  ];
+  for (const pattern of patterns) {
+    const m = pattern.exec(text);
+    const value = m && plainNumber(m[1].trim());
+    if (m && value && value > 0 && value <= 20) {
+      const start = m.index + m[0].indexOf(m[1]);
+      return { value, start, end: m.index + m[0].length };
+    }
+  }
+  return undefined;
+}
