@@ -86,7 +86,7 @@ describe('procura chat against procura start (offline model)', () => {
     expect(all.some((o) => o.lines.some((l) => l.quantity === 170))).toBe(false);
   }, 240_000);
 
-  it('with --yes as text: says the confirmation was the person\'s only, names the supplier, and matches the ERP status', async () => {
+  it("with --yes as text: says the confirmation was the person's only, names the supplier, and matches the ERP status", async () => {
     // Over the buyer's limit, so the ERP's policy sends the order to an admin: nothing here may call it approved.
     const cases = [
       { message: '给博世下 2600 个 F7TC 火花塞的采购单', supplier: /博世/ },

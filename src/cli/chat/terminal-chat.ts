@@ -213,7 +213,7 @@ export class TerminalChat {
       choices: [
         { name: '允许一次 / allow once', value: 'once', disabled: !allowed.has('approve') },
         {
-          name: `本会话内总是允许 / always allow in this session: ${describeScope(standingScope(interrupt.tool, interrupt.args))}`,
+          name: `本会话内总是允许 / always allow in this session: ${describeScope(standingScope(interrupt.tool, interrupt.args), interrupt.details?.supplier)}`,
           value: 'always',
           disabled: !allowed.has('approve'),
         },
