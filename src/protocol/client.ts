@@ -326,7 +326,14 @@ export class ChatClient {
     lastEventId?: string,
   ): Promise<StreamResult> {
     const state: { sessionId?: string; lastEventId?: string; end?: StreamEnd } = { lastEventId };
+    /** The highest event id this call delivered: a re-attach that replays one of them again is not shown twice. */
+    let delivered = 0;
     const seen = (event: ChatEvent) => {
+      const seq = Number(event.id);
+      if (event.id && Number.isFinite(seq)) {
+        if (seq <= delivered) return;
+        delivered = seq;
+      }
       if (event.id) state.lastEventId = event.id;
       const sid = (event.data as { session_id?: string })?.session_id;
       if (sid) state.sessionId ??= sid;
@@ -336,7 +343,8 @@ export class ChatClient {
     let request: StreamRequest = { method, path, body };
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.readStream(request, seen, signal, state.lastEventId);
+        // 204: the run ended and its last event was already seen here; nothing more will come.
+        if ((await this.readStream(request, seen, signal, state.lastEventId)) === 'ended') state.end ??= 'done';
       } catch (error) {
         if (signal?.aborted) return { ...state, end: 'aborted' };
         // Only a connection that dropped mid-stream is retried; a refused request is the caller's to handle.
@@ -359,7 +367,7 @@ export class ChatClient {
     onEvent: (event: ChatEvent) => void,
     signal?: AbortSignal,
     lastEventId?: string,
-  ): Promise<void> {
+  ): Promise<'ended' | undefined> {
     const response = await fetch(this.url(path), {
       method,
       signal,
@@ -371,6 +379,7 @@ export class ChatClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!response.ok) throw await apiError(response);
+    if (response.status === 204) return 'ended';
     if (!response.body) throw new ApiError(502, '服务器没有返回事件流 / the server sent no event stream');
     const parser = createParser({
       onEvent(message) {
@@ -390,6 +399,7 @@ export class ChatClient {
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));
     }
+    return undefined;
   }
 }
 

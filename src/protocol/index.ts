@@ -63,6 +63,9 @@ export {
 } from './human.ts';
 export { isReadOnly, ROLES, type Role, RoleSchema } from './roles.ts';
 export {
+  CADENCE_REPORT,
+  type Cadence,
+  cadenceOf,
   SCHEDULE_KINDS,
   type ScheduleInput,
   type ScheduleKind,

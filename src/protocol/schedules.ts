@@ -34,3 +34,35 @@ export const StartedScheduleRunSchema = z.object({
   run_id: z.string(),
 });
 export type StartedScheduleRun = z.infer<typeof StartedScheduleRunSchema>;
+
+/** How often a cron expression fires, as people name a report by it. */
+export type Cadence = 'hourly' | 'daily' | 'weekdays' | 'weekly' | 'monthly' | 'custom';
+
+/**
+ * The cadence of a five-field cron expression (minute hour day-of-month month day-of-week): a weekly digest is a
+ * weekly report, not a daily one. Anything that fits none of the usual cadences is `custom`.
+ */
+export function cadenceOf(cron: string): Cadence {
+  const fields = cron.trim().split(/\s+/);
+  if (fields.length !== 5) return 'custom';
+  const [minute, hour, day, month, weekday] = fields;
+  const fixed = (f: string) => /^\d+$/.test(f);
+  if (!fixed(minute) || month !== '*') return 'custom';
+  if (hour === '*') return day === '*' && weekday === '*' ? 'hourly' : 'custom';
+  if (!/^[\d,]+$/.test(hour)) return 'custom';
+  if (day === '*' && (weekday === '*' || /^(0-6|1-7|\*\/1)$/.test(weekday))) return 'daily';
+  if (day === '*' && /^(1-5|mon-fri)$/i.test(weekday)) return 'weekdays';
+  if (day === '*' && /^[\d,a-z-]+$/i.test(weekday)) return 'weekly';
+  if (/^[\d,]+$/.test(day) && weekday === '*') return 'monthly';
+  return 'custom';
+}
+
+/** What a report of the cadence is called, Chinese then English (`日报 / daily`). */
+export const CADENCE_REPORT: Record<Cadence, { zh: string; en: string }> = {
+  hourly: { zh: '每小时报告', en: 'hourly' },
+  daily: { zh: '日报', en: 'daily' },
+  weekdays: { zh: '工作日日报', en: 'weekday' },
+  weekly: { zh: '周报', en: 'weekly' },
+  monthly: { zh: '月报', en: 'monthly' },
+  custom: { zh: '定时报告', en: 'scheduled' },
+};

@@ -75,9 +75,10 @@ export function coversCall(scope: StandingScope, tool: string, args: Record<stri
   );
 }
 
-/** The scope as a person reads it in a list of standing permissions. */
-export function describeScope(scope: StandingScope): string {
+/** The scope as a person reads it in a list of standing permissions; a supplier by its name when the ERP gave it. */
+export function describeScope(scope: StandingScope, supplier?: string): string {
   if (scope.method) return `${scope.method} ${scope.target}`;
+  if (supplier && /^supplierId=\d+$/.test(scope.target)) return `${scope.tool} · 供应商 / supplier: ${supplier}`;
   return scope.target.startsWith('{')
     ? `${scope.tool}（仅相同参数 / identical calls only）`
     : `${scope.tool} · ${scope.target}`;

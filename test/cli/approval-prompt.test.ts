@@ -78,6 +78,8 @@ describe.skipIf(!fs.existsSync('/usr/bin/script'))('the terminal approval prompt
       expect(line, card).not.toBeNull();
       const [, code, , shownQuantity, , price, amount, check] = line!;
       expect(card).toMatch(/供应商 \/ supplier: \S*博世/);
+      // Named by the ERP, not shown again as its bare id.
+      expect(card).not.toMatch(/supplierId/);
       expect(Number(shownQuantity)).toBe(quantity);
       expect(Number(amount.replace(/,/g, ''))).toBeCloseTo(Number(price) * quantity, 2);
       expect(check).toMatch(/12-month median ¥[\d.]+|unknown/);

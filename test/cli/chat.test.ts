@@ -86,6 +86,32 @@ describe('procura chat against procura start (offline model)', () => {
     expect(all.some((o) => o.lines.some((l) => l.quantity === 170))).toBe(false);
   }, 240_000);
 
+  it("with --yes as text: says the confirmation was the person's only, names the supplier, and matches the ERP status", async () => {
+    // Over the buyer's limit, so the ERP's policy sends the order to an admin: nothing here may call it approved.
+    const cases = [
+      { message: '给博世下 2600 个 F7TC 火花塞的采购单', supplier: /博世/ },
+      { message: '给电装下 2400 个 D8TC 火花塞的采购单', supplier: /电装/ },
+    ];
+    for (const c of cases) {
+      const argv = ['bin/procura.js', 'chat', '--url', procura.apiUrl, '--token', procura.tokens.laoxiao];
+      const { stdout } = await run(process.execPath, [...argv, '--once', c.message, '--yes'], {
+        cwd: ROOT,
+        timeout: 150_000,
+      });
+      const text = stripVTControlCharacters(stdout);
+      expect(text).not.toMatch(/已自动批准|auto-approved/);
+      expect(text).toMatch(/已代你确认（--yes）/);
+      expect(text).toMatch(new RegExp(`供应商 / supplier: .*${c.supplier.source}`));
+      expect(text).not.toMatch(/supplierId/);
+      const orderNo = /PO-\d{6}-[A-Z]?\d+/.exec(text)?.[0];
+      expect(orderNo).toBeDefined();
+      const [order] = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, orderNo!);
+      expect(order.status).toBe('pending_approval');
+      // The card told what the ERP would do before it was written.
+      expect(text).toMatch(/审批策略 \/ approval policy: .*(管理员|admin)/);
+    }
+  }, 300_000);
+
   // A pseudo-terminal through util-linux `script`, so the prompts run as they do for a person.
   it.skipIf(!fs.existsSync('/usr/bin/script'))(
     'in a terminal: "always allow" approves later orders of the session without asking; Ctrl-C exits',

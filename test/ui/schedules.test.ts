@@ -65,4 +65,44 @@ describe.skipIf(!hasChromium)('browser UI: scheduled digests', () => {
     expect(await opened.getByTestId('scheduled-mark').count()).toBe(1);
     expect((await h.call('GET', '/api/v1/history/sessions')).body.unseen_scheduled).toBe(0);
   }, 180_000);
+
+  it('lists each schedule in its own time zone, named by its cadence, whatever zone the browser is in', async () => {
+    // A browser far from the schedules' zones: what it shows must not depend on it.
+    const context = await browser.newContext({
+      viewport: { width: 1440, height: 900 },
+      locale: 'zh-CN',
+      timezoneId: 'America/New_York',
+    });
+    const away = await context.newPage();
+    await away.goto(h.url);
+    await away.locator('input[name=token]').fill(h.tokens.zhangwei);
+    await away.getByRole('button', { name: '登录' }).click();
+    await away.getByTestId('composer').waitFor();
+    await away.getByTestId('schedules').click();
+    const cases = [
+      { cron: '30 8 * * 1', timezone: 'Asia/Shanghai', label: '库存预警周报', time: '08:30:00' },
+      { cron: '15 7 * * *', timezone: 'Asia/Shanghai', label: '库存预警日报', time: '07:15:00' },
+      { cron: '0 9 * * 1-5', timezone: 'Europe/Berlin', label: '库存预警工作日日报', time: '09:00:00' },
+      { cron: '45 6 1 * *', timezone: 'Asia/Tokyo', label: '库存预警月报', time: '06:45:00' },
+    ];
+    for (const [i, c] of cases.entries()) {
+      await away.getByTestId('schedule-name').fill(`时区检查 ${i}`);
+      await away.getByTestId('schedule-cron').fill(c.cron);
+      await away.getByPlaceholder('Asia/Shanghai').fill(c.timezone);
+      await away.getByTestId('schedule-create').click();
+      const item = away.getByTestId('schedule-item').filter({ hasText: `时区检查 ${i}` });
+      await item.waitFor();
+      expect(await item.getByTestId('schedule-kind-label').textContent()).toBe(c.label);
+      const next = (await item.getByTestId('schedule-next').textContent()) ?? '';
+      expect(next).toContain(`${c.time} (${c.timezone})`);
+      // The same instant as the API's, read in the schedule's zone.
+      const listed = (await h.call('GET', '/api/v1/schedules', { token: h.tokens.zhangwei })).body.items as Array<{
+        name: string;
+        next_run_at: string;
+      }>;
+      const at = new Date(listed.find((s) => s.name === `时区检查 ${i}`)?.next_run_at ?? '');
+      expect(next).toContain(at.toLocaleString('zh-CN', { timeZone: c.timezone, hour12: false }));
+    }
+    await context.close();
+  }, 120_000);
 });

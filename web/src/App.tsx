@@ -1,6 +1,7 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
 import { type AgentLabel, type AgentSuggestions, ApiError, ChatClient, type Me } from '../../src/protocol/index.ts';
 import { ApprovalQueue } from './components/ApprovalQueue.tsx';
+import { ConnectionBanner } from './components/ConnectionBanner.tsx';
 import { Conversation } from './components/Conversation.tsx';
 import { OrderPanel } from './components/OrderPanel.tsx';
 import { ReportPanel } from './components/ReportPanel.tsx';
@@ -11,7 +12,7 @@ import { Steps } from './components/Steps.tsx';
 import { formatUsage, UsagePanel } from './components/UsagePanel.tsx';
 import { type Lang, LangContext, texts, useT } from './i18n.ts';
 import { conversationUsage } from './session.ts';
-import { useChat } from './useChat.ts';
+import { sessionInHash, useChat } from './useChat.ts';
 import { useStandingPermissions } from './useStanding.ts';
 
 const TOKEN_KEY = 'procura.token';
@@ -144,9 +145,22 @@ function Workspace({
       .then(setAgents)
       .catch(() => undefined);
     void refreshSessions();
-    const id = /^#\/s\/([\w-]+)/.exec(window.location.hash)?.[1];
+    const id = sessionInHash(window.location.hash);
     if (id) void openSession(id);
   }, [client, refreshSessions, openSession]);
+
+  // The address leads: a `#/s/<id>` link pasted into this tab, or Back and Forward, open the conversation it names.
+  const openId = view.id;
+  const { newChat } = chat;
+  useEffect(() => {
+    const follow = () => {
+      const id = sessionInHash(window.location.hash);
+      if (id && id !== openId) void openSession(id);
+      else if (!id && openId) newChat();
+    };
+    window.addEventListener('hashchange', follow);
+    return () => window.removeEventListener('hashchange', follow);
+  }, [openId, openSession, newChat]);
 
   const charts = view.messages.flatMap((m) => m.charts);
   const hasReport = view.files.some((f) => f.endsWith('.md'));
@@ -260,9 +274,10 @@ function Workspace({
             {t('offline')}
           </div>
         )}
+        {chat.reconnecting && <ConnectionBanner state={chat.reconnecting} onRetry={chat.reconnectNow} />}
         {chat.notice && (
           <div className="banner banner-warn">
-            {chat.notice === 'cut' ? t('reconnecting') : t(chat.notice)}
+            {t(chat.notice)}
             <button type="button" className="link" onClick={chat.dismissNotice}>
               {t('dismiss')}
             </button>

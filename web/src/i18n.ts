@@ -154,6 +154,10 @@ const zh = {
   decisionNeeded: '需要你的决定',
   openPanel: '步骤与报告',
   panel: '侧栏',
+  connectionLost: '连接中断，正在自动重新连接 / connection lost, reconnecting by itself',
+  reconnectIn: '第 {n} 次尝试，{s} 秒后',
+  kind_inventory_digest_of: '库存预警',
+  reconnectNowTrying: '第 {n} 次尝试，正在连接…',
 } as const;
 
 export type TextKey = keyof typeof zh;
@@ -313,6 +317,10 @@ const en: Record<TextKey, string> = {
   decisionNeeded: 'Your decision is needed',
   openPanel: 'Steps & report',
   panel: 'Side panel',
+  connectionLost: '连接中断，正在自动重新连接 / connection lost, reconnecting by itself',
+  reconnectIn: 'attempt {n} in {s} s',
+  kind_inventory_digest_of: 'Inventory digest',
+  reconnectNowTrying: 'attempt {n}, connecting…',
 };
 
 export type Lang = 'zh' | 'en';

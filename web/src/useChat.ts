@@ -25,6 +25,40 @@ const WATCH_RETRY_MS = 5_000;
 const viewKey = (id: string) => `procura.view.${id}`;
 /** What a request that never reached the server says (the browser's own text is English-only "Failed to fetch"). */
 const CONNECTION_LOST = '连接中断：服务器暂时无法访问 / connection lost: the server cannot be reached';
+/** Waits before each attempt to rejoin a run whose stream was lost: doubling from the first, never above the last. */
+const REJOIN_FIRST_MS = 1_000;
+const REJOIN_MAX_MS = 15_000;
+
+/** A run whose stream was lost while it worked: the next attempt to rejoin it, and when it is due. */
+export interface Reconnecting {
+  attempt: number;
+  at: number;
+}
+
+/** Resolves after `ms`, at once when `now` is called (the person's Retry), or when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal, now: { current?: () => void }): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      now.current = undefined;
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+    now.current = done;
+  });
+}
+
+/** Makes `hash` the tab's address as a new history entry, unless it is already (a pasted link, Back). */
+function navigateTo(hash: string): void {
+  if (window.location.hash !== hash) window.history.pushState(null, '', hash);
+}
+
+/** The session a `#/s/<id>` address names (undefined for any other address). */
+export function sessionInHash(hash: string): string | undefined {
+  return /^#\/s\/([\w-]+)/.exec(hash)?.[1];
+}
 
 /** Interrupts this browser already decided: their cards never come back, even when an event replays them. */
 function loadAnswered(): Set<string> {
@@ -55,6 +89,10 @@ export function useChat(client: ChatClient) {
   const [busy, setBusy] = useState(false);
   const [stopping, setStopping] = useState(false);
   const [notice, setNotice] = useState<string>();
+  /** Set while the stream of a live run is lost and being rejoined. */
+  const [reconnecting, setReconnecting] = useState<Reconnecting>();
+  /** Cuts the current wait before the next rejoin attempt short (the banner's Retry). */
+  const rejoinNow = useRef<() => void>(undefined);
   const answered = useRef(loadAnswered());
   const stream = useRef<AbortController | undefined>(undefined);
   /** Follows the open conversation while it is idle, so what happens later (an admin's decision) shows live. */
@@ -88,6 +126,7 @@ export function useChat(client: ChatClient) {
         void refreshSessions();
       }
       heard.current = true;
+      setReconnecting(undefined);
       // Known at once, not at the next render: a stream started right after this one ends follows on from here.
       if (event.id) viewRef.current = { ...viewRef.current, lastEventId: event.id };
       setView((v) => applyEvent(v, event, answered.current));
@@ -128,6 +167,32 @@ export function useChat(client: ChatClient) {
     [client, onEvent],
   );
 
+  /**
+   * Rejoins the open session's run after its stream was lost, from the last event shown (`Last-Event-ID`, so the
+   * answer goes on without a gap or a repeat), waiting longer after each failed attempt, until the run ends, waits
+   * for a person, or the server refuses (that error is thrown). Each attempt is announced in the banner.
+   */
+  const rejoin = useCallback(
+    async (signal: AbortSignal): Promise<StreamResult['end']> => {
+      for (let attempt = 1; ; attempt++) {
+        const id = viewRef.current.id;
+        if (!id) return 'error';
+        const wait = Math.min(REJOIN_FIRST_MS * 2 ** (attempt - 1), REJOIN_MAX_MS);
+        setReconnecting({ attempt, at: Date.now() + wait });
+        await pause(wait, signal, rejoinNow);
+        if (signal.aborted) return 'aborted';
+        try {
+          const { end } = await client.attach(id, onEvent, signal, viewRef.current.lastEventId);
+          if (end !== 'cut') return end;
+        } catch (error) {
+          if (signal.aborted) return 'aborted';
+          if (error instanceof ApiError) throw error;
+        }
+      }
+    },
+    [client, onEvent],
+  );
+
   /** Runs one streamed request to its end, then settles the view and the session list. */
   const follow = useCallback(
     async (run: (signal: AbortSignal) => Promise<StreamResult>) => {
@@ -138,8 +203,15 @@ export function useChat(client: ChatClient) {
       setBusy(true);
       heard.current = false;
       try {
-        const result = await run(controller.signal);
-        if (result.end === 'cut') setNotice('cut');
+        let end: StreamResult['end'];
+        try {
+          end = (await run(controller.signal)).end;
+        } catch (error) {
+          // The server had the request (it answered) and the connection dropped: the run goes on there.
+          if (error instanceof ApiError || !heard.current || controller.signal.aborted) throw error;
+          end = 'cut';
+        }
+        if (end === 'cut') await rejoin(controller.signal);
       } catch (error) {
         if (!controller.signal.aborted) {
           const network = !(error instanceof ApiError);
@@ -158,6 +230,7 @@ export function useChat(client: ChatClient) {
           }));
         }
       } finally {
+        if (stream.current === controller) setReconnecting(undefined);
         if (stream.current === controller) {
           stream.current = undefined;
           setBusy(false);
@@ -169,7 +242,7 @@ export function useChat(client: ChatClient) {
         }
       }
     },
-    [refreshSessions, startWatching, stopWatching],
+    [refreshSessions, rejoin, startWatching, stopWatching],
   );
 
   const send = useCallback(
@@ -248,7 +321,9 @@ export function useChat(client: ChatClient) {
       stream.current?.abort();
       stream.current = undefined;
       setBusy(false);
-      window.history.replaceState(null, '', `#/s/${id}`);
+      setReconnecting(undefined);
+      // A conversation opened from the list is a step of its own in the tab's history, so Back returns to the last.
+      navigateTo(`#/s/${id}`);
       const cached = cachedView(id);
       setView(cached ? { ...cached, running: false } : { ...emptyView(id), running: true });
       let saved: SessionView;
@@ -301,7 +376,8 @@ export function useChat(client: ChatClient) {
     stream.current?.abort();
     stream.current = undefined;
     setBusy(false);
-    window.history.replaceState(null, '', '#/');
+    setReconnecting(undefined);
+    navigateTo('#/');
     setView(emptyView());
   }, [stopWatching]);
 
@@ -346,6 +422,9 @@ export function useChat(client: ChatClient) {
     busy,
     stopping,
     notice,
+    reconnecting,
+    /** Tries to rejoin the lost stream now instead of at the next attempt's time. */
+    reconnectNow: () => rejoinNow.current?.(),
     dismissNotice: () => setNotice(undefined),
     dismissError: () => setView((v) => ({ ...v, error: undefined })),
     refreshSessions,

@@ -63,7 +63,12 @@ export function useStandingPermissions(
       if (!current.some((p) => p.key === key))
         update(view.id, [
           ...current,
-          { key, scope, label: interrupt.label ?? interrupt.tool, text: describeScope(scope) },
+          {
+            key,
+            scope,
+            label: interrupt.label ?? interrupt.tool,
+            text: describeScope(scope, interrupt.details?.supplier),
+          },
         ]);
       decide(interrupt.interrupt_id, { type: 'approve' });
     },

@@ -225,7 +225,10 @@ export class Scheduler {
           created_at: this.deps.now().toISOString(),
         })
         .execute();
-      const ref = await this.deps.runs.start(user, { message: scheduleRequest(paramsOf(row)), sessionId: session.id });
+      const ref = await this.deps.runs.start(user, {
+        message: scheduleRequest(paramsOf(row), row.cron),
+        sessionId: session.id,
+      });
       await this.record(row.id, dueAt, trigger, { session_id: session.id, error: null });
       return { schedule_id: row.id, due_at: dueAt, session_id: session.id, run_id: ref.runId };
     } catch (error) {

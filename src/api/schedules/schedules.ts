@@ -2,7 +2,14 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import type { ScheduleInput, ScheduleKind, ScheduleParams, ScheduleView } from '../../protocol/index.ts';
+import {
+  CADENCE_REPORT,
+  cadenceOf,
+  type ScheduleInput,
+  type ScheduleKind,
+  type ScheduleParams,
+  type ScheduleView,
+} from '../../protocol/index.ts';
 import { notFound, ProblemError, redactSecrets, redactSecretsIn } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { ApiDb } from '../db.ts';
@@ -130,11 +137,12 @@ export class CredentialSealer {
   }
 }
 
-/** The request a run of the schedule sends to the agent, in Chinese then English. */
-export function scheduleRequest(params: ScheduleParams): string {
+/** The request a run of the schedule sends to the agent, in Chinese then English; a digest is named by its cadence. */
+export function scheduleRequest(params: ScheduleParams, cron: string): string {
+  const report = CADENCE_REPORT[cadenceOf(cron)];
   switch (params.kind) {
     case 'inventory_digest':
-      return '库存预警日报：列出低于安全库存（再订货点）的零部件、在途数量和建议补货量，最紧急的在前。只汇报，不要下单。\nInventory digest: list the parts below their reorder point with quantities on order and suggested reorder quantities, most urgent first. Report only; do not place orders.';
+      return `库存预警${report.zh}：列出低于安全库存（再订货点）的零部件、在途数量和建议补货量，最紧急的在前。只汇报，不要下单。\nInventory digest (${report.en}): list the parts below their reorder point with quantities on order and suggested reorder quantities, most urgent first. Report only; do not place orders.`;
     case 'price_watch': {
       const watched = [...params.parts, ...params.categories].join('、');
       const english = [...params.parts, ...params.categories].join(', ');

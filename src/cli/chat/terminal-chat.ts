@@ -157,8 +157,12 @@ export class TerminalChat {
   private async decide(interrupt: InterruptData): Promise<HumanDecision | undefined | typeof CANCELLED> {
     if (interrupt.kind === 'approval') {
       if (this.options.yes || this.alwaysAllowed.some((s) => coversCall(s, interrupt.tool, interrupt.args))) {
-        if (!this.options.json)
-          this.renderer.line(dim(`  已自动批准 / auto-approved: ${interrupt.label ?? interrupt.tool}`));
+        // What was confirmed is this person's step only: the card says what the ERP's approval policy will do.
+        if (!this.options.json) {
+          const why = this.options.yes ? '--yes' : '本会话总是允许 / always allowed in this session';
+          this.renderer.line(dim(`  已代你确认（${why}）/ confirmed for you: ${interrupt.label ?? interrupt.tool}`));
+          this.renderer.line(describeApproval(interrupt));
+        }
         return { type: 'approve' };
       }
       if (!this.options.interactive) return this.leaveWaiting(interrupt);
@@ -210,7 +214,7 @@ export class TerminalChat {
       choices: [
         { name: '允许一次 / allow once', value: 'once', disabled: !allowed.has('approve') },
         {
-          name: `本会话内总是允许 / always allow in this session: ${describeScope(standingScope(interrupt.tool, interrupt.args))}`,
+          name: `本会话内总是允许 / always allow in this session: ${describeScope(standingScope(interrupt.tool, interrupt.args), interrupt.details?.supplier)}`,
           value: 'always',
           disabled: !allowed.has('approve'),
         },
@@ -236,8 +240,9 @@ export class TerminalChat {
 function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): string {
   const args = interrupt.args ?? {};
   const lines = Array.isArray(args.lines) ? (args.lines as Array<Record<string, unknown>>) : [];
-  const rest = Object.entries(args).filter(([k]) => k !== 'lines');
   const details = interrupt.details;
+  // The supplier is named by the ERP, not by its id.
+  const rest = Object.entries(args).filter(([k]) => k !== 'lines' && !(k === 'supplierId' && details?.supplier));
   let sum = 0;
   const shown = lines.map((l, i) => {
     const part = details?.lines?.find((d) => d.partId === l.partId);

@@ -1,10 +1,28 @@
-import { type FormEvent, useState } from 'react';
-import { type ChatClient, SCHEDULE_KINDS, type ScheduleInput, type ScheduleKind } from '../../../src/protocol/index.ts';
-import { useT } from '../i18n.ts';
+import { type FormEvent, useContext, useState } from 'react';
+import {
+  CADENCE_REPORT,
+  type ChatClient,
+  cadenceOf,
+  SCHEDULE_KINDS,
+  type ScheduleInput,
+  type ScheduleKind,
+  type ScheduleView,
+} from '../../../src/protocol/index.ts';
+import { LangContext, useT } from '../i18n.ts';
 import { useListing } from '../useListing.ts';
 import { Panel } from './Panel.tsx';
 
 const readSchedules = (client: ChatClient) => client.schedules();
+
+/** A time of the schedule, in the schedule's own zone (the one it is listed with), not the browser's. */
+const inZone = (iso: string, timeZone: string, lang: string) => {
+  try {
+    return new Date(iso).toLocaleString(lang === 'en' ? 'en-GB' : 'zh-CN', { timeZone, hour12: false });
+  } catch {
+    // A zone this browser does not know: the time as UTC, said so.
+    return `${new Date(iso).toLocaleString(lang === 'en' ? 'en-GB' : 'zh-CN', { timeZone: 'UTC', hour12: false })} UTC`;
+  }
+};
 
 const list = (text: string) =>
   text
@@ -24,6 +42,12 @@ export function SchedulesPanel({
   onRan: () => void;
 }) {
   const t = useT();
+  const lang = useContext(LangContext);
+  /** The kind, named by the schedule's cadence where it is a report (a weekly digest is not a 日报). */
+  const kindLabel = (s: ScheduleView) =>
+    s.kind === 'inventory_digest'
+      ? `${t('kind_inventory_digest_of')}${lang === 'en' ? ` (${CADENCE_REPORT[cadenceOf(s.cron)].en})` : CADENCE_REPORT[cadenceOf(s.cron)].zh}`
+      : t(`kind_${s.kind}`);
   const { items, error, setError, load } = useListing(client, readSchedules);
   const [form, setForm] = useState({
     name: '',
@@ -128,11 +152,14 @@ export function SchedulesPanel({
         {items?.map((s) => (
           <li key={s.id} className="schedule-row" data-testid="schedule-item">
             <span className="schedule-name">
-              <strong>{s.name}</strong> <code>{s.cron}</code> {s.timezone} · {t(`kind_${s.kind}`)}
+              <strong>{s.name}</strong> <code>{s.cron}</code> {s.timezone} ·{' '}
+              <span data-testid="schedule-kind-label">{kindLabel(s)}</span>
               <br />
               <span className="muted">
-                {t('scheduleNext')}: {new Date(s.next_run_at).toLocaleString()}
-                {s.last_run_at && ` · ${t('scheduleLast')}: ${new Date(s.last_run_at).toLocaleString()}`}
+                <span data-testid="schedule-next">
+                  {t('scheduleNext')}: {inZone(s.next_run_at, s.timezone, lang)} ({s.timezone})
+                </span>
+                {s.last_run_at && ` · ${t('scheduleLast')}: ${inZone(s.last_run_at, s.timezone, lang)}`}
               </span>
               {s.last_error && <span className="badge badge-warn">{s.last_error}</span>}
             </span>
