@@ -484,7 +484,7 @@ export class ErpClient {
       dateFrom: IsoDate.optional(),
       dateTo: IsoDate.optional(),
       dateField: contract.OrderDateFieldSchema.optional().describe(
-        '日期范围按哪个时间：created 创建（默认）或 updated 最后变更（已取消订单即取消时间）/ created (default) or updated (a cancelled order: when it was cancelled)',
+        '默认 created；按取消时间用 updated / default created; by cancel date: updated',
       ),
       page: Page,
       size: size(10),
