@@ -152,3 +152,14 @@ interface StateReader {
 
 /** A decision on the interrupt `interruptId`, as the next turn's input. */
 export const resume = (interruptId: string, decision: unknown): Resume => ({ resume: { interruptId, decision } });
+
+/** A file a session's agent wrote in its workspace under `dataDir`, by a pattern on its path; undefined if none. */
+export function workspaceFile(dataDir: string, session: string, pattern: RegExp): string | undefined {
+  const root = path.join(dataDir, 'workspaces');
+  if (!fs.existsSync(root)) return undefined;
+  const found = fs
+    .readdirSync(root, { recursive: true })
+    .map(String)
+    .find((f) => f.includes(session) && pattern.test(f));
+  return found ? fs.readFileSync(path.join(root, found), 'utf8') : undefined;
+}

@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { AgentHarness, TurnResult } from './local-stack.ts';
-import { resume } from './local-stack.ts';
+import { resume, workspaceFile } from './local-stack.ts';
 import { checkPriceReview, erpAsUser } from './price-review.ts';
 
 /** What a scenario leaves behind, checked by end state (ERP rows, files, charts, refusals), never by wording. */
@@ -39,16 +37,6 @@ async function checkCancelled(db: Db, orderId: number) {
   return after.status === 'cancelled' ? undefined : fail(`status ${after.status}`);
 }
 
-function workspaceFile(h: AgentHarness, session: string, pattern: RegExp): string | undefined {
-  const root = path.join(h.dataDir, 'workspaces');
-  if (!fs.existsSync(root)) return undefined;
-  const found = fs
-    .readdirSync(root, { recursive: true })
-    .map(String)
-    .find((f) => f.includes(session) && pattern.test(f));
-  return found ? fs.readFileSync(path.join(root, found), 'utf8') : undefined;
-}
-
 const fail = (why: string) => why;
 
 /** Runs a turn and answers every interrupt with `decide` until the run ends (at most 5 rounds). */
@@ -71,13 +59,13 @@ async function converse(
 }
 
 async function checkAnalysis(h: AgentHarness, session: string, model: string, minSuppliers: number) {
-  const result = workspaceFile(h, session, /data\/analysis_result\.json$/);
+  const result = workspaceFile(h.dataDir, session, /data\/analysis_result\.json$/);
   if (!result) return fail('no /data/analysis_result.json');
   const parsed = JSON.parse(result) as { model: string; suppliers: Array<{ webPrice: number | null }> };
   if (parsed.model !== model) return fail(`analysed ${parsed.model}, expected ${model}`);
   if (parsed.suppliers.length < minSuppliers) return fail(`${parsed.suppliers.length} suppliers`);
   if (!parsed.suppliers.some((s) => typeof s.webPrice === 'number')) return fail('no supplier web price used');
-  const report = workspaceFile(h, session, /analysis\/report_\d{8}\.md$/);
+  const report = workspaceFile(h.dataDir, session, /analysis\/report_\d{8}\.md$/);
   if (!report) return fail('no report');
   const charts = [...report.matchAll(/!\[[^\]]*\]\((http[^)]+\.png)\)/g)].map((m) => m[1]);
   if (charts.length < 2 || charts.length > 4) return fail(`${charts.length} charts in the report`);
@@ -285,7 +273,7 @@ export const SCENARIOS: Scenario[] = [
     run: async (h, s) => {
       await converse(h, s, 'laoxiao', '蓄电池比价，出个报告，标出价格异常', approveAll);
       const failed = await checkAnalysis(h, s, 'YTX7L-BS', 2);
-      const report = workspaceFile(h, s, /analysis\/report_\d{8}\.md$/);
+      const report = workspaceFile(h.dataDir, s, /analysis\/report_\d{8}\.md$/);
       return failed ?? (report ? checkPriceReview(h, report) : fail('no report'));
     },
   },

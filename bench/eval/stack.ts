@@ -7,6 +7,8 @@ import { ChatClient, type ChatEvent, type HumanDecision } from '../../src/protoc
 import { loadSettings, type Settings } from '../../src/shared/index.ts';
 import type { AgentHarness, TurnResult } from './local-stack.ts';
 
+export { workspaceFile } from './local-stack.ts';
+
 /** Procura as `procura start` runs it — every part, the ERP reached over MCP — on a temp data dir and free ports. */
 export interface StartedStack {
   settings: Settings;

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentHarness, TurnResult } from '../../bench/eval/local-stack.ts';
 import { stackHarness, startStack } from '../../bench/eval/stack.ts';
 import { parseGlossary } from '../../src/agent/models/offline/glossary.ts';
+import { judgeEach, type Offer, offers, scoreFresh, shortEn, shortZh, writeDraft } from '../fresh-requests.ts';
+import { seeded } from '../seeded.ts';
 
 /**
  * Only an explicit order request drafts a write. Questions (is this price fair, what does a budget buy), payments,
@@ -11,84 +13,12 @@ import { parseGlossary } from '../../src/agent/models/offline/glossary.ts';
  * no write draft, nothing written, and the answer or the reason the user asked for.
  */
 
-type Db = AgentHarness['erp']['database']['db'];
-
-/** A small seeded generator, so a failure replays. */
-function random(seed: number) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-  return {
-    next,
-    pick: <T>(xs: T[]): T => xs[Math.floor(next() * xs.length)],
-    int: (a: number, b: number) => a + Math.floor(next() * (b - a + 1)),
-  };
-}
-
-interface Offer {
-  partId: number;
-  code: string;
-  model: string;
-  nameZh: string;
-  price: number;
-  moq: number;
-  supplierId: number;
-  supplierZh: string;
-  supplierEn: string;
-}
-
-/** The everyday name of a supplier: its Chinese name up to the bracket or company form, or its first English word. */
-const shortZh = (name: string) =>
-  name.replace(/[（(].*$/, '').replace(/(?:汽车部件|汽车零部件|零部件|有限公司|公司).*$/, '');
-const shortEn = (name: string) => name.split(/\s+/)[0];
-
-async function offers(db: Db): Promise<Offer[]> {
-  const rows = await db
-    .selectFrom('parts')
-    .innerJoin('suppliers', 'suppliers.id', 'parts.supplier_id')
-    .select([
-      'parts.id as partId',
-      'parts.code',
-      'parts.model',
-      'parts.name_zh as nameZh',
-      'parts.unit_price_e4',
-      'parts.moq',
-      'suppliers.id as supplierId',
-      'suppliers.name_zh as supplierZh',
-      'suppliers.name_en as supplierEn',
-    ])
-    .where('parts.project_id', '=', 'P001')
-    .execute();
-  return rows.map((r) => ({ ...r, price: r.unit_price_e4 / 10_000 }));
-}
-
-const WRITES = new Set(['order_create', 'order_update', 'order_cancel']);
-const writeDraft = (turn: TurnResult) =>
-  turn.interrupts.find((i) => i.value.kind === 'approval' && WRITES.has(String(i.value.tool)));
-
 interface Case {
   cls: string;
   say: string;
   user?: 'laoxiao' | 'viewer';
   /** Why the answer is wrong, or undefined. */
   check: (answer: string) => Promise<string | undefined> | string | undefined;
-}
-
-/** Runs `each` over the cases three at a time; returns the misses each reported. */
-async function threeAtATime<T>(list: T[], each: (c: T, i: number) => Promise<string | undefined>): Promise<string[]> {
-  const misses: string[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < list.length) {
-      const i = next++;
-      const miss = await each(list[i], i);
-      if (miss) misses.push(miss);
-    }
-  };
-  await Promise.all(Array.from({ length: 3 }, worker));
-  return misses;
 }
 
 describe('only an explicit order request drafts a write (generated phrasings on the started stack)', () => {
@@ -122,7 +52,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
   };
 
   function cases(seed: number): Case[] {
-    const r = random(seed);
+    const r = seeded(seed);
     const out: Case[] = [];
     for (let i = 0; i < 3; i++) {
       const o = r.pick(all);
@@ -214,7 +144,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
 
   /** Runs generated cases three at a time; returns the misses. */
   function run(list: Case[], prefix: string): Promise<string[]> {
-    return threeAtATime(list, async (c, i) => {
+    return judgeEach(list, async (c, i) => {
       const turn = await h.send(h.contextFor(c.user ?? 'laoxiao', `${prefix}-${i}`), c.say);
       const draft = writeDraft(turn);
       const why = draft
@@ -236,7 +166,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
     const totals = new Map<number, number>();
     for (const l of await db.selectFrom('order_lines').select(['order_id', 'quantity', 'unit_price_e4']).execute())
       totals.set(l.order_id, (totals.get(l.order_id) ?? 0) + (l.quantity * l.unit_price_e4) / 10_000);
-    const r = random(11);
+    const r = seeded(11);
     const now = new Date();
     const list: Case[] = [];
     for (let i = 0; i < 8; i++) {
@@ -284,7 +214,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
   }, 600_000);
 
   it('drafts the quantity a buyer means: Chinese numerals with an implied unit and pack sizes', async () => {
-    const r = random(5);
+    const r = seeded(5);
     const zh = (n: number) => {
       const digits = '零一二三四五六七八九';
       const th = Math.floor(n / 1000);
@@ -305,7 +235,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
       ]);
       list.push({ cls: 'quantity', say, offer, quantity: q, check: () => undefined });
     }
-    const misses = await threeAtATime(list, async (c, i) => {
+    const misses = await judgeEach(list, async (c, i) => {
       const turn = await h.send(h.contextFor('laoxiao', `quantity-${i}`), c.say);
       const args = turn.interrupts.find((x) => x.value.kind === 'approval' && x.value.tool === 'order_create')?.value
         .args as { supplierId: number; lines: Array<{ partId: number; quantity: number }> } | undefined;
@@ -324,7 +254,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
 
   it("answers knowledge questions from the glossary skill pack, in the user's language", async () => {
     const entries = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
-    const r = random(3);
+    const r = seeded(3);
     const list: Case[] = [];
     for (let i = 0; i < 8; i++) {
       const e = r.pick(entries);
@@ -355,7 +285,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
         | { supplierId?: number; lines: Array<{ partId: number; quantity: number }> }
         | undefined;
     // 按上次的数量: the newest order of the part that was not cancelled, as the ERP sorts them.
-    const r = random(19);
+    const r = seeded(19);
     for (let i = 0; i < 3; i++) {
       const offer = r.pick(all);
       const last = await db
@@ -448,7 +378,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
 
   it('gets at least 90 % of a fresh mixed set of everyday requests right, judged against the ERP', async () => {
     const db = h.erp.database.db;
-    const r = random(404);
+    const r = seeded(404);
     const entries = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
     const orders = await db
       .selectFrom('orders')
@@ -558,28 +488,15 @@ describe('only an explicit order request drafts a write (generated phrasings on 
         ]),
       );
     }
-    const misses: string[] = [];
-    const byClass = new Map<string, { right: number; all: number }>();
-    let next = 0;
-    const worker = async () => {
-      while (next < list.length) {
-        const i = next++;
-        const c = list[i];
+    const { right, misses } = await scoreFresh(
+      'fresh set',
+      list,
+      async (c, i) => {
         const turn = await h.send(h.contextFor('laoxiao', `fresh-${i}`), c.say);
         const why = await c.judge(turn);
-        const tally = byClass.get(c.cls) ?? { right: 0, all: 0 };
-        tally.all++;
-        if (!why) tally.right++;
-        byClass.set(c.cls, tally);
-        if (why) misses.push(`[${c.cls}] ${c.say} — ${why}`);
-      }
-    };
-    await Promise.all(Array.from({ length: 3 }, worker));
-    const right = list.length - misses.length;
-    console.log(
-      `fresh set: ${right}/${list.length} right (${((right / list.length) * 100).toFixed(1)} %) — ${[...byClass]
-        .map(([k, v]) => `${k} ${v.right}/${v.all}`)
-        .join(', ')}${misses.length ? `\n${misses.join('\n')}` : ''}`,
+        return why && `[${c.cls}] ${c.say} — ${why}`;
+      },
+      3,
     );
     expect(right / list.length, misses.join('\n')).toBeGreaterThanOrEqual(0.9);
   }, 900_000);

@@ -1,8 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentHarness, resume, type TurnResult } from '../../bench/eval/local-stack.ts';
-import { stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { stackHarness, startStack, workspaceFile } from '../../bench/eval/stack.ts';
 import { type Case, CORPUS, type Expect } from './corpus.ts';
 
 /**
@@ -58,16 +56,6 @@ async function orderByNo(db: Db, orderNo: string) {
 
 const approvalOf = (i: Interrupt | undefined, tool: string) =>
   i?.value.kind === 'approval' && i.value.tool === tool ? (i.value.args as Record<string, unknown>) : undefined;
-
-function workspaceFile(h: AgentHarness, session: string, pattern: RegExp): string | undefined {
-  const root = path.join(h.dataDir, 'workspaces');
-  if (!fs.existsSync(root)) return undefined;
-  const found = fs
-    .readdirSync(root, { recursive: true })
-    .map(String)
-    .find((f) => f.includes(session) && pattern.test(f));
-  return found ? fs.readFileSync(path.join(root, found), 'utf8') : undefined;
-}
 
 /** Judges the final turn; returns why it failed, or undefined. */
 async function judge(
@@ -130,7 +118,7 @@ async function judge(
       return /未创建|不能|没有|无法/.test(turn.answer) ? undefined : `no reason given — ${seen}`;
     case 'analysis': {
       if (first) return `analysis stopped at ${seen}`;
-      const raw = workspaceFile(h, session, /data\/analysis_result\.json$/);
+      const raw = workspaceFile(h.dataDir, session, /data\/analysis_result\.json$/);
       if (!raw) return `no analysis result — ${seen}`;
       const result = JSON.parse(raw) as { model: string; suppliers: unknown[] };
       if (expectation.model && result.model !== expectation.model)
@@ -143,7 +131,7 @@ async function judge(
       if (result.suppliers.length < 2) return `${result.suppliers.length} suppliers compared`;
       if (expectation.suppliers && result.suppliers.length !== expectation.suppliers)
         return `${result.suppliers.length} suppliers compared, expected ${expectation.suppliers}`;
-      const report = workspaceFile(h, session, /analysis\/report_\d{8}\.md$/);
+      const report = workspaceFile(h.dataDir, session, /analysis\/report_\d{8}\.md$/);
       if (!report) return 'no report';
       const charts = [...report.matchAll(/!\[[^\]]*\]\((http[^)]+\.png)\)/g)].length;
       return charts >= 2 && charts <= 4 ? undefined : `${charts} charts in the report`;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seeded } from '../seeded.ts';
 import { type AgentHarness, resume, startAgentHarness, type TurnResult } from './harness.ts';
 
 /**
@@ -7,19 +8,6 @@ import { type AgentHarness, resume, startAgentHarness, type TurnResult } from '.
  * named — end at the approval card of `rfq_create` with the part, quantity and suppliers the text says, resolved in
  * the ERP the run talks to; a rejected card writes nothing.
  */
-
-/** A seeded generator: the same phrasings every run. */
-function generator(seed: number) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-  return {
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)],
-    int: (a: number, b: number) => a + Math.floor(next() * (b - a + 1)),
-  };
-}
 
 /** Parts as buyers name them, with the model the ERP lists them under. */
 const PARTS: Array<{ zh: string; en: string; model: string }> = [
@@ -89,7 +77,7 @@ const card = (turn: TurnResult, tool: string) => {
 
 describe('requests for quotation on the offline model (generated phrasings)', () => {
   it('drafts the RFQ the text asks for — part, quantity, N suppliers that offer it or the named ones — for approval', async () => {
-    const g = generator(77);
+    const g = seeded(77);
     const db = h.erp.database.db;
     const failures: string[] = [];
     const before = await rfqCount(db);

@@ -6,15 +6,7 @@ import { FilesystemBackend } from 'deepagents';
 import { describe, expect, it } from 'vitest';
 import { createToolResultsMiddleware, TOOL_RESULTS_DIR } from '../../src/agent/middleware/tool-results.ts';
 import { FULL_RESULT_KEY, tabulate, untabulate } from '../../src/agent/tool-results.ts';
-
-/** A small deterministic generator, so a failure names its seed. */
-function random(seed: number) {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return s / 2 ** 31;
-  };
-}
+import { seeded } from '../seeded.ts';
 
 /** Any JSON value: scalars, records, lists — many of them lists of records sharing keys, some with a key missing. */
 function value(next: () => number, depth: number): unknown {
@@ -39,14 +31,14 @@ function value(next: () => number, depth: number): unknown {
 describe('tool answers as tables', () => {
   it('reads back exactly the answer it was made from, for any JSON', () => {
     for (let seed = 1; seed <= 400; seed++) {
-      const answer = value(random(seed), 4);
+      const answer = value(seeded(seed).next, 4);
       const sent = JSON.parse(JSON.stringify(tabulate(answer)));
       expect(untabulate(sent), `seed ${seed}`).toEqual(answer);
     }
   });
 
   it('sends each key of a list of records once', () => {
-    const next = random(7);
+    const { next } = seeded(7);
     const items = Array.from({ length: 30 }, (_, i) => ({
       id: i + 1,
       code: `P-${i}`,

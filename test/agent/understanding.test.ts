@@ -6,6 +6,7 @@ import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
 import { rfqAction } from '../../src/agent/models/offline/sourcing.ts';
+import { seeded } from '../seeded.ts';
 
 /**
  * The offline model's understanding layer on its own: what a request says before any lookup, and how the parts a
@@ -103,19 +104,6 @@ describe('matching parts', () => {
   });
 });
 
-/** A seeded generator: the same phrasings every run, many of them. */
-function generator(seed: number) {
-  let s = seed >>> 0;
-  const next = () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-  return {
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)],
-    int: (a: number, b: number) => a + Math.floor(next() * (b - a + 1)),
-  };
-}
-
 const ZH_DIGITS = ['零', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
 /** 3500 → 三千五百 (or 三千五 when `short`), 250 → 两百五十. */
 function zhNumber(n: number, short: boolean): string {
@@ -138,7 +126,7 @@ function zhNumber(n: number, short: boolean): string {
 }
 
 describe('numbers and money (generated phrasings)', () => {
-  const g = generator(23);
+  const g = seeded(23);
   const parts = ['F7TC', 'BP-125F', '机油滤清器', '火花塞', 'spark plugs', '90/90-18 轮胎'];
 
   it('reads Chinese numerals with an implied unit and pack sizes as quantities', () => {
@@ -187,7 +175,7 @@ describe('numbers and money (generated phrasings)', () => {
 });
 
 describe('commands versus questions (generated phrasings)', () => {
-  const g = generator(2026);
+  const g = seeded(2026);
   const suppliers = ['博世', '德尔福', 'NGK', 'Bosch', '马勒'];
 
   it('refuses payments, approvals, catalogue price changes and bulk deletes, each with its own reason', () => {
@@ -272,7 +260,7 @@ describe('commands versus questions (generated phrasings)', () => {
 });
 
 describe('requests for quotation (generated phrasings)', () => {
-  const g = generator(509);
+  const g = seeded(509);
   const parts = ['F7TC', '火花塞 F7TC', 'BP-125F 刹车片', 'HF204 机油滤清器', '90/90-18 轮胎', 'YTX7L-BS 蓄电池'];
   const partsEn = ['F7TC spark plugs', 'BP-125F brake pads', 'HF204 oil filters', 'YTX7L-BS batteries'];
   const named = [

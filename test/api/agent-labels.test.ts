@@ -1,30 +1,15 @@
-import { randomInt } from 'node:crypto';
 import { AIMessage } from '@langchain/core/messages';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TerminalRenderer } from '../../src/cli/chat/render.ts';
 import { TerminalChat } from '../../src/cli/chat/terminal-chat.ts';
 import { type AgentLabel, ChatClient, type ProgressData } from '../../src/protocol/index.ts';
 import { type ModelCall, recordingModels } from '../agent/stand-ins.ts';
-import { type ScriptedApi, startScriptedApi, subAgentYaml } from './harness.ts';
+import { agentsOnlyInYaml, delegatingOrchestratorYaml, type ScriptedApi, startScriptedApi } from './harness.ts';
 
-const ORCHESTRATOR = `name: orchestrator
-description: 只会委派的主 Agent / an orchestrator that only delegates
-label:
-  zh: 总调度
-  en: Dispatcher
-tools:
-  names: [task]
-limits:
-  model_calls: 5
-  tool_calls: 5
-prompt: |
-  你是测试用的主 Agent（协调者）。把每个请求委派给子 Agent。
-`;
+const ORCHESTRATOR = delegatingOrchestratorYaml({ zh: '总调度', en: 'Dispatcher' });
 
 // Names and labels differ on every run: nothing but the YAML can have told the clients about them.
-const n = randomInt(100, 10_000);
-const labelled = { name: `inspector-${n}`, label: { zh: `质检${n}号`, en: `Inspector ${n}` } };
-const unlabelled = `auditor-${n + 1}`;
+const { labelled, unlabelled, files } = agentsOnlyInYaml();
 /** The sub-agent the orchestrator delegates the next message to. */
 let delegateTo = labelled.name;
 
@@ -48,11 +33,7 @@ let api: ScriptedApi;
 beforeAll(async () => {
   api = await startScriptedApi({
     orchestrator: ORCHESTRATOR,
-    // File names sort the unlabelled agent first: the list follows configuration order.
-    agents: {
-      [`a_${unlabelled}.yaml`]: subAgentYaml(unlabelled),
-      [`b_${labelled.name}.yaml`]: subAgentYaml(labelled.name, labelled.label),
-    },
+    agents: files,
     models: recordingModels([], script),
   });
 }, 60_000);

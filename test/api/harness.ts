@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -204,4 +205,33 @@ export async function startScriptedApi(options: {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Two sub-agents known only from YAML files, named anew on every run so nothing but the YAML can tell a client of
+ * them: one with a label, one without; the file names put the unlabelled one first in configuration order.
+ */
+export function agentsOnlyInYaml() {
+  const n = randomInt(100, 10_000);
+  const labelled = { name: `inspector-${n}`, label: { zh: `质检${n}号`, en: `Inspector ${n}` } };
+  const unlabelled = `auditor-${n + 1}`;
+  const files = {
+    [`a_${unlabelled}.yaml`]: subAgentYaml(unlabelled),
+    [`b_${labelled.name}.yaml`]: subAgentYaml(labelled.name, labelled.label),
+  };
+  return { labelled, unlabelled, files };
+}
+
+/** An orchestrator that only delegates (its model is scripted), with a label or without. */
+export function delegatingOrchestratorYaml(label?: { zh: string; en: string }): string {
+  return `name: orchestrator
+description: 只会委派的主 Agent / an orchestrator that only delegates
+${label ? `label:\n  zh: ${label.zh}\n  en: ${label.en}\n` : ''}tools:
+  names: [task]
+limits:
+  model_calls: 5
+  tool_calls: 5
+prompt: |
+  你是测试用的主 Agent（协调者）。把每个请求委派给子 Agent。
+`;
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportPdf } from '../../src/api/reports/pdf.ts';
 import { ChartService, ChartStore } from '../../src/charts/index.ts';
+import { seeded } from '../seeded.ts';
 
 const CHROMIUM = process.env.PROCURA_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasTools = (() => {
@@ -16,15 +17,6 @@ const hasTools = (() => {
   }
 })();
 
-/** A small seeded generator, so a failing layout can be reproduced from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 const SUPPLIERS = ['博世（苏州）', '电装（天津）', 'NGK 上海', '重庆火花塞厂', 'Champion', '温州瑞安汽配', '宁波点火'];
 const WORDS = ['供应商', '报价', '交期', '准时率', '历史价格', '库存', '采购量', '质量', '付款条件', '比价结果'];
 
@@ -33,7 +25,7 @@ const WORDS = ['供应商', '报价', '交期', '准时率', '历史价格', '�
  * and captioned charts in random order and size, so headings fall at every height of a page.
  */
 function report(seed: number, chartUrl: string): { markdown: string; headings: string[] } {
-  const next = random(seed);
+  const { next } = seeded(seed);
   const pick = <T>(list: T[]) => list[Math.floor(next() * list.length)];
   const headings: string[] = [];
   const lines = [`# 火花塞供应商比价报告 ${seed}`, ''];

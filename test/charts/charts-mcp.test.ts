@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHART_EXAMPLES, startChartsServer } from '../../src/charts/index.ts';
+import { CHART_EXAMPLES, PIXEL_RATIO, startChartsServer } from '../../src/charts/index.ts';
 import {
   type ChartMcpServer,
   type ChartTools,
@@ -70,7 +70,11 @@ describe('chart renderer behind the real @antv/mcp-server-chart', () => {
       const png = await fetch(answer.image_url);
       expect(png.status).toBe(200);
       expect(png.headers.get('content-type')).toBe('image/png');
-      expect(pngSize(new Uint8Array(await png.arrayBuffer()))).toEqual({ width, height });
+      // PNGs are drawn at 2× (sharp in the lightbox and the PDF); the SVG keeps the asked size.
+      expect(pngSize(new Uint8Array(await png.arrayBuffer()))).toEqual({
+        width: width * PIXEL_RATIO,
+        height: height * PIXEL_RATIO,
+      });
 
       const svg = await fetch(answer.svg_url);
       expect(svg.headers.get('content-type')).toContain('image/svg+xml');

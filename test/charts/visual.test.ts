@@ -12,6 +12,7 @@ import {
   PIXEL_RATIO,
   svgToPng,
 } from '../../src/charts/index.ts';
+import { seeded } from '../seeded.ts';
 
 /**
  * Every chart type drawn for a person to look at (PNGs under the gitignored `test-output/charts/`), and what can be
@@ -63,14 +64,6 @@ describe('every chart type, drawn at 2×', () => {
   });
 });
 
-/** A seeded generator, so a failing case can be drawn again from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 const HANZI = '博世电装火花塞重庆温州瑞安汽配宁波点火集团有限公司苏州天津上海广州';
 const LATIN = ['NGK', 'Spark', 'Plug', 'Champion', 'Auto', 'Parts', 'Co.', 'Ltd', 'Bosch', 'Denso'];
 
@@ -133,7 +126,7 @@ describe('category axes show every label; few bars show their values', () => {
   });
 
   it.each(Object.keys(CATEGORY_CHARTS))('%s: generated categories of varied count, length and width', async (type) => {
-    const next = random(type.length * 7919);
+    const { next } = seeded(type.length * 7919);
     for (let round = 0; round < 6; round++) {
       const count = 2 + Math.floor(next() * (round < 4 ? 14 : 40));
       const names = labels(next, count);

@@ -148,7 +148,7 @@ describe('procura chat against procura start (offline model)', () => {
         await waitFor(/✔ 你 \/ you/, 1);
         await waitFor(/\? 你 \/ you\s*$/);
         type('给博世下 220 个 F7TC 火花塞的采购单\r');
-        await waitFor(/auto-approved: 创建采购订单/);
+        await waitFor(/confirmed for you: 创建采购订单/);
         await waitFor(/PO-\d{6}-\S+/, 2);
         expect(count(/✔ 如何处理/)).toBe(1);
         const numbers = plain().match(/PO-\d{6}-[A-Z]?\d+/g) ?? [];

@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { type StartedStack, stackHarness, startStack, workspaceFile } from '../../bench/eval/stack.ts';
 
 /**
  * The system a user runs: `procura start`'s own code, every part, the agents' ERP tools over the ERP MCP server, the
@@ -14,16 +12,6 @@ beforeAll(async () => {
   stack = await startStack();
 }, 120_000);
 afterAll(() => stack?.close());
-
-/** A file the session's agent wrote in its workspace. */
-function workspaceFile(session: string, pattern: RegExp): string | undefined {
-  const root = path.join(stack.dataDir, 'workspaces');
-  const found = fs
-    .readdirSync(root, { recursive: true })
-    .map(String)
-    .find((f) => f.includes(session) && pattern.test(f));
-  return found ? fs.readFileSync(path.join(root, found), 'utf8') : undefined;
-}
 
 interface AnalysisResult {
   model: string;
@@ -42,7 +30,9 @@ describe('an analysis on the started stack', () => {
       const session = `stack-analysis-${Buffer.from(message).toString('hex').slice(0, 16)}`;
       const turn = await h.send(h.contextFor('laoxiao', session), message);
       expect(turn.error, turn.answer).toBeUndefined();
-      const result = JSON.parse(workspaceFile(session, /data\/analysis_result\.json$/) ?? 'null') as AnalysisResult;
+      const result = JSON.parse(
+        workspaceFile(stack.dataDir, session, /data\/analysis_result\.json$/) ?? 'null',
+      ) as AnalysisResult;
       expect(result, turn.answer).not.toBeNull();
       expect(result.suppliers.length).toBeGreaterThanOrEqual(2);
       const expected = result.suppliers.flatMap((s) => [
@@ -53,7 +43,11 @@ describe('an analysis on the started stack', () => {
       const checked = result.priceChecks.map(({ code, source, unitPrice }) => ({ code, source, unitPrice }));
       expect(checked).toEqual(expect.arrayContaining(expected));
       expect(checked).toHaveLength(expected.length);
-      expect(workspaceFile(session, /analysis\/report_\d{8}\.md$/)).toContain('## 价格异常 / Price anomalies');
+      // The section is headed in the request's language (one language per answer).
+      const english = !/[\u3400-\u9fff]/.test(message);
+      expect(workspaceFile(stack.dataDir, session, /analysis\/report_\d{8}\.md$/)).toContain(
+        english ? '## Price anomalies' : '## 价格异常 / Price anomalies',
+      );
     },
     180_000,
   );

@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { type StartedStack, stackHarness, startStack, workspaceFile } from '../../bench/eval/stack.ts';
 import {
   type Catalogue,
   type DemoSupplier,
@@ -116,15 +114,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stack?.close());
 
-function workspaceFile(session: string, pattern: RegExp): string | undefined {
-  const root = path.join(stack.dataDir, 'workspaces');
-  const found = fs
-    .readdirSync(root, { recursive: true })
-    .map(String)
-    .find((f) => f.includes(session) && pattern.test(f));
-  return found ? fs.readFileSync(path.join(root, found), 'utf8') : undefined;
-}
-
 describe(`the offline model on an ERP of another trade (seed ${SEED})`, () => {
   it('serves the categories of that ERP, with their synonyms, over REST', async () => {
     const answer = await fetch(`${stack.erpUrl}/categories`, {
@@ -140,7 +129,7 @@ describe(`the offline model on an ERP of another trade (seed ${SEED})`, () => {
     const session = `other-analysis-${SEED}`;
     const turn = await h.send(h.contextFor('laoxiao', session), '帮我对培林做供应商比价分析');
     expect(turn.error, turn.answer).toBeUndefined();
-    const result = JSON.parse(workspaceFile(session, /data\/analysis_result\.json$/) ?? 'null') as {
+    const result = JSON.parse(workspaceFile(stack.dataDir, session, /data\/analysis_result\.json$/) ?? 'null') as {
       suppliers: Array<{ code: string; erpPrice: number }>;
     } | null;
     expect(result, turn.answer).not.toBeNull();

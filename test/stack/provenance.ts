@@ -242,12 +242,16 @@ function printed(text: string): Printed {
 
 const citedIn = (text: string) => [...text.matchAll(SOURCE_REFS)].flatMap((m) => m[1].split(/,\s*/));
 
+/** The column of a table's header that cites the row's sources: `来源`, or `Sources` in an English report; -1 if none. */
+export const sourcesColumn = (header: ReadonlyArray<unknown>) =>
+  header.findIndex((h) => h === '来源' || h === 'Sources');
+
 /** Whether a printed figure shows `value` at its precision. */
 const shows = (p: Printed, value: number) => Math.abs(p.value - value) <= 0.5 * 10 ** -p.decimals + 1e-9;
 
 /**
  * Checks the figures of a text (an answer or a report, in Markdown) against the result's verified figures: each must
- * be followed by a citation — in a table, the row's `来源` cell — whose sources include every source of a figure of
+ * be followed by a citation — in a table, the row's sources cell (`来源`, or `Sources` in an English report) — whose sources include every source of a figure of
  * that value. The sources list itself is not read for figures.
  */
 export function checkText(text: string, figures: Figure[], name: string): string[] {
@@ -267,7 +271,7 @@ export function checkText(text: string, figures: Figure[], name: string): string
         continue;
       }
       if (cells.every((c) => /^:?-+:?$/.test(c))) continue;
-      const cited = citedIn(cells[header.indexOf('来源')] ?? '');
+      const cited = citedIn(cells[sourcesColumn(header)] ?? '');
       for (const cell of cells.filter((c) => NUMERIC_CELL.test(c))) {
         if (!cited.length) problems.push(`${name}: ${cell} in a row citing no source: ${line}`);
         else if (!matches(printed(cell), cited)) problems.push(`${name}: ${cell} is no figure of ${cited}: ${line}`);
@@ -294,7 +298,7 @@ export function checkSheets(
   const problems: string[] = [];
   for (const sheet of sheets) {
     const [header, ...rows] = sheet.rows;
-    const column = header?.indexOf('来源') ?? -1;
+    const column = header ? sourcesColumn(header) : -1;
     if (column < 0) continue;
     for (const row of rows) {
       const cited = citedIn(String(row[column] ?? ''));

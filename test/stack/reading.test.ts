@@ -1,10 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TurnResult } from '../../bench/eval/local-stack.ts';
-import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { type StartedStack, stackHarness, startStack, workspaceFile } from '../../bench/eval/stack.ts';
 import { SOURCES_HEADING } from '../../src/protocol/index.ts';
 import { seededRandom } from '../../src/shared/index.ts';
+import { type Offer, offers as offersOf, scoreFresh, shortEn, shortZh, writeDraft } from '../fresh-requests.ts';
 
 /**
  * Fresh phrasings of what buyers ask, generated from parts, suppliers, periods and wordings in Chinese and English,
@@ -22,26 +21,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stack?.close());
 
-interface Offer {
-  partId: number;
-  code: string;
-  model: string;
-  nameZh: string;
-  category: string;
-  price: number;
-  moq: number;
-  supplierId: number;
-  supplierZh: string;
-  supplierEn: string;
-}
-
-const shortZh = (name: string) =>
-  name.replace(/[（(].*$/, '').replace(/(?:汽车部件|汽车零部件|零部件|有限公司|公司).*$/, '');
-const shortEn = (name: string) => name.split(/\s+/)[0];
 const yuan = (n: number) => `¥${n.toFixed(2)}`;
-const WRITES = new Set(['order_create', 'order_update', 'order_cancel']);
-const drafted = (turn: TurnResult) =>
-  turn.interrupts.find((i) => i.value.kind === 'approval' && WRITES.has(String(i.value.tool)));
 const HAN = /[\u3400-\u9fff]/;
 
 interface Fresh {
@@ -82,37 +62,10 @@ function periods(today = new Date()) {
   ];
 }
 
-function workspaceFile(session: string, pattern: RegExp): string | undefined {
-  const root = path.join(stack.dataDir, 'workspaces');
-  const found = fs
-    .readdirSync(root, { recursive: true })
-    .map(String)
-    .find((f) => f.includes(session) && pattern.test(f));
-  return found ? fs.readFileSync(path.join(root, found), 'utf8') : undefined;
-}
-
 describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
   it('answers the direction of a price, the orders cancelled in a period and English analyses, and the rest', async () => {
     const db = stack.erp.database.db;
-    const offers: Offer[] = (
-      await db
-        .selectFrom('parts')
-        .innerJoin('suppliers', 'suppliers.id', 'parts.supplier_id')
-        .select([
-          'parts.id as partId',
-          'parts.code',
-          'parts.model',
-          'parts.name_zh as nameZh',
-          'parts.category',
-          'parts.unit_price_e4',
-          'parts.moq',
-          'suppliers.id as supplierId',
-          'suppliers.name_zh as supplierZh',
-          'suppliers.name_en as supplierEn',
-        ])
-        .where('parts.project_id', '=', 'P001')
-        .execute()
-    ).map((r) => ({ ...r, price: r.unit_price_e4 / 10_000 }));
+    const offers = await offersOf(db);
     // Orders cancelled now, through the ERP's API: "this week" and "this month" have some to list.
     const open = await db
       .selectFrom('orders')
@@ -135,7 +88,7 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
     const list: Fresh[] = [];
     // Which way a price went: the answer's first and last month, change and direction are the ERP's.
     const direction = (o: Offer) => async (turn: TurnResult) => {
-      if (drafted(turn)) return `drafted ${String(drafted(turn)?.value.tool)}`;
+      if (writeDraft(turn)) return `drafted ${String(writeDraft(turn)?.value.tool)}`;
       const history = await erpGet<{
         series: Array<{ months: Array<{ month: string; avgUnitPrice: number; lines: number }> }>;
       }>(`/parts/${o.partId}/price-history?months=12&by=product`);
@@ -154,7 +107,7 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
     };
     // Orders cancelled in a period: exactly those the ERP cancelled in it, listed, and nothing offered.
     const cancelled = (p: { from: string; to: string }) => async (turn: TurnResult) => {
-      if (drafted(turn)) return `drafted ${String(drafted(turn)?.value.tool)}`;
+      if (writeDraft(turn)) return `drafted ${String(writeDraft(turn)?.value.tool)}`;
       const rows = await db
         .selectFrom('orders')
         .select('order_no')
@@ -172,7 +125,7 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
     };
     // An English analysis: English answer and report headings, the ERP's lowest list price.
     const english = (model: string) => async (turn: TurnResult, session: string) => {
-      if (drafted(turn)) return `drafted ${String(drafted(turn)?.value.tool)}`;
+      if (writeDraft(turn)) return `drafted ${String(writeDraft(turn)?.value.tool)}`;
       const heading = turn.answer.split('\n')[0] ?? '';
       if (!/^## .*supplier comparison/.test(heading)) return `heading not English: ${heading}`;
       const fixed = turn.answer
@@ -188,12 +141,12 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
       const names = [...new Set(said.map((s) => s.name))];
       const chinese = fixed.map((l) => names.reduce((t, n) => t.split(n).join(''), l)).filter((l) => HAN.test(l));
       if (chinese.length) return `Chinese in an English answer: ${chinese[0].slice(0, 80)}`;
-      const report = workspaceFile(session, /analysis\/report_\d+\.md$/) ?? '';
+      const report = workspaceFile(stack.dataDir, session, /analysis\/report_\d+\.md$/) ?? '';
       // The sources heading is the protocol's one bilingual heading, which re-derivation reads.
       const headings = report.split('\n').filter((l) => /^#{1,2} /.test(l) && !l.includes(SOURCES_HEADING));
       const zhHeadings = headings.filter((l) => HAN.test(l.replace(/^# [^(]*/, '# ')));
       if (!headings.length || zhHeadings.length) return `report headings: ${zhHeadings[0] ?? 'none'}`;
-      const result = JSON.parse(workspaceFile(session, /data\/analysis_result\.json$/) ?? 'null') as {
+      const result = JSON.parse(workspaceFile(stack.dataDir, session, /data\/analysis_result\.json$/) ?? 'null') as {
         model: string;
         cheapestErp: { erpPrice: number } | null;
       } | null;
@@ -212,7 +165,7 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
         : `expected ${o.code} × ${q}, got ${JSON.stringify(args ?? turn.answer.slice(0, 120))}`;
     };
     const judged = (o: Offer, p: number) => async (turn: TurnResult) => {
-      if (drafted(turn)) return 'drafted';
+      if (writeDraft(turn)) return 'drafted';
       const c = await erpGet<{ median12m: number | null }>(
         `/parts/${o.partId}/price-check?unitPrice=${p}&supplierId=${o.supplierId}`,
       );
@@ -286,32 +239,17 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
     }
 
     const h = stackHarness(stack);
-    const misses: string[] = [];
-    const byClass = new Map<string, { right: number; all: number }>();
-    let next = 0;
-    const worker = async () => {
-      while (next < list.length) {
-        const i = next++;
-        const c = list[i];
+    const { right, misses } = await scoreFresh(
+      `fresh phrasings (seed ${SEED})`,
+      list,
+      async (c, i) => {
         const session = `reading-${SEED}-${i}`;
         let turn: TurnResult | undefined;
         for (const say of [c.say].flat()) turn = await h.send(h.contextFor('laoxiao', session), say);
         const why = await c.judge(turn as TurnResult, session);
-        const tally = byClass.get(c.cls) ?? { right: 0, all: 0 };
-        tally.all++;
-        if (!why) tally.right++;
-        byClass.set(c.cls, tally);
-        if (why) misses.push(`[${c.cls}] ${[c.say].flat().join(' ⟫ ')} — ${why}`);
-      }
-    };
-    await Promise.all(Array.from({ length: 2 }, worker));
-    const right = list.length - misses.length;
-    console.log(
-      `fresh phrasings (seed ${SEED}): ${right}/${list.length} right (${((right / list.length) * 100).toFixed(1)} %) — ${[
-        ...byClass,
-      ]
-        .map(([k, v]) => `${k} ${v.right}/${v.all}`)
-        .join(', ')}${misses.length ? `\n${misses.join('\n')}` : ''}`,
+        return why && `[${c.cls}] ${[c.say].flat().join(' ⟫ ')} — ${why}`;
+      },
+      2,
     );
     expect(right / list.length, misses.join('\n')).toBeGreaterThanOrEqual(0.9);
   }, 900_000);

@@ -22,6 +22,16 @@ describe('a request for quotation asked for in chat', () => {
   };
   /** How many orders the ERP holds that the buyer sees. */
   const orderCount = async () => (await erp('GET', '/orders/search?size=1')).total as number;
+  /** The RFQ once no invited supplier is still to answer (or after a minute): the suppliers reply by mail. */
+  const repliesCollected = async (id: number) => {
+    let rfq: Any;
+    const end = Date.now() + 60_000;
+    do {
+      await new Promise((r) => setTimeout(r, 500));
+      rfq = await erp('GET', `/rfqs/${id}`);
+    } while (rfq.invitations.some((i: Any) => i.status === 'invited') && Date.now() < end);
+    return rfq;
+  };
 
   beforeAll(async () => {
     stack = await startStack();
@@ -67,12 +77,7 @@ describe('a request for quotation asked for in chat', () => {
     const id = listed.find((r) => r.rfqNo === rfqNo).id;
 
     // The simulated suppliers answer the invitations by mail; the RFQ mail collects them.
-    let rfq: Any;
-    const end = Date.now() + 60_000;
-    do {
-      await new Promise((r) => setTimeout(r, 500));
-      rfq = await erp('GET', `/rfqs/${id}`);
-    } while (rfq.invitations.some((i: Any) => i.status === 'invited') && Date.now() < end);
+    const rfq = await repliesCollected(id);
     expect(rfq.invitations.every((i: Any) => i.mail.status === 'sent' && i.status !== 'invited')).toBe(true);
     expect(rfq.quotes.some((q: Any) => q.source.kind === 'mail')).toBe(true);
 
@@ -110,12 +115,7 @@ describe('a request for quotation asked for in chat', () => {
     expect(asked.approved[0].args.lines[0].quantity).toBe(300);
     const rfqNo = /RFQ-\d{6}-\d+/.exec(asked.answer)?.[0];
     const id = ((await erp('GET', '/rfqs')).items as Any[]).find((r) => r.rfqNo === rfqNo).id;
-    let rfq: Any;
-    const end = Date.now() + 60_000;
-    do {
-      await new Promise((r) => setTimeout(r, 500));
-      rfq = await erp('GET', `/rfqs/${id}`);
-    } while (rfq.invitations.some((i: Any) => i.status === 'invited') && Date.now() < end);
+    await repliesCollected(id);
     const proposal = await erp('GET', `/rfqs/${id}/proposal`);
     expect(proposal.recommended).not.toBeNull();
     const before = await orderCount();

@@ -1,28 +1,16 @@
-import { randomInt } from 'node:crypto';
 import { AIMessage } from '@langchain/core/messages';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ModelCall, recordingModels } from '../agent/stand-ins.ts';
-import { type ScriptedApi, startScriptedApi, subAgentYaml } from '../api/harness.ts';
+import { agentsOnlyInYaml, delegatingOrchestratorYaml, type ScriptedApi, startScriptedApi } from '../api/harness.ts';
 import { buildUi, hasChromium, launchChromium } from './browser.ts';
 
 const RUN_MS = 60_000;
 
-const ORCHESTRATOR = `name: orchestrator
-description: 只会委派的主 Agent / an orchestrator that only delegates
-tools:
-  names: [task]
-limits:
-  model_calls: 5
-  tool_calls: 5
-prompt: |
-  你是测试用的主 Agent（协调者）。把每个请求同时委派给所有子 Agent。
-`;
+const ORCHESTRATOR = delegatingOrchestratorYaml();
 
 // Names and labels differ on every run: nothing but the YAML can have told the browser about them.
-const n = randomInt(100, 10_000);
-const labelled = { name: `inspector-${n}`, label: { zh: `质检${n}号`, en: `Inspector ${n}` } };
-const unlabelled = `auditor-${n + 1}`;
+const { labelled, unlabelled, files } = agentsOnlyInYaml();
 
 /** The orchestrator delegates to the labelled agent first, then the unlabelled one, in one turn. */
 function script(call: ModelCall): AIMessage {
@@ -47,11 +35,7 @@ describe.skipIf(!hasChromium)('the step list names agents added only as YAML fil
     await buildUi();
     api = await startScriptedApi({
       orchestrator: ORCHESTRATOR,
-      // File names put the unlabelled agent before the labelled one in configuration order.
-      agents: {
-        [`a_${unlabelled}.yaml`]: subAgentYaml(unlabelled),
-        [`b_${labelled.name}.yaml`]: subAgentYaml(labelled.name, labelled.label),
-      },
+      agents: files,
       models: recordingModels([], script),
     });
     browser = await launchChromium();

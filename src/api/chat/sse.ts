@@ -74,6 +74,8 @@ export function sse(
         if (revoked) break;
         await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
       }
+      // A run ended by the revocation itself (its runs are cancelled) ends before the periodic check notices: ask once.
+      if (!revoked && signedIn && !(await signedIn().catch(() => true))) revoked = true;
       if (revoked) {
         await stream.writeSSE({
           event: 'error',

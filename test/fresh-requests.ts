@@ -1,0 +1,97 @@
+import type { AgentHarness, TurnResult } from '../bench/eval/local-stack.ts';
+
+/** A part one supplier offers, as generated requests name it. */
+export interface Offer {
+  partId: number;
+  code: string;
+  model: string;
+  nameZh: string;
+  category: string;
+  price: number;
+  moq: number;
+  supplierId: number;
+  supplierZh: string;
+  supplierEn: string;
+}
+
+/** The everyday name of a supplier: its Chinese name up to the bracket or company form, or its first English word. */
+export const shortZh = (name: string) =>
+  name.replace(/[（(].*$/, '').replace(/(?:汽车部件|汽车零部件|零部件|有限公司|公司).*$/, '');
+export const shortEn = (name: string) => name.split(/\s+/)[0];
+
+const WRITES = new Set(['order_create', 'order_update', 'order_cancel']);
+/** The approval card of an order write the turn drafted, if any. */
+export const writeDraft = (turn: TurnResult) =>
+  turn.interrupts.find((i) => i.value.kind === 'approval' && WRITES.has(String(i.value.tool)));
+
+/** Every part of the demo project with its supplier, read from the ERP's own tables. */
+export async function offers(db: AgentHarness['erp']['database']['db']): Promise<Offer[]> {
+  const rows = await db
+    .selectFrom('parts')
+    .innerJoin('suppliers', 'suppliers.id', 'parts.supplier_id')
+    .select([
+      'parts.id as partId',
+      'parts.code',
+      'parts.model',
+      'parts.name_zh as nameZh',
+      'parts.category',
+      'parts.unit_price_e4',
+      'parts.moq',
+      'suppliers.id as supplierId',
+      'suppliers.name_zh as supplierZh',
+      'suppliers.name_en as supplierEn',
+    ])
+    .where('parts.project_id', '=', 'P001')
+    .execute();
+  return rows.map((r) => ({ ...r, price: r.unit_price_e4 / 10_000 }));
+}
+
+/** Judges each of `list`, `workers` at a time (each is a whole agent run); returns the misses, in no set order. */
+export async function judgeEach<T>(
+  list: readonly T[],
+  judge: (item: T, index: number) => Promise<string | undefined>,
+  workers = 3,
+): Promise<string[]> {
+  const misses: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < list.length) {
+      const i = next++;
+      const miss = await judge(list[i], i);
+      if (miss) misses.push(miss);
+    }
+  };
+  await Promise.all(Array.from({ length: workers }, worker));
+  return misses;
+}
+
+/**
+ * Judges a generated set of requests and prints the share right, overall and per class, then every miss; returns
+ * the count right and the misses for the test's own threshold.
+ */
+export async function scoreFresh<T extends { cls: string }>(
+  title: string,
+  list: readonly T[],
+  judge: (item: T, index: number) => Promise<string | undefined>,
+  workers: number,
+): Promise<{ right: number; misses: string[] }> {
+  const byClass = new Map<string, { right: number; all: number }>();
+  const misses = await judgeEach(
+    list,
+    async (item, i) => {
+      const miss = await judge(item, i);
+      const tally = byClass.get(item.cls) ?? { right: 0, all: 0 };
+      tally.all++;
+      if (!miss) tally.right++;
+      byClass.set(item.cls, tally);
+      return miss;
+    },
+    workers,
+  );
+  const right = list.length - misses.length;
+  const classes = [...byClass].map(([k, v]) => `${k} ${v.right}/${v.all}`).join(', ');
+  console.log(
+    `${title}: ${right}/${list.length} right (${((right / list.length) * 100).toFixed(1)} %) — ${classes}${misses.length ? `\n${misses.join('\n')}` : ''}`,
+  );
+  return { right, misses };
+}
