@@ -21,5 +21,8 @@ export default defineConfig({
     include: ['*.test.ts', 'src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // A browser or a started stack on a busy 2-core machine can take seconds to show a change; the library's 1 s
+    // default for expect.poll made assertions fail that would have passed a moment later.
+    expect: { poll: { timeout: 10_000 } },
   },
 });
