@@ -7,6 +7,7 @@ import {
   type SessionView,
   startTurn,
   viewFromHistory,
+  withChartRefs,
 } from '../../web/src/session.ts';
 
 const sid = 's1';
@@ -130,5 +131,21 @@ describe('session view', () => {
 
   it('finds chart image URLs without trailing punctuation', () => {
     expect(imageUrls('见 http://h/c/1.png）和 (http://h/c/2.svg)')).toEqual(['http://h/c/1.png', 'http://h/c/2.svg']);
+  });
+
+  it('shows each chart address of an answer as a reference to its numbered chart, bare or as a Markdown image', () => {
+    const charts = [
+      { kind: 'image' as const, url: 'http://h/charts/a1.png' },
+      { kind: 'interactive' as const, key: 'k', params: { title: 't', x_data: [], series: [] } as never },
+      { kind: 'image' as const, url: 'http://h/charts/b2.png?x=1' },
+    ];
+    const text = [
+      '- 图表 1：http://h/charts/a1.png [E1]',
+      '![趋势](http://h/charts/b2.png?x=1)',
+      'see <http://h/charts/a1.png>; other http://h/charts/zz.png',
+    ].join('\n');
+    expect(withChartRefs(text, charts, (n) => `〔图 ${n}〕`)).toBe(
+      ['- 图表 1：〔图 1〕 [E1]', '〔图 3〕', 'see 〔图 1〕; other http://h/charts/zz.png'].join('\n'),
+    );
   });
 });

@@ -102,6 +102,13 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
           { timeout: 30_000 },
         )
         .toBeGreaterThanOrEqual(2);
+      // The answer names its charts by number, as the gallery captions them; no chart address is shown as text.
+      const answerText = await page.locator('.messages .message-assistant .markdown').last().innerText();
+      expect(answerText).not.toMatch(/https?:\/\/\S+\.(png|svg)/);
+      expect(answerText).toContain('图表 1');
+      expect(await page.locator('.messages .chart-figure figcaption').allInnerTexts()).toEqual(
+        expect.arrayContaining(['图表 1', '图表 2']),
+      );
       await shot('05-analysis-done');
       // Each figure's citation names its source on hover: the ERP request and its trace id, or the page and when it
       // was read.

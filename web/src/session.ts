@@ -110,6 +110,20 @@ export function imageUrls(text: string): string[] {
   return urls.filter((u) => !/\.svg(\?|$)/i.test(u) || !pngs.has(u.replace(/\.svg(\?.*)?$/i, '')));
 }
 
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The answer as shown above its charts: each chart image it names (as a bare address or a Markdown image) becomes a
+ * reference to the numbered chart the gallery shows, so the reader sees the chart, never its address.
+ */
+export function withChartRefs(text: string, charts: ChartItem[], label: (n: number) => string): string {
+  return charts.reduce((shown, chart, i) => {
+    if (chart.kind !== 'image') return shown;
+    const url = escapeRegExp(chart.url);
+    return shown.replace(new RegExp(`!\\[[^\\]]*\\]\\(${url}\\)|<?${url}>?`, 'g'), label(i + 1));
+  }, text);
+}
+
 /** Workspace files a text mentions (`/analysis/report_YYYYMMDD.md`, `/data/analysis_result.json`). */
 export function workspaceFiles(text: string): string[] {
   return [...new Set([...text.matchAll(WORKSPACE_FILE)].map((m) => m[1]))];

@@ -124,16 +124,20 @@ export function ChartImage({ url, title }: { url: string; title?: string }) {
 
 /** The charts of one answer, images and interactive ones side by side. */
 export function ChartGallery({ charts }: { charts: ChartItem[] }) {
+  const t = useT();
   if (!charts.length) return null;
   return (
     <div className="chart-gallery">
-      {charts.map((c) =>
-        c.kind === 'image' ? (
-          <ChartImage key={c.url} url={c.url} title={c.title} />
-        ) : (
-          <InteractiveChart key={c.key} chart={c.params} />
-        ),
-      )}
+      {charts.map((c, i) => (
+        // Numbered as the answer's text refers to them (`withChartRefs`).
+        <figure key={c.kind === 'image' ? c.url : c.key} className="chart-figure">
+          {c.kind === 'image' ? <ChartImage url={c.url} title={c.title} /> : <InteractiveChart chart={c.params} />}
+          <figcaption>{chartLabel(t, i + 1)}</figcaption>
+        </figure>
+      ))}
     </div>
   );
 }
+
+/** How an answer and the gallery name the n-th chart of an answer. */
+export const chartLabel = (t: (key: string) => string, n: number) => t('chartN').replace('{n}', String(n));

@@ -6,9 +6,9 @@ import type {
   OrderDecisionData,
 } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
-import type { Message, SessionView, TableItem } from '../session.ts';
+import { type Message, type SessionView, type TableItem, withChartRefs } from '../session.ts';
 import type { useStandingPermissions } from '../useStanding.ts';
-import { ChartGallery } from './Charts.tsx';
+import { ChartGallery, chartLabel } from './Charts.tsx';
 import { InterruptCard } from './InterruptCard.tsx';
 import { Markdown } from './Markdown.tsx';
 import { Suggestions } from './Suggestions.tsx';
@@ -183,7 +183,11 @@ export function Conversation({
             <DecisionRecordLine key={m.id} record={m.record} />
           ) : (
             <article key={m.id} className={`message message-${m.role}`} data-testid={`message-${m.role}`}>
-              {m.role === 'user' ? <p className="user-text">{m.content}</p> : <Markdown text={m.content} />}
+              {m.role === 'user' ? (
+                <p className="user-text">{m.content}</p>
+              ) : (
+                <Markdown text={withChartRefs(m.content, m.charts, (n) => chartLabel(t, n))} />
+              )}
               {m.unsent && (
                 <p className="unsent" data-testid="unsent">
                   ⚠ {t('unsent')}
