@@ -298,14 +298,17 @@ function skillFolders(registry: ToolRegistry, configDir?: string): Record<string
   );
 }
 
-/** The `SKILL.md` texts of a skills source (`/skills/procurement/` → `<skillsDir>/procurement/**\/SKILL.md`). */
+/**
+ * The instructions of a skills source (`/skills/procurement/` → `<skillsDir>/procurement/**\/SKILL.md`), with the
+ * other Markdown files beside each `SKILL.md`: a skill keeps the sections only some steps need in files of their own.
+ */
 function skillInstructions(skillsDir: string, source: string): string[] {
   const local = path.join(skillsDir, source.replace(/^\/skills\//, ''));
   if (!source.startsWith('/skills/') || !fs.existsSync(local)) return [];
-  return fs
-    .readdirSync(local, { recursive: true })
-    .map(String)
-    .filter((f) => path.basename(f) === 'SKILL.md')
+  const files = fs.readdirSync(local, { recursive: true }).map(String);
+  const skillDirs = new Set(files.filter((f) => path.basename(f) === 'SKILL.md').map((f) => path.dirname(f)));
+  return files
+    .filter((f) => f.endsWith('.md') && skillDirs.has(path.dirname(f)))
     .map((f) => fs.readFileSync(path.join(local, f), 'utf8'));
 }
 

@@ -108,7 +108,7 @@ const TOOL_WORDS = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
 
 /**
  * Checks the agents' tool sets against what this process binds: every tool an agent's YAML names, and every tool
- * of this process that its prompt or its skills' `SKILL.md` mention, must reach that agent (as a buyer sees the
+ * of this process that its prompt or its skills' instructions mention, must reach that agent (as a buyer sees the
  * tools: write tools are absent for viewers by design); every configured MCP server must reach some agent.
  */
 export function toolSetProblems(

@@ -33,4 +33,13 @@ describe('the skill packs', () => {
     });
     expect(problems).toEqual([]);
   });
+
+  it('name only files that exist: the sections a skill keeps apart are read by the paths its SKILL.md gives', () => {
+    const named = skillFiles().flatMap((file) =>
+      [...fs.readFileSync(file, 'utf8').matchAll(/\/skills\/([\w./-]+\.(?:md|ya?ml|json))/g)].map((m) => [file, m[1]]),
+    );
+    expect(named.length).toBeGreaterThanOrEqual(3);
+    const missing = named.filter(([, target]) => !fs.existsSync(path.join(ROOT, target)));
+    expect(missing.map(([file, target]) => `${path.relative(ROOT, file)} → ${target}`)).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
 import YAML from 'yaml';
 import { cite, SOURCES_HEADING, type Source, sourcesList, sourcesSection } from '../../../protocol/index.ts';
+import { FULL_RESULT_KEY } from '../../tool-results.ts';
 import { capabilitiesText } from './capabilities.ts';
 import { categoryLabel, mostSupplied, type PartRef, type SupplierRef, suggestRequests } from './catalogue.ts';
 import {
@@ -52,15 +53,27 @@ const PAID_MONTHS = 12;
 /**
  * The analysis script run in the sandbox: the ERP's list prices, price history, checks and scorecards and the
  * supplier web prices in, result JSON out. It carries each figure's sources (`from`) and gives a figure computed from
- * others the sources of all of them. It prints only what it computed (the rest the model wrote itself into the
- * inputs) and where the whole result is: each line of output goes back to the model with every later call.
+ * others the sources of all of them. The price history it reads whole from the workspace copy of the ERP's answer
+ * (`fullResult`), so the model does not copy its months into the inputs; an answer without a copy is in the inputs.
+ * It prints only what it computed (the rest the model wrote itself into the inputs) and where the whole result is:
+ * each line of output goes back to the model with every later call.
  */
 export const ANALYSIS_SCRIPT = `// Procura 采购比价分析：读取 ${ANALYST_PATHS.inputs}，写出 ${ANALYST_PATHS.result}
 const input = JSON.parse(await fs.readFile('${ANALYST_PATHS.inputs}'));
 const round = (n) => Math.round(n * 100) / 100;
 const ids = (...xs) => [...new Set(xs.flat().filter(Boolean))];
+// Every number of a record from one source.
+const cited = (row, id) => ({ ...row, from: Object.fromEntries(Object.keys(row).filter((k) => typeof row[k] === 'number').map((k) => [k, id])) });
+// The ERP's price history (part_price_history): by=supplier and by=product, each with its source id.
+const answer = async (h) => (h.file ? JSON.parse(await fs.readFile(h.file)) : h.answer);
+const history = input.history && { bySupplier: await answer(input.history.bySupplier), byProduct: await answer(input.history.byProduct) };
+const across = history ? history.byProduct.series[0] : undefined;
+const own = (o) => (history ? history.bySupplier.series.find((s) => s.supplierId === o.supplierId) : undefined);
+const monthsOf = (series, id) => series.months.map((m) => cited({ month: m.month, avgPrice: m.avgUnitPrice, lines: m.lines, quantity: m.quantity }, id));
+const months = across ? monthsOf(across, input.history.byProduct.from) : [];
+const bySupplier = input.offers.flatMap((o) => (own(o) ? [{ supplier: o.supplier, months: monthsOf(own(o), input.history.bySupplier.from) }] : []));
 const suppliers = input.offers.map((o) => {
-  const paid = input.paid.find((p) => p.supplier === o.supplier);
+  const paid = own(o) && cited({ supplier: o.supplier, ...own(o).total }, input.history.bySupplier.from);
   const web = typeof o.webPrice === 'number' ? o.webPrice : null;
   const from = { erpPrice: o.from.erpPrice, moq: o.from.moq };
   if (web !== null) Object.assign(from, { webPrice: o.from.webPrice, webVsErpPct: ids(o.from.erpPrice, o.from.webPrice) });
@@ -88,7 +101,7 @@ const result = {
   category: input.category, model: input.model, generatedAt: input.generatedAt,
   suppliers, cheapestErp: best('erpPrice'), cheapestWeb: best('webPrice'),
   priceSpreadPct: round(((Math.max(...prices) - Math.min(...prices)) / Math.min(...prices)) * 100),
-  trendBasis: input.trendBasis, trend: input.trend, supplierTrends: input.supplierTrends,
+  trendBasis: across ? across.label + '：' + (history.byProduct.definition ?? '') : null, trend: months, supplierTrends: bySupplier,
   outliers: suppliers
     .filter((s) => s.webVsErpPct !== null && Math.abs(s.webVsErpPct) >= 10)
     .map((s) => ({ supplier: s.supplier, webVsErpPct: s.webVsErpPct, from: { webVsErpPct: s.from.webVsErpPct } })),
@@ -198,7 +211,7 @@ export function planAnalysis(view: ConversationView): Plan {
   // Every figure from here on keeps its source: the ERP request that answered it, or the page it was read from.
   const book = new SourceBook();
   const listed = book.erp(listing);
-  const paid = paidHistory(view, book);
+  const paid = paidHistory(view, (step) => book.erp(step));
   const webPrices = new Map<string, { price: number; id: string }>();
   for (const step of view.steps.filter((s) => s.name === 'fetch_url')) {
     const entry = mapping.find((m) => m.url === step.args.url);
@@ -223,14 +236,8 @@ export function planAnalysis(view: ConversationView): Plan {
   // 5. analysis code in the sandbox
   if (!called(view, 'execute')) {
     if (!called(view, 'write_file')) {
-      const bySupplier = (supplierId: number) => paid?.bySupplier.find((s) => s.series.supplierId === supplierId);
-      const monthsOf = (series: PaidSeries, id: string) =>
-        series.months.map((m) => {
-          const row = { month: m.month, avgPrice: m.avgUnitPrice, lines: m.lines, quantity: m.quantity };
-          return { ...row, from: allFrom(row, id) };
-        });
       const checked = reviewResults(view, reviewed, book);
-      const inputs = {
+      const inputs: AnalysisInputs = {
         category: label,
         model,
         generatedAt: new Date().toISOString(),
@@ -238,6 +245,7 @@ export function planAnalysis(view: ConversationView): Plan {
           const part = offers.find((p) => p.id === o.partId) as PartRef;
           return {
             supplier: o.supplier,
+            supplierId: o.supplierId,
             code: o.code,
             erpPrice: o.erpPrice,
             webPrice: o.webPrice,
@@ -245,18 +253,7 @@ export function planAnalysis(view: ConversationView): Plan {
             from: { ...o.from, moq: listed },
           };
         }),
-        paid: reviewed.flatMap((o) => {
-          const own = bySupplier(o.supplierId);
-          if (!own) return [];
-          const row = { supplier: o.supplier, ...own.series.total };
-          return [{ ...row, from: allFrom(row, own.id) }];
-        }),
-        trendBasis: paid ? `${paid.across.series.label}：${paid.definition}` : null,
-        trend: paid ? monthsOf(paid.across.series, paid.across.id) : [],
-        supplierTrends: reviewed.flatMap((o) => {
-          const own = bySupplier(o.supplierId);
-          return own ? [{ supplier: o.supplier, months: monthsOf(own.series, own.id) }] : [];
-        }),
+        history: paid ? { bySupplier: historyInput(paid.bySupplier), byProduct: historyInput(paid.across) } : null,
         ...checked,
         sources: book.sources,
       };
@@ -295,17 +292,23 @@ export function planAnalysis(view: ConversationView): Plan {
   return { text: comparisonSummary(result, charts, reportPath, intent === 'trend', en) };
 }
 
+/** An answer of the ERP's `part_price_history`, with the source id it is cited by. */
+interface PaidAnswer {
+  step: ToolStep;
+  answer: { definition?: string; series: PaidSeries[] };
+  id: string;
+}
+
 interface PaidHistory {
-  definition: string;
-  across: { series: PaidSeries; id: string };
-  bySupplier: Array<{ series: PaidSeries; id: string }>;
+  across: PaidAnswer;
+  bySupplier: PaidAnswer;
 }
 
 /**
- * The ERP's price history of the product, per supplier and across suppliers, each series with the source id of the
- * answer it came from; undefined when the ERP offers no price history or either request failed.
+ * The ERP's price history of the product, per supplier and across suppliers, each answer with the source id it is
+ * cited by (`idOf`); undefined when the ERP offers no price history, either request failed or no order was paid.
  */
-function paidHistory(view: ConversationView, book: SourceBook): PaidHistory | undefined {
+function paidHistory(view: ConversationView, idOf: (step: ToolStep) => string): PaidHistory | undefined {
   const answers = view.steps.filter((s) => {
     const result = s.result as { success?: boolean; series?: unknown } | undefined;
     return s.name === 'part_price_history' && result?.success !== false && Array.isArray(result?.series);
@@ -314,15 +317,43 @@ function paidHistory(view: ConversationView, book: SourceBook): PaidHistory | un
   const perSupplier = by('supplier');
   const across = by('product');
   if (!perSupplier || !across) return undefined;
-  const answer = (step: ToolStep) => step.result as { definition?: string; series: PaidSeries[] };
-  const supplierId = book.erp(perSupplier);
-  const acrossId = book.erp(across);
-  const [all] = answer(across).series;
-  if (!all) return undefined;
+  const paid = (step: ToolStep) => ({ step, answer: step.result as PaidAnswer['answer'], id: idOf(step) });
+  const history = { bySupplier: paid(perSupplier), across: paid(across) };
+  return history.across.answer.series[0] ? history : undefined;
+}
+
+/**
+ * The price history as the analysis script reads it: the workspace file that holds the ERP's answer whole (its
+ * `fullResult`), or, when the answer came whole, the answer itself.
+ */
+function historyInput({ step, answer, id }: PaidAnswer): HistoryInput {
+  const file = (step.result as Record<string, unknown>)[FULL_RESULT_KEY];
+  if (typeof file === 'string') return { from: id, file };
+  return { from: id, answer: { definition: answer.definition, series: answer.series } };
+}
+
+/**
+ * The trend figures of the result, as the analysis script computes them from the price history: the months across
+ * suppliers, and each offered supplier's months, every figure citing the answer it came from.
+ */
+function trendFigures(
+  history: PaidHistory | undefined,
+  offers: AnalysisInputs['offers'],
+): Pick<AnalysisResult, 'trendBasis' | 'trend' | 'supplierTrends'> {
+  if (!history) return { trendBasis: null, trend: [], supplierTrends: [] };
+  const monthsOf = (series: PaidSeries, id: string): PaidMonth[] =>
+    series.months.map((m) => {
+      const row = { month: m.month, avgPrice: m.avgUnitPrice, lines: m.lines, quantity: m.quantity };
+      return { ...row, from: allFrom(row, id) };
+    });
+  const [all] = history.across.answer.series;
   return {
-    definition: answer(across).definition ?? '',
-    across: { series: all, id: acrossId },
-    bySupplier: answer(perSupplier).series.map((series) => ({ series, id: supplierId })),
+    trendBasis: `${all.label}：${history.across.answer.definition ?? ''}`,
+    trend: monthsOf(all, history.across.id),
+    supplierTrends: offers.flatMap((o) => {
+      const own = history.bySupplier.answer.series.find((s) => s.supplierId === o.supplierId);
+      return own ? [{ supplier: o.supplier, months: monthsOf(own, history.bySupplier.id) }] : [];
+    }),
   };
 }
 
@@ -369,6 +400,30 @@ interface PaidMonth {
   lines: number;
   quantity: number;
   from: From;
+}
+
+/** Where the script reads one price-history answer: a workspace file, or the answer itself; `from` cites it. */
+type HistoryInput =
+  | { from: string; file: string }
+  | { from: string; answer: { definition?: string; series: PaidSeries[] } };
+
+/** `/data/price_inputs.json`: what the model gives the analysis script. */
+interface AnalysisInputs extends ReviewResult {
+  category: string;
+  model: string;
+  generatedAt: string;
+  offers: Array<{
+    supplier: string;
+    supplierId: number;
+    code: string;
+    erpPrice: number;
+    webPrice: number | null;
+    moq: number;
+    from: From;
+  }>;
+  /** Null when the ERP gave no price history. */
+  history: { bySupplier: HistoryInput; byProduct: HistoryInput } | null;
+  sources: Source[];
 }
 
 /** `/data/analysis_result.json`: every number sits in a record whose `from` names its sources (listed in `sources`). */
@@ -445,10 +500,12 @@ function analysisResult(view: ConversationView): AnalysisResult | undefined {
     const printed = JSON.parse(line.trim()) as Omit<AnalysisResult, 'anomalies'> & {
       anomalies: Array<Pick<CheckedPrice, 'supplier' | 'code' | 'source'>>;
     };
-    const inputs = JSON.parse(written.args.content) as Pick<
-      AnalysisResult,
-      'trendBasis' | 'trend' | 'supplierTrends' | 'priceChecks' | 'scorecards' | 'sources'
-    >;
+    const inputs = JSON.parse(written.args.content) as AnalysisInputs;
+    // The price history the script read: the answers the inputs name, cited as they cite them.
+    const cited = inputs.history;
+    const history = cited
+      ? paidHistory(view, (step) => (step.args.by === 'supplier' ? cited.bySupplier.from : cited.byProduct.from))
+      : undefined;
     const { file: _file, ...computed } = printed as typeof printed & { file?: string };
     const priceChecks = inputs.priceChecks ?? [];
     const anomalies = computed.anomalies.flatMap(
@@ -456,9 +513,7 @@ function analysisResult(view: ConversationView): AnalysisResult | undefined {
     );
     return {
       ...computed,
-      trendBasis: inputs.trendBasis,
-      trend: inputs.trend,
-      supplierTrends: inputs.supplierTrends,
+      ...trendFigures(history, inputs.offers),
       priceChecks,
       anomalies,
       scorecards: inputs.scorecards ?? [],
