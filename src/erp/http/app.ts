@@ -668,15 +668,17 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       path: '/quote-invitations/{token}',
       summary: '报价表单：供应商提交报价 / the quote form: a supplier’s reply',
       tags: ['rfqs'],
-      request: { params: s.TokenParam, body: json(s.QuoteFormBody) },
+      request: { params: s.TokenParam, headers: s.IdempotencyHeader, body: json(s.QuoteFormBody) },
       ...standard(z.object({ outcome: z.string(), late: z.boolean() })),
     }),
     async (c) => {
-      const { outcome, late } = await services.rfqs.recordReply(c.req.valid('param').token, {
-        ...c.req.valid('json'),
-        source: { kind: 'form' },
-      });
-      return c.json({ outcome, late }, 200);
+      // The key is the form submission's own: the same submission sent again is recognised and changes nothing.
+      const { outcome, late } = await services.rfqs.recordFormReply(
+        c.req.valid('param').token,
+        c.req.valid('json'),
+        c.req.valid('header')['idempotency-key'],
+      );
+      return c.json(replayAware(c, { order: { outcome, late }, replayed: outcome === 'duplicate' }), 200);
     },
   );
 

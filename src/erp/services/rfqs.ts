@@ -38,6 +38,11 @@ const TRANSITIONS: Record<RfqStatus, readonly RfqStatus[]> = {
 };
 /** Replies are taken while an RFQ is out; after it closes they are still kept, marked late. */
 const ACCEPTS_REPLIES: readonly RfqStatus[] = ['sent', 'collecting', 'closed'];
+/**
+ * The quote form takes replies only while the RFQ is out: unlike a mail already sent, a form answers the supplier at
+ * once, so after the close it says so instead of keeping a late quote.
+ */
+const FORM_ACCEPTS: readonly RfqStatus[] = ['sent', 'collecting'];
 
 /** One mail in or out, as the RFQ's record of where a quote came from. */
 export interface RfqMessage {
@@ -369,6 +374,7 @@ export class RfqBook {
     raw: QuoteReplyInput,
     message?: RfqMessage,
     by?: ErpContext,
+    accepts: readonly RfqStatus[] = ACCEPTS_REPLIES,
   ): Promise<{ outcome: 'recorded' | 'duplicate'; rfqId: number; late: boolean }> {
     const reply = QuoteReplyInputSchema.parse(raw);
     return this.db.transaction().execute(async (trx) => {
@@ -376,7 +382,7 @@ export class RfqBook {
       const rfq = await this.row(trx, null, invitation.rfq_id);
       if (message && !(await this.logMessage(trx, rfq, invitation.supplier_id, message)))
         return { outcome: 'duplicate' as const, rfqId: Number(rfq.id), late: false };
-      if (!ACCEPTS_REPLIES.includes(rfq.status))
+      if (!accepts.includes(rfq.status))
         throw conflict(
           `询价单 ${rfq.rfq_no} 状态为 ${rfq.status}，不接受报价 / RFQ is ${rfq.status}: no replies taken`,
         );
@@ -469,6 +475,38 @@ export class RfqBook {
       });
       return { outcome: 'recorded' as const, rfqId: Number(rfq.id), late };
     });
+  }
+
+  /**
+   * A supplier's reply through the quote form: the same reply as a mail's, read by the same rules, while the RFQ is
+   * out. Each submission carries its own id (the form's, kept as the reply's message), so sending the same filled-in
+   * form again — a double click, a reload — changes nothing the second time.
+   */
+  async recordFormReply(token: string, reply: Omit<QuoteReplyInput, 'source'>, submissionId?: string) {
+    const invitation = await this.invitationRow(this.db, token);
+    const messageId = submissionId && `<form-${invitation.id}-${submissionId}@quote-form>`;
+    const lines = (reply.lines ?? []).map(
+      (l) =>
+        `${l.lineNo} | ${l.unitPrice} ${l.currency}${l.priceBreaks?.length ? ` | ${l.priceBreaks.map((b) => `${b.minQty}:${b.unitPrice}`).join('; ')}` : ''}${l.moq === undefined ? '' : ` | MOQ ${l.moq}`}${l.leadTimeDays === undefined ? '' : ` | ${l.leadTimeDays} d`}${l.validUntil ? ` | ≤ ${l.validUntil}` : ''}${l.freight === undefined ? '' : ` | freight ${l.freight}`}${l.remarks ? ` | ${l.remarks}` : ''}`,
+    );
+    const message: RfqMessage | undefined = messageId
+      ? {
+          messageId,
+          direction: 'in',
+          sender: 'quote-form',
+          subject: reply.decline ? '报价表单：谢绝报价 / quote form: declined' : '报价表单 / quote form',
+          outcome: 'accepted',
+          body: [...lines, reply.remarks ?? ''].filter(Boolean).join('\n'),
+          attachments: [],
+        }
+      : undefined;
+    return this.recordReply(
+      token,
+      { ...reply, source: { kind: 'form', ...(messageId && { messageId }) } },
+      message,
+      undefined,
+      FORM_ACCEPTS,
+    );
   }
 
   /** Keeps a mail that could not become a quote (refused sender, nothing readable), once per Message-ID. */
