@@ -124,6 +124,8 @@ export function registerRfqCommands(program: Command): void {
   )
     .option('--json', 'print the RFQ and its proposal as JSON')
     .action(async (ref: string, opts) => {
+      if (!/^(\d{1,10}|RFQ-\d{6}-\d{6,})$/i.test(ref))
+        throw new Error(`需要询价单 id 或编号 / an RFQ id or number such as RFQ-202612-000001, not “${ref}”`);
       const { client } = chatApiClient(opts);
       const [detail, proposal] = await Promise.all([client.rfq(ref), client.rfqProposal(ref)]);
       if (opts.json) return console.log(JSON.stringify({ rfq: detail, proposal }));
