@@ -296,12 +296,10 @@ export class ChatClient {
     return this.json('POST', `/api/v1/approvals/${orderId}`, decision);
   }
 
-  /** The project's requests for quotation, newest first (`status`: only those in it). */
-  rfqs(query: { status?: string; page?: number; size?: number } = {}): Promise<RfqPage> {
-    const params = new URLSearchParams(
-      Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, String(v)]])),
-    ).toString();
-    return this.json('GET', `/api/v1/rfqs${params ? `?${params}` : ''}`);
+  /** The project's requests for quotation, newest first (with a status: only those in it). */
+  rfqs(status?: string, page = 1, size = 50): Promise<RfqPage> {
+    const params = new URLSearchParams({ page: String(page), size: String(size), ...(status && { status }) });
+    return this.json('GET', `/api/v1/rfqs?${params}`);
   }
 
   /** One RFQ by its id or its number (`RFQ-202612-000001`), with its mails and what the caller may do. */

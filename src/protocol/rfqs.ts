@@ -165,6 +165,6 @@ export function quoteRows(rfq: RfqDetailView): RfqQuoteView[] {
  * What awarding an RFQ asks the sourcing agent, in the user's language: it closes the RFQ if it is still out, then
  * awards it, each write waiting for the user's approval like every other.
  */
-export function awardRequest(rfqNo: string, supplier: SupplierName, lang: 'zh' | 'en'): string {
-  return lang === 'en' ? `Award ${rfqNo} to ${supplier.nameEn}` : `把 ${rfqNo} 授标给${supplier.nameZh}`;
+export function awardRequest(rfqNo: string, supplier: SupplierName, english: boolean): string {
+  return english ? `Award ${rfqNo} to ${supplier.nameEn}` : `把 ${rfqNo} 授标给${supplier.nameZh}`;
 }

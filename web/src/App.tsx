@@ -182,7 +182,7 @@ function Workspace({
     (rfqNo: string, supplier: SupplierName) => {
       setRfqs(undefined);
       newChat();
-      send(awardRequest(rfqNo, supplier, lang));
+      send(awardRequest(rfqNo, supplier, lang === 'en'));
     },
     [newChat, send, lang],
   );

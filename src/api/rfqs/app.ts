@@ -35,7 +35,7 @@ export function rfqsApp(deps: RfqsAppDeps): ApiRoutes {
       }),
       responses: { 200: { description: 'a page of RFQs, newest first', json } },
     },
-    async (c, { query }) => c.json(await deps.rfqs.list(c.var.user, query)),
+    async (c, { query }) => c.json(await deps.rfqs.list(c.var.user, query.page, query.size, query.status)),
   );
   routes.add(
     {

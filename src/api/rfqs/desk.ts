@@ -22,8 +22,8 @@ const NUMBER_SEARCH_PAGES = 20;
 export class RfqDesk {
   constructor(private readonly erpUrl: string) {}
 
-  list(user: ApiUser, query: { status?: string; page: number; size: number }): Promise<RfqPage> {
-    return this.erp(user, '/rfqs', { query });
+  list(user: ApiUser, page: number, size: number, status?: string): Promise<RfqPage> {
+    return this.erp(user, '/rfqs', { query: { page, size, ...(status && { status }) } });
   }
 
   async detail(user: ApiUser, ref: string): Promise<RfqDetailView> {
@@ -57,7 +57,7 @@ export class RfqDesk {
     if (!RFQ_NUMBER.test(ref)) throw notFound(`没有询价单 ${ref} / no RFQ ${ref}`);
     const wanted = ref.toUpperCase();
     for (let page = 1; page <= NUMBER_SEARCH_PAGES; page++) {
-      const listed = await this.list(user, { page, size: 100 });
+      const listed = await this.list(user, page, 100);
       const found = listed.items.find((r) => r.rfqNo === wanted);
       if (found) return found.id;
       if (page * listed.size >= listed.total) break;

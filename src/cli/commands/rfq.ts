@@ -99,7 +99,7 @@ export function registerRfqCommands(program: Command): void {
     .option('--json', 'print the API’s answer as JSON')
     .action(async (opts) => {
       const { client } = chatApiClient(opts);
-      const page = await client.rfqs({ status: opts.status, size: 100 });
+      const page = await client.rfqs(opts.status, 1, 100);
       if (opts.json) return console.log(JSON.stringify(page));
       if (!page.items.length) return console.log('还没有询价单 / no RFQs');
       console.log(

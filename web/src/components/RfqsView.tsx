@@ -29,7 +29,7 @@ export function rfqRoute(hash: string): RfqRoute | undefined {
   return { view: 'list' };
 }
 
-const readRfqs = (client: ChatClient) => client.rfqs({ size: 100 });
+const readRfqs = (client: ChatClient) => client.rfqs(undefined, 1, 100);
 const cny = (n: number) => n.toLocaleString('zh-CN', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
 const when = (iso: string | null) => (iso ? `${iso.replace('T', ' ').slice(0, 16)} UTC` : '—');
 
