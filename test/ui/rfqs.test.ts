@@ -147,6 +147,21 @@ describe.skipIf(!hasChromium)('browser UI: requests for quotation', () => {
     }, 120_000);
   }
 
+  it('the supplier’s quote form, reached from the invitation mail’s link, at 390 and 1,440 px', async () => {
+    const invitation = (await erp('GET', `/rfqs/${rfq.id}/messages`)).items.find((m: Any) => m.direction === 'out');
+    const link = /在线报价 \/ quote online: (\S+)/.exec(invitation.body)?.[1] ?? '';
+    expect(link.startsWith(`${stack.apiUrl}/quote/`)).toBe(true);
+    for (const width of [390, 1440]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'zh-CN' });
+      const page = await context.newPage();
+      await page.goto(link);
+      await page.getByRole('button', { name: '提交报价 / send quote' }).waitFor();
+      expect(await page.textContent('h1')).toContain(rfq.rfqNo);
+      await checkPage(page, `quote-form-${width}`);
+      await context.close();
+    }
+  }, 60_000);
+
   it('a viewer reads the RFQ but gets no award button; another project’s buyer does not see it', async () => {
     const page = await signedIn('viewer', 390);
     await page.goto(`${stack.apiUrl}/#/rfqs/${rfq.id}`);
