@@ -64,6 +64,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   app.use('*', httpServerSpans('procura.api'));
   app.use('*', traceIdMiddleware());
   app.use('/api/*', bodyLimitProblem(MAX_BODY_BYTES));
+  // The quote form posts a supplier's figures: bounded like every API body.
+  app.use('/quote/*', bodyLimitProblem(MAX_BODY_BYTES));
   // Routes declared public answer without a bearer token; the set is known once every feature declared its routes.
   let publicPaths = new Set<string>();
   app.use('/api/v1/*', async (c, next) => {

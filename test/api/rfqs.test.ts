@@ -106,6 +106,9 @@ describe('RFQs through the chat API', () => {
       'replied',
     ]);
 
+    // A body over the API's limit is refused before it is read.
+    const huge = await form(tokens.denso, { submission, note: 'x'.repeat(70 * 1024) });
+    expect(huge.status).toBe(413);
     for (const bad of ['0123456789abcdef01234567', 'not-a-token']) {
       const missing = await fetch(`${h.url}/quote/${bad}`);
       expect(missing.status).toBe(404);

@@ -65,17 +65,15 @@ const deadline = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 export function serveQuoteForm(app: Hono<ApiEnv>, erpUrl: string): void {
   app.get('/quote/:token', async (c) => {
     const token = c.req.param('token');
-    const got = await invitationOf(erpUrl, token);
-    if ('status' in got && typeof got.status === 'number') return page(c, got.status, notFoundBody());
-    const invitation = got as Invitation;
+    const invitation = await invitationOf(erpUrl, token);
+    if (typeof invitation === 'number') return page(c, invitation, unavailableBody(invitation));
     return page(c, 200, formBody(token, invitation, randomUUID(), {}));
   });
 
   app.post('/quote/:token', async (c) => {
     const token = c.req.param('token');
-    const got = await invitationOf(erpUrl, token);
-    if ('status' in got && typeof got.status === 'number') return page(c, got.status, notFoundBody());
-    const invitation = got as Invitation;
+    const invitation = await invitationOf(erpUrl, token);
+    if (typeof invitation === 'number') return page(c, invitation, unavailableBody(invitation));
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const value = (name: string) => (typeof form[name] === 'string' ? (form[name] as string).trim() : '');
     const submission = /^[\w-]{8,64}$/.test(value('submission')) ? value('submission') : randomUUID();
@@ -110,7 +108,7 @@ export function serveQuoteForm(app: Hono<ApiEnv>, erpUrl: string): void {
     };
     if (res.status === 200) return page(c, 200, doneBody(invitation, decline, answer.outcome === 'duplicate'));
     if (res.status === 409) return page(c, 409, closedBody(invitation, answer.detail));
-    if (res.status === 404) return page(c, 404, notFoundBody());
+    if (res.status === 404) return page(c, 404, unavailableBody(404));
     if (res.status === 422)
       return page(
         c,
@@ -131,15 +129,14 @@ export function serveQuoteForm(app: Hono<ApiEnv>, erpUrl: string): void {
   });
 }
 
-/** The invitation the token names, or the status to answer (404 for a token that names none, or is malformed). */
-async function invitationOf(erpUrl: string, token: string): Promise<Invitation | { status: 404 | 503 }> {
-  if (!TOKEN.test(token)) return { status: 404 };
+/** The invitation the token names, or the status to answer: 404 for a token that names none (or is malformed). */
+async function invitationOf(erpUrl: string, token: string): Promise<Invitation | 404 | 503> {
+  if (!TOKEN.test(token)) return 404;
   const res = await fetch(`${erpUrl}/quote-invitations/${token}`, { headers: { accept: 'application/json' } }).catch(
     () => undefined,
   );
-  if (!res) return { status: 503 };
-  if (res.status === 404 || res.status === 422) return { status: 404 };
-  if (!res.ok) return { status: 503 };
+  if (res?.status === 404 || res?.status === 422) return 404;
+  if (!res?.ok) return 503;
   return (await res.json()) as Invitation;
 }
 
@@ -209,6 +206,8 @@ function closedBody(inv: Invitation, detail?: string): string {
   return `${heading(inv)}<p class="err" role="alert">此询价已${esc(label?.zh ?? inv.status)}，不再接受报价 / this RFQ is ${esc(label?.en ?? inv.status)}: it takes no more quotes.${detail ? ` ${esc(detail)}` : ''}</p>`;
 }
 
-function notFoundBody(): string {
-  return '<h1>报价链接无效 / unknown quote link</h1><p class="muted">请使用询价邮件中的链接 / use the link in the invitation mail.</p>';
+function unavailableBody(status: 404 | 503): string {
+  return status === 404
+    ? '<h1>报价链接无效 / unknown quote link</h1><p class="muted">请使用询价邮件中的链接 / use the link in the invitation mail.</p>'
+    : '<h1>暂时无法报价 / the quote form is not available now</h1><p class="muted">请稍后再试 / please try again later.</p>';
 }
