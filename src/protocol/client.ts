@@ -317,6 +317,15 @@ export class ChatClient {
     return this.json('GET', `/api/v1/rfqs/${rfqId}/messages/${messageId}`);
   }
 
+  /** A kept attachment of an RFQ mail, a quote's source file. */
+  async rfqAttachment(rfqId: number, messageId: number, position: number): Promise<Blob> {
+    const response = await fetch(this.url(`/api/v1/rfqs/${rfqId}/messages/${messageId}/attachments/${position}`), {
+      headers: this.headers(),
+    });
+    if (!response.ok) throw await apiError(response);
+    return response.blob();
+  }
+
   /** The caller's schedules. */
   schedules(): Promise<{ items: ScheduleView[] }> {
     return this.json('GET', '/api/v1/schedules');

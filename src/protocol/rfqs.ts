@@ -79,7 +79,8 @@ export interface RfqMessageSummary {
   subject: string;
   outcome: string;
   reason: string | null;
-  attachments: Array<{ name: string; type: string; size: number }>;
+  /** `stored`: kept, so it can be downloaded (an attachment a quote may be read from). */
+  attachments: Array<{ name: string; type: string; size: number; stored: boolean }>;
   at: string;
 }
 

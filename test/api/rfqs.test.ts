@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { receiveReply } from '../../src/mail/index.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 import { answerText, collect, openSse } from './sse.ts';
 
@@ -144,6 +145,45 @@ describe('RFQs through the chat API', () => {
     expect((await h.call('GET', '/api/v1/rfqs/abc')).status).toBe(422);
   });
 
+  it('a mailed reply’s attachment is kept and downloads as it came, for the RFQ’s project only', async () => {
+    const csv = 'line,unit price,currency,lead time\n1,1.95,USD,20\n';
+    const denso = (await erp('GET', '/suppliers')).items.find((s: Any) => s.key === 'denso');
+    // From the supplier's registered address, so it counts.
+    const registered = Buffer.from(
+      [
+        `From: ${denso.contact.email}`,
+        `To: rfq+${tokens.denso}@procura.local`,
+        `Subject: Re: ${rfq.rfqNo}`,
+        `Message-ID: <denso-attachment-${rfq.id}@denso.example>`,
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="b1"',
+        '',
+        '--b1',
+        'Content-Type: text/plain; charset=utf-8',
+        '',
+        'Our quote is attached.',
+        '--b1',
+        'Content-Type: text/csv; name="denso-quote.csv"',
+        'Content-Disposition: attachment; filename="denso-quote.csv"',
+        '',
+        csv,
+        '--b1--',
+        '',
+      ].join('\r\n'),
+    );
+    expect((await receiveReply(h.agent.erp.services.rfqs, registered)).outcome).toBe('recorded');
+    const detail = (await h.call('GET', `/api/v1/rfqs/${rfq.id}`)).body;
+    const mail = detail.messages.find((m: Any) => m.attachments.some((a: Any) => a.name === 'denso-quote.csv'));
+    expect(mail.attachments[0]).toMatchObject({ name: 'denso-quote.csv', stored: true });
+    const path = `/api/v1/rfqs/${rfq.id}/messages/${mail.id}/attachments/0`;
+    const file = await fetch(`${h.url}${path}`, { headers: { authorization: `Bearer ${h.tokens.laoxiao}` } });
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-disposition')).toContain('attachment');
+    expect(await file.text()).toBe(csv);
+    expect((await h.call('GET', path, { token: h.tokens.zhangwei })).status).toBe(404);
+    expect((await h.call('GET', `/api/v1/rfqs/${rfq.id}/messages/${mail.id}/attachments/1`)).status).toBe(404);
+  });
+
   it('another project’s user gets 404, a viewer reads but may not award, no token is 401', async () => {
     for (const path of [`/api/v1/rfqs/${rfq.id}`, `/api/v1/rfqs/${rfq.id}/proposal`, `/api/v1/rfqs/${rfq.rfqNo}`]) {
       const other = await h.call('GET', path, { token: h.tokens.zhangwei });
@@ -194,7 +234,8 @@ describe('RFQs through the chat API', () => {
     });
     const answer = answerText(await collect(res.events));
     expect(answer).toContain(rfq.rfqNo);
-    expect(answer).toContain('2/3');
+    // Bosch and NGK by the form, Denso by mail.
+    expect(answer).toContain('3/3');
     expect(answer).toContain(rfq.replyDeadline.slice(0, 16));
     expect(answer).not.toContain(other.rfqNo);
     // Nothing was changed by the digest.

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
@@ -129,8 +130,8 @@ describe.skipIf(!hasChromium)('browser UI: requests for quotation', () => {
       expect(await page.getByTestId('rfq-award-button').count()).toBe(proposal.ranking.length);
       await checkPage(page, `rfq-${width}`);
 
-      // A quote read from a mail links to that mail.
-      const mailed = quotes.find((q) => q.source.kind === 'mail' && q.status === 'quoted');
+      // A quote read from a mail's attachment links to that mail, whose attachment downloads as it came.
+      const mailed = quotes.find((q) => q.source.kind === 'mail' && q.status === 'quoted' && q.source.attachment);
       await page
         .locator(`[data-testid=rfq-quote][data-supplier="${mailed.supplier.id}"]`)
         .getByTestId('quote-source')
@@ -138,8 +139,13 @@ describe.skipIf(!hasChromium)('browser UI: requests for quotation', () => {
       const message = page.getByTestId('rfq-message');
       await message.waitFor();
       expect(await message.textContent()).toContain(mailed.source.from);
-      if (mailed.source.attachment)
-        expect(await page.getByTestId('rfq-attachments').textContent()).toContain(mailed.source.attachment);
+      const attachment = page.getByTestId('rfq-attachments').locator('li', { hasText: mailed.source.attachment });
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        attachment.getByTestId('rfq-attachment-download').click(),
+      ]);
+      expect(download.suggestedFilename()).toBe(mailed.source.attachment);
+      expect(fs.statSync(await download.path()).size).toBeGreaterThan(0);
       await checkPage(page, `message-${width}`);
       await page.goBack();
       await page.getByTestId('rfq-quotes').waitFor();

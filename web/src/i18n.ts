@@ -219,6 +219,7 @@ const zh = {
   rfqMessage: '邮件',
   rfqMessageFrom: '发件人',
   rfqAttachments: '附件',
+  rfqDownload: '下载',
   rfqBackToRfq: '← 返回询价单',
   reconnectNowTrying: '第 {n} 次尝试，正在连接…',
 } as const;
@@ -446,6 +447,7 @@ const en: Record<TextKey, string> = {
   rfqMessage: 'Message',
   rfqMessageFrom: 'From',
   rfqAttachments: 'Attachments',
+  rfqDownload: 'Download',
   rfqBackToRfq: '← Back to the RFQ',
   reconnectNowTrying: 'attempt {n}, connecting…',
 };

@@ -73,5 +73,24 @@ export function rfqsApp(deps: RfqsAppDeps): ApiRoutes {
     },
     async (c, { params }) => c.json(await deps.rfqs.message(c.var.user, params.rfq, params.message)),
   );
+  routes.add(
+    {
+      method: 'get',
+      path: '/rfqs/{rfq}/messages/{message}/attachments/{position}',
+      operationId: 'getRfqAttachment',
+      summary: '询价邮件的附件下载（报价来源文件）/ download a kept attachment of an RFQ mail, a quote’s source file',
+      tags,
+      params: {
+        rfq: RfqRef,
+        message: z.coerce.number().int().positive().max(2_147_483_647),
+        position: z.coerce.number().int().min(0).max(100),
+      },
+      responses: {
+        200: { description: 'the file as it came', file: ['application/octet-stream'] },
+        404: { description: '没有这个附件 / no such kept attachment in the user’s project' },
+      },
+    },
+    async (c, { params }) => deps.rfqs.attachment(c.var.user, params.rfq, params.message, params.position),
+  );
   return routes;
 }

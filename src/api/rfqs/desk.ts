@@ -5,7 +5,7 @@ import {
   type RfqPage,
   type RfqProposalView,
 } from '../../protocol/index.ts';
-import { notFound } from '../../shared/index.ts';
+import { notFound, ProblemError } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import { erpAsUser } from '../erp-call.ts';
 
@@ -49,6 +49,28 @@ export class RfqDesk {
     const found = items.find((m) => m.id === messageId);
     if (!found) throw notFound(`询价单 ${ref} 没有邮件 ${messageId} / RFQ ${ref} has no message ${messageId}`);
     return found;
+  }
+
+  /** A kept attachment of one of the RFQ's mails, as the ERP streams it (a download, never shown inline). */
+  async attachment(user: ApiUser, ref: string, messageId: number, position: number): Promise<Response> {
+    const id = await this.idOf(user, ref);
+    const res = await fetch(`${this.erpUrl}/rfqs/${id}/messages/${messageId}/attachments/${position}`, {
+      headers: {
+        authorization: `Bearer ${user.token}`,
+        'x-project-id': user.projectId,
+        'x-trace-id': `rfqs-${user.username}`,
+      },
+    }).catch(() => undefined);
+    if (res?.status === 404) throw notFound(`没有这个附件 / no attachment ${position} of message ${messageId}`);
+    if (!res?.ok)
+      throw new ProblemError(503, 'erp_unavailable', `ERP 不可用 / ERP unavailable (${res?.status ?? 'no answer'})`);
+    return new Response(res.body, {
+      headers: {
+        'content-type': 'application/octet-stream',
+        'content-disposition': res.headers.get('content-disposition') ?? 'attachment',
+        'x-content-type-options': 'nosniff',
+      },
+    });
   }
 
   /** The id of an RFQ given by id or by number; a number nobody in the user's project holds is a 404. */

@@ -564,6 +564,32 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   app.openapi(
     route({
       method: 'get',
+      operationId: 'getRfqAttachment',
+      path: '/rfqs/{id}/messages/{message}/attachments/{position}',
+      summary: '询价邮件的附件（报价来源文件）/ a kept attachment of an RFQ mail, a quote’s source file',
+      tags: ['rfqs'],
+      request: { params: s.RfqAttachmentParams },
+      responses: {
+        200: {
+          description: 'the file, as it came',
+          content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+        },
+        404: problem('no such RFQ, message or kept attachment'),
+      },
+    }),
+    async (c) => {
+      const { id, message, position } = c.req.valid('param');
+      const file = await services.rfqs.attachment(c.var.ctx, id, message, position);
+      return c.body(new Uint8Array(file.content), 200, {
+        'content-type': 'application/octet-stream',
+        'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+        'x-content-type-options': 'nosniff',
+      });
+    },
+  );
+  app.openapi(
+    route({
+      method: 'get',
       operationId: 'getRfqProposal',
       path: '/rfqs/{id}/proposal',
       summary:

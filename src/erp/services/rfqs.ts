@@ -55,6 +55,8 @@ export interface RfqMessage {
   reason?: string;
   body: string;
   attachments: Array<{ name: string; type: string; size: number }>;
+  /** The content of some of them (those a quote may be read from), by their place in `attachments`. */
+  files?: Array<{ position: number; content: Buffer }>;
 }
 
 /** What the mail side needs to write to or quote from an invitation, found by its token. */
@@ -541,6 +543,11 @@ export class RfqBook {
       .onConflict((oc) => oc.column('message_id').doNothing())
       .returning('id')
       .executeTakeFirst();
+    if (inserted && m.files?.length)
+      await trx
+        .insertInto('rfq_attachments')
+        .values(m.files.map((f) => ({ message_id: m.messageId, position: f.position, content: f.content })))
+        .execute();
     return inserted !== undefined;
   }
 
@@ -548,6 +555,17 @@ export class RfqBook {
   async messages(ctx: ErpContext, id: number) {
     await this.row(this.db, ctx.projectId, id);
     const rows = await this.db.selectFrom('rfq_messages').selectAll().where('rfq_id', '=', id).orderBy('id').execute();
+    const stored = rows.length
+      ? await this.db
+          .selectFrom('rfq_attachments')
+          .select(['message_id', 'position'])
+          .where(
+            'message_id',
+            'in',
+            rows.map((r) => r.message_id),
+          )
+          .execute()
+      : [];
     return rows.map((r) => ({
       id: Number(r.id),
       direction: r.direction,
@@ -558,9 +576,34 @@ export class RfqBook {
       outcome: r.outcome,
       reason: r.reason,
       body: r.body,
-      attachments: JSON.parse(r.attachments) as RfqMessage['attachments'],
+      attachments: (JSON.parse(r.attachments) as RfqMessage['attachments']).map((a, position) => ({
+        ...a,
+        stored: stored.some((s) => s.message_id === r.message_id && s.position === position),
+      })),
       at: r.at,
     }));
+  }
+
+  /** One kept attachment of a mail of the RFQ: its name, type and content. */
+  async attachment(ctx: ErpContext, id: number, messageRowId: number, position: number) {
+    await this.row(this.db, ctx.projectId, id);
+    const message = await this.db
+      .selectFrom('rfq_messages')
+      .select(['message_id', 'attachments'])
+      .where('id', '=', messageRowId)
+      .where('rfq_id', '=', id)
+      .executeTakeFirst();
+    const meta = message && (JSON.parse(message.attachments) as RfqMessage['attachments'])[position];
+    const file =
+      message &&
+      (await this.db
+        .selectFrom('rfq_attachments')
+        .select('content')
+        .where('message_id', '=', message.message_id)
+        .where('position', '=', position)
+        .executeTakeFirst());
+    if (!meta || !file) throw notFound(`没有这个附件 / no attachment ${position} of message ${messageRowId}`);
+    return { name: meta.name, type: meta.type, content: Buffer.from(file.content) };
   }
 
   /** The invitation a token names, with its RFQ as the supplier may see it. */

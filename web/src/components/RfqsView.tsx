@@ -11,6 +11,7 @@ import {
   type RfqSummaryView,
   type SupplierName,
 } from '../../../src/protocol/index.ts';
+import { saveBlob } from '../download.ts';
 import { LangContext, useT } from '../i18n.ts';
 import { useListing } from '../useListing.ts';
 
@@ -393,10 +394,32 @@ function RfqMessage({ client, id, message }: { client: ChatClient; id: number; m
             {mail.reason ? ` · ${mail.reason}` : ''}
           </p>
           {mail.attachments.length > 0 && (
-            <p data-testid="rfq-attachments">
-              {t('rfqAttachments')}:{' '}
-              {mail.attachments.map((a) => `${a.name} (${a.type}, ${Math.ceil(a.size / 1024)} KiB)`).join(' · ')}
-            </p>
+            <ul className="rfq-attachments" data-testid="rfq-attachments" aria-label={t('rfqAttachments')}>
+              {mail.attachments.map((a, position) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: an attachment is named by its place in the mail, which never changes
+                <li key={`${a.name}-${position}`}>
+                  {a.name}{' '}
+                  <span className="muted">
+                    ({a.type}, {Math.ceil(a.size / 1024)} KiB)
+                  </span>{' '}
+                  {a.stored && (
+                    <button
+                      type="button"
+                      className="btn btn-small"
+                      data-testid="rfq-attachment-download"
+                      onClick={() =>
+                        client
+                          .rfqAttachment(id, message, position)
+                          .then((blob) => saveBlob(blob, a.name))
+                          .catch((e: Error) => setError(e.message))
+                      }
+                    >
+                      {t('rfqDownload')}
+                    </button>
+                  )}
+                </li>
+              ))}
+            </ul>
           )}
           {/* What a supplier wrote is data: shown as text, never as markup. */}
           <pre className="rfq-message-body">{mail.body}</pre>
