@@ -18,6 +18,8 @@ import { type ChatAppDeps, chatApp } from './chat/app.ts';
 import type { ApiEnv } from './http.ts';
 import { ApiRoutes, type Operation, openApiDocument } from './openapi.ts';
 import { type ReportsAppDeps, reportsApp } from './reports/app.ts';
+import { type RfqsAppDeps, rfqsApp } from './rfqs/app.ts';
+import { serveQuoteForm } from './rfqs/quote-form.ts';
 import { type SchedulesAppDeps, schedulesApp } from './schedules/app.ts';
 import { serveWebUi } from './web-ui.ts';
 
@@ -38,7 +40,10 @@ export type ApiAppDeps = ChatAppDeps &
   AdminAppDeps &
   ApprovalsAppDeps &
   SchedulesAppDeps &
-  ReportsAppDeps & {
+  ReportsAppDeps &
+  RfqsAppDeps & {
+    /** ERP REST base: the quote form hands suppliers' replies to its quote-form call. */
+    erpUrl: string;
     users: ErpUsers;
     /** Readiness checks by name; each resolves when its dependency answers. */
     readiness: Record<string, () => Promise<unknown>>;
@@ -59,6 +64,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   app.use('*', httpServerSpans('procura.api'));
   app.use('*', traceIdMiddleware());
   app.use('/api/*', bodyLimitProblem(MAX_BODY_BYTES));
+  // The quote form posts a supplier's figures: bounded like every API body.
+  app.use('/quote/*', bodyLimitProblem(MAX_BODY_BYTES));
   // Routes declared public answer without a bearer token; the set is known once every feature declared its routes.
   let publicPaths = new Set<string>();
   app.use('/api/v1/*', async (c, next) => {
@@ -138,7 +145,15 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
     },
   );
 
-  const features = [edge, adminApp(deps), chatApp(deps), approvalsApp(deps), schedulesApp(deps), reportsApp(deps)];
+  const features = [
+    edge,
+    adminApp(deps),
+    chatApp(deps),
+    approvalsApp(deps),
+    schedulesApp(deps),
+    reportsApp(deps),
+    rfqsApp(deps),
+  ];
   const operations = features.flatMap((feature) => feature.operations);
   const document = openApiDocument([OPENAPI_OPERATION, ...operations]);
   app.get(`/api/v1${OPENAPI_OPERATION.path}`, (c) => c.json(document));
@@ -148,6 +163,8 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   app.all('/api/*', (c) =>
     problemResponse(c, new ProblemError(404, 'not_found', `没有这个接口 / no route ${c.req.method} ${c.req.path}`)),
   );
+  // Before the browser UI: the quote form is a page of its own, with its own policy.
+  serveQuoteForm(app, deps.erpUrl);
   serveWebUi(app, deps.webDir, deps.imageOrigins ?? []);
   app.notFound((c) =>
     problemResponse(c, new ProblemError(404, 'not_found', `没有这个页面 / nothing at ${c.req.path}`)),

@@ -16,6 +16,7 @@ import { Sessions, type SessionTables } from './chat/sessions.ts';
 import { openApiDatabase } from './db.ts';
 import { API_MIGRATIONS } from './migrations.ts';
 import { type ExportLimits, ReportExports } from './reports/exports.ts';
+import { RfqDesk } from './rfqs/desk.ts';
 import { defaultTimezone } from './schedules/cron.ts';
 import { Scheduler } from './schedules/scheduler.ts';
 import { CredentialSealer, Schedules } from './schedules/schedules.ts';
@@ -152,7 +153,9 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     events,
     history,
     exports,
+    erpUrl: erpBase,
     approvals: new OrderApprovals(erpBase),
+    rfqs: new RfqDesk(erpBase),
     notices: new OrderNotices({
       database,
       events,

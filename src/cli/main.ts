@@ -11,6 +11,7 @@ const commands: Record<string, () => Promise<(program: Command) => void>> = {
   suppliers: async () => (await import('./commands/suppliers.ts')).registerSupplierCommands,
   user: async () => (await import('./commands/user.ts')).registerUserCommands,
   chat: async () => (await import('./commands/chat.ts')).registerChatCommand,
+  rfq: async () => (await import('./commands/rfq.ts')).registerRfqCommands,
 };
 
 /** `procura <command>`: every part of Procura, alone or together. */

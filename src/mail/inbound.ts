@@ -64,6 +64,12 @@ export async function receiveReply(
     type: a.contentType,
     size: a.size,
   }));
+  // Those a quote may be read from are kept, so the buyer can open the source of a figure.
+  const files = mail.attachments
+    .map((a, position) => ({ position, content: a.content, kind: readableKind(a), size: a.size }))
+    .filter((f) => f.kind && f.size <= MAX_ATTACHMENT_BYTES)
+    .slice(0, MAX_ATTACHMENTS)
+    .map(({ position, content }) => ({ position, content }));
   const message = (outcome: string, reason?: string): RfqMessage => ({
     messageId,
     direction: 'in',
@@ -73,6 +79,8 @@ export async function receiveReply(
     reason,
     body: mail.text ?? '',
     attachments,
+    // A refused mail's attachments are listed, never kept.
+    ...(outcome !== 'refused' && { files }),
   });
   const refuse = async (reason: string, known: string | null): Promise<InboundResult> => {
     await rfqs.keepMessage(known, message('refused', reason));
@@ -122,14 +130,18 @@ export async function receiveReply(
   }
 }
 
+/** Which readable kind an attachment is (by its type or its name), if any. */
+function readableKind(a: { contentType: string; filename?: string }) {
+  return READABLE.find((r) => (r.types as readonly string[]).includes(a.contentType) || r.ext.test(a.filename ?? ''))
+    ?.kind;
+}
+
 /** The quote in a mail: the first attachment with a quote table, else the body's HTML or text table. */
 async function readMail(mail: Awaited<ReturnType<typeof simpleParser>>, currency: string) {
   const ignored: string[] = [];
   let checked = 0;
   for (const a of mail.attachments) {
-    const kind = READABLE.find(
-      (r) => (r.types as readonly string[]).includes(a.contentType) || r.ext.test(a.filename ?? ''),
-    )?.kind;
+    const kind = readableKind(a);
     const name = a.filename ?? '(unnamed)';
     if (!kind || a.size > MAX_ATTACHMENT_BYTES || checked >= MAX_ATTACHMENTS) {
       if (a.contentDisposition === 'attachment' || kind) ignored.push(name);

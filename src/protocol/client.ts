@@ -8,6 +8,7 @@ import type { AgentLabel, AgentList } from './agents.ts';
 import type { AdminDecision, PendingOrders, PendingOrderView } from './approvals.ts';
 import { type ChatEvent, type RunUsage, TERMINAL_EVENTS } from './events.ts';
 import type { HumanDecision } from './human.ts';
+import type { RfqDetailView, RfqMessageView, RfqPage, RfqProposalView } from './rfqs.ts';
 import type { ScheduleInput, ScheduleView, StartedScheduleRun } from './schedules.ts';
 import type { CancelledRun, Health, Me, Readiness, SessionDetail, SessionRecord } from './service.ts';
 
@@ -293,6 +294,36 @@ export class ChatClient {
   /** An admin's decision on a pending order; the answer is the order as it stands after it. */
   decideOrder(orderId: number, decision: AdminDecision): Promise<PendingOrderView> {
     return this.json('POST', `/api/v1/approvals/${orderId}`, decision);
+  }
+
+  /** The project's requests for quotation, newest first (with a status: only those in it). */
+  rfqs(status?: string, page = 1, size = 50): Promise<RfqPage> {
+    const params = new URLSearchParams({ page: String(page), size: String(size), ...(status && { status }) });
+    return this.json('GET', `/api/v1/rfqs?${params}`);
+  }
+
+  /** One RFQ by its id or its number (`RFQ-202612-000001`), with its mails and what the caller may do. */
+  rfq(ref: string | number): Promise<RfqDetailView> {
+    return this.json('GET', `/api/v1/rfqs/${encodeURIComponent(String(ref))}`);
+  }
+
+  /** The ERP's award proposal for an RFQ: the ranking with its reasons, and the quotes left out with why. */
+  rfqProposal(ref: string | number): Promise<RfqProposalView> {
+    return this.json('GET', `/api/v1/rfqs/${encodeURIComponent(String(ref))}/proposal`);
+  }
+
+  /** One mail of an RFQ (a quote's source) with its text. */
+  rfqMessage(rfqId: number, messageId: number): Promise<RfqMessageView> {
+    return this.json('GET', `/api/v1/rfqs/${rfqId}/messages/${messageId}`);
+  }
+
+  /** A kept attachment of an RFQ mail, a quote's source file. */
+  async rfqAttachment(rfqId: number, messageId: number, position: number): Promise<Blob> {
+    const response = await fetch(this.url(`/api/v1/rfqs/${rfqId}/messages/${messageId}/attachments/${position}`), {
+      headers: this.headers(),
+    });
+    if (!response.ok) throw await apiError(response);
+    return response.blob();
   }
 
   /** The caller's schedules. */

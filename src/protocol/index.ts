@@ -61,6 +61,21 @@ export {
   HumanDecisionSchema,
   type HumanRequest,
 } from './human.ts';
+export {
+  awardRequest,
+  OPEN_RFQ_STATUSES,
+  quoteMessage,
+  quoteRows,
+  RFQ_STATUS_LABELS,
+  type RfqDetailView,
+  type RfqMessageSummary,
+  type RfqMessageView,
+  type RfqPage,
+  type RfqProposalView,
+  type RfqQuoteView,
+  type RfqSummaryView,
+  type SupplierName,
+} from './rfqs.ts';
 export { isReadOnly, ROLES, type Role, RoleSchema } from './roles.ts';
 export {
   CADENCE_REPORT,

@@ -1,12 +1,16 @@
 import { z } from 'zod';
 
-/** What a schedule can run: the morning inventory digest, a price watch, or a request of the owner's own. */
-export const SCHEDULE_KINDS = ['inventory_digest', 'price_watch', 'custom'] as const;
+/**
+ * What a schedule can run: the morning inventory digest, a price watch, the open requests for quotation with their
+ * replies and deadlines, or a request of the owner's own.
+ */
+export const SCHEDULE_KINDS = ['inventory_digest', 'price_watch', 'rfq_digest', 'custom'] as const;
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
 
 /** What a schedule asks, by kind. */
 export type ScheduleParams =
   | { kind: 'inventory_digest' }
+  | { kind: 'rfq_digest' }
   | { kind: 'price_watch'; parts: string[]; categories: string[]; threshold_pct: number }
   | { kind: 'custom'; request: string };
 

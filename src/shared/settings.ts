@@ -25,6 +25,8 @@ const settingsSchema = z.object({
   chartMcpToken: z.string().min(16).max(200).optional().meta({ env: 'CHART_MCP_TOKEN' }),
   erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000).meta({ env: 'ERP_MCP_PORT' }),
   apiPort: z.coerce.number().int().min(0).max(65535).default(3000).meta({ env: 'API_PORT' }),
+  /** The chat API's address as suppliers and colleagues reach it (links in mail: the quote form); default its own. */
+  publicUrl: httpUrl.optional().meta({ env: 'PROCURA_PUBLIC_URL' }),
   /** Sandbox limits; unset means the built-in defaults (see the README, "Sandbox"). */
   sandboxMemoryMb: z.coerce.number().int().min(1).max(4096).optional().meta({ env: 'SANDBOX_MEMORY_MB' }),
   sandboxTimeoutMs: z.coerce.number().int().min(100).optional().meta({ env: 'SANDBOX_TIMEOUT_MS' }),

@@ -212,22 +212,31 @@ for (const backend of BACKENDS) {
       const id = created.body.id;
       await h.call('POST', `/api/rfqs/${id}/send`, { body: { version: 1 } });
       const torch = await tokenOf(id, supplierOf('Torch'));
-      await h.call('POST', `/api/quote-invitations/${torch}`, {
+      const torchForm = {
         token: null,
+        headers: { 'idempotency-key': `form-${id}` },
         body: { lines: [{ lineNo: 1, unitPrice: 9.05, currency: 'CNY', leadTimeDays: 7 }] },
-      });
+      };
+      expect((await h.call('POST', `/api/quote-invitations/${torch}`, torchForm)).body.outcome).toBe('recorded');
+      // The same form submission sent again is recognised: nothing changes, nothing is audited twice.
+      const resent = await h.call('POST', `/api/quote-invitations/${torch}`, torchForm);
+      expect(resent.body.outcome).toBe('duplicate');
+      expect(resent.headers.get('idempotent-replayed')).toBe('true');
       const open = (await h.call('GET', `/api/rfqs/${id}`)).body;
+      expect(open.quotes).toHaveLength(1);
+      expect(open.quotes[0].source).toMatchObject({ kind: 'form', messageId: expect.stringContaining('form-') });
       const closed = (await h.call('POST', `/api/rfqs/${id}/close`, { body: { version: open.version } })).body;
-      // A reply after the close is kept and marked late.
+      // After the close the form refuses; a reply entered for the supplier is kept and marked late.
       const bosch = await tokenOf(id, supplierOf('Bosch'));
-      expect(
-        (
-          await h.call('POST', `/api/quote-invitations/${bosch}`, {
-            token: null,
-            body: { lines: [{ lineNo: 1, unitPrice: 14, currency: 'CNY' }] },
-          })
-        ).body,
-      ).toEqual({ outcome: 'recorded', late: true });
+      const refusedForm = await h.call('POST', `/api/quote-invitations/${bosch}`, {
+        token: null,
+        body: { lines: [{ lineNo: 1, unitPrice: 14, currency: 'CNY' }] },
+      });
+      expect(refusedForm.status).toBe(409);
+      const entered = await h.call('POST', `/api/rfqs/${id}/quotes`, {
+        body: { supplierId: supplierOf('Bosch'), lines: [{ lineNo: 1, unitPrice: 14, currency: 'CNY' }] },
+      });
+      expect(entered.body.quotes.find((q: Any) => q.supplier.id === supplierOf('Bosch')).late).toBe(true);
       // Another buyer may not award someone else's RFQ.
       const other = await h.erp.services.users.create({
         username: `buyer-${backend.name}`,

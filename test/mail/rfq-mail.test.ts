@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quoteFormPath } from '../../src/api/index.ts';
 import { RfqMail } from '../../src/mail/index.ts';
 import { INJECTED_INSTRUCTION, SUPPLIER_STYLES, SupplierMailDesk } from '../../src/suppliers/index.ts';
 import { type ErpHarness, startHarness } from '../erp/harness.ts';
@@ -45,6 +46,7 @@ describe('requests for quotation by mail: real SMTP both ways, simulated supplie
       from: 'buyer@procura.test',
       inbound: { host: '127.0.0.1', port: inboundPort },
       intervalMs: 60_000,
+      quoteFormUrl: (token) => `https://procura.example${quoteFormPath(token)}`,
     }).start();
   const startDesk = (delays: Record<string, number>) =>
     new SupplierMailDesk({
@@ -119,6 +121,16 @@ describe('requests for quotation by mail: real SMTP both ways, simulated supplie
     expect(out[0].body).toContain(String(now.lines[0].quantity));
     expect(out[0].body).toContain(now.replyDeadline.slice(0, 10));
     expect(desk.journal().every((e) => e.replyTo.startsWith('rfq+') && e.replyTo.endsWith(`@${DOMAIN}`))).toBe(true);
+    // Each mail links the quote form of its own invitation: the token of its reply address.
+    const formTokens = out.map(
+      (m) => /在线报价 \/ quote online: https:\/\/procura\.example\/quote\/([0-9a-f]{24})/.exec(m.body)?.[1],
+    );
+    expect(formTokens.sort()).toEqual(
+      desk
+        .journal()
+        .map((e) => /^rfq\+([0-9a-f]{24})@/.exec(e.replyTo)?.[1])
+        .sort(),
+    );
     // The suppliers read the lines from the attached template.
     expect(desk.journal()[0].lines).toEqual([
       { lineNo: 1, quantity: 200 },

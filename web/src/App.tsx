@@ -1,10 +1,19 @@
 import { type ReactNode, useCallback, useEffect, useMemo, useState } from 'react';
-import { type AgentLabel, type AgentSuggestions, ApiError, ChatClient, type Me } from '../../src/protocol/index.ts';
+import {
+  type AgentLabel,
+  type AgentSuggestions,
+  ApiError,
+  awardRequest,
+  ChatClient,
+  type Me,
+  type SupplierName,
+} from '../../src/protocol/index.ts';
 import { ApprovalQueue } from './components/ApprovalQueue.tsx';
 import { ConnectionBanner } from './components/ConnectionBanner.tsx';
 import { Conversation } from './components/Conversation.tsx';
 import { OrderPanel } from './components/OrderPanel.tsx';
 import { ReportPanel } from './components/ReportPanel.tsx';
+import { type RfqRoute, RfqsView, rfqRoute } from './components/RfqsView.tsx';
 import { SchedulesPanel } from './components/SchedulesPanel.tsx';
 import { Sidebar } from './components/Sidebar.tsx';
 import { SignIn } from './components/SignIn.tsx';
@@ -102,6 +111,8 @@ function Workspace({
   const [showSchedules, setShowSchedules] = useState(false);
   /** On narrow screens the history and the side panel are drawers over the conversation; at most one is open. */
   const [drawer, setDrawer] = useState<'history' | 'panel'>();
+  /** The RFQ screen the address names (`#/rfqs…`): shown in place of the conversation. */
+  const [rfqs, setRfqs] = useState<RfqRoute | undefined>(() => rfqRoute(window.location.hash));
   const { view, refreshSessions, open } = chat;
   const spent = conversationUsage(view);
   const unseen = chat.sessions.filter((s) => s.unseen);
@@ -109,6 +120,7 @@ function Workspace({
   const openSession = useCallback(
     async (id: string) => {
       setDrawer(undefined);
+      setRfqs(undefined);
       await open(id);
       await refreshSessions();
     },
@@ -155,12 +167,25 @@ function Workspace({
   useEffect(() => {
     const follow = () => {
       const id = sessionInHash(window.location.hash);
+      const rfq = rfqRoute(window.location.hash);
+      setRfqs(rfq);
       if (id && id !== openId) void openSession(id);
-      else if (!id && openId) newChat();
+      else if (!id && !rfq && openId) newChat();
     };
     window.addEventListener('hashchange', follow);
     return () => window.removeEventListener('hashchange', follow);
   }, [openId, openSession, newChat]);
+
+  // An award is asked of the sourcing agent in a conversation of its own: each of its writes waits for approval.
+  const { send } = chat;
+  const award = useCallback(
+    (rfqNo: string, supplier: SupplierName) => {
+      setRfqs(undefined);
+      newChat();
+      send(awardRequest(rfqNo, supplier, lang === 'en'));
+    },
+    [newChat, send, lang],
+  );
 
   const charts = view.messages.flatMap((m) => m.charts);
   const hasReport = view.files.some((f) => f.endsWith('.md'));
@@ -217,6 +242,9 @@ function Workspace({
               ⏰ <span className="notify-count">{unseen.length}</span>
             </button>
           )}
+          <a className="btn btn-ghost" data-testid="rfqs" href="#/rfqs" aria-current={rfqs ? 'page' : undefined}>
+            {t('rfqs')}
+          </a>
           <button
             type="button"
             className="btn btn-ghost"
@@ -263,6 +291,7 @@ function Workspace({
         onOpen={openSession}
         onNew={() => {
           setDrawer(undefined);
+          setRfqs(undefined);
           chat.newChat();
         }}
         onRename={chat.rename}
@@ -305,18 +334,22 @@ function Workspace({
             </button>
           </div>
         )}
-        <Conversation
-          view={view}
-          busy={chat.busy}
-          stopping={chat.stopping}
-          suggestions={suggestions}
-          onSend={chat.send}
-          onResend={chat.resend}
-          onStop={chat.stop}
-          onDecide={chat.decide}
-          standing={standing}
-          onRetry={chat.retry}
-        />
+        {rfqs ? (
+          <RfqsView client={client} route={rfqs} onAward={award} />
+        ) : (
+          <Conversation
+            view={view}
+            busy={chat.busy}
+            stopping={chat.stopping}
+            suggestions={suggestions}
+            onSend={chat.send}
+            onResend={chat.resend}
+            onStop={chat.stop}
+            onDecide={chat.decide}
+            standing={standing}
+            onRetry={chat.retry}
+          />
+        )}
       </main>
       <aside
         className={`inspector ${drawer === 'panel' ? 'drawer-open' : ''}`}

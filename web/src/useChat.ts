@@ -378,7 +378,9 @@ export function useChat(client: ChatClient) {
     setBusy(false);
     setReconnecting(undefined);
     navigateTo('#/');
-    setView(emptyView());
+    // At once, not at the next render: a message sent right after (an award asked from an RFQ) starts a new session.
+    viewRef.current = emptyView();
+    setView(viewRef.current);
   }, [stopWatching]);
 
   const rename = useCallback(

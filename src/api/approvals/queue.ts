@@ -1,7 +1,8 @@
-import { ErpHttpError, erpRequest, type Order } from '../../erp/index.ts';
+import type { Order } from '../../erp/index.ts';
 import type { AdminDecision, PendingOrders } from '../../protocol/index.ts';
-import { forbidden, ProblemError } from '../../shared/index.ts';
+import { forbidden } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
+import { erpAsUser } from '../erp-call.ts';
 
 const MAX_PENDING = 50;
 
@@ -28,22 +29,8 @@ export class OrderApprovals {
     });
   }
 
-  private async erp<T>(user: ApiUser, method: string, path: string, request: Parameters<typeof erpRequest>[3]) {
-    try {
-      return await erpRequest<T>(
-        { baseUrl: this.erpUrl, token: user.token, projectId: user.projectId, traceId: `approvals-${user.username}` },
-        method,
-        path,
-        request,
-      );
-    } catch (error) {
-      // The ERP's own refusal (403, 404, 409, 422) is the answer, passed on with its status.
-      if (error instanceof ErpHttpError && error.status >= 400 && error.status < 500)
-        throw new ProblemError(error.status, error.code, error.message, {
-          ...(error.fieldErrors.length ? { errors: error.fieldErrors } : {}),
-        });
-      throw new ProblemError(503, 'erp_unavailable', `ERP 不可用 / ERP unavailable: ${(error as Error).message}`);
-    }
+  private erp<T>(user: ApiUser, method: string, path: string, request: Parameters<typeof erpAsUser>[5]) {
+    return erpAsUser<T>(this.erpUrl, user, 'approvals', method, path, request);
   }
 }
 

@@ -143,6 +143,8 @@ export function scheduleRequest(params: ScheduleParams, cron: string): string {
   switch (params.kind) {
     case 'inventory_digest':
       return `库存预警${report.zh}：列出低于安全库存（再订货点）的零部件、在途数量和建议补货量，最紧急的在前。只汇报，不要下单。\nInventory digest (${report.en}): list the parts below their reorder point with quantities on order and suggested reorder quantities, most urgent first. Report only; do not place orders.`;
+    case 'rfq_digest':
+      return `询价进展${report.zh}：列出我进行中的询价单（已发出、收集中），每张的已回复/受邀供应商数和报价截止时间，截止最早的在前。只汇报，不做任何更改。\nOpen RFQs (${report.en}): list my requests for quotation still open (sent or collecting) with replies received against suppliers invited and the reply deadline, earliest deadline first. Report only; change nothing.`;
     case 'price_watch': {
       const watched = [...params.parts, ...params.categories].join('、');
       const english = [...params.parts, ...params.categories].join(', ');

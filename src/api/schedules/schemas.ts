@@ -10,6 +10,7 @@ const ScheduleFields = {
 const WatchedName = z.string().trim().min(1).max(64).regex(NoControl, 'control characters are not allowed');
 export const ScheduleBody = z.discriminatedUnion('kind', [
   z.strictObject({ ...ScheduleFields, kind: z.literal('inventory_digest') }),
+  z.strictObject({ ...ScheduleFields, kind: z.literal('rfq_digest') }),
   z
     .strictObject({
       ...ScheduleFields,

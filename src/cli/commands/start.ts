@@ -63,6 +63,8 @@ export async function planOf(settings: Settings): Promise<Plan> {
     chartsPort: settings.chartsPort || (await freePort(rendererHost)),
     chartMcpPort: settings.chartMcpUrl || settings.chartMcpPort ? settings.chartMcpPort : await freePort('127.0.0.1'),
     chartMcpToken: settings.chartMcpToken ?? randomBytes(24).toString('base64url'),
+    // Known before the chat API starts: the RFQ mail links each invitation's quote form under it.
+    apiPort: settings.apiPort || (await freePort(settings.host)),
   };
 }
 
@@ -104,12 +106,14 @@ const parts: PartSpec[] = [
     async start(settings, started, options) {
       const erp = started.get('ERP')!.erp;
       if (!erp) return { url: 'off', detail: 'ERP not in this process', close: async () => undefined };
-      const [{ RfqMail }, { SupplierMailDesk }, { freePort }, path] = await Promise.all([
+      const [{ RfqMail }, { SupplierMailDesk }, { freePort }, { quoteFormPath }, path] = await Promise.all([
         import('../../mail/index.ts'),
         import('../../suppliers/index.ts'),
         import('../../tools/index.ts'),
+        import('../../api/index.ts'),
         import('node:path'),
       ]);
+      const publicUrl = settings.publicUrl ?? `http://${urlHost(settings.host)}:${settings.apiPort}`;
       const env = options.env ?? process.env;
       const inboundPort = Number(env.PROCURA_MAIL_PORT) || (await freePort('127.0.0.1'));
       const desk = env.SMTP_URL
@@ -124,6 +128,7 @@ const parts: PartSpec[] = [
         replyDomain: env.PROCURA_MAIL_DOMAIN ?? 'procura.local',
         from: env.PROCURA_MAIL_FROM ?? 'procurement@procura.local',
         inbound: { host: '127.0.0.1', port: inboundPort },
+        quoteFormUrl: (token) => `${publicUrl}${quoteFormPath(token)}`,
       }).start();
       return {
         url: `smtp://127.0.0.1:${inboundPort}`,

@@ -423,6 +423,18 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         if (used.length) await new PartSearchIndex(dialect).rebuild(db);
       },
     },
+    '011_rfq_attachments': {
+      async up(db: Db) {
+        // The attachments a reply's figures are read from, kept so the buyer can open the source itself.
+        await db.schema
+          .createTable('rfq_attachments')
+          .addColumn('message_id', 'text', (c) => c.notNull())
+          .addColumn('position', 'integer', (c) => c.notNull())
+          .addColumn('content', dialect === 'postgres' ? 'bytea' : 'blob', (c) => c.notNull())
+          .addPrimaryKeyConstraint('rfq_attachments_pk', ['message_id', 'position'])
+          .execute();
+      },
+    },
   };
 }
 

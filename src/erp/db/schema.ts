@@ -225,6 +225,12 @@ export interface ErpTables {
     attachments: string; // JSON [{name, type, size}]
     at: string;
   };
+  /** The content of a message's attachment that was read as a quote (or could have been): by its place in the list. */
+  rfq_attachments: {
+    message_id: string;
+    position: number;
+    content: Buffer;
+  };
   exchange_rates: {
     project_id: string;
     currency: string;

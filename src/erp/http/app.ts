@@ -564,6 +564,32 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   app.openapi(
     route({
       method: 'get',
+      operationId: 'getRfqAttachment',
+      path: '/rfqs/{id}/messages/{message}/attachments/{position}',
+      summary: '询价邮件的附件（报价来源文件）/ a kept attachment of an RFQ mail, a quote’s source file',
+      tags: ['rfqs'],
+      request: { params: s.RfqAttachmentParams },
+      responses: {
+        200: {
+          description: 'the file, as it came',
+          content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } },
+        },
+        404: problem('no such RFQ, message or kept attachment'),
+      },
+    }),
+    async (c) => {
+      const { id, message, position } = c.req.valid('param');
+      const file = await services.rfqs.attachment(c.var.ctx, id, message, position);
+      return c.body(new Uint8Array(file.content), 200, {
+        'content-type': 'application/octet-stream',
+        'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+        'x-content-type-options': 'nosniff',
+      });
+    },
+  );
+  app.openapi(
+    route({
+      method: 'get',
       operationId: 'getRfqProposal',
       path: '/rfqs/{id}/proposal',
       summary:
@@ -668,15 +694,17 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       path: '/quote-invitations/{token}',
       summary: '报价表单：供应商提交报价 / the quote form: a supplier’s reply',
       tags: ['rfqs'],
-      request: { params: s.TokenParam, body: json(s.QuoteFormBody) },
+      request: { params: s.TokenParam, headers: s.IdempotencyHeader, body: json(s.QuoteFormBody) },
       ...standard(z.object({ outcome: z.string(), late: z.boolean() })),
     }),
     async (c) => {
-      const { outcome, late } = await services.rfqs.recordReply(c.req.valid('param').token, {
-        ...c.req.valid('json'),
-        source: { kind: 'form' },
-      });
-      return c.json({ outcome, late }, 200);
+      // The key is the form submission's own: the same submission sent again is recognised and changes nothing.
+      const { outcome, late } = await services.rfqs.recordFormReply(
+        c.req.valid('param').token,
+        c.req.valid('json'),
+        c.req.valid('header')['idempotency-key'],
+      );
+      return c.json(replayAware(c, { order: { outcome, late }, replayed: outcome === 'duplicate' }), 200);
     },
   );
 

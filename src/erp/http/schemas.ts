@@ -173,10 +173,29 @@ export const RfqMessageSchema = z
     outcome: z.string(),
     reason: z.string().nullable(),
     body: z.string(),
-    attachments: z.array(z.object({ name: z.string(), type: z.string(), size: z.number() })),
+    /** `stored`: its content is kept (an attachment a quote may be read from) and can be downloaded. */
+    attachments: z.array(z.object({ name: z.string(), type: z.string(), size: z.number(), stored: z.boolean() })),
     at: z.string(),
   })
   .openapi('RfqMessage');
+export const RfqAttachmentParams = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: 'id', in: 'path' } }),
+  message: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: 'message', in: 'path' } }),
+  position: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .openapi({ param: { name: 'position', in: 'path' } }),
+});
 /** What the quote form shows a supplier: the RFQ's lines and terms, nothing about other suppliers. */
 export const QuoteInvitationSchema = z
   .object({

@@ -38,6 +38,11 @@ const TRANSITIONS: Record<RfqStatus, readonly RfqStatus[]> = {
 };
 /** Replies are taken while an RFQ is out; after it closes they are still kept, marked late. */
 const ACCEPTS_REPLIES: readonly RfqStatus[] = ['sent', 'collecting', 'closed'];
+/**
+ * The quote form takes replies only while the RFQ is out: unlike a mail already sent, a form answers the supplier at
+ * once, so after the close it says so instead of keeping a late quote.
+ */
+const FORM_ACCEPTS: readonly RfqStatus[] = ['sent', 'collecting'];
 
 /** One mail in or out, as the RFQ's record of where a quote came from. */
 export interface RfqMessage {
@@ -50,6 +55,8 @@ export interface RfqMessage {
   reason?: string;
   body: string;
   attachments: Array<{ name: string; type: string; size: number }>;
+  /** The content of some of them (those a quote may be read from), by their place in `attachments`. */
+  files?: Array<{ position: number; content: Buffer }>;
 }
 
 /** What the mail side needs to write to or quote from an invitation, found by its token. */
@@ -369,6 +376,7 @@ export class RfqBook {
     raw: QuoteReplyInput,
     message?: RfqMessage,
     by?: ErpContext,
+    accepts: readonly RfqStatus[] = ACCEPTS_REPLIES,
   ): Promise<{ outcome: 'recorded' | 'duplicate'; rfqId: number; late: boolean }> {
     const reply = QuoteReplyInputSchema.parse(raw);
     return this.db.transaction().execute(async (trx) => {
@@ -376,7 +384,7 @@ export class RfqBook {
       const rfq = await this.row(trx, null, invitation.rfq_id);
       if (message && !(await this.logMessage(trx, rfq, invitation.supplier_id, message)))
         return { outcome: 'duplicate' as const, rfqId: Number(rfq.id), late: false };
-      if (!ACCEPTS_REPLIES.includes(rfq.status))
+      if (!accepts.includes(rfq.status))
         throw conflict(
           `询价单 ${rfq.rfq_no} 状态为 ${rfq.status}，不接受报价 / RFQ is ${rfq.status}: no replies taken`,
         );
@@ -471,6 +479,38 @@ export class RfqBook {
     });
   }
 
+  /**
+   * A supplier's reply through the quote form: the same reply as a mail's, read by the same rules, while the RFQ is
+   * out. Each submission carries its own id (the form's, kept as the reply's message), so sending the same filled-in
+   * form again — a double click, a reload — changes nothing the second time.
+   */
+  async recordFormReply(token: string, reply: Omit<QuoteReplyInput, 'source'>, submissionId?: string) {
+    const invitation = await this.invitationRow(this.db, token);
+    const messageId = submissionId && `<form-${invitation.id}-${submissionId}@quote-form>`;
+    const lines = (reply.lines ?? []).map(
+      (l) =>
+        `${l.lineNo} | ${l.unitPrice} ${l.currency}${l.priceBreaks?.length ? ` | ${l.priceBreaks.map((b) => `${b.minQty}:${b.unitPrice}`).join('; ')}` : ''}${l.moq === undefined ? '' : ` | MOQ ${l.moq}`}${l.leadTimeDays === undefined ? '' : ` | ${l.leadTimeDays} d`}${l.validUntil ? ` | ≤ ${l.validUntil}` : ''}${l.freight === undefined ? '' : ` | freight ${l.freight}`}${l.remarks ? ` | ${l.remarks}` : ''}`,
+    );
+    const message: RfqMessage | undefined = messageId
+      ? {
+          messageId,
+          direction: 'in',
+          sender: 'quote-form',
+          subject: reply.decline ? '报价表单：谢绝报价 / quote form: declined' : '报价表单 / quote form',
+          outcome: 'accepted',
+          body: [...lines, reply.remarks ?? ''].filter(Boolean).join('\n'),
+          attachments: [],
+        }
+      : undefined;
+    return this.recordReply(
+      token,
+      { ...reply, source: { kind: 'form', ...(messageId && { messageId }) } },
+      message,
+      undefined,
+      FORM_ACCEPTS,
+    );
+  }
+
   /** Keeps a mail that could not become a quote (refused sender, nothing readable), once per Message-ID. */
   async keepMessage(token: string | null, message: RfqMessage): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
@@ -503,6 +543,11 @@ export class RfqBook {
       .onConflict((oc) => oc.column('message_id').doNothing())
       .returning('id')
       .executeTakeFirst();
+    if (inserted && m.files?.length)
+      await trx
+        .insertInto('rfq_attachments')
+        .values(m.files.map((f) => ({ message_id: m.messageId, position: f.position, content: f.content })))
+        .execute();
     return inserted !== undefined;
   }
 
@@ -510,6 +555,17 @@ export class RfqBook {
   async messages(ctx: ErpContext, id: number) {
     await this.row(this.db, ctx.projectId, id);
     const rows = await this.db.selectFrom('rfq_messages').selectAll().where('rfq_id', '=', id).orderBy('id').execute();
+    const stored = rows.length
+      ? await this.db
+          .selectFrom('rfq_attachments')
+          .select(['message_id', 'position'])
+          .where(
+            'message_id',
+            'in',
+            rows.map((r) => r.message_id),
+          )
+          .execute()
+      : [];
     return rows.map((r) => ({
       id: Number(r.id),
       direction: r.direction,
@@ -520,9 +576,34 @@ export class RfqBook {
       outcome: r.outcome,
       reason: r.reason,
       body: r.body,
-      attachments: JSON.parse(r.attachments) as RfqMessage['attachments'],
+      attachments: (JSON.parse(r.attachments) as RfqMessage['attachments']).map((a, position) => ({
+        ...a,
+        stored: stored.some((s) => s.message_id === r.message_id && s.position === position),
+      })),
       at: r.at,
     }));
+  }
+
+  /** One kept attachment of a mail of the RFQ: its name, type and content. */
+  async attachment(ctx: ErpContext, id: number, messageRowId: number, position: number) {
+    await this.row(this.db, ctx.projectId, id);
+    const message = await this.db
+      .selectFrom('rfq_messages')
+      .select(['message_id', 'attachments'])
+      .where('id', '=', messageRowId)
+      .where('rfq_id', '=', id)
+      .executeTakeFirst();
+    const meta = message && (JSON.parse(message.attachments) as RfqMessage['attachments'])[position];
+    const file =
+      message &&
+      (await this.db
+        .selectFrom('rfq_attachments')
+        .select('content')
+        .where('message_id', '=', message.message_id)
+        .where('position', '=', position)
+        .executeTakeFirst());
+    if (!meta || !file) throw notFound(`没有这个附件 / no attachment ${position} of message ${messageRowId}`);
+    return { name: meta.name, type: meta.type, content: Buffer.from(file.content) };
   }
 
   /** The invitation a token names, with its RFQ as the supplier may see it. */

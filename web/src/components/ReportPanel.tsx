@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ChatClient, ExportFormat } from '../../../src/protocol/index.ts';
+import { saveBlob } from '../download.ts';
 import { useT } from '../i18n.ts';
 import type { ChartItem } from '../session.ts';
 import { ChartGallery } from './Charts.tsx';
@@ -49,12 +50,7 @@ export function ReportPanel({
     setExportError(undefined);
     try {
       const blob = await client.fileBlob(sessionId, path, format);
-      const url = URL.createObjectURL(blob);
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = format ? basename(path).replace(/\.md$/i, `.${format}`) : basename(path);
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      saveBlob(blob, format ? basename(path).replace(/\.md$/i, `.${format}`) : basename(path));
     } catch (error) {
       setExportError((error as Error).message);
     }

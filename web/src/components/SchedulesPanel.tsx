@@ -45,8 +45,8 @@ export function SchedulesPanel({
   const lang = useContext(LangContext);
   /** The kind, named by the schedule's cadence where it is a report (a weekly digest is not a 日报). */
   const kindLabel = (s: ScheduleView) =>
-    s.kind === 'inventory_digest'
-      ? `${t('kind_inventory_digest_of')}${lang === 'en' ? ` (${CADENCE_REPORT[cadenceOf(s.cron)].en})` : CADENCE_REPORT[cadenceOf(s.cron)].zh}`
+    s.kind === 'inventory_digest' || s.kind === 'rfq_digest'
+      ? `${t(`kind_${s.kind}_of`)}${lang === 'en' ? ` (${CADENCE_REPORT[cadenceOf(s.cron)].en})` : CADENCE_REPORT[cadenceOf(s.cron)].zh}`
       : t(`kind_${s.kind}`);
   const { items, error, setError, load } = useListing(client, readSchedules);
   const [form, setForm] = useState({
@@ -88,7 +88,7 @@ export function SchedulesPanel({
           }
         : form.kind === 'custom'
           ? { ...common, kind: 'custom', request: form.request }
-          : { ...common, kind: 'inventory_digest' };
+          : { ...common, kind: form.kind === 'rfq_digest' ? 'rfq_digest' : 'inventory_digest' };
     void act(() => client.createSchedule(input));
   };
   const field = (key: keyof typeof form) => ({

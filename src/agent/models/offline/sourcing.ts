@@ -518,16 +518,35 @@ function awardText(step: ToolStep, en: boolean): string {
   ].join('\n');
 }
 
-/** The user's RFQs, newest first, with their state and replies. */
+/** Words that ask only for the RFQs still out with suppliers. */
+const OPEN_ONLY = /进行中|未截止|(?:still\s+)?open\b|still out/i;
+
+/**
+ * The user's RFQs, newest first, with their state and replies; asked for the open ones (a digest), those still out
+ * (sent or collecting), the earliest deadline first.
+ */
 function planList(view: ConversationView, texts: TaskTexts): Plan {
+  const openOnly = OPEN_ONLY.test(texts.words);
   const listed = lastStep(view, 'rfq_list');
-  if (!listed) return { toolCalls: [{ name: 'rfq_list', args: { page: 1, size: 20 } }] };
-  const rfqs = items<RfqSummary>(listed);
+  if (!listed) return { toolCalls: [{ name: 'rfq_list', args: { page: 1, size: openOnly ? 50 : 20 } }] };
+  const all = items<RfqSummary>(listed);
+  const rfqs = openOnly
+    ? all.filter((r) => OPEN.has(r.status)).sort((a, b) => a.replyDeadline.localeCompare(b.replyDeadline))
+    : all;
   const en = english(texts);
-  if (!rfqs.length) return { text: '还没有询价单。/ There are no RFQs yet.' };
+  if (!rfqs.length)
+    return {
+      text: openOnly ? '没有进行中的询价单。/ No RFQ is open.' : '还没有询价单。/ There are no RFQs yet.',
+    };
   return {
     text: [
-      en ? `## RFQs — ${rfqs.length}` : `## 询价单：共 ${rfqs.length} 张 / RFQs`,
+      openOnly
+        ? en
+          ? `## Open RFQs — ${rfqs.length}`
+          : `## 进行中的询价单：共 ${rfqs.length} 张 / open RFQs`
+        : en
+          ? `## RFQs — ${rfqs.length}`
+          : `## 询价单：共 ${rfqs.length} 张 / RFQs`,
       ...rfqs.map(
         (r) =>
           `- ${r.rfqNo} · ${status(r.status)} · 回复 / replied ${r.replied}/${r.invited} · 截止 / deadline ${r.replyDeadline.slice(0, 16)}`,
