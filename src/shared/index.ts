@@ -13,8 +13,10 @@ export {
   traceIdMiddleware,
 } from './http-edge.ts';
 export { type Logger, logger } from './logger.ts';
+export { isLocalClient, isLoopbackAddress, isLoopbackHost } from './loopback.ts';
 export { withPostgresSetupLock } from './postgres-setup.ts';
 export { hashSeed, seededRandom } from './random.ts';
+export { CredentialSealer } from './sealer.ts';
 export { findSecrets, REDACTED, redactKnown, redactSecrets, redactSecretsIn, type SecretMatch } from './secrets.ts';
 export { loadSettings, type PartAddresses, parseSettings, partAddresses, type Settings } from './settings.ts';
 export { sleep } from './sleep.ts';
