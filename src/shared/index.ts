@@ -2,6 +2,7 @@ export { childEnv, nodeScript } from './child-process.ts';
 export { type Conversation, conversationAttributes } from './conversation.ts';
 export { type Deadline, deadline, linkedSignal } from './deadline.ts';
 export * from './errors.ts';
+export { escapeHtml } from './html.ts';
 export { listen, type RunningServer } from './http.ts';
 export {
   bodyLimitProblem,

@@ -1,10 +1,6 @@
 /** The sign-in and consent page of the authorization server: plain HTML, Chinese first with English beside it. */
 
-const escape = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string,
-  );
+import { escapeHtml } from '../../shared/index.ts';
 
 const STYLE =
   'body{font-family:system-ui,"Noto Sans SC",sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;color:#1f2933}' +
@@ -14,7 +10,7 @@ const STYLE =
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-  `<title>${escape(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+  `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 
 export interface SignInView {
   uid: string;
@@ -35,7 +31,7 @@ export interface SignInView {
 export function signInPage(view: SignInView): string {
   const action = `/interaction/${encodeURIComponent(view.uid)}`;
   const who = view.signedInAs
-    ? `<p>已登录为 <b>${escape(view.signedInAs)}</b> <span class="en">signed in as ${escape(view.signedInAs)}</span></p>`
+    ? `<p>已登录为 <b>${escapeHtml(view.signedInAs)}</b> <span class="en">signed in as ${escapeHtml(view.signedInAs)}</span></p>`
     : `<label for="token">ERP API 令牌 <span class="en">ERP API token</span></label>` +
       `<input type="password" id="token" name="token" autocomplete="off" maxlength="512">` +
       `<p class="en">npm start 会打印演示用户的令牌；<code>npx procura user token &lt;用户名&gt;</code> 签发新令牌 / ` +
@@ -45,18 +41,18 @@ export function signInPage(view: SignInView): string {
       ? `<div class="box"><p>演示用户一键登录 <span class="en">demo sign-in (this machine only)</span></p>${view.demoUsers
           .map(
             (u) =>
-              `<button name="demo" value="${escape(u.username)}">${escape(u.displayName)} (${escape(u.role)})</button>`,
+              `<button name="demo" value="${escapeHtml(u.username)}">${escapeHtml(u.displayName)} (${escapeHtml(u.role)})</button>`,
           )
           .join('')}</div>`
       : '';
   return page(
     '登录 Procura / Sign in to Procura',
     `<h1>登录 Procura <span class="en">Sign in to Procura</span></h1>` +
-      (view.error ? `<p class="error" role="alert">${escape(view.error)}</p>` : '') +
-      `<div class="box"><p>应用 <b>${escape(view.clientName)}</b> 请求以你的身份访问 <span class="en">` +
-      `the application <b>${escape(view.clientName)}</b> asks to act as you at</span></p>` +
-      `<p><code>${escape(view.resource)}</code></p>` +
-      `<p>权限 <span class="en">scopes</span>: ${view.scopes.map((s) => `<code>${escape(s)}</code>`).join(' ') || '—'}</p>` +
+      (view.error ? `<p class="error" role="alert">${escapeHtml(view.error)}</p>` : '') +
+      `<div class="box"><p>应用 <b>${escapeHtml(view.clientName)}</b> 请求以你的身份访问 <span class="en">` +
+      `the application <b>${escapeHtml(view.clientName)}</b> asks to act as you at</span></p>` +
+      `<p><code>${escapeHtml(view.resource)}</code></p>` +
+      `<p>权限 <span class="en">scopes</span>: ${view.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(' ') || '—'}</p>` +
       `<p class="en">它将拥有你在 ERP 中的角色和项目权限 / it gets your ERP role and projects</p></div>` +
       `<form method="post" action="${action}">${who}${demo}` +
       `<button type="submit" name="decision" value="allow">同意 <span class="en">Allow</span></button>` +
@@ -68,7 +64,7 @@ export function signInPage(view: SignInView): string {
 export function errorPage(error: string, description?: string): string {
   return page(
     '登录出错 / Sign-in error',
-    `<h1>登录出错 <span class="en">Sign-in error</span></h1><p class="error">${escape(error)}</p>` +
-      (description ? `<p>${escape(description)}</p>` : ''),
+    `<h1>登录出错 <span class="en">Sign-in error</span></h1><p class="error">${escapeHtml(error)}</p>` +
+      (description ? `<p>${escapeHtml(description)}</p>` : ''),
   );
 }
