@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
-import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import { isLocalClient, logger, type RunningServer } from '../../shared/index.ts';
 import type { UserDirectory } from '../services/users.ts';
 import { MCP_SCOPE, type OAuthKeys, type OAuthSettings } from './keys.ts';
@@ -32,10 +32,12 @@ const UID = /^[\w-]{1,64}$/;
  * projects, and refresh tokens for clients that register for them. Users are the ERP's: they sign in with an ERP
  * API token (or a demo user's button) and consent on one form.
  */
-export function createAuthorizationServer(options: AuthorizationServerOptions): {
+export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<{
   provider: Provider;
   listener: http.RequestListener;
-} {
+}> {
+  // Loaded when a server starts, not by every importer of the ERP.
+  const { default: OidcProvider, errors } = await import('oidc-provider');
   const { users } = options;
   const resourceServer = (indicator: string) => {
     if (!options.resources.includes(indicator))
@@ -98,7 +100,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       ctx.body = errorPage(out.error, out.error_description);
     },
   };
-  const provider = new Provider(options.issuer, configuration);
+  const provider = new OidcProvider(options.issuer, configuration);
   const log = logger.child({ part: 'oauth' });
   provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'authorization server error'));
 
@@ -224,7 +226,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
 export async function startAuthorizationServer(
   options: AuthorizationServerOptions & { host: string; port: number },
 ): Promise<RunningServer & { issuer: string }> {
-  const { listener } = createAuthorizationServer(options);
+  const { listener } = await createAuthorizationServer(options);
   const server = http.createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
