@@ -201,18 +201,18 @@ export class McpServerError extends ToolError {
  * A server needs the user to sign in (OAuth): the message names the address to open in a browser. As a tool result
  * it is a failure the model passes on to the user; the call succeeds once they have signed in.
  */
-export class McpSignInRequired extends McpServerError {
+export class McpSignInRequired extends ToolError {
   constructor(
-    server: string,
+    readonly server: string,
     readonly url: URL | undefined,
-    required = false,
   ) {
     super(
-      server,
       url
-        ? `需要登录：请在浏览器打开 ${url} / sign-in required: open ${url} in a browser`
-        : '需要登录 / sign-in required',
-      required,
+        ? `MCP 服务 / MCP server ${server}: 需要登录：请在浏览器打开 ${url} / sign-in required: open ${url} in a browser`
+        : `MCP 服务 / MCP server ${server}: 需要登录 / sign-in required`,
+      url
+        ? `请用户在浏览器中打开上面的地址登录 ${server}，然后重试 / ask the user to open the address above to sign in to ${server}, then retry`
+        : `请用户登录 ${server} 后重试 / ask the user to sign in to ${server}, then retry`,
     );
     this.name = 'McpSignInRequired';
   }
@@ -392,8 +392,9 @@ class McpConnection {
     } catch (error) {
       if (asking.paused) throw asking.paused;
       if (control.signal?.aborted) throw error;
-      const signIn = this.signInNeeded(error);
-      if (signIn) return failure(signIn.reason, signIn.suggestion);
+      // Whose sign-in: the calling user's (their flow was recorded in their context).
+      const signIn = caller.run(ctx, () => this.signInNeeded(error));
+      if (signIn) return failure(signIn.message, signIn.suggestion);
       // The server refused this call (unknown tool, arguments its schema refuses): the connection is fine.
       if (error instanceof McpError && error.code === ErrorCode.InvalidParams) {
         return failure(
@@ -420,7 +421,7 @@ class McpConnection {
   signInNeeded(error: unknown): McpSignInRequired | undefined {
     if (error instanceof McpSignInRequired) return error;
     if (!this.oauth || !(error instanceof UnauthorizedError || isUnauthorized(error))) return undefined;
-    return new McpSignInRequired(this.config.name, this.oauth.signInUrl(), this.config.required);
+    return new McpSignInRequired(this.config.name, this.oauth.signInUrl());
   }
 
   /** Starts the current user's sign-in here: where to send them, or undefined when they are signed in already. */

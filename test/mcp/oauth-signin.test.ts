@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -6,7 +9,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
-import { startErpMcpServer } from '../../src/mcp/index.ts';
+import { McpConnections, McpTokenStore, startErpMcpServer } from '../../src/mcp/index.ts';
+import { ToolRegistry } from '../../src/tools/index.ts';
 import { type Browser, signInAt } from './oauth-browser.ts';
 
 /**
@@ -185,5 +189,44 @@ describe('OAuth sign-in of a standard MCP client', () => {
     await expect(signInAt(authorize(mcpUrl), { demo: 'admin' })).rejects.toThrow(/400.*admin/s);
     const stale = await fetch(`${issuer}/interaction/nope`);
     expect(stale.status).toBe(400);
+  });
+
+  it("Procura's own MCP client signs a user in, keeps the tokens sealed, and calls as that user", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-mcp-oauth-'));
+    // The ERP MCP server as a further server of PROCURA_MCP_SERVERS: no ERP credentials forwarded, so OAuth.
+    const connections = await McpConnections.connect([{ name: 'ledger', url: mcpUrl }], {
+      oauth: { store: McpTokenStore.open(dataDir), redirectUrl: 'http://127.0.0.1:3000/api/v1/mcp/oauth/callback' },
+    });
+    try {
+      const registry = connections.registerInto(new ToolRegistry());
+      const ctx = { userId: 'laoxiao', role: 'buyer' as const, traceId: 'oauth-test' };
+      const first = (await registry.execute('part_search', { name: 'F7TC' }, ctx, { approved: true })) as {
+        success: false;
+        error: string;
+      };
+      expect(first.success).toBe(false);
+      const url = /open (\S+) in a browser/.exec(first.error)?.[1];
+      expect(url, first.error).toMatch(new RegExp(`^${issuer}/auth\\?`));
+      const back = await signInAt(new URL(url!), { token: stack.tokens.laoxiao, expectPage: /Procura/ });
+      expect(back.pathname).toBe('/api/v1/mcp/oauth/callback');
+      expect(await connections.finishSignIn(back.searchParams.get('state')!, back.searchParams.get('code')!)).toEqual({
+        server: 'ledger',
+        user: 'laoxiao',
+      });
+      await expect(connections.finishSignIn(back.searchParams.get('state')!, 'again')).rejects.toThrow(/state/);
+      const result = await registry.execute('part_search', { name: 'F7TC' }, ctx, { approved: true });
+      expect(JSON.stringify(result)).toContain('F7TC');
+      // Another user of Procura has no sign-in there.
+      const other = await registry.execute('part_search', { name: 'F7TC' }, { ...ctx, userId: 'zhangwei' }, {});
+      expect(JSON.stringify(other)).toMatch(/sign-in required/);
+      const stored = fs.readFileSync(path.join(dataDir, 'mcp-oauth.json'), 'utf8');
+      const token = McpTokenStore.open(dataDir).tokens('ledger', 'laoxiao')!.access_token;
+      expect(token.split('.')).toHaveLength(3);
+      expect(stored).not.toContain(token.split('.')[1]);
+      expect(fs.statSync(path.join(dataDir, 'mcp-oauth.json')).mode & 0o777).toBe(0o600);
+    } finally {
+      await connections.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
