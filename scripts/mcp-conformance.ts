@@ -16,6 +16,36 @@ import { createAgentMcpApp, startErpMcpServer } from '../src/mcp/index.ts';
 import { listen } from '../src/shared/index.ts';
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
+/**
+ * The suite's client scenarios Procura's MCP client runs (`conformance list`): the basic ones and every `auth/…`
+ * one; those that do not apply are listed with their reasons in expected-failures.yml.
+ */
+const CLIENT_SCENARIOS = [
+  'initialize',
+  'tools_call',
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/2025-03-26-oauth-metadata-backcompat',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+  'auth/resource-mismatch',
+  'auth/offline-access-scope',
+  'auth/offline-access-not-supported',
+  'auth/client-credentials-jwt',
+  'auth/client-credentials-basic',
+  'auth/cross-app-access-complete-flow',
+];
 const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 const root = path.resolve(import.meta.dirname, '..');
 const expectedFailures = path.join(root, 'test/mcp/conformance/expected-failures.yml');
@@ -84,7 +114,7 @@ const runs: Array<{ title: string; args: string[]; expected?: string }> = [
     args: ['server', '--url', `${agent.url}/mcp`],
     expected: agentExpectedFailures,
   },
-  ...['initialize', 'tools_call'].map((scenario) => ({
+  ...CLIENT_SCENARIOS.map((scenario) => ({
     title: `client: ${scenario}`,
     args: ['client', '--command', client, '--scenario', scenario],
   })),

@@ -53,6 +53,7 @@ export async function startStack(options: StackOptions = {}): Promise<StartedSta
       chartsPort: 0,
       chartMcpPort: 0,
       erpMcpPort: 0,
+      oauthPort: 0,
       apiPort: 0,
       toolSetCheck: 'fail',
       runStartsPerMinute: 100_000,

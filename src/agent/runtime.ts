@@ -5,7 +5,16 @@ import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import type { BackendFactory } from 'deepagents';
-import { MCP_RETRY_MS, McpConnections, type McpServerConfig, mcpServersFrom } from '../mcp/index.ts';
+import {
+  MCP_OAUTH_CALLBACK,
+  MCP_RETRY_MS,
+  McpConnections,
+  type McpOAuthOptions,
+  type McpServerConfig,
+  McpServerError,
+  McpTokenStore,
+  mcpServersFrom,
+} from '../mcp/index.ts';
 import { type AgentLabel, isReadOnly } from '../protocol/index.ts';
 import { logger, type PartAddresses, type Settings, withPostgresSetupLock } from '../shared/index.ts';
 import {
@@ -48,6 +57,8 @@ export interface AgentRuntimeOptions {
    * reached through them. Without it the ERP tools call `erpUrl` in-process (tests, benchmarks).
    */
   mcpServers?: McpServerConfig[];
+  /** How users sign in at MCP servers that ask for OAuth (their tokens kept sealed); without it such servers fail. */
+  mcpOAuth?: McpOAuthOptions;
   /** Supplier web shops (allowlisted for `fetch_url`, indexed for `web_search`). */
   suppliersUrl?: string;
   /** Chart MCP server (`generate_visualization`). */
@@ -97,8 +108,27 @@ export class AgentRuntime {
   private readonly schedulers = new Map<string, ToolScheduler>();
   private toolbox?: Toolbox;
   readonly ledger = new ApprovalLedger();
+  private mcp?: McpConnections;
 
   constructor(readonly options: AgentRuntimeOptions) {}
+
+  /** Starts a user's OAuth sign-in at an MCP server: the address to open, or undefined when already signed in. */
+  async mcpSignIn(server: string, user: string): Promise<URL | undefined> {
+    await this.build();
+    if (!this.mcp) throw new McpServerError(server, '没有这个服务 / no such server');
+    return this.mcp.signIn(server, { userId: user });
+  }
+
+  /** Completes an MCP server's OAuth sign-in with what the user's browser brought back. */
+  async finishMcpSignIn(state: string, code: string): Promise<{ server: string; user: string }> {
+    await this.build();
+    if (!this.mcp) throw new McpServerError('oauth', '没有 MCP 服务 / no MCP servers');
+    const done = await this.mcp.finishSignIn(state, code);
+    // The server's tools join once someone is signed in there, and the graphs are compiled again with them.
+    const built = await this.build();
+    if ((await this.mcp.retryUnavailable(built.toolbox.registry)).length) built.graphs.clear();
+    return done;
+  }
 
   private build(): Promise<Built> {
     this.building ??= this.assemble().catch((error) => {
@@ -120,7 +150,8 @@ export class AgentRuntime {
     const models = await phase('models', () => o.models ?? createAgentModels(o.env));
     // First, so a required server that is down fails the build before anything is opened.
     const servers = o.mcpServers;
-    const mcp = servers ? await phase('mcp', () => McpConnections.connect(servers)) : undefined;
+    const mcp = servers ? await phase('mcp', () => McpConnections.connect(servers, { oauth: o.mcpOAuth })) : undefined;
+    this.mcp = mcp;
     const toolbox = await phase('tools', () =>
       createToolbox({
         erp: { baseUrl: o.erpUrl },
@@ -341,6 +372,10 @@ export function agentRuntimeFor(
     suppliersUrl: addresses.suppliersUrl,
     chartMcpUrl: addresses.chartMcpUrl,
     mcpServers: mcpServersFrom(settings, addresses.erpMcpUrl),
+    mcpOAuth: {
+      store: McpTokenStore.open(settings.dataDir, settings.mcpTokenKey),
+      redirectUrl: `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${settings.apiPort}${MCP_OAUTH_CALLBACK}`,
+    },
     storage: createAgentStorage,
     extraTools: [
       (registry) =>

@@ -19,7 +19,7 @@ import { type ExportLimits, ReportExports } from './reports/exports.ts';
 import { RfqDesk } from './rfqs/desk.ts';
 import { defaultTimezone } from './schedules/cron.ts';
 import { Scheduler } from './schedules/scheduler.ts';
-import { CredentialSealer, Schedules } from './schedules/schedules.ts';
+import { Schedules, scheduleSealer } from './schedules/schedules.ts';
 
 export const WEB_DIST = path.resolve(import.meta.dirname, '../../web/dist');
 
@@ -130,7 +130,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   const users = new ErpUsers(erpBase);
   const env = options.runtime.options.env ?? process.env;
   const now = options.scheduler?.now ?? (() => new Date());
-  const sealer = CredentialSealer.open(options.dataDir, env);
+  const sealer = scheduleSealer(options.dataDir, env);
   const schedules = new Schedules({ db: database.db, sealer, timezone: defaultTimezone(env), now });
   const scheduler = new Scheduler({
     db: database.db,

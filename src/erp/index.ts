@@ -35,6 +35,13 @@ export {
 export { dropPostgresSchema, type ErpDatabase, openErpDatabase } from './db/database.ts';
 export { ORDER_STATUSES, type OrderStatus, type Role } from './db/schema.ts';
 export * from './demo/catalogue.ts';
+export { isJwt, MCP_SCOPE, type OAuthSettings } from './oauth/keys.ts';
+export {
+  ACCESS_TOKEN_TTL_S,
+  type AuthorizationServerOptions,
+  createAuthorizationServer,
+  startAuthorizationServer,
+} from './oauth/server.ts';
 export { DEMO_USERS, seedBulkParts, seedDemoData } from './seed.ts';
 export { createErp, type Erp, type ErpOptions, startErpServer } from './server.ts';
 export type { ErpContext } from './services/context.ts';

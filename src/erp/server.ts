@@ -4,6 +4,7 @@ import { Hono } from 'hono';
 import { listen, logger, type RunningServer } from '../shared/index.ts';
 import { type ErpDatabase, openErpDatabase } from './db/database.ts';
 import { createErpApp, routeNotFound } from './http/app.ts';
+import { AccessTokenVerifier, loadOAuthKeys, type OAuthKeys, type OAuthSettings } from './oauth/keys.ts';
 import { DEMO_USERS, isSeeded, seedDemoData } from './seed.ts';
 import { createErpServices, type ErpServices } from './services/index.ts';
 import { UserDirectory } from './services/users.ts';
@@ -13,6 +14,11 @@ export interface ErpOptions {
   databaseUrl?: string;
   /** PostgreSQL schema (tests and multi-tenant set-ups). */
   schema?: string;
+  /**
+   * The ERP's authorization server, whose access tokens for these resources the ERP takes besides API tokens
+   * (its keys live in the data dir). Without it, only API tokens.
+   */
+  oauth?: OAuthSettings;
 }
 
 export interface Erp {
@@ -22,6 +28,8 @@ export interface Erp {
   fetch: (request: Request) => Response | Promise<Response>;
   /** Demo users' tokens, when this data dir was seeded by Procura. */
   demoTokens: Record<string, string>;
+  /** The authorization server's settings and keys, when the ERP takes its tokens. */
+  oauth?: OAuthSettings & { keys: OAuthKeys };
   close(): Promise<void>;
 }
 
@@ -53,9 +61,15 @@ export async function createErp(options: ErpOptions): Promise<Erp> {
     fs.writeFileSync(tokensPath, `${JSON.stringify(demoTokens, null, 2)}\n`, { mode: 0o600 });
   }
   const services = createErpServices(database);
+  let oauth: Erp['oauth'];
+  if (options.oauth) {
+    const keys = await loadOAuthKeys(options.dataDir);
+    services.users.acceptAccessTokens(new AccessTokenVerifier(keys.jwks, options.oauth));
+    oauth = { ...options.oauth, keys };
+  }
   const root = new Hono().route('/api', createErpApp(services, log));
   root.notFound(routeNotFound(root));
-  return { database, services, fetch: root.fetch, demoTokens, close: () => database.close() };
+  return { database, services, fetch: root.fetch, demoTokens, oauth, close: () => database.close() };
 }
 
 /** Runs the ERP as an HTTP service. */

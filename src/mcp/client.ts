@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { auth, extractWWWAuthenticateParams, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -20,6 +21,7 @@ import {
   ToolError,
   type ToolRegistry,
 } from '../tools/index.ts';
+import { type McpOAuthOptions, type PendingSignIn, UserOAuthProvider } from './oauth-client.ts';
 import { CALL_ID_META, GROUP_META } from './server.ts';
 
 /** One MCP server the agent uses, from configuration. */
@@ -47,6 +49,23 @@ export const McpServerConfigSchema = z
     defaultSafety: z.enum(['read-only', 'write']).default('write'),
     timeoutMs: z.number().int().positive().default(60_000),
     connectTimeoutMs: z.number().int().positive().default(10_000),
+    /**
+     * OAuth at this server, beyond what it says itself: pre-registered client credentials (else Procura registers,
+     * RFC 7591), a client metadata document URL, the scope to ask for. A server that answers 401 is signed in to per
+     * user either way.
+     */
+    oauth: z
+      .object({
+        clientId: z.string().min(1).max(500).optional(),
+        clientSecret: z.string().min(1).max(500).optional(),
+        clientMetadataUrl: z.url({ protocol: /^https$/ }).optional(),
+        scope: z
+          .string()
+          .regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'space-separated scopes')
+          .optional(),
+      })
+      .strict()
+      .optional(),
     /** Start-up fails when a required server cannot be reached; others are skipped with a warning and retried. */
     required: z.boolean().default(false),
     /** Who gets a server's tools is declared in the agents' YAML (`servers: [kb]`), nowhere else. */
@@ -60,6 +79,9 @@ export const McpServerConfigSchema = z
   .refine((c) => Boolean(c.url) !== Boolean(c.command), { message: 'give exactly one of url or command' })
   .refine((c) => !(c.forwardCredentials && c.command), {
     message: 'forwardCredentials needs an HTTP server (a stdio server has one fixed identity)',
+  })
+  .refine((c) => !(c.oauth && (c.command || c.forwardCredentials)), {
+    message: 'oauth needs an HTTP server that does not get the ERP credentials (forwardCredentials: false)',
   });
 export type McpServerConfig = z.input<typeof McpServerConfigSchema>;
 type Config = z.output<typeof McpServerConfigSchema>;
@@ -81,8 +103,8 @@ export function groupOf(tool: Pick<McpTool, 'name' | '_meta'>, server: { name: s
   return (PREFIX_GROUPS as readonly string[]).includes(prefix) ? prefix : (server.group ?? server.name);
 }
 
-/** The user whose credentials the current call carries (read by the HTTP transport's fetch). */
-const caller = new AsyncLocalStorage<Pick<ToolContext, 'token' | 'projectId' | 'traceId'>>();
+/** The user whose credentials the current call carries (read by the HTTP transport's fetch and OAuth client). */
+const caller = new AsyncLocalStorage<Pick<ToolContext, 'userId' | 'token' | 'projectId'> & { traceId?: string }>();
 
 /**
  * The tool call a server's question belongs to. A server asks while it answers a call, on that call's response
@@ -175,6 +197,30 @@ export class McpServerError extends ToolError {
   }
 }
 
+/**
+ * A server needs the user to sign in (OAuth): the message names the address to open in a browser. As a tool result
+ * it is a failure the model passes on to the user; the call succeeds once they have signed in.
+ */
+export class McpSignInRequired extends ToolError {
+  constructor(
+    readonly server: string,
+    readonly url: URL | undefined,
+  ) {
+    super(
+      url
+        ? `MCP 服务 / MCP server ${server}: 需要登录：请在浏览器打开 ${url} / sign-in required: open ${url} in a browser`
+        : `MCP 服务 / MCP server ${server}: 需要登录 / sign-in required`,
+      url
+        ? `请用户在浏览器中打开上面的地址登录 ${server}，然后重试 / ask the user to open the address above to sign in to ${server}, then retry`
+        : `请用户登录 ${server} 后重试 / ask the user to sign in to ${server}, then retry`,
+    );
+    this.name = 'McpSignInRequired';
+  }
+}
+
+const isUnauthorized = (error: unknown) =>
+  error instanceof Error && /\b401\b|Unauthorized/.test(`${error.message} ${String(error.cause ?? '')}`);
+
 /** What went wrong, without the server's name when the error already is one of ours (so it is said once). */
 const describeError = (error: unknown) =>
   error instanceof McpServerError
@@ -190,7 +236,24 @@ class McpConnection {
   /** Calls in flight, each with its way to ask the user. */
   private readonly asking = new Set<Elicitor>();
 
-  constructor(readonly config: Config) {}
+  /** Signs each user in at this server when it asks for OAuth (an HTTP server that gets no ERP credentials). */
+  readonly oauth?: UserOAuthProvider;
+  /** What the server's last 401 or 403 said: where its metadata is, which scope it wants (RFC 9728, RFC 6750). */
+  private challenge: { resourceMetadataUrl?: URL; scope?: string } = {};
+
+  constructor(
+    readonly config: Config,
+    private readonly signIns?: { options: McpOAuthOptions; pending: Map<string, PendingSignIn> },
+  ) {
+    if (signIns && config.url && !config.forwardCredentials)
+      this.oauth = new UserOAuthProvider(
+        config.name,
+        signIns.options,
+        config.oauth,
+        () => caller.getStore()?.userId,
+        signIns.pending,
+      );
+  }
 
   async ensureConnected(): Promise<Client> {
     if (this.client) return this.client;
@@ -213,7 +276,18 @@ class McpConnection {
     const { config } = this;
     const transport = config.url
       ? new StreamableHTTPClientTransport(new URL(config.url), {
-          fetch: (url, init) => fetch(url, { ...init, headers: this.headersFor(init?.headers) }),
+          fetch: async (url, init) => {
+            const response = await fetch(url, { ...init, headers: this.headersFor(init?.headers) });
+            if (response.status === 401 || response.status === 403) {
+              const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+              this.challenge = {
+                resourceMetadataUrl: resourceMetadataUrl ?? this.challenge.resourceMetadataUrl,
+                scope,
+              };
+            }
+            return response;
+          },
+          authProvider: this.oauth,
         })
       : new StdioClientTransport({
           command: config.command!,
@@ -263,7 +337,23 @@ class McpConnection {
     return tools;
   }
 
+  /**
+   * The server's tools. A server that needs sign-in is asked as the current user, else as a user signed in there
+   * (start-up and retries have no user of their own).
+   */
   async listTools(): Promise<McpTool[]> {
+    if (this.oauth && !caller.getStore()) {
+      const user = this.signIns?.options.store.usersOf(this.config.name)[0];
+      if (user) return caller.run({ userId: user }, () => this.listTools());
+    }
+    try {
+      return await this.listPages();
+    } catch (error) {
+      throw this.signInNeeded(error) ?? error;
+    }
+  }
+
+  private async listPages(): Promise<McpTool[]> {
     const client = await this.ensureConnected();
     const tools: McpTool[] = [];
     let cursor: string | undefined;
@@ -302,6 +392,9 @@ class McpConnection {
     } catch (error) {
       if (asking.paused) throw asking.paused;
       if (control.signal?.aborted) throw error;
+      // Whose sign-in: the calling user's (their flow was recorded in their context).
+      const signIn = caller.run(ctx, () => this.signInNeeded(error));
+      if (signIn) return failure(signIn.message, signIn.suggestion);
       // The server refused this call (unknown tool, arguments its schema refuses): the connection is fine.
       if (error instanceof McpError && error.code === ErrorCode.InvalidParams) {
         return failure(
@@ -322,6 +415,30 @@ class McpConnection {
       this.asking.delete(asking);
       link.clear();
     }
+  }
+
+  /** The error of a call or listing that needs the user to sign in at this server (naming where), if it is one. */
+  signInNeeded(error: unknown): McpSignInRequired | undefined {
+    if (error instanceof McpSignInRequired) return error;
+    if (!this.oauth || !(error instanceof UnauthorizedError || isUnauthorized(error))) return undefined;
+    return new McpSignInRequired(this.config.name, this.oauth.signInUrl());
+  }
+
+  /** Starts the current user's sign-in here: where to send them, or undefined when they are signed in already. */
+  async signIn(): Promise<URL | undefined> {
+    if (!this.oauth || !this.config.url)
+      throw new McpServerError(this.config.name, '不需要登录 / takes no OAuth sign-in');
+    const result = await auth(this.oauth, { serverUrl: this.config.url, ...this.challenge });
+    return result === 'AUTHORIZED' ? undefined : this.oauth.signInUrl();
+  }
+
+  /** Completes the current user's sign-in with the code the authorization server sent their browser back with. */
+  async finishSignIn(code: string): Promise<void> {
+    if (!this.oauth || !this.config.url)
+      throw new McpServerError(this.config.name, '不需要登录 / takes no OAuth sign-in');
+    await auth(this.oauth, { serverUrl: this.config.url, authorizationCode: code, ...this.challenge });
+    // A connection opened before the sign-in may have failed on it: the next call opens a fresh one.
+    await this.reset();
   }
 
   async reset(): Promise<void> {
@@ -376,12 +493,20 @@ export class McpConnections {
     private readonly tools: Map<McpConnection, McpTool[]>,
     /** Why each unreachable server was skipped. */
     private readonly failures: Map<string, string>,
+    /** Sign-ins under way, by the `state` the user's browser brings back. */
+    private readonly signIns: Map<string, PendingSignIn>,
   ) {
     this.pending = connections.filter((c) => !tools.has(c));
   }
 
-  /** Connects to every server at once. A required server that fails aborts start-up, naming it. */
-  static async connect(configs: readonly McpServerConfig[]): Promise<McpConnections> {
+  /**
+   * Connects to every server at once. A required server that fails aborts start-up, naming it. With `oauth`, a
+   * server that asks for OAuth is signed in to per user, their tokens kept sealed in its store.
+   */
+  static async connect(
+    configs: readonly McpServerConfig[],
+    options: { oauth?: McpOAuthOptions } = {},
+  ): Promise<McpConnections> {
     const parsed = configs.map((c) => {
       const result = McpServerConfigSchema.safeParse(c);
       if (!result.success)
@@ -391,7 +516,9 @@ export class McpConnections {
     const names = parsed.map((c) => c.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
     if (twice) throw new McpServerError(twice, '重复配置 / configured twice');
-    const connections = parsed.map((c) => new McpConnection(c));
+    const pending = new Map<string, PendingSignIn>();
+    const signIns = options.oauth && { options: options.oauth, pending };
+    const connections = parsed.map((c) => new McpConnection(c, signIns));
     const outcomes = await Promise.allSettled(connections.map((c) => c.listTools()));
     const failures = new Map<string, string>();
     const tools = new Map<McpConnection, McpTool[]>();
@@ -404,7 +531,36 @@ export class McpConnections {
       await Promise.all(connections.map((c) => c.reset()));
       throw new McpServerError(fatal.config.name, failures.get(fatal.config.name) ?? 'unavailable');
     }
-    return new McpConnections(connections, tools, failures);
+    return new McpConnections(connections, tools, failures, pending);
+  }
+
+  /**
+   * Starts `ctx`'s user's sign-in at a server that asks for OAuth: the authorization URL to open in their browser,
+   * or undefined when they are signed in there already.
+   */
+  async signIn(server: string, ctx: Pick<ToolContext, 'userId'>): Promise<URL | undefined> {
+    const connection = this.named(server);
+    return caller.run({ userId: ctx.userId }, () => connection.signIn());
+  }
+
+  /**
+   * Completes a sign-in: the `state` and `code` the authorization server sent the user's browser back with. The
+   * user's tokens are kept (sealed); returns whose sign-in it was. An unknown or expired state is refused.
+   */
+  async finishSignIn(state: string, code: string): Promise<{ server: string; user: string }> {
+    const sign = this.signIns.get(state);
+    this.signIns.delete(state);
+    if (!sign || sign.until < Date.now())
+      throw new McpServerError('oauth', '登录请求不存在或已过期 / unknown or expired sign-in (state)');
+    const connection = this.named(sign.server);
+    await caller.run({ userId: sign.user }, () => connection.finishSignIn(code));
+    return { server: sign.server, user: sign.user };
+  }
+
+  private named(server: string): McpConnection {
+    const connection = this.connections.find((c) => c.config.name === server);
+    if (!connection) throw new McpServerError(server, '没有这个服务 / no such server');
+    return connection;
   }
 
   /** Servers that could not be reached (and were not required), with the reason. */

@@ -13,9 +13,11 @@ export {
   type McpServerConfig,
   McpServerConfigSchema,
   McpServerError,
+  McpSignInRequired,
   PREFIX_GROUPS,
 } from './client.ts';
 export { mcpServersFrom } from './config.ts';
+export { MCP_OAUTH_CALLBACK, type McpOAuthOptions, McpTokenStore } from './oauth-client.ts';
 export {
   CALL_ID_META,
   type CallerCredentials,

@@ -11,10 +11,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { type Context, Hono } from 'hono';
-import { ErpUsers } from '../erp/index.ts';
+import { ErpUsers, isJwt, MCP_SCOPE } from '../erp/index.ts';
 import { isReadOnly } from '../protocol/index.ts';
 import { listen, ProblemError, type RunningServer } from '../shared/index.ts';
 import { type ErpEndpoint, isToolFailure, registerErpTools, type ToolContext, ToolRegistry } from '../tools/index.ts';
+import { AccessTokenCheck } from './access-tokens.ts';
 
 /** The credentials an MCP call arrives with (HTTP headers, or the stdio process's configuration). */
 export interface CallerCredentials {
@@ -191,6 +192,8 @@ export interface McpHttpOptions {
   resourceUrl?: string;
   /** Issuers of the tokens this endpoint takes (RFC 9728 `authorization_servers`). */
   authorizationServers?: readonly string[];
+  /** Scopes a client asks its authorization server for (RFC 9728 `scopes_supported`). */
+  scopes?: readonly string[];
   /** The context a request's calls run in (its user, from the token); a `ProblemError` 401 for a token nobody owns. */
   identify: (credentials: CallerCredentials, request: Request) => Promise<ToolContext>;
   /** Tools anyone may call without a token (a public server); by default a call needs a signed-in user. */
@@ -227,7 +230,10 @@ function hostNameOf(value: string, isOrigin: boolean): string | undefined {
 }
 
 /** An MCP endpoint's guard: who may reach it (Host, Origin) and where a client learns to sign in. */
-export type McpGuardOptions = Pick<McpHttpOptions, 'allowedHosts' | 'resourceUrl' | 'authorizationServers' | 'name'>;
+export type McpGuardOptions = Pick<
+  McpHttpOptions,
+  'allowedHosts' | 'resourceUrl' | 'authorizationServers' | 'scopes' | 'name'
+>;
 
 /**
  * Guards an app's `/mcp` endpoint: refuses any request whose Host, or whose browser Origin, names a host not
@@ -261,6 +267,7 @@ export function guardMcpEndpoint(
     c.json({
       resource: resourceOf(c),
       ...(options.authorizationServers?.length && { authorization_servers: options.authorizationServers }),
+      ...(options.scopes?.length && { scopes_supported: options.scopes }),
       bearer_methods_supported: ['header'],
       resource_name: options.name,
     });
@@ -304,7 +311,7 @@ export function createMcpApp(registry: ToolRegistry, options: McpHttpOptions): H
       if (error instanceof ProblemError && error.status === 401) {
         return rpcError(401, -32001, '访问令牌无效或已过期 / invalid or expired token', challenge(c, 'invalid_token'));
       }
-      if (error instanceof ProblemError && error.status === 403) return rpcError(403, -32000, error.message);
+      if (error instanceof ProblemError) return rpcError(error.status, -32000, error.message);
       throw error;
     }
     const server = createMcpServer(registry, {
@@ -338,6 +345,10 @@ export interface ErpMcpOptions {
 export type ErpMcpHttpOptions = ErpMcpOptions &
   Pick<McpHttpOptions, 'allowedHosts' | 'resourceUrl' | 'authorizationServers'>;
 
+/** The resource a request reaches: the configured URL, else `/mcp` at the address the request was sent to. */
+const resourceOfRequest = (resourceUrl: string | undefined, request: Request) =>
+  resourceUrl ?? `${new URL(request.url).origin}/mcp`;
+
 /** The ERP tools' registry, as the ERP MCP server exposes them. */
 export const erpToolRegistry = (erp: ErpEndpoint) => registerErpTools(new ToolRegistry(), erp);
 
@@ -345,14 +356,24 @@ const erpUsers = (erp: ErpEndpoint) => new ErpUsers(erp.baseUrl.replace(/\/$/, '
 
 /**
  * The ERP MCP server's HTTP app: every request carries the caller's bearer token, project and trace id, which go
- * on to the ERP with each call.
+ * on to the ERP with each call. The token is an ERP API token or an OAuth access token of a configured authorization
+ * server: the latter is verified here first (signature, issuer, expiry, this server's resource as audience), and the
+ * ERP, which knows its own authorization server, checks it again and says who the user is now.
  */
 export function createErpMcpApp(options: ErpMcpHttpOptions): Hono {
   const users = erpUsers(options.erp);
+  const accessTokens = options.authorizationServers?.length
+    ? new AccessTokenCheck(options.authorizationServers)
+    : undefined;
   return createMcpApp(erpToolRegistry(options.erp), {
     ...options,
     name: 'procura-erp',
-    identify: (credentials) => callerContext(users, credentials),
+    scopes: accessTokens ? [MCP_SCOPE] : undefined,
+    identify: async (credentials, request) => {
+      if (accessTokens && credentials.token && isJwt(credentials.token))
+        await accessTokens.verify(credentials.token, resourceOfRequest(options.resourceUrl, request));
+      return callerContext(users, credentials);
+    },
   });
 }
 

@@ -24,6 +24,15 @@ const settingsSchema = z.object({
   /** The chart MCP server's bearer token (a local one started by Procura gets a fresh one unless this is set). */
   chartMcpToken: z.string().min(16).max(200).optional().meta({ env: 'CHART_MCP_TOKEN' }),
   erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000).meta({ env: 'ERP_MCP_PORT' }),
+  /** The authorization server where MCP clients sign in as a Procura user (OAuth 2.1). */
+  oauthPort: z.coerce.number().int().min(0).max(65535).default(8020).meta({ env: 'OAUTH_PORT' }),
+  /** Its public issuer URL, when clients reach it by another address than `http://<host>:<OAUTH_PORT>`. */
+  oauthIssuer: httpUrl.optional().meta({ env: 'OAUTH_ISSUER' }),
+  /**
+   * The key that seals the MCP servers' OAuth tokens Procura keeps per user (at least 16 characters; every API
+   * process of a deployment needs the same); a random key in `<data-dir>/mcp-tokens.key` when unset.
+   */
+  mcpTokenKey: z.string().min(16).optional().meta({ env: 'PROCURA_MCP_TOKEN_KEY' }),
   apiPort: z.coerce.number().int().min(0).max(65535).default(3000).meta({ env: 'API_PORT' }),
   /** The chat API's address as suppliers and colleagues reach it (links in mail: the quote form); default its own. */
   publicUrl: httpUrl.optional().meta({ env: 'PROCURA_PUBLIC_URL' }),
@@ -128,6 +137,8 @@ export interface PartAddresses {
   erpUrl: string;
   suppliersUrl: string;
   erpMcpUrl: string;
+  /** The authorization server's issuer (where MCP clients sign in). */
+  oauthIssuer: string;
   chartMcpUrl: string;
   chartMcpToken?: string;
   /** The chart renderer's images (`/charts/<id>.png`), which reports link. */
@@ -141,6 +152,7 @@ export function partAddresses(settings: Settings): PartAddresses {
     erpUrl: settings.erpUrl ?? `http://${host}:${settings.erpPort}/api`,
     suppliersUrl: settings.suppliersUrl ?? `http://${host}:${settings.suppliersPort}`,
     erpMcpUrl: settings.erpMcpUrl ?? `http://${host}:${settings.erpMcpPort}/mcp`,
+    oauthIssuer: settings.oauthIssuer ?? `http://${host}:${settings.oauthPort}`,
     // The local chart MCP server listens on loopback only, whatever the host.
     chartMcpUrl: settings.chartMcpUrl ?? `http://127.0.0.1:${settings.chartMcpPort}/mcp`,
     chartMcpToken: settings.chartMcpToken,

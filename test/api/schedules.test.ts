@@ -5,7 +5,7 @@ import Sqlite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, createApi } from '../../src/api/index.ts';
 import { defaultTimezone } from '../../src/api/schedules/cron.ts';
-import { CredentialSealer, MAX_SCHEDULES_PER_USER } from '../../src/api/schedules/schedules.ts';
+import { MAX_SCHEDULES_PER_USER, scheduleSealer } from '../../src/api/schedules/schedules.ts';
 import { dropPostgresSchema } from '../../src/erp/index.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 import { answerText, collect, openSse } from './sse.ts';
@@ -36,19 +36,19 @@ describe('scheduled digests: settings', () => {
   it('credentials are sealed with PROCURA_SCHEDULE_KEY, or a key file made once in the data directory', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-seal-'));
     try {
-      const a = CredentialSealer.open(dir, {});
+      const a = scheduleSealer(dir, {});
       expect(fs.statSync(path.join(dir, 'schedule.key')).mode & 0o777).toBe(0o600);
       const sealed = a.seal('pk_secret_token_0001');
       expect(sealed).not.toContain('pk_secret');
       // A second process on the same data directory reads the same key.
-      expect(CredentialSealer.open(dir, {}).unseal(sealed)).toBe('pk_secret_token_0001');
-      const keyed = CredentialSealer.open(dir, { PROCURA_SCHEDULE_KEY: 'a shared deployment key' });
+      expect(scheduleSealer(dir, {}).unseal(sealed)).toBe('pk_secret_token_0001');
+      const keyed = scheduleSealer(dir, { PROCURA_SCHEDULE_KEY: 'a shared deployment key' });
       expect(keyed.unseal(sealed)).toBeUndefined();
-      const other = CredentialSealer.open(fs.mkdtempSync(path.join(os.tmpdir(), 'procura-seal-')), {
+      const other = scheduleSealer(fs.mkdtempSync(path.join(os.tmpdir(), 'procura-seal-')), {
         PROCURA_SCHEDULE_KEY: 'a shared deployment key',
       });
       expect(other.unseal(keyed.seal('pk_secret_token_0002'))).toBe('pk_secret_token_0002');
-      expect(() => CredentialSealer.open(dir, { PROCURA_SCHEDULE_KEY: 'short' })).toThrow(/16/);
+      expect(() => scheduleSealer(dir, { PROCURA_SCHEDULE_KEY: 'short' })).toThrow(/16/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -305,7 +305,7 @@ describe('scheduled digests: runs on a controllable clock', () => {
     const created = await h.call('POST', '/api/v1/schedules', {
       body: { name: '失效', cron: '0 12 * * *', timezone: 'UTC', kind: 'inventory_digest' },
     });
-    const sealed = CredentialSealer.open(h.agent.dataDir, {}).seal('pk_revoked_or_unknown_token_000000');
+    const sealed = scheduleSealer(h.agent.dataDir, {}).seal('pk_revoked_or_unknown_token_000000');
     const sqlite = new Sqlite(path.join(h.agent.dataDir, 'api.sqlite'));
     sqlite.prepare('update schedules set credential = ? where id = ?').run(sealed, created.body.id);
     sqlite.close();

@@ -1,8 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
-import ipaddr from 'ipaddr.js';
-import { forbidden, notFound, unauthorized } from '../../shared/index.ts';
+import { forbidden, isLocalClient, isLoopbackHost, notFound, unauthorized } from '../../shared/index.ts';
 
 /** A seeded demo user; the ERP token stays on the server and is never sent to a browser. */
 export interface DemoUser {
@@ -22,18 +20,6 @@ export const DEMO_SIGNIN_ENV = 'PROCURA_DEMO_SIGNIN';
 export const DEMO_SESSION_PREFIX = 'pds_';
 export const DEMO_SESSION_TTL_MS = 8 * 60 * 60_000;
 const MAX_SESSIONS = 10_000;
-
-const isLoopbackAddress = (address: string) =>
-  ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback';
-
-/** `localhost`, `127.0.0.1:3000`, `[::1]:3000`… — a Host header that names this machine. */
-function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
-  const bracketed = /^\[([^\]]+)\]/.exec(host);
-  // `[v6]:port`, a bare v6 address (several colons, no port), or `name:port`.
-  const name = (bracketed ? bracketed[1] : host.split(':').length > 2 ? host : host.replace(/:\d*$/, '')).toLowerCase();
-  return name === 'localhost' || name.endsWith('.localhost') || isLoopbackAddress(name);
-}
 
 /**
  * The demo sign-in mode for a listening host: `PROCURA_DEMO_SIGNIN` when set, otherwise `loopback` on a loopback
@@ -63,33 +49,6 @@ export function demoSignInMode(
  * process only. Offered to loopback clients only — a request that came through a proxy (`Forwarded`,
  * `X-Forwarded-For`) or names a non-loopback Host (DNS rebinding) is not loopback — unless the mode is `network`.
  */
-/**
- * Headers a reverse proxy, load balancer or CDN adds for the client it forwards: any of them means the socket's
- * peer is a proxy, not the person, so the request is not "on this machine".
- */
-const PROXY_HEADERS = [
-  'forwarded',
-  'forwarded-for',
-  'x-forwarded',
-  'x-forwarded-for',
-  'x-forwarded-host',
-  'x-forwarded-proto',
-  'x-forwarded-port',
-  'x-forwarded-server',
-  'x-original-forwarded-for',
-  'x-real-ip',
-  'x-client-ip',
-  'x-cluster-client-ip',
-  'client-ip',
-  'true-client-ip',
-  'cf-connecting-ip',
-  'fastly-client-ip',
-  'x-appengine-user-ip',
-  'x-envoy-external-address',
-  'x-proxyuser-ip',
-  'via',
-];
-
 export class DemoSignIn {
   private readonly users: DemoUser[];
   private readonly sessions = new Map<string, { token: string; expiresAt: number }>();
@@ -137,15 +96,7 @@ export class DemoSignIn {
   private offeredTo(c: Context): boolean {
     if (this.mode === 'off' || this.users.length === 0) return false;
     if (this.mode === 'network') return true;
-    if (PROXY_HEADERS.some((name) => c.req.header(name) !== undefined)) return false;
-    if (!isLoopbackHost(c.req.header('host'))) return false;
-    let address: string | undefined;
-    try {
-      address = getConnInfo(c).remote.address;
-    } catch {
-      return false; // not served over a socket: no peer to trust
-    }
-    return address !== undefined && isLoopbackAddress(address);
+    return isLocalClient(c);
   }
 
   private prune(): void {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Marked } from 'marked';
 import { type Browser, chromium } from 'playwright-core';
-import { childEnv, ProblemError } from '../../shared/index.ts';
+import { childEnv, escapeHtml, ProblemError } from '../../shared/index.ts';
 import { CHROMIUM_ARGS } from '../../tools/index.ts';
 
 /** Loads one image the report refers to, or says no (undefined) when its address is not trusted. */
@@ -29,9 +29,6 @@ const FONT_URL = `${ASSET_ORIGIN}/NotoSansSC-Regular.ttf`;
 const FONT_FILE = fileURLToPath(
   import.meta.resolve('@expo-google-fonts/noto-sans-sc/400Regular/NotoSansSC_400Regular.ttf'),
 );
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 /** Markdown → HTML with raw HTML shown as text, so a report cannot carry markup or script into the print page. */
 const markdown = new Marked({

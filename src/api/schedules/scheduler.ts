@@ -1,19 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { StartedScheduleRun as StartedRun } from '../../protocol/index.ts';
-import { conflict, type Logger, ProblemError } from '../../shared/index.ts';
+import { type CredentialSealer, conflict, type Logger, ProblemError } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { RunManager } from '../chat/runs.ts';
 import type { Sessions, SessionTables } from '../chat/sessions.ts';
 import { type ApiDb, isUniqueViolation } from '../db.ts';
 import { CronSchedule } from './cron.ts';
-import {
-  type CredentialSealer,
-  paramsOf,
-  type ScheduleRow,
-  type Schedules,
-  type ScheduleTables,
-  scheduleRequest,
-} from './schedules.ts';
+import { paramsOf, type ScheduleRow, type Schedules, type ScheduleTables, scheduleRequest } from './schedules.ts';
 
 /** How often the production timer looks for due schedules (the claim, not the timer, keeps a run single). */
 export const SCHEDULER_INTERVAL_MS = 30_000;

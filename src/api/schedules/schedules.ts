@@ -1,6 +1,3 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
 import {
   CADENCE_REPORT,
@@ -10,7 +7,7 @@ import {
   type ScheduleParams,
   type ScheduleView,
 } from '../../protocol/index.ts';
-import { notFound, ProblemError, redactSecrets, redactSecretsIn } from '../../shared/index.ts';
+import { CredentialSealer, notFound, ProblemError, redactSecrets, redactSecretsIn } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import type { ApiDb } from '../db.ts';
 import { CronSchedule } from './cron.ts';
@@ -88,54 +85,20 @@ export async function migrateSchedules(db: ApiDb): Promise<void> {
     .execute();
 }
 
-/**
- * Seals the owners' ERP tokens that schedules keep (AES-256-GCM), so the API database alone does not hand them
- * out. The key is `PROCURA_SCHEDULE_KEY` (every API process of a deployment needs the same one) or, when unset, a
- * random key kept in `<dataDir>/schedule.key` (readable by its owner only).
- */
 /** Schedules one user may keep: each starts runs on its own, so their number is bounded like runs are. */
 export const MAX_SCHEDULES_PER_USER = 20;
 
-export class CredentialSealer {
-  private constructor(private readonly key: Buffer) {}
-
-  static open(dataDir: string, env: NodeJS.ProcessEnv): CredentialSealer {
-    const secret = env.PROCURA_SCHEDULE_KEY?.trim();
-    if (secret) {
-      if (secret.length < 16)
-        throw new Error('PROCURA_SCHEDULE_KEY 至少 16 个字符 / PROCURA_SCHEDULE_KEY needs at least 16 characters');
-      return new CredentialSealer(createHash('sha256').update(secret).digest());
-    }
-    const file = path.join(dataDir, 'schedule.key');
-    fs.mkdirSync(dataDir, { recursive: true });
-    try {
-      // `wx`: of two processes sharing the data folder, one writes the key and both read it.
-      fs.writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    return new CredentialSealer(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex'));
-  }
-
-  seal(plain: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url')}`;
-  }
-
-  /** The sealed text, or undefined when it was sealed under another key (or altered). */
-  unseal(sealed: string): string | undefined {
-    try {
-      const raw = Buffer.from(sealed.replace(/^v1\./, ''), 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-    } catch {
-      return undefined;
-    }
-  }
-}
+/**
+ * The sealer of the owners' ERP tokens that schedules keep: `PROCURA_SCHEDULE_KEY`, or a random key in
+ * `<dataDir>/schedule.key`.
+ */
+export const scheduleSealer = (dataDir: string, env: NodeJS.ProcessEnv): CredentialSealer =>
+  CredentialSealer.open({
+    dataDir,
+    secret: env.PROCURA_SCHEDULE_KEY,
+    setting: 'PROCURA_SCHEDULE_KEY',
+    keyFile: 'schedule.key',
+  });
 
 /** The request a run of the schedule sends to the agent, in Chinese then English; a digest is named by its cadence. */
 export function scheduleRequest(params: ScheduleParams, cron: string): string {

@@ -51,13 +51,28 @@ export interface StartOptions {
  * only need another part's address start beside it. The chart renderer listens on loopback whatever `--host`
  * says (only the chart MCP server beside it draws) and requires a fresh secret path segment.
  */
-type Plan = Settings & { rendererHost: string; rendererToken: string };
+type Plan = Settings & {
+  rendererHost: string;
+  rendererToken: string;
+  /** The local ERP MCP server's resource URL (what MCP clients' tokens are issued for) and the issuer they sign in at. */
+  erpMcpResource: string;
+  oauthIssuer: string;
+};
 
 export async function planOf(settings: Settings): Promise<Plan> {
   const { freePort } = await import('../../tools/index.ts');
   const rendererHost = /^(127\.|::1$|localhost$)/.test(settings.host) ? settings.host : '127.0.0.1';
+  // The ERP MCP server and the authorization server name each other (metadata, token audience): their ports are fixed
+  // first. A wildcard bind is reached, and named, by loopback.
+  const erpMcpPort = settings.erpMcpPort || (await freePort(settings.host));
+  const oauthPort = settings.oauthPort || (await freePort(settings.host));
+  const named = urlHost(['0.0.0.0', '::'].includes(settings.host) ? '127.0.0.1' : settings.host);
   return {
     ...settings,
+    erpMcpPort,
+    oauthPort,
+    erpMcpResource: `http://${named}:${erpMcpPort}/mcp`,
+    oauthIssuer: settings.oauthIssuer ?? `http://${named}:${oauthPort}`,
     rendererHost,
     rendererToken: randomBytes(24).toString('base64url'),
     chartsPort: settings.chartsPort || (await freePort(rendererHost)),
@@ -74,7 +89,11 @@ const parts: PartSpec[] = [
     needs: [],
     async start(settings) {
       const { startErpServer } = await import('../../erp/index.ts');
-      const erp = await startErpServer({ ...settings, port: settings.erpPort });
+      const erp = await startErpServer({
+        ...settings,
+        port: settings.erpPort,
+        oauth: { issuer: settings.oauthIssuer, resources: [settings.erpMcpResource] },
+      });
       return {
         url: `${erp.server.url}/api`,
         detail: `docs ${erp.server.url}/api/docs · ${erp.database.dialect} ${erp.database.location}`,
@@ -94,8 +113,36 @@ const parts: PartSpec[] = [
         host: settings.host,
         port: settings.erpMcpPort,
         allowedHosts: settings.mcpAllowedHosts,
+        resourceUrl: settings.erpMcpResource,
+        authorizationServers: [settings.oauthIssuer],
       });
-      return { url: mcp.mcpUrl, detail: 'streamable HTTP, Bearer token', close: mcp.close };
+      return { url: mcp.mcpUrl, detail: 'streamable HTTP, Bearer token or OAuth sign-in', close: mcp.close };
+    },
+  },
+  {
+    name: 'MCP sign-in',
+    // The OAuth 2.1 authorization server where MCP clients sign in as an ERP user; its tokens are for the ERP MCP
+    // server, and the ERP in this process takes them.
+    needs: ['ERP'],
+    async start(settings, started) {
+      const erp = started.get('ERP')!.erp!;
+      const [{ startAuthorizationServer, DEMO_USERS }, { demoSignInMode }] = await Promise.all([
+        import('../../erp/index.ts'),
+        import('../../api/index.ts'),
+      ]);
+      const mode = demoSignInMode(settings.host).mode;
+      const server = await startAuthorizationServer({
+        ...erp.oauth!,
+        users: erp.services.users,
+        host: settings.host,
+        port: settings.oauthPort,
+        demo: mode === 'off' ? undefined : { mode, users: DEMO_USERS.filter((u) => erp.demoTokens[u.username]) },
+      });
+      return {
+        url: server.issuer,
+        detail: `OAuth 2.1 for MCP clients, metadata ${server.issuer}/.well-known/openid-configuration`,
+        close: server.close,
+      };
     },
   },
   {

@@ -35,7 +35,7 @@ export class ErpUsers {
   ) {}
 
   async resolve(authorization: string | undefined, projectId: string | undefined): Promise<ActingUser> {
-    const match = /^Bearer\s+(\S{1,512})$/i.exec(authorization ?? '');
+    const match = /^Bearer\s+(\S{1,4096})$/i.exec(authorization ?? '');
     if (!match) throw unauthorized();
     const token = match[1];
     const tokenKey = hashOf(token);

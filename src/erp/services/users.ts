@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { forbidden, notFound, unauthorized, unprocessable } from '../../shared/index.ts';
 import type { ErpTables, Role } from '../db/schema.ts';
+import { isJwt } from '../oauth/keys.ts';
 import { nowIso } from './context.ts';
 
 export interface ErpUser {
@@ -21,10 +22,33 @@ export class UserDirectory {
   /** Short-lived cache of token → user, so a busy client is not one extra query per request. */
   private readonly cache = new Map<string, { user: ErpUser; until: number }>();
 
+  /** Verifies OAuth access tokens of the ERP's authorization server, when it has one. */
+  private accessTokens?: { username(token: string): Promise<string> };
+
   constructor(private readonly db: Kysely<ErpTables>) {}
 
-  /** The user a bearer token belongs to; 401 for an unknown or revoked token. */
+  /** Takes OAuth access tokens of the ERP's own authorization server besides API tokens (see `src/erp/oauth`). */
+  acceptAccessTokens(verifier: { username(token: string): Promise<string> }): void {
+    this.accessTokens = verifier;
+  }
+
+  /**
+   * The user a bearer token belongs to: an API token, or an OAuth access token of the ERP's authorization server
+   * (its user as the ERP knows them now, whatever role the token was issued with); 401 for an unknown, revoked or
+   * expired token.
+   */
   async authenticate(token: string): Promise<ErpUser> {
+    if (this.accessTokens && isJwt(token)) {
+      const username = await this.accessTokens.username(token);
+      return this.byUsername(username).catch(() => {
+        throw unauthorized();
+      });
+    }
+    return this.apiTokenUser(token);
+  }
+
+  /** The user an API token (`pk_…`) belongs to; 401 for an unknown or revoked token. */
+  async apiTokenUser(token: string): Promise<ErpUser> {
     const hash = hashToken(token);
     const cached = this.cache.get(hash);
     if (cached && cached.until > Date.now()) return cached.user;
