@@ -44,6 +44,8 @@ export interface Facts {
   seen: Map<number, PartRef>;
   /** The project's categories (`category_list`), when the agent has the tool. */
   categories: CategoryRef[];
+  /** Every supplier the ERP lists (`supplier_query`): a supplier chosen by id is one of them. */
+  supplierList: SupplierRef[];
 }
 
 /** Earlier results a follow-up carries start with this, so they lend facts (order, part) but never an intent. */
@@ -139,6 +141,7 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
       orderNo: newest((g) => g.reading.orderNo),
       seen,
       categories,
+      supplierList: suppliers,
     },
   };
 }
@@ -149,13 +152,6 @@ export function chosen(view: ConversationView): string | undefined {
   const value = Array.isArray(answer) ? answer[0] : answer;
   return typeof value === 'string' ? value : undefined;
 }
-
-/** Options for `ask_user`: at most 8, as the tool allows. */
-export const partOptions = (parts: PartRef[]) =>
-  parts.slice(0, 8).map((p) => ({
-    label: `${p.supplier.name} · ${p.code} ${p.name} ¥${p.unitPrice}`.slice(0, 120),
-    value: `part:${p.id}`,
-  }));
 
 /** Puts a choice to the user: with `ask_user` when this agent has it, else as a question in the answer. */
 export function askUser(
