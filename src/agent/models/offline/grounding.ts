@@ -9,6 +9,7 @@ import {
   partText,
   type SupplierRef,
   tradeWords,
+  wholeCategory,
 } from './catalogue.ts';
 import { type ConversationView, items, lastStep, type Plan, taskContext, userWords } from './conversation.ts';
 import { type Intent, type Reading, readRequest } from './intent.ts';
@@ -110,7 +111,7 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
   const texts2: Grounded[] = readings.map((reading, i) => ({
     reading,
     suppliers: distinctSuppliers(findSuppliers(reading.rest, suppliers, trade)),
-    parts: matchParts(words[i], searched),
+    parts: wholeCategory(words[i], matchParts(words[i], searched), searched, categories),
     partWords: words[i].replace(/[|]/g, ' ').replace(/\s+/g, ' ').trim(),
     namesPart: namesSomething(words[i]),
   }));

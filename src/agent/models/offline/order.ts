@@ -463,8 +463,9 @@ function orderInfo(
     : facts.partWords && !understood.parts.length
       ? 'ERP 中没有找到符合的零部件，请填写名称或型号 / no part in the ERP matches: give its name or model'
       : undefined;
-  const asked = Object.fromEntries(
-    Object.entries(options).filter(([field, list]) => fields.includes(field) && list?.length),
+  // Each option names its field: one flat list, the tool groups them per field.
+  const asked = Object.entries(options).flatMap(([field, list]) =>
+    fields.includes(field) ? (list ?? []).map((o) => ({ field, ...o })) : [],
   );
   return {
     toolCalls: [
