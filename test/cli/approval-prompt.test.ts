@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
+import { sleep } from '../../src/shared/index.ts';
 import { erpOrders } from '../ui/procura.ts';
 import { hasScript, terminalChat } from './terminal.ts';
 
@@ -17,7 +18,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Orders of the demo buyer holding a line of `quantity` F7TC plugs. */
 const ordersOf = async (quantity: number) =>
   (await erpOrders(stack.erpUrl, stack.tokens.laoxiao, 'F7TC')).filter((o) =>

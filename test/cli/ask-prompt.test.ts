@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
 import { FREE_TEXT_CHOICE } from '../../src/protocol/index.ts';
+import { sleep } from '../../src/shared/index.ts';
 import { hasScript, terminalChat } from './terminal.ts';
 
 /**
@@ -17,7 +18,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe.skipIf(!hasScript)('the terminal question prompts', () => {

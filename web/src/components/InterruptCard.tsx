@@ -69,6 +69,32 @@ function TypedInput({
   );
 }
 
+/** The last choice of every option list: "Other (type it)", pressed while its box is open. */
+function OtherChoice({
+  label,
+  typing,
+  busy,
+  onClick,
+}: {
+  label: string;
+  typing: boolean;
+  busy: boolean;
+  onClick: () => void;
+}) {
+  return (
+    <button
+      type="button"
+      className={`btn option option-other ${typing ? 'selected' : ''}`}
+      data-testid="free-text-choice"
+      aria-pressed={typing}
+      disabled={busy}
+      onClick={onClick}
+    >
+      {label}
+    </button>
+  );
+}
+
 function AskUserCard({ interrupt, busy, onDecide }: CardProps<'ask_user'>) {
   const t = useT();
   const other = useOtherLabel();
@@ -119,16 +145,7 @@ function AskUserCard({ interrupt, busy, onDecide }: CardProps<'ask_user'>) {
           ),
         )}
         {interrupt.free_text && (
-          <button
-            type="button"
-            className={`btn option option-other ${typing ? 'selected' : ''}`}
-            data-testid="free-text-choice"
-            aria-expanded={typing}
-            disabled={busy}
-            onClick={() => setTyping((v) => !v)}
-          >
-            {other}
-          </button>
+          <OtherChoice label={other} typing={typing} busy={busy} onClick={() => setTyping((v) => !v)} />
         )}
       </div>
       {typing && <TypedInput label={other} value={typed} onChange={setTyped} />}
@@ -185,16 +202,12 @@ function ChoiceField({
             {o.label}
           </button>
         ))}
-        <button
-          type="button"
-          className={`btn option option-other ${typing ? 'selected' : ''}`}
-          data-testid="free-text-choice"
-          aria-pressed={typing}
-          disabled={busy}
+        <OtherChoice
+          label={other}
+          typing={typing}
+          busy={busy}
           onClick={() => onChange({ typed: typing ? choice.typed : '' })}
-        >
-          {other}
-        </button>
+        />
       </div>
       {typing && (
         <TypedInput
