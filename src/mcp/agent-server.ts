@@ -15,8 +15,12 @@ import {
   ApiError,
   ChatClient,
   type ChatEvent,
+  type ChoiceOption,
+  FREE_TEXT_CHOICE,
+  type FreeText,
   type HumanDecision,
   type InterruptData,
+  NUMBER_FIELDS,
   type StreamResult,
 } from '../protocol/index.ts';
 import { listen, type RunningServer } from '../shared/index.ts';
@@ -180,21 +184,61 @@ export function createAgentMcpServer(client: ChatClient, options: { name?: strin
       const canAsk = Boolean(server.getClientCapabilities()?.elicitation);
       if (interrupt.kind !== 'approval') {
         if (!canAsk) return undefined;
+        // One text field per asked field; the options are listed, and a text that names one picks it.
+        const fields = interrupt.kind === 'order_info' ? interrupt.fields : ['answer'];
+        const optionsOf = (field: string) =>
+          (interrupt.kind === 'ask_user' ? interrupt.options : interrupt.options?.[field]) ?? [];
         const asked = await server.elicitInput(
           {
             mode: 'form',
             message:
-              interrupt.kind === 'ask_user' ? interrupt.question : (interrupt.reason ?? interrupt.fields.join(', ')),
+              interrupt.kind === 'ask_user'
+                ? interrupt.question
+                : (interrupt.question ?? interrupt.reason ?? interrupt.fields.join(', ')),
             requestedSchema: {
               type: 'object',
-              properties: { answer: { type: 'string', title: '回答 / answer' } },
-              required: ['answer'],
+              properties: Object.fromEntries(
+                fields.map((field) => [
+                  field,
+                  {
+                    type: 'string',
+                    title: field === 'answer' ? '回答 / answer' : field,
+                    ...(optionsOf(field).length
+                      ? {
+                          description: optionsOf(field)
+                            .map((o) => o.label)
+                            .join(' | '),
+                        }
+                      : {}),
+                  },
+                ]),
+              ),
+              required: fields.filter((f) => f !== 'note'),
             },
           },
           { relatedRequestId: extra.requestId, signal: extra.signal, timeout: ELICITATION_TIMEOUT_MS },
         );
-        const answer = asked.action === 'accept' ? asked.content?.answer : undefined;
-        return typeof answer === 'string' && answer.trim() ? { type: 'answer', answer: answer.trim() } : undefined;
+        if (asked.action !== 'accept') return undefined;
+        const text = (field: string) => {
+          const value = asked.content?.[field];
+          return typeof value === 'string' ? value.trim() : '';
+        };
+        if (interrupt.kind === 'ask_user') {
+          const answer = text('answer');
+          return answer
+            ? { type: 'answer', answer: fromTyped(answer, interrupt.options, interrupt.free_text === true) }
+            : undefined;
+        }
+        const answer: Record<string, unknown> = {};
+        for (const field of fields) {
+          const typed = text(field);
+          if (!typed) continue;
+          answer[field] =
+            NUMBER_FIELDS.includes(field) && Number(typed) > 0
+              ? Number(typed)
+              : fromTyped(typed, optionsOf(field), optionsOf(field).length > 0);
+        }
+        return { type: 'answer', answer };
       }
       if (!canAsk) return { type: 'reject', reason: '调用方无法询问其用户 / the calling client cannot ask its user' };
       const asked = await server.elicitInput(
@@ -267,6 +311,14 @@ export function createAgentMcpServer(client: ChatClient, options: { name?: strin
 }
 
 type OrderOutputType = z.infer<typeof OrderOutput>;
+
+/** A text typed for a question: the option it names (by value or label), else a typed answer where one is taken. */
+function fromTyped(text: string, options: ChoiceOption[], freeText: boolean): string | FreeText {
+  const same = (a: string) => a.trim().toLowerCase() === text.toLowerCase();
+  const option = options.find((o) => same(o.value) || same(o.label));
+  if (option) return option.value;
+  return freeText ? { free_text: text.slice(0, FREE_TEXT_CHOICE.maxLength) } : text;
+}
 
 const approvalOrQuestion = (interrupt: InterruptData) =>
   interrupt.kind === 'approval' ? interrupt.label : interrupt.kind === 'ask_user' ? interrupt.question : interrupt.kind;

@@ -53,13 +53,18 @@ export { TERMINAL_EVENTS } from './events.ts';
 export {
   type ApprovalAction,
   type ApprovalDetails,
+  answerProblems,
   type ChoiceOption,
   type DecisionChange,
   type DecisionRecord,
   decisionRecord,
+  FREE_TEXT_CHOICE,
+  type FreeText,
   type HumanDecision,
   HumanDecisionSchema,
   type HumanRequest,
+  isFreeText,
+  NUMBER_FIELDS,
 } from './human.ts';
 export {
   awardRequest,

@@ -1,9 +1,8 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import fs from 'node:fs';
-import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
-import { erpOrders, ROOT } from '../ui/procura.ts';
+import { sleep } from '../../src/shared/index.ts';
+import { erpOrders } from '../ui/procura.ts';
+import { hasScript, terminalChat } from './terminal.ts';
 
 /**
  * `procura chat` at a person's terminal (a pseudo-terminal through util-linux `script`) against a started stack:
@@ -19,45 +18,15 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** One `procura chat` in a terminal: what it has shown, waiting for text, typing. */
-function terminalChat() {
-  const command = `${process.execPath} bin/procura.js chat --url ${stack.apiUrl} --token ${stack.tokens.laoxiao}`;
-  const child: ChildProcessWithoutNullStreams = spawn('script', ['-qfec', command, '/dev/null'], {
-    cwd: ROOT,
-    env: { ...process.env, TERM: 'xterm', COLUMNS: '200' },
-  });
-  let screen = '';
-  child.stdout.on('data', (d) => {
-    screen += d;
-  });
-  const plain = () => stripVTControlCharacters(screen);
-  const count = (re: RegExp) => plain().match(new RegExp(re.source, 'g'))?.length ?? 0;
-  return {
-    child,
-    plain,
-    count,
-    async waitFor(re: RegExp, times = 1) {
-      const deadline = Date.now() + 90_000;
-      while (count(re) < times) {
-        if (Date.now() > deadline) throw new Error(`no ${re} on screen:\n${plain().slice(-3000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-    type: (text: string) => child.stdin.write(text),
-    exited: () => new Promise((resolve) => child.once('exit', resolve)),
-  };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Orders of the demo buyer holding a line of `quantity` F7TC plugs. */
 const ordersOf = async (quantity: number) =>
   (await erpOrders(stack.erpUrl, stack.tokens.laoxiao, 'F7TC')).filter((o) =>
     o.lines.some((l) => l.quantity === quantity),
   );
 
-describe.skipIf(!fs.existsSync('/usr/bin/script'))('the terminal approval prompt', () => {
+describe.skipIf(!hasScript)('the terminal approval prompt', () => {
   it('drops an Enter typed before the card is drawn; the card shows the order as the ERP would write it; Ctrl-C decides nothing', async () => {
-    const t = terminalChat();
+    const t = terminalChat(stack.apiUrl, stack.tokens.laoxiao);
     try {
       await t.waitFor(/你 \/ you/);
       // Type-ahead: an Enter 0.2 s after sending, long before the approval card exists.

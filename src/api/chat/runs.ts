@@ -1,6 +1,7 @@
 import type { AgentRuntime, ProcuraRunContext } from '../../agent/index.ts';
 import {
   type ApiEvent,
+  answerProblems,
   type CancelledRun,
   decisionRecord,
   type HumanDecision,
@@ -381,5 +382,13 @@ function checkDecision(request: HumanRequest, decision: HumanDecision): void {
     throw unprocessable('决定与确认类型不符 / the decision does not fit this interrupt', [
       { field: 'decision.type', message: `expected one of: ${allowed.join(', ')}` },
     ]);
+  }
+  // An answer must fit its question: an offered option or a typed answer within bounds, every asked field given.
+  const problems = decision.type === 'answer' ? answerProblems(request, decision.answer) : [];
+  if (problems.length) {
+    throw unprocessable(
+      '回答与问题不符 / the answer does not fit the question',
+      problems.map((p) => ({ ...p, field: `decision.${p.field}` })),
+    );
   }
 }

@@ -2,10 +2,14 @@ import { checkbox, input, select } from '@inquirer/prompts';
 import {
   type ChatClient,
   type ChatEvent,
+  type ChoiceOption,
   coversCall,
   describeScope,
+  FREE_TEXT_CHOICE,
+  type FreeText,
   type HumanDecision,
   type InterruptData,
+  NUMBER_FIELDS,
   type StandingScope,
   type StreamResult,
   standingScope,
@@ -171,18 +175,29 @@ export class TerminalChat {
     if (!this.options.interactive) return this.leaveWaiting(interrupt);
     if (await discardTypeAhead(process.stdin, PROMPT_GUARD_MS)) return CANCELLED;
     if (interrupt.kind === 'ask_user') {
-      const choices = interrupt.options.slice(0, 8).map((o) => ({ name: o.label, value: o.value }));
       const answer = interrupt.multiple
-        ? await checkbox({ message: interrupt.question, choices, required: true })
-        : await select({ message: interrupt.question, choices });
+        ? await pickSeveral(interrupt.question, interrupt.options, interrupt.free_text === true)
+        : await pickOrType(interrupt.question, interrupt.options, interrupt.free_text === true);
       return { type: 'answer', answer };
     }
     if (interrupt.kind === 'order_info') {
+      if (interrupt.question) this.renderer.line(bold(interrupt.question));
       if (interrupt.reason) this.renderer.line(yellow(interrupt.reason));
       const answer: Record<string, unknown> = {};
       for (const field of interrupt.fields) {
-        const value = await input({ message: field, required: field !== 'note' });
-        if (value.trim()) answer[field] = /quantity|unitPrice/.test(field) ? Number(value) : value.trim();
+        const options = interrupt.options?.[field] ?? [];
+        const message = FIELD_NAMES[field] ?? field;
+        if (options.length) {
+          answer[field] = await pickOrType(message, options, true);
+          continue;
+        }
+        const number = NUMBER_FIELDS.includes(field);
+        const value = await input({
+          message,
+          required: field !== 'note',
+          validate: (v) => !number || !v.trim() || Number(v) > 0 || '请输入正数 / a positive number',
+        });
+        if (value.trim()) answer[field] = number ? Number(value) : value.trim();
       }
       return { type: 'answer', answer };
     }
@@ -268,6 +283,57 @@ function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }
     ...(preview ? [`  审批策略 / approval policy: ${policyText(preview, args.submit === true)}`] : []),
     ...rest.map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`),
   ].join('\n');
+}
+
+/** The order fields as the card names them. */
+const FIELD_NAMES: Record<string, string> = {
+  supplier: '供应商 / supplier',
+  part: '零部件 / part',
+  quantity: '数量 / quantity',
+  unitPrice: '单价 / unit price',
+  expectedDate: '到货日期 YYYY-MM-DD / delivery date',
+  note: '备注（可空）/ note (optional)',
+};
+
+/** The value of the "Other (type it)" choice: no option's value looks like it. */
+const TYPE_IT: unique symbol = Symbol('type it');
+
+/** Asks for the typed answer once "Other (type it)" is chosen: not empty, within the card's length. */
+async function typedAnswer(): Promise<FreeText> {
+  const text = await input({
+    message: FREE_TEXT_CHOICE.label,
+    required: true,
+    validate: (v) =>
+      (v.trim().length > 0 && v.trim().length <= FREE_TEXT_CHOICE.maxLength) ||
+      `1–${FREE_TEXT_CHOICE.maxLength} 个字 / characters`,
+  });
+  return { free_text: text.trim() };
+}
+
+/** The options numbered (a digit key moves to one, Enter takes it), "Other (type it)" last when typing is allowed. */
+function numbered(options: ChoiceOption[], freeText: boolean) {
+  const shown = options.slice(0, 8);
+  return [
+    ...shown.map((o, i): { name: string; value: string | typeof TYPE_IT } => ({
+      name: `${i + 1}. ${o.label}`,
+      value: o.value,
+    })),
+    ...(freeText
+      ? [{ name: `${shown.length + 1}. ${FREE_TEXT_CHOICE.label}`, value: TYPE_IT as string | typeof TYPE_IT }]
+      : []),
+  ];
+}
+
+/** One option's value, or what was typed in place of one. */
+async function pickOrType(message: string, options: ChoiceOption[], freeText: boolean): Promise<string | FreeText> {
+  const picked = await select({ message, choices: numbered(options, freeText) });
+  return picked === TYPE_IT ? typedAnswer() : picked;
+}
+
+/** Several options' values, or — when "Other (type it)" is among them — what was typed instead. */
+async function pickSeveral(message: string, options: ChoiceOption[], freeText: boolean): Promise<string[] | FreeText> {
+  const picked = await checkbox({ message, choices: numbered(options, freeText), required: true });
+  return picked.includes(TYPE_IT) ? typedAnswer() : (picked as string[]);
 }
 
 const money = (n: number) => `¥${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;

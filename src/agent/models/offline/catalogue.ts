@@ -337,6 +337,31 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
   return best > 0 ? scored.filter((s) => s.score === best).map((s) => s.part) : [];
 }
 
+/**
+ * A text that names a category as such ("帮我订一些机滤", "order some brake pads") means all of it: every part of
+ * that category the searches found, not only those whose names share the most with the words (机油滤清器 would
+ * leave out 机油滤芯). A text that says more (a model, 摩托车, 铱金) keeps its best matches.
+ */
+export function wholeCategory(
+  text: string,
+  best: PartRef[],
+  results: Map<string, PartRef[]>,
+  categories: CategoryRef[],
+): PartRef[] {
+  const codes = new Set(best.map((p) => p.category));
+  const category = codes.size === 1 ? categories.find((c) => codes.has(c.code)) : undefined;
+  if (!category) return best;
+  const names = [category.nameZh, ...category.synonymsZh].filter(Boolean).sort((a, b) => b.length - a.length);
+  const english = [category.nameEn, ...category.synonymsEn].filter(Boolean);
+  let rest = text;
+  for (const name of names) rest = rest.split(name).join(' ');
+  for (const name of english) rest = rest.replace(new RegExp(`\\b${escapeRegExp(name)}(?:e?s)?\\b`, 'gi'), ' ');
+  if (rest === text || namesSomething(rest)) return best;
+  const all = new Map<number, PartRef>();
+  for (const list of results.values()) for (const p of list) if (p.category === category.code) all.set(p.id, p);
+  return [...all.values()];
+}
+
 /** A category's everyday name: the longest ending its part names share (火花塞), else its most common name. */
 export function categoryLabel(parts: PartRef[]): string {
   const bare = (name: string) => name.replace(/\s+\S*\d\S*$/, '').trim();

@@ -9,6 +9,7 @@ import {
   partText,
   type SupplierRef,
   tradeWords,
+  wholeCategory,
 } from './catalogue.ts';
 import { type ConversationView, items, lastStep, type Plan, taskContext, userWords } from './conversation.ts';
 import { type Intent, type Reading, readRequest } from './intent.ts';
@@ -44,6 +45,8 @@ export interface Facts {
   seen: Map<number, PartRef>;
   /** The project's categories (`category_list`), when the agent has the tool. */
   categories: CategoryRef[];
+  /** Every supplier the ERP lists (`supplier_query`): a supplier chosen by id is one of them. */
+  supplierList: SupplierRef[];
 }
 
 /** Earlier results a follow-up carries start with this, so they lend facts (order, part) but never an intent. */
@@ -108,7 +111,7 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
   const texts2: Grounded[] = readings.map((reading, i) => ({
     reading,
     suppliers: distinctSuppliers(findSuppliers(reading.rest, suppliers, trade)),
-    parts: matchParts(words[i], searched),
+    parts: wholeCategory(words[i], matchParts(words[i], searched), searched, categories),
     partWords: words[i].replace(/[|]/g, ' ').replace(/\s+/g, ' ').trim(),
     namesPart: namesSomething(words[i]),
   }));
@@ -139,6 +142,7 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
       orderNo: newest((g) => g.reading.orderNo),
       seen,
       categories,
+      supplierList: suppliers,
     },
   };
 }
@@ -149,13 +153,6 @@ export function chosen(view: ConversationView): string | undefined {
   const value = Array.isArray(answer) ? answer[0] : answer;
   return typeof value === 'string' ? value : undefined;
 }
-
-/** Options for `ask_user`: at most 8, as the tool allows. */
-export const partOptions = (parts: PartRef[]) =>
-  parts.slice(0, 8).map((p) => ({
-    label: `${p.supplier.name} · ${p.code} ${p.name} ¥${p.unitPrice}`.slice(0, 120),
-    value: `part:${p.id}`,
-  }));
 
 /** Puts a choice to the user: with `ask_user` when this agent has it, else as a question in the answer. */
 export function askUser(

@@ -1,16 +1,9 @@
+import type { ChoiceOption } from '../../../protocol/index.ts';
 import { isEnglish, refusalText } from './asks.ts';
-import { type PartRef, shortName } from './catalogue.ts';
+import { categoryLabel, type PartRef, shortName } from './catalogue.ts';
+import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
-import {
-  chosen,
-  type Facts,
-  ground,
-  offeredBy,
-  partOptions,
-  type TaskTexts,
-  taskIntent,
-  taskTexts,
-} from './grounding.ts';
+import { chosen, type Facts, ground, offeredBy, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
 import { ORDER_INTENTS } from './intent.ts';
 import { severityText } from './price-review.ts';
 import { cjkRuns, sharedRuns } from './text.ts';
@@ -49,7 +42,7 @@ const OPEN_STATUSES = new Set(['draft', 'pending_approval', 'approved']);
 
 /** The order agent: understand the operation, ground supplier and part in the ERP, ask for what is missing. */
 export function planOrder(view: ConversationView): Plan {
-  const texts = taskTexts(view, [answerText(lastStep(view, 'request_order_info'))]);
+  const texts = taskTexts(view, [answerText(view)]);
   const { intent: read, current } = taskIntent(texts);
   // Only an order request drafts a write: a question, a budget or a refused write that reached this agent gets an
   // answer and no draft.
@@ -91,12 +84,17 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   if ('plan' in grounded) return grounded.plan;
   const facts = grounded.facts;
   const asked = called(view, 'request_order_info');
-  const pick = chosen(view);
+  const info = infoAnswer(lastStep(view, 'request_order_info'));
+  // A supplier or part picked from a card's options is the ERP's record with that id, whatever the words said.
+  const picked = facts.supplierList.find((s) => s.id === optionId(info.answer.supplier, 'supplier'));
+  if (picked) facts.suppliers = [picked];
+  const askedPart = called(view, 'ask_user');
+  const pick = optionId(chosen(view) ?? info.answer.part, 'part');
   let parts = facts.parts;
-  if (pick?.startsWith('part:')) {
-    const part = facts.seen.get(Number(pick.slice(5)));
+  if (pick !== undefined) {
+    const part = facts.seen.get(pick);
     if (part) parts = [part];
-  } else if (called(view, 'ask_user')) {
+  } else if (askedPart && !typedText(lastStep(view, 'ask_user'))) {
     return { text: '没有选定零部件，未创建订单。/ No part was chosen: no order was created.' };
   }
   const supplierNames = facts.suppliers.map((s) => shortName(s)).join('、');
@@ -104,7 +102,7 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
     const offered = offeredBy(facts, parts);
     if (!offered.length) {
       return {
-        text: `${supplierNames} 没有「${facts.partWords}」这个零部件，未创建订单。供应它的有：${[
+        text: `${supplierNames} 没有${categoryLabel(parts)}（${[...new Set(parts.map((p) => p.model))].slice(0, 4).join('、')}），未创建订单。供应它的有：${[
           ...new Set(parts.map((p) => p.supplier.name)),
         ].join('、')}。/ ${supplierNames} does not supply it: no order was created.`,
       };
@@ -115,27 +113,43 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
     const affordable = parts.filter((p) => p.unitPrice <= (facts.maxUnitPrice ?? 0));
     if (!affordable.length) {
       return {
-        text: `没有单价不超过 ¥${facts.maxUnitPrice} 的「${facts.partWords}」（最低 ¥${Math.min(...parts.map((p) => p.unitPrice))}），未创建订单。/ Nothing at or under ¥${facts.maxUnitPrice}: no order was created.`,
+        text: `没有单价不超过 ¥${facts.maxUnitPrice} 的${categoryLabel(parts)}（最低 ¥${Math.min(...parts.map((p) => p.unitPrice))}），未创建订单。/ Nothing at or under ¥${facts.maxUnitPrice}: no order was created.`,
       };
     }
     parts = affordable;
   }
-  if (parts.length > 1 && (parts.length <= 8 || facts.suppliers.length)) {
+  const offering = new Set(parts.map((p) => p.supplier.id));
+  // Several kinds of part from several suppliers and none said: who supplies is asked first, among those that do.
+  const needSupplier = !facts.suppliers.length && offering.size > 1 && new Set(parts.map((p) => p.model)).size > 1;
+  const supplier =
+    facts.suppliers[0] ??
+    (offering.size === 1 ? facts.supplierList.find((s) => s.id === parts[0].supplier.id) : undefined);
+  const understood = { parts, supplier, quantity: facts.quantity, categories: facts.categories };
+  const lastQuantity = facts.quantity === undefined && LAST_QUANTITY.test(texts.words);
+  if (parts.length > 1 && !needSupplier) {
+    if (askedPart) {
+      return {
+        text: `仍有 ${parts.length} 个零部件符合，未创建订单：${parts
+          .slice(0, 8)
+          .map((p) => p.code)
+          .join('、')}。/ Several parts still match: no order was created.`,
+      };
+    }
+    // The part and the quantity on one card when both are missing; the part alone otherwise.
+    if (facts.quantity === undefined && !lastQuantity && !asked) {
+      return orderInfo(understood, facts, ['part', 'quantity'], { part: partOptions(parts) });
+    }
     return {
       toolCalls: [
         {
           name: 'ask_user',
-          args: {
-            question: `有 ${parts.length} 个零部件符合「${facts.partWords || supplierNames}」，要订哪一个？/ Several parts match — which one?`,
-            options: partOptions(parts),
-            multiple: false,
-          },
+          args: { question: restate(understood, ['part']), options: partOptions(parts), multiple: false },
         },
       ],
     };
   }
   // "按上次的数量": the quantity of the newest order of this part that was not cancelled, as the ERP lists it.
-  if (parts.length === 1 && facts.quantity === undefined && LAST_QUANTITY.test(texts.words)) {
+  if (parts.length === 1 && lastQuantity) {
     const only = parts[0];
     const prior = view.steps.find((s) => s.name === 'order_search_details' && Number(s.args.partId) === only.id);
     if (!prior) return { toolCalls: [{ name: 'order_search_details', args: { partId: only.id, size: 10 } }] };
@@ -146,34 +160,29 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
       .find((l) => l.partId === only.id)?.quantity;
   }
   const missing = [
-    ...(facts.suppliers.length || parts.length === 1 ? [] : ['supplier']),
+    ...(needSupplier || (!parts.length && !facts.suppliers.length) ? ['supplier'] : []),
     ...(parts.length ? [] : ['part']),
     ...(facts.quantity ? [] : ['quantity']),
   ];
   const part = parts.length === 1 ? parts[0] : undefined;
   const belowMoq = part && facts.quantity !== undefined && facts.quantity < part.moq;
   if ((missing.length || belowMoq) && !asked) {
-    const reason = belowMoq
-      ? `数量 ${facts.quantity} 低于 ${part.code} 的最小起订量 ${part.moq} / below the minimum order quantity ${part.moq}`
-      : facts.partWords && !parts.length
-        ? `ERP 中没有找到「${facts.partWords}」，请给出零部件名称或型号 / no part matches “${facts.partWords}”`
-        : '下单前需要补全这些信息 / these details are needed before ordering';
+    // A quantity below the minimum is asked again, not restated.
+    return orderInfo(
+      { ...understood, quantity: belowMoq ? undefined : facts.quantity },
+      facts,
+      belowMoq ? ['quantity'] : missing,
+      {
+        ...(needSupplier ? { supplier: supplierOptions(parts) } : {}),
+        ...(part ? { quantity: quantityOptions(part) } : {}),
+      },
+    );
+  }
+  if (needSupplier) {
     return {
-      toolCalls: [
-        {
-          name: 'request_order_info',
-          args: {
-            missing_fields: belowMoq ? ['quantity'] : missing,
-            known: {
-              ...(facts.suppliers.length ? { supplier: supplierNames } : {}),
-              ...(part ? { part: `${part.code} ${part.name}`, supplier: part.supplier.name, moq: part.moq } : {}),
-              ...(facts.quantity ? { quantity: facts.quantity } : {}),
-              ...(facts.expectedDate ? { expectedDate: facts.expectedDate } : {}),
-            },
-            reason,
-          },
-        },
-      ],
+      text: `没有确定供应商，未创建订单。供应${categoryLabel(parts)}的有：${supplierOptions(parts)
+        .map((o) => o.label.split(' · ')[0])
+        .join('、')}。/ No supplier was settled: no order was created.`,
     };
   }
   if (missing.length || !part || !facts.quantity) {
@@ -440,17 +449,78 @@ const LOOKUP_MAX_PAGES = 6;
 
 const userId = (view: ConversationView) => /user_id:\s*([^\s，,。]+)/.exec(view.system)?.[1];
 
-/** The user's `request_order_info` answer as a text the understanding layer reads like any other. */
-function answerText(step: ToolStep | undefined): string {
-  const raw = (step?.result as { answer?: unknown } | undefined)?.answer;
-  if (!raw || typeof raw !== 'object') return '';
-  const a = raw as Record<string, unknown>;
+/** `request_order_info` for the fields still missing: the request restated, the ERP's options per field. */
+function orderInfo(
+  understood: Understood,
+  facts: Facts,
+  fields: string[],
+  options: Partial<Record<'supplier' | 'part' | 'quantity', ChoiceOption[]>>,
+): Plan {
+  const part = understood.parts.length === 1 ? understood.parts[0] : undefined;
+  const belowMoq = part && facts.quantity !== undefined && facts.quantity < part.moq;
+  const reason = belowMoq
+    ? `数量 ${facts.quantity} 低于 ${part.code} 的最小起订量 ${part.moq} / below the minimum order quantity ${part.moq}`
+    : facts.partWords && !understood.parts.length
+      ? 'ERP 中没有找到符合的零部件，请填写名称或型号 / no part in the ERP matches: give its name or model'
+      : undefined;
+  // Each option names its field: one flat list, the tool groups them per field.
+  const asked = Object.entries(options).flatMap(([field, list]) =>
+    fields.includes(field) ? (list ?? []).map((o) => ({ field, ...o })) : [],
+  );
+  return {
+    toolCalls: [
+      {
+        name: 'request_order_info',
+        args: {
+          missing_fields: fields,
+          question: restate(understood, fields),
+          ...(asked.length ? { options: asked } : {}),
+          known: {
+            ...(understood.supplier ? { supplier: understood.supplier.name } : {}),
+            ...(part ? { part: `${part.code} ${part.name}`, moq: part.moq } : {}),
+            ...(facts.quantity ? { quantity: facts.quantity } : {}),
+            ...(facts.expectedDate ? { expectedDate: facts.expectedDate } : {}),
+          },
+          ...(reason ? { reason } : {}),
+        },
+      },
+    ],
+  };
+}
+
+/** The `request_order_info` answer: chosen options and plain values, and what was typed in place of an option. */
+function infoAnswer(step: ToolStep | undefined): { answer: Record<string, unknown>; typed: Record<string, string> } {
+  const result = step?.result as { answer?: unknown; free_text?: unknown } | undefined;
+  const record = (v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  const typed = Object.fromEntries(
+    Object.entries(record(result?.free_text)).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  return { answer: record(result?.answer), typed };
+}
+
+/** What the user typed in place of an `ask_user` option, if anything. */
+function typedText(step: ToolStep | undefined): string {
+  const typed = (step?.result as { free_text?: unknown } | undefined)?.free_text;
+  return typeof typed === 'string' ? typed : '';
+}
+
+/**
+ * The user's answers as a text the understanding layer reads like any other: what was typed (a supplier's name, a
+ * part, a quantity in words) and the plain values. Options picked by id are taken by id, not read as words.
+ */
+function answerText(view: ConversationView): string {
+  const { answer, typed } = infoAnswer(lastStep(view, 'request_order_info'));
+  const a: Record<string, unknown> = { ...answer, ...typed };
+  const words = (v: unknown) => (typeof v === 'string' && !/^(?:supplier|part):\d+$/.test(v) ? v : '');
+  const quantity = Number(a.quantity);
   const parts = [
-    typeof a.supplier === 'string' ? a.supplier : '',
-    typeof a.part === 'string' ? a.part : '',
-    a.quantity !== undefined && Number(a.quantity) > 0 ? `${Number(a.quantity)}个` : '',
-    typeof a.expectedDate === 'string' ? a.expectedDate : '',
+    words(a.supplier),
+    words(a.part),
+    quantity > 0 ? `${quantity}个` : words(a.quantity),
+    words(a.expectedDate),
     typeof a.note === 'string' ? `备注：${a.note}` : '',
+    typedText(lastStep(view, 'ask_user')),
   ];
   return parts.filter(Boolean).join('，');
 }

@@ -1,8 +1,9 @@
 import { isEnglish } from './asks.ts';
 import { distinctSuppliers, findSuppliers, namesSomething, type PartRef, type SupplierRef } from './catalogue.ts';
+import { partOptions } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
 import { readDate } from './dates.ts';
-import { askUser, chosen, type Facts, ground, partOptions, type TaskTexts, taskTexts } from './grounding.ts';
+import { askUser, chosen, type Facts, ground, type TaskTexts, taskTexts } from './grounding.ts';
 import { QUESTION, type Reading, RFQ_NO, readRequest } from './intent.ts';
 import { blankSpans } from './text.ts';
 
