@@ -282,6 +282,11 @@ export function readPeriod(
       },
     ],
     [/前天|\bday before yesterday\b/i, () => dayOf(2)],
+    // Today as the day orders were placed ("今天那张博世的单子"); 今天到货 stays a delivery date.
+    [
+      /今天(?=\s*(?:下的|订的|创建的|那张|那个|那笔|的单|的订单|的采购单))|\btoday's\b|\b(?:placed|created|made) today\b/i,
+      () => dayOf(0),
+    ],
     [/昨天|昨日|\byesterday\b/i, () => dayOf(1)],
     [/(去年|今年|上一年)?\s*(上|下)半年/, (m) => half(yearOf(m[1]), m[2] === '下')],
     [/\b(first|second|1st|2nd) half of (this|last) year\b/i, (m) => half(yearOf(m[2]), /second|2nd/i.test(m[1]))],
