@@ -85,6 +85,15 @@ describe('matching parts', () => {
     expect(matchParts('bp-150r 刹车片', results)).toEqual([rear]);
   });
 
+  it('reads a bare number left over as the start of a model ("the 520 chains")', () => {
+    const chains = [
+      part(1, 'HJ-428H-118L', '428H-118L', 'chain 428H'),
+      part(2, 'HJ-520-120L', '520-120L', 'chain 520'),
+    ];
+    const results = new Map([['chain', chains]]);
+    expect(matchParts('of the 520 chain from', results).map((p) => p.id)).toEqual([2]);
+  });
+
   it('searches the pieces of a separator-less code the catalogue does not know as typed', () => {
     const first = partQueries('YTX7LBS').map((q) => q.query);
     expect(first).toEqual(['YTX7LBS']);
@@ -274,6 +283,7 @@ describe('questions about suppliers, the catalogue, spend and orders (generated 
         `${s}的账期多长`,
         `${s}的联系人是谁，电话多少`,
         `${s}质量怎么样，评分多少`,
+        `${s}的联系电话发我一下`,
         `What is ${s}'s lead time?`,
         `How is ${s} rated?`,
         `what are the payment terms of ${s}?`,
@@ -309,6 +319,7 @@ describe('questions about suppliers, the catalogue, spend and orders (generated 
         `who supplies ${c}?`,
         `which suppliers carry ${c}?`,
         `What models of ${c} can we buy?`,
+        `which ${c} do we have in the catalogue?`,
       ]);
       const r = readRequest(text, today);
       expect(r.intent, text).toBe('catalogue');
@@ -349,6 +360,8 @@ describe('questions about suppliers, the catalogue, spend and orders (generated 
     expect(period('昨天下的单子有哪些')).toEqual(['2026-12-02', '2026-12-02']);
     expect(period('orders placed last Friday')).toEqual(['2026-11-27', '2026-11-27']);
     expect(period('取消今天那张博世的单子')).toEqual(['2026-12-03', '2026-12-03']);
+    const withdraw = readRequest('把昨天给冠军下的那个单撤了', today);
+    expect([withdraw.intent, withdraw.period?.from]).toEqual(['cancel', '2026-12-02']);
     expect(period('最近三个月的订单')).toEqual(['2026-09-03', '2026-12-03']);
     // 今天到货 is still a delivery date, not a period.
     expect(readRequest('给博世下200个F7TC，今天到货', today).expectedDate).toBe('2026-12-03');
@@ -362,6 +375,7 @@ describe('questions about suppliers, the catalogue, spend and orders (generated 
         `要${q}个前刹车片，哪家便宜就从哪家买`,
         `就从最便宜的那家订${q}个`,
         `buy ${q} pcs of BP-150R from whoever is cheapest`,
+        `来${q}个D8TC，挑最便宜的供应商`,
       ]);
       const r = readRequest(text, today);
       expect([r.intent, r.quantity, r.cheapest], text).toEqual(['create', q, true]);

@@ -85,7 +85,7 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         },
         {
           want: [s.contact_phone],
-          zh: [`${zh}的联系人是谁，电话多少`, `怎么联系${zh}？联系方式给我`],
+          zh: [`${zh}的联系人是谁，电话多少`, `怎么联系${zh}？联系方式给我`, `${zh}的联系电话发我一下`],
           en: [`Who is the contact at ${en}?`, `give me ${en}'s phone number`],
         },
       ]);
@@ -114,6 +114,7 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         `who supplies ${en}s?`,
         `which suppliers carry ${en}s?`,
         `What models of ${en}s can we buy?`,
+        `which ${en}s do we have in the catalogue?`,
       ]);
       list.push({
         cls: 'catalogue',
@@ -243,6 +244,7 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
       say: pick([
         `取消今天那张${shortZh(todays.supplierZh)}的单子`,
         `把今天下的${shortZh(todays.supplierZh)}订单取消掉`,
+        `把今天给${shortZh(todays.supplierZh)}下的那个单撤了`,
         `cancel today's ${shortEn(todays.supplierEn)} order`,
       ]),
       judge: (turn) => {
@@ -277,6 +279,7 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
           `要${q}个${model}，哪家便宜就从哪家买`,
           `${model} 订 ${q} 个，找最便宜的供应商`,
           `buy ${q} pcs of ${model} from whoever is cheapest`,
+          `来${q}个${model}，挑最便宜的供应商`,
         ]),
         judge: (turn) =>
           orderedFrom(o, q)(turn) ??
@@ -316,7 +319,10 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         offers.filter((x) => /^[\u3400-\u9fff]{2,}$/.test(shortZh(x.supplierZh)) && spelled(x.supplierZh).length >= 5),
       );
       const name = spelled(o.supplierZh);
-      const piece = o.model.split(/[-/]/).find((p) => /\d/.test(p) && /[A-Z]/i.test(p) && p.length >= 3) ?? o.model;
+      // A fragment of the model: a code-like piece (428H, HF204), or its leading number (the 520 chains).
+      const piece =
+        o.model.split(/[-/]/).find((p) => (/\d/.test(p) && /[A-Z]/i.test(p) && p.length >= 3) || /^\d{3,4}$/.test(p)) ??
+        o.model;
       const q = Math.max(o.moq, int(2, 12) * 50);
       const word = o.category.replace(/_/g, ' ');
       const Name = name[0].toUpperCase() + name.slice(1);

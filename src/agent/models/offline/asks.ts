@@ -48,11 +48,15 @@ const LEAD_DAYS =
 
 /** A question rather than a command, for a supplier's fields. */
 const ASKED =
-  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|告诉我|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check)\b/i;
+  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|告诉我|发我|发给我|给我|说一?下|提供一?下|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check)\b/i;
 
 /** "谁家供应火花塞？", "which models of tyres can I buy?": who carries a part, which models there are. */
 const CATALOGUE_ZH =
-  /谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
+  /目录里有(?:哪些|什么)|谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
+/** "which air filters do we have in the catalogue?": the words around the part, never the part itself. */
+const CATALOGUE_HAVE =
+  /\b(?:which|what)\b(?!.*\b(?:orders?|pos?)\b).{1,40}\b(?:do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
+const CATALOGUE_HAVE_WORDS = /\b(?:which|what|do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
 const CATALOGUE_EN =
   /\bwho (?:supplies|sells|carries|makes|stocks|offers|provides|has)\b|\bwhich (?:suppliers?|vendors?|companies) (?:supply|supplies|sell|sells|carry|carries|stock|stocks|offer|offers|provide|provides|have|has|can supply|make)\b|\b(?:what|which) (?:models?|types?|kinds?|sizes?|variants?) (?:of|do|does|are|can)\b|\bwhere can (?:i|we) (?:buy|get|source|order)\b|\bcan (?:i|we) (?:buy|order|get)\??$/i;
 
@@ -118,7 +122,8 @@ const KNOWLEDGE =
  * rest is searched in the catalogue.
  */
 export function askSpans(text: string, ask: Ask | undefined): Span[] {
-  if (ask === 'catalogue') return spansOf(text, [CATALOGUE_ZH, CATALOGUE_EN, /\bcan (?:i|we) (?:buy|order|get)\b/i]);
+  if (ask === 'catalogue')
+    return spansOf(text, [CATALOGUE_ZH, CATALOGUE_EN, CATALOGUE_HAVE_WORDS, /\bcan (?:i|we) (?:buy|order|get)\b/i]);
   if (ask === 'supplierInfo') return spansOf(text, [...FIELDS.map(([, p]) => p), ASKED]);
   if (ask === 'spend') return spansOf(text, [SPEND, /一共|总共|合计|\bin total\b/i]);
   return [];
@@ -144,7 +149,7 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   if (SPEND.test(text)) return { ask: 'spend' };
   // "which vendor has the cheapest ignition coils" asks for a comparison, not for the catalogue.
   if (
-    (CATALOGUE_ZH.test(text) || CATALOGUE_EN.test(text)) &&
+    (CATALOGUE_ZH.test(text) || CATALOGUE_EN.test(text) || CATALOGUE_HAVE.test(text)) &&
     !/便宜|最低|价|贵|cheap|lowest|pric|expensive/i.test(text)
   )
     return { ask: 'catalogue' };

@@ -340,6 +340,8 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
   const parts = new Map<number, PartRef>();
   for (const q of queries) for (const p of results.get(q.query) ?? []) parts.set(p.id, p);
   const codes = codeTokens(text).map(bareCode);
+  // A bare number left over ("the 520 chains") is the start of a model, never a quantity (that was read already).
+  const numbers = text.match(/(?<![\w./-])\d{3,4}(?![\w./-])/g) ?? [];
   const runs = cjkRuns(text);
   const english = queries.filter((q) => q.kind === 'en');
   const scored: PartMatch[] = [...parts.values()].map((part) => {
@@ -349,6 +351,7 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
       else if (c === bareCode(part.model)) score += 500;
       else if (c.length >= 3 && bareCode(part.model).includes(c)) score += 100;
     }
+    for (const n of numbers) if (bareCode(part.model).startsWith(n)) score += 100;
     for (const run of runs) {
       score += sharedRuns(run, part.name) * 10;
     }

@@ -206,7 +206,11 @@ const CUES: Array<[Cue, number, string[]]> = [
   ['create', 2.5, ['再来', '再要', '进货', '进一批', '买', 'purchase', 'another']],
   ['create', 1.5, ['采购', '订', '下一个', 'order', 'get me', 'need']],
   ['create', 0.5, ['要', 'want', 'more', 'again']],
-  ['cancel', 4, ['取消', '撤销', '作废', '撤回', '不要了', 'cancel', 'void', 'withdraw', 'call off']],
+  [
+    'cancel',
+    4,
+    ['取消', '撤销', '作废', '撤回', '撤了', '撤掉', '撤单', '不要了', 'cancel', 'void', 'withdraw', 'call off'],
+  ],
   ['cancel', 2, ['删掉', '删除', '退掉', 'scrap']],
   [
     'update',
@@ -569,7 +573,8 @@ function decide(r: Reading): Intent | undefined {
   }
   const analysis = Math.max(s(r, 'compare'), s(r, 'trend'));
   // "I need 250 brake pads, cheapest supplier": an order from the cheapest offer, not a comparison.
-  if (hasQty && r.cheapest && s(r, 'create') >= 0.5 && !COMPARING.test(r.text)) return 'create';
+  if (hasQty && r.cheapest && (s(r, 'create') >= 0.5 || !QUESTION.test(r.text)) && !COMPARING.test(r.text))
+    return 'create';
   if (s(r, 'inventory') >= 2 && !hasQty && s(r, 'inventory') >= analysis) return 'inventory';
   if (s(r, 'update') >= 2.5 && (orderish || hasQty || r.expectedDate || r.note) && s(r, 'create') < 2.5)
     return 'update';

@@ -138,6 +138,24 @@ export function planCatalogue(view: ConversationView, texts: TaskTexts): Plan {
       );
   }
   let parts = facts.parts;
+  // A category named by its name or a synonym (机滤 is 机油滤清器): the ERP's whole listing of it, not only the parts
+  // whose names hold the word (机油滤芯 is one too).
+  const words = facts.partWords.toLowerCase();
+  const category = facts.categories.find(
+    (c) =>
+      parts.length > 0 &&
+      parts.every((p) => p.category === c.code) &&
+      !codeTokens(words).length &&
+      (words.includes(c.nameZh) || words.includes(c.nameEn.toLowerCase())),
+  );
+  const listing = category && view.steps.find((s) => s.name === 'part_query' && s.args.category === category.code);
+  if (category && !listing && view.tools.has('part_query'))
+    return { toolCalls: [{ name: 'part_query', args: { category: category.code, size: 50 } }] };
+  if (listing && listing.text === undefined) return {};
+  if (category && listing && items<PartRef>(listing).length) {
+    const listed = items<PartRef>(listing).filter((p) => !supplier || p.supplier.id === supplier.id);
+    if (listed.length) return catalogueAnswer(listed, [listing], english, english ? category.nameEn : category.nameZh);
+  }
   if (supplier) parts = parts.filter((p) => facts.current.suppliers.some((s) => s.id === p.supplier.id));
   if (!parts.length)
     return {
@@ -151,12 +169,8 @@ export function planCatalogue(view: ConversationView, texts: TaskTexts): Plan {
     };
   const ids = new Set(parts.map((p) => p.id));
   const searches = view.steps.filter((s) => s.name === 'part_search' && items<PartRef>(s).some((p) => ids.has(p.id)));
-  const category = facts.categories.find((c) => parts.every((p) => p.category === c.code));
-  const what = category
-    ? english
-      ? category.nameEn
-      : category.nameZh
-    : facts.partWords.replace(/[?？!！。.,，\s]+$/, '');
+  const only = facts.categories.find((c) => parts.every((p) => p.category === c.code));
+  const what = only ? (english ? only.nameEn : only.nameZh) : facts.partWords.replace(/[?？!！。.,，\s]+$/, '');
   return catalogueAnswer(parts, searches, english, what);
 }
 
