@@ -284,6 +284,8 @@ describe('questions about suppliers, the catalogue, spend and orders (generated 
         `${s}的联系人是谁，电话多少`,
         `${s}质量怎么样，评分多少`,
         `${s}的联系电话发我一下`,
+        `${s}那边交货要多少天`,
+        `${s}的结算方式是啥`,
         `What is ${s}'s lead time?`,
         `How is ${s} rated?`,
         `what are the payment terms of ${s}?`,
@@ -320,6 +322,7 @@ describe('questions about suppliers, the catalogue, spend and orders (generated 
         `which suppliers carry ${c}?`,
         `What models of ${c} can we buy?`,
         `which ${c} do we have in the catalogue?`,
+        `谁在卖${c}？`,
       ]);
       const r = readRequest(text, today);
       expect(r.intent, text).toBe('catalogue');
@@ -337,7 +340,12 @@ describe('questions about suppliers, the catalogue, spend and orders (generated 
   });
 
   it('reads approval states, delivery questions, single days, half-years, quarters and rolling months', () => {
-    for (const text of ['列出所有还没审批的订单', '未审批的单子有哪些', 'show me orders not yet approved']) {
+    for (const text of [
+      '列出所有还没审批的订单',
+      '未审批的单子有哪些',
+      'show me orders not yet approved',
+      'which orders are still waiting on approval',
+    ]) {
       const r = readRequest(text, today);
       expect([r.intent, r.statuses?.statuses], text).toEqual(['lookup', ['pending_approval']]);
     }
@@ -359,6 +367,7 @@ describe('questions about suppliers, the catalogue, spend and orders (generated 
     expect(period('上个季度花了多少')).toEqual(['2026-07-01', '2026-09-30']);
     expect(period('昨天下的单子有哪些')).toEqual(['2026-12-02', '2026-12-02']);
     expect(period('orders placed last Friday')).toEqual(['2026-11-27', '2026-11-27']);
+    expect(period('这周一下的单都到货了吗')).toEqual(['2026-11-30', '2026-11-30']);
     expect(period('取消今天那张博世的单子')).toEqual(['2026-12-03', '2026-12-03']);
     const withdraw = readRequest('把昨天给冠军下的那个单撤了', today);
     expect([withdraw.intent, withdraw.period?.from]).toEqual(['cancel', '2026-12-02']);

@@ -18,7 +18,7 @@ export type SupplierField = 'leadTime' | 'rating' | 'terms' | 'contact' | 'city'
 const FIELDS: Array<[SupplierField, RegExp]> = [
   [
     'leadTime',
-    /交期|交货期|交货周期|交付周期|供货周期|货期|多久(?:能)?(?:到货|交货|发货|送到)|几天(?:能)?(?:到货|交货|发货|送到)|\blead[- ]?times?\b|\bdelivery times?\b|\bhow (?:long|fast|quickly)\b.{0,30}\b(?:deliver|ship|take)/i,
+    /交期|交货期|交货周期|交付周期|供货周期|货期|多久(?:能)?(?:到货|交货|发货|送到)|几天(?:能)?(?:到货|交货|发货|送到)|(?:到货|交货|发货|送货)(?:要|需要|得)?(?:多少天|几天|多久|多长时间)|\blead[- ]?times?\b|\bdelivery times?\b|\bhow (?:long|fast|quickly)\b.{0,30}\b(?:deliver|ship|take)/i,
   ],
   [
     'rating',
@@ -48,11 +48,11 @@ const LEAD_DAYS =
 
 /** A question rather than a command, for a supplier's fields. */
 const ASKED =
-  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|告诉我|发我|发给我|给我|说一?下|提供一?下|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check)\b/i;
+  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是啥|啥|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|告诉我|发我|发给我|给我|说一?下|提供一?下|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check)\b/i;
 
 /** "谁家供应火花塞？", "which models of tyres can I buy?": who carries a part, which models there are. */
 const CATALOGUE_ZH =
-  /目录里有(?:哪些|什么)|谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
+  /目录里有(?:哪些|什么)|谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|在卖|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
 /** "which air filters do we have in the catalogue?": the words around the part, never the part itself. */
 const CATALOGUE_HAVE =
   /\b(?:which|what)\b(?!.*\b(?:orders?|pos?)\b).{1,40}\b(?:do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
@@ -162,7 +162,7 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
 /** Order states a look-up can ask for, by the words buyers use for them. */
 const STATUS_WORDS: Array<[RegExp, string[], string]> = [
   [
-    /还没审批|还未审批|没审批|未审批|尚未审批|还没批|待审批|待审核|等(?:待)?审批|审批中|not (?:yet )?approved|not approved yet|unapproved|awaiting approval|waiting for approval|pending/i,
+    /还没审批|还未审批|没审批|未审批|尚未审批|还没批|待审批|待审核|等(?:待)?审批|审批中|not (?:yet )?approved|not approved yet|unapproved|awaiting approval|waiting (?:for|on) approval|pending/i,
     ['pending_approval'],
     '待审批 / pending approval',
   ],
@@ -272,6 +272,15 @@ export function readPeriod(
       /上个?(?:周|星期|礼拜)([一二三四五六日天])/,
       (m) => {
         const { from } = weekStart(1);
+        const d = new Date(`${from}T00:00:00Z`);
+        d.setUTCDate(d.getUTCDate() + Math.min(6, WEEKDAYS.indexOf(m[1])));
+        return { from: isoDate(d), to: isoDate(d) };
+      },
+    ],
+    [
+      /(?:本|这个?)(?:周|星期|礼拜)([一二三四五六日天])(?=\s*(?:下的|订的|创建的|的单|的订单|的采购单|那张|那个))/,
+      (m) => {
+        const { from } = weekStart(0);
         const d = new Date(`${from}T00:00:00Z`);
         d.setUTCDate(d.getUTCDate() + Math.min(6, WEEKDAYS.indexOf(m[1])));
         return { from: isoDate(d), to: isoDate(d) };

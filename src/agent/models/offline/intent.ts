@@ -359,6 +359,7 @@ const CUES: Array<[Cue, number, string[]]> = [
       'pending',
       'awaiting approval',
       'waiting for approval',
+      'waiting on approval',
       'waiting approval',
       'need approval',
       'needs approval',
