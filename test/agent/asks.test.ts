@@ -346,7 +346,10 @@ describe('only an explicit order request drafts a write (generated phrasings on 
     const analysis = await h.send(h.contextFor('laoxiao', session), '帮我对火花塞做供应商比价分析');
     const model = /^## .*?（([^）]+)）/m.exec(analysis.answer)?.[1];
     const offersOf = all.filter((o) => o.model === model).sort((a, b) => a.price - b.price);
-    const turn = await h.send(h.contextFor('laoxiao', session), '就从报价最低的那家买 500 个');
+    const turn = await h.send(
+      h.contextFor('laoxiao', session),
+      r.pick(['就从报价最低的那家买 500 个', '就从最便宜的那家订500个', '从最便宜的那家买 500 个吧']),
+    );
     const args = approvalArgs(turn, 'order_create');
     if (!offersOf.length) misses.push(`no analysis: ${analysis.answer.slice(0, 200)}`);
     else if (args?.supplierId !== offersOf[0].supplierId || args.lines[0]?.partId !== offersOf[0].partId)

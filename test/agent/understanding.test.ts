@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { matchParts, type PartRef, partQueries } from '../../src/agent/models/offline/catalogue.ts';
+import { findSuppliers, matchParts, type PartRef, partQueries } from '../../src/agent/models/offline/catalogue.ts';
 import { readDate } from '../../src/agent/models/offline/dates.ts';
 import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
@@ -83,6 +83,15 @@ describe('matching parts', () => {
     const results = new Map([['刹车片', [front, rear]]]);
     expect(matchParts('BP150R刹车片', results)).toEqual([rear]);
     expect(matchParts('bp-150r 刹车片', results)).toEqual([rear]);
+  });
+
+  it('reads a bare number left over as the start of a model ("the 520 chains")', () => {
+    const chains = [
+      part(1, 'HJ-428H-118L', '428H-118L', 'chain 428H'),
+      part(2, 'HJ-520-120L', '520-120L', 'chain 520'),
+    ];
+    const results = new Map([['chain', chains]]);
+    expect(matchParts('of the 520 chain from', results).map((p) => p.id)).toEqual([2]);
   });
 
   it('searches the pieces of a separator-less code the catalogue does not know as typed', () => {
@@ -256,6 +265,145 @@ describe('commands versus questions (generated phrasings)', () => {
       expect(readRequest(text, today).intent, text).toBe('knowledge');
       expect(findTerm(glossary, text)?.titleEn, text).toBe(term);
     }
+  });
+});
+
+describe('questions about suppliers, the catalogue, spend and orders (generated phrasings)', () => {
+  const g = seeded(4711);
+  const suppliers = ['博世', '德尔福', '瓦尔塔', '正新', 'Bosch', 'Mahle', 'Brembo'];
+  const categories = ['火花塞', '刹车片', '轮胎', '链条', '电瓶', 'spark plugs', 'tyres', 'oil filters'];
+
+  it('reads a supplier’s lead time, rating, terms and contact as a question, and a change of them as a refusal', () => {
+    for (let i = 0; i < 40; i++) {
+      const s = g.pick(suppliers);
+      const ask = g.pick([
+        `${s}的交货周期是多少天？`,
+        `${s}交期一般多久`,
+        `${s}的付款条件是什么`,
+        `${s}的账期多长`,
+        `${s}的联系人是谁，电话多少`,
+        `${s}质量怎么样，评分多少`,
+        `${s}的联系电话发我一下`,
+        `${s}那边交货要多少天`,
+        `${s}的结算方式是啥`,
+        `What is ${s}'s lead time?`,
+        `How is ${s} rated?`,
+        `what are the payment terms of ${s}?`,
+      ]);
+      const r = readRequest(ask, today);
+      expect([r.intent, r.ask], ask).toEqual(['supplierInfo', 'supplierInfo']);
+      const change = g.pick([
+        `把${s}的评级改成${g.int(1, 5)}分`,
+        `把${s}的交期改成${g.int(3, 30)}天`,
+        `${s}的账期改为月结${g.pick([30, 60, 90])}天`,
+        `把${s}的联系人改成张三`,
+        `change ${s}'s rating to ${g.int(1, 5)}`,
+        `set ${s}'s lead time to ${g.int(3, 30)} days`,
+      ]);
+      expect([readRequest(change, today).intent, readRequest(change, today).refusal], change).toEqual([
+        'refuse',
+        'masterData',
+      ]);
+    }
+    // An order's delivery date is an order change, a payment still a payment, a definition still a term.
+    expect(readRequest('把 PO-202611-H00231 的交期改到下周五', today).intent).toBe('update');
+    expect(readRequest('给博世付一下上个月的货款', today).refusal).toBe('payment');
+    expect(readRequest('什么是交货周期？', today).intent).toBe('knowledge');
+  });
+
+  it('reads who supplies a part and which models there are as catalogue questions, and spend as its own', () => {
+    for (let i = 0; i < 30; i++) {
+      const c = g.pick(categories);
+      const text = g.pick([
+        `谁家供应${c}？`,
+        `哪些供应商能供应${c}`,
+        `${c}有哪些型号`,
+        `who supplies ${c}?`,
+        `which suppliers carry ${c}?`,
+        `What models of ${c} can we buy?`,
+        `which ${c} do we have in the catalogue?`,
+        `谁在卖${c}？`,
+      ]);
+      const r = readRequest(text, today);
+      expect(r.intent, text).toBe('catalogue');
+      // The question's words are not left to name a part.
+      expect(r.rest, text).not.toMatch(/供应|型号|supplies|carry|models|buy/);
+      const spend = g.pick([
+        `去年下半年我们在${c}上花了多少钱？`,
+        `今年${c}一共花了多少`,
+        `how much did we spend on ${c} last year?`,
+      ]);
+      expect(readRequest(spend, today).intent, spend).toBe('spend');
+    }
+    // The cheapest of a comparison stays a comparison.
+    expect(readRequest('which vendor has the cheapest ignition coils', today).intent).toBe('compare');
+  });
+
+  it('reads approval states, delivery questions, single days, half-years, quarters and rolling months', () => {
+    for (const text of [
+      '列出所有还没审批的订单',
+      '未审批的单子有哪些',
+      'show me orders not yet approved',
+      'which orders are still waiting on approval',
+    ]) {
+      const r = readRequest(text, today);
+      expect([r.intent, r.statuses?.statuses], text).toEqual(['lookup', ['pending_approval']]);
+    }
+    const friday = readRequest('上周五下的单到货了没有', today);
+    expect([friday.intent, friday.delivery, friday.statuses, friday.period?.from, friday.period?.to]).toEqual([
+      'lookup',
+      true,
+      undefined,
+      '2026-11-27',
+      '2026-11-27',
+    ]);
+    const period = (text: string) => {
+      const p = readRequest(text, today).period;
+      return p && [p.from, p.to];
+    };
+    expect(period('去年下半年在轮胎上花了多少钱')).toEqual(['2025-07-01', '2025-12-31']);
+    expect(period('今年上半年的订单')).toEqual(['2026-01-01', '2026-06-30']);
+    expect(period('第三季度的订单')).toEqual(['2026-07-01', '2026-09-30']);
+    expect(period('上个季度花了多少')).toEqual(['2026-07-01', '2026-09-30']);
+    expect(period('昨天下的单子有哪些')).toEqual(['2026-12-02', '2026-12-02']);
+    expect(period('orders placed last Friday')).toEqual(['2026-11-27', '2026-11-27']);
+    expect(period('这周一下的单都到货了吗')).toEqual(['2026-11-30', '2026-11-30']);
+    expect(period('取消今天那张博世的单子')).toEqual(['2026-12-03', '2026-12-03']);
+    const withdraw = readRequest('把昨天给冠军下的那个单撤了', today);
+    expect([withdraw.intent, withdraw.period?.from]).toEqual(['cancel', '2026-12-02']);
+    expect(period('最近三个月的订单')).toEqual(['2026-09-03', '2026-12-03']);
+    // 今天到货 is still a delivery date, not a period.
+    expect(readRequest('给博世下200个F7TC，今天到货', today).expectedDate).toBe('2026-12-03');
+  });
+
+  it('reads an order from the cheapest offer as an order, and a comparison of it as a comparison', () => {
+    for (let i = 0; i < 20; i++) {
+      const q = g.int(2, 20) * 50;
+      const text = g.pick([
+        `I need ${q} F7TC spark plugs, cheapest supplier`,
+        `要${q}个前刹车片，哪家便宜就从哪家买`,
+        `就从最便宜的那家订${q}个`,
+        `buy ${q} pcs of BP-150R from whoever is cheapest`,
+        `来${q}个D8TC，挑最便宜的供应商`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.quantity, r.cheapest], text).toEqual(['create', q, true]);
+    }
+    expect(readRequest('帮我比价一下500个F7TC哪家最便宜', today).intent).toBe('compare');
+  });
+
+  it('knows a Chinese supplier by its pinyin in English, whole words only', () => {
+    const list = [
+      { id: 1, name: '大同链条', nameEn: 'DID Chain' },
+      { id: 2, name: '朝阳轮胎', nameEn: 'Chaoyang Tyres' },
+      { id: 3, name: '马勒', nameEn: 'MAHLE' },
+    ];
+    const trade = ['链条', '轮胎', 'chain', 'tyre'];
+    const named = (text: string) => findSuppliers(text, list, trade).map((m) => m.supplier.id);
+    expect(named('order 600 of the 428H chains from Datong please')).toEqual([1]);
+    expect(named('Chaoyang: 100 tyres')).toEqual([2]);
+    // Short spellings (ma le) are never a supplier, nor a word a typo away from one.
+    expect(named('make it 300 datongs')).toEqual([]);
   });
 });
 

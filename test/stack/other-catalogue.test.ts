@@ -142,6 +142,19 @@ describe(`the offline model on an ERP of another trade (seed ${SEED})`, () => {
     for (const s of result!.suppliers) expect(s.erpPrice, s.code).toBe(bearings.get(s.code));
   }, 180_000);
 
+  it('answers who supplies a category named by its synonym, and a supplier’s lead time, from that ERP', async () => {
+    const h = stackHarness(stack);
+    const who = await h.send(h.contextFor('laoxiao', `other-who-${SEED}`), pick(['谁家供应培林？', '培林有哪些型号']));
+    const bearings = demoParts(CATALOGUE).filter((p) => p.category === 'bearing');
+    for (const key of new Set(bearings.map((p) => p.supplierKey)))
+      expect(who.answer, who.answer).toContain(SUPPLIERS.find((s) => s.key === key)?.nameZh);
+    for (const model of new Set(bearings.map((p) => p.model))) expect(who.answer).toContain(model);
+    const maker = pick(SUPPLIERS);
+    const lead = await h.send(h.contextFor('laoxiao', `other-lead-${SEED}`), `${maker.nameZh}的交期是多少天？`);
+    expect(lead.interrupts).toHaveLength(0);
+    expect(lead.answer).toContain(`交期 ${maker.leadTimeDays} 天`);
+  }, 180_000);
+
   it('drafts an order for a new supplier’s part, named by the supplier’s short name and a synonym', async () => {
     const h = stackHarness(stack);
     const maker = SUPPLIERS[2];

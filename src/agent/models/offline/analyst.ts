@@ -13,6 +13,7 @@ import {
   type ToolStep,
 } from './conversation.ts';
 import { askUser, chosen, ground, taskIntent, taskTexts } from './grounding.ts';
+import { planCatalogue, planSpend, planSupplierInfo } from './lookups.ts';
 import { CAPABILITIES_GOAL } from './orchestrator.ts';
 import {
   anomalySection,
@@ -131,6 +132,9 @@ export function planAnalysis(view: ConversationView): Plan {
   if (intent === 'judge') return planJudgement(view, texts);
   if (intent === 'direction') return planDirection(view, texts);
   if (intent === 'budget') return planBudget(view, texts);
+  if (intent === 'supplierInfo') return planSupplierInfo(view, texts);
+  if (intent === 'catalogue') return planCatalogue(view, texts);
+  if (intent === 'spend') return planSpend(view, texts);
   // 1. skills + ERP data: the supplier list, then the parts the request names
   const grounded = ground(view, texts);
   if ('plan' in grounded) {

@@ -8,9 +8,71 @@ import { chineseNumber, type Span } from './quantities.ts';
  */
 
 /** The writes Procura refuses from chat, each with its own reason. */
-export type Refusal = 'payment' | 'approve' | 'priceChange' | 'deleteAll' | 'readOnly';
+export type Refusal = 'payment' | 'approve' | 'priceChange' | 'deleteAll' | 'readOnly' | 'masterData';
 
-export type Ask = 'refuse' | 'judge' | 'budget' | 'knowledge' | 'direction';
+export type Ask = 'refuse' | 'judge' | 'budget' | 'knowledge' | 'direction' | 'supplierInfo' | 'catalogue' | 'spend';
+
+/** What the ERP keeps about a supplier that a buyer asks about: lead time, rating, payment terms, contact, place. */
+export type SupplierField = 'leadTime' | 'rating' | 'terms' | 'contact' | 'city';
+
+const FIELDS: Array<[SupplierField, RegExp]> = [
+  [
+    'leadTime',
+    /交期|交货期|交货周期|交付周期|供货周期|货期|多久(?:能)?(?:到货|交货|发货|送到)|几天(?:能)?(?:到货|交货|发货|送到)|(?:到货|交货|发货|送货)(?:要|需要|得)?(?:多少天|几天|多久|多长时间)|\blead[- ]?times?\b|\bdelivery times?\b|\bhow (?:long|fast|quickly)\b.{0,30}\b(?:deliver|ship|take)/i,
+  ],
+  [
+    'rating',
+    /评级|评分|打分|星级|质量|靠不靠谱|靠谱吗|信誉|口碑|表现(?:怎么样|如何)|\bratings?\b|\brated\b|\bscores?\b|\bquality\b|\breliab|\bperform(?:s|ed|ance)?\b|\bscorecard\b/i,
+  ],
+  [
+    'terms',
+    /账期|付款条件|付款方式|付款周期|付款期限|结算方式|结算条件|结算周期|\bpayment terms?\b|\bterms of payment\b|\bcredit terms?\b|\bpayment conditions?\b/i,
+  ],
+  [
+    'contact',
+    /联系人|联系方式|联系电话|电话|手机|邮箱|对接人|\bcontacts?\b|\bphone\b|\be-?mail\b|\bwho (?:do|should) (?:i|we) (?:call|contact)\b/i,
+  ],
+  ['city', /所在地|地址|哪个城市|哪个省|在哪个?(?:城市|省)|\blocated\b|\bbased\b|\baddress\b|\bwhich city\b/i],
+];
+
+/** The supplier fields a text names, in the order above. */
+export const supplierFields = (text: string): SupplierField[] =>
+  FIELDS.filter(([, pattern]) => pattern.test(text)).map(([field]) => field);
+
+/** Changing a supplier's master data ("把博世的评级改成5分", "change Bosch's rating to 3"). */
+const CHANGE =
+  /改成|改为|改到|改一下|修改|调成|调到|调整为|调整成|调高|调低|提高到|降低到|设为|设置为|设成|更新为|更新成|换成|\b(?:change|changed|update|updated|set|modify|edit|raise|lower|increase|reduce|make)\b/i;
+/** An order's delivery date (交期改到下周五) is an order change: a supplier's lead time is a number of days. */
+const LEAD_DAYS =
+  /\d+\s*(?:个)?(?:天|日|工作日|周|\s*(?:days?|weeks?))(?!\s*(?:内|后|之内|以内|之后))|[一二两三四五六七八九十]+\s*(?:个)?(?:天|工作日|周)(?!\s*(?:内|后|之内|以内|之后))/i;
+
+/** A question rather than a command, for a supplier's fields. */
+const ASKED =
+  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是啥|啥|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|告诉我|发我|发给我|给我|说一?下|提供一?下|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check)\b/i;
+
+/** "谁家供应火花塞？", "which models of tyres can I buy?": who carries a part, which models there are. */
+const CATALOGUE_ZH =
+  /目录里有(?:哪些|什么)|谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|在卖|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
+/** "which air filters do we have in the catalogue?": the words around the part, never the part itself. */
+const CATALOGUE_HAVE =
+  /\b(?:which|what)\b(?!.*\b(?:orders?|pos?)\b).{1,40}\b(?:do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
+const CATALOGUE_HAVE_WORDS = /\b(?:which|what|do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
+const CATALOGUE_EN =
+  /\bwho (?:supplies|sells|carries|makes|stocks|offers|provides|has)\b|\bwhich (?:suppliers?|vendors?|companies) (?:supply|supplies|sell|sells|carry|carries|stock|stocks|offer|offers|provide|provides|have|has|can supply|make)\b|\b(?:what|which) (?:models?|types?|kinds?|sizes?|variants?) (?:of|do|does|are|can)\b|\bwhere can (?:i|we) (?:buy|get|source|order)\b|\bcan (?:i|we) (?:buy|order|get)\??$/i;
+
+/** Every match of the patterns in a text. */
+function spansOf(text: string, patterns: RegExp[]): Span[] {
+  const spans: Span[] = [];
+  for (const pattern of patterns) {
+    const global = new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`);
+    for (const m of text.matchAll(global)) spans.push({ start: m.index, end: m.index + m[0].length });
+  }
+  return spans;
+}
+
+/** How much was spent ("去年下半年在轮胎上花了多少钱", "how much did we spend on batteries"). */
+const SPEND =
+  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|买了多少钱|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|\b(?:spend|spent|spending|expenditure)\b/i;
 
 const PAYMENT =
   /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
@@ -55,13 +117,42 @@ const KNOWLEDGE =
   /什么是|是什么意思|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
 
 /** The refusal or question a request is, if any; read in this order, so "帮我给博世付款 200 元" is a payment. */
+/**
+ * The words of a question that name no part or supplier ("谁家供应", "交货周期是多少", "花了多少钱"): blanked before the
+ * rest is searched in the catalogue.
+ */
+export function askSpans(text: string, ask: Ask | undefined): Span[] {
+  if (ask === 'catalogue')
+    return spansOf(text, [CATALOGUE_ZH, CATALOGUE_EN, CATALOGUE_HAVE_WORDS, /\bcan (?:i|we) (?:buy|order|get)\b/i]);
+  if (ask === 'supplierInfo') return spansOf(text, [...FIELDS.map(([, p]) => p), ASKED]);
+  if (ask === 'spend') return spansOf(text, [SPEND, /一共|总共|合计|\bin total\b/i]);
+  return [];
+}
+
 export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefined {
+  // A supplier's fields first: 付款条件 is a supplier's terms, not a payment; changing them is master data.
+  const fields = /PO-\d/i.test(text) ? [] : supplierFields(text);
+  if (fields.length && CHANGE.test(text) && (fields[0] !== 'leadTime' || LEAD_DAYS.test(text)))
+    return { ask: 'refuse', refusal: 'masterData' };
+  if (
+    fields.length &&
+    ASKED.test(text) &&
+    !/什么是|是什么意思|什么意思|\bwhat (?:is|are) (?:a|an)\b|\bmean\b/i.test(text)
+  )
+    return { ask: 'supplierInfo' };
   if (PAYMENT.test(text)) return { ask: 'refuse', refusal: 'payment' };
   if (DELETE_ALL.test(text)) return { ask: 'refuse', refusal: 'deleteAll' };
   if (APPROVE.test(text) && !APPROVE_QUESTION.test(text)) return { ask: 'refuse', refusal: 'approve' };
   if (DIRECTION_ZH.test(text) || (DIRECTION_EN.test(text) && ASKED_EN.test(text))) return { ask: 'direction' };
   if (JUDGE.test(text)) return { ask: 'judge' };
   if (BUDGET.test(text)) return { ask: 'budget' };
+  if (SPEND.test(text)) return { ask: 'spend' };
+  // "which vendor has the cheapest ignition coils" asks for a comparison, not for the catalogue.
+  if (
+    (CATALOGUE_ZH.test(text) || CATALOGUE_EN.test(text) || CATALOGUE_HAVE.test(text)) &&
+    !/便宜|最低|价|贵|cheap|lowest|pric|expensive/i.test(text)
+  )
+    return { ask: 'catalogue' };
   if (PRICE_CHANGE.test(text) && !/PO-\d/i.test(text) && /改|调|降|涨|change|set|update|lower|raise|cut/i.test(text))
     return { ask: 'refuse', refusal: 'priceChange' };
   if (KNOWLEDGE.test(text)) return { ask: 'knowledge' };
@@ -71,6 +162,11 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
 /** Order states a look-up can ask for, by the words buyers use for them. */
 const STATUS_WORDS: Array<[RegExp, string[], string]> = [
   [
+    /还没审批|还未审批|没审批|未审批|尚未审批|还没批|待审批|待审核|等(?:待)?审批|审批中|not (?:yet )?approved|not approved yet|unapproved|awaiting approval|waiting (?:for|on) approval|pending/i,
+    ['pending_approval'],
+    '待审批 / pending approval',
+  ],
+  [
     /还没到货|还未到货|没到货|未到货|尚未到货|在途|还没收到|没收到|未收货|等(?:待)?到货|waiting for delivery|not (?:yet )?(?:delivered|received|arrived)|in transit|on order|outstanding/i,
     ['approved', 'ordered'],
     '未到货 / not yet delivered',
@@ -78,8 +174,12 @@ const STATUS_WORDS: Array<[RegExp, string[], string]> = [
   [/已取消|取消了|被取消|作废了|cancell?ed/i, ['cancelled'], '已取消 / cancelled'],
   [/已到货|已收货|到货了|收到了|received|delivered/i, ['received'], '已收货 / received'],
   [/草稿|draft/i, ['draft'], '草稿 / draft'],
-  [/已审批|审批通过的|approved\b/i, ['approved'], '已审批 / approved'],
+  [/已审批|审批通过的|(?<!not (?:yet )?)approved\b/i, ['approved'], '已审批 / approved'],
 ];
+
+/** Asking whether orders have arrived ("上周五下的单到货了没有", "has the Bosch order arrived?"): their states answer. */
+export const DELIVERY_QUESTION =
+  /(?:到货|到|收到|收货|送到|送达|交货)了?(?:没有|没|吗|了吗|了没)|有没有(?:到货|到|收到|送到)|是否(?:已经?)?(?:到货|收到|送达)|\b(?:has|have|did|is|are)\b.{0,60}\b(?:arrived?|been delivered|been received|come in|delivered|received)\b|\b(?:arrived|delivered|received) yet\b/i;
 
 /** The states a look-up asks for ("还没到货的", "cancelled"), with the filter's label. */
 export function readStatuses(text: string): { statuses: string[]; label: string } | undefined {
@@ -130,7 +230,7 @@ const MONTHS_EN = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep'
 export function readPeriod(
   text: string,
   today = new Date(),
-): ({ from: string; to: string; label: string } & Span) | undefined {
+): ({ from: string; to: string; label: string; months?: number } & Span) | undefined {
   const y = today.getUTCFullYear();
   const m0 = today.getUTCMonth();
   const monthOf = (year: number, month: number) => ({
@@ -147,7 +247,81 @@ export function readPeriod(
     end.setUTCDate(d.getUTCDate() + 6);
     return { from: isoDate(d), to: isoDate(end) };
   };
-  const rules: Array<[RegExp, (m: RegExpExecArray) => { from: string; to: string } | undefined]> = [
+  const dayOf = (back: number) => {
+    const d = isoDate(new Date(Date.UTC(y, m0, today.getUTCDate() - back)));
+    return { from: d, to: d };
+  };
+  const yearOf = (word: string | undefined) => (word && /去年|上一年|last/i.test(word) ? y - 1 : y);
+  const half = (year: number, second: boolean) =>
+    second ? { from: `${year}-07-01`, to: `${year}-12-31` } : { from: `${year}-01-01`, to: `${year}-06-30` };
+  const quarter = (year: number, q: number) => ({
+    from: isoDate(new Date(Date.UTC(year, 3 * (q - 1), 1))),
+    to: isoDate(new Date(Date.UTC(year, 3 * q, 0))),
+  });
+  // The last n months up to today ("最近半年", "past 3 months"): a rolling window, not calendar months.
+  const lastMonths = (n: number) =>
+    n >= 1 && n <= 36
+      ? { from: isoDate(new Date(Date.UTC(y, m0 - n, today.getUTCDate()))), to: isoDate(today), months: n }
+      : undefined;
+  const WEEKDAYS = '一二三四五六日天';
+  const DAYS_EN = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+  const count = (raw: string) => (/\d/.test(raw) ? Number(raw) : (chineseNumber(raw) ?? 0));
+  const rules: Array<[RegExp, (m: RegExpExecArray) => { from: string; to: string; months?: number } | undefined]> = [
+    // A day of last week (上周五): that one day.
+    [
+      /上个?(?:周|星期|礼拜)([一二三四五六日天])/,
+      (m) => {
+        const { from } = weekStart(1);
+        const d = new Date(`${from}T00:00:00Z`);
+        d.setUTCDate(d.getUTCDate() + Math.min(6, WEEKDAYS.indexOf(m[1])));
+        return { from: isoDate(d), to: isoDate(d) };
+      },
+    ],
+    [
+      /(?:本|这个?)(?:周|星期|礼拜)([一二三四五六日天])(?=\s*(?:下的|订的|创建的|的单|的订单|的采购单|那张|那个))/,
+      (m) => {
+        const { from } = weekStart(0);
+        const d = new Date(`${from}T00:00:00Z`);
+        d.setUTCDate(d.getUTCDate() + Math.min(6, WEEKDAYS.indexOf(m[1])));
+        return { from: isoDate(d), to: isoDate(d) };
+      },
+    ],
+    [
+      /\blast (mon|tue|wed|thu|fri|sat|sun)[a-z]*day\b/i,
+      (m) => {
+        const d = new Date(Date.UTC(y, m0, today.getUTCDate()));
+        const target = DAYS_EN.indexOf(m[1].toLowerCase());
+        d.setUTCDate(d.getUTCDate() - ((d.getUTCDay() + 6 - target) % 7 || 7));
+        return { from: isoDate(d), to: isoDate(d) };
+      },
+    ],
+    [/前天|\bday before yesterday\b/i, () => dayOf(2)],
+    // Today as the day orders were placed ("今天那张博世的单子"); 今天到货 stays a delivery date.
+    [
+      /今天(?=\s*(?:下的|订的|创建的|那张|那个|那笔|的单|的订单|的采购单))|\btoday's\b|\b(?:placed|created|made) today\b/i,
+      () => dayOf(0),
+    ],
+    [/昨天|昨日|\byesterday\b/i, () => dayOf(1)],
+    [/(去年|今年|上一年)?\s*(上|下)半年/, (m) => half(yearOf(m[1]), m[2] === '下')],
+    [/\b(first|second|1st|2nd) half of (this|last) year\b/i, (m) => half(yearOf(m[2]), /second|2nd/i.test(m[1]))],
+    [/(去年|今年)?\s*第?([一二三四1-4])季度/, (m) => quarter(yearOf(m[1]), count(m[2]))],
+    [/上个?季度|\blast quarter\b/i, () => (m0 < 3 ? quarter(y - 1, 4) : quarter(y, Math.floor(m0 / 3)))],
+    [
+      /(?:最近|近|过去|这)\s*半年|\b(?:the )?(?:last|past) (?:six|6) months\b|\b(?:the )?(?:last|past) half[- ]year\b/i,
+      () => lastMonths(6),
+    ],
+    [/(?:最近|近|过去)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*个月/, (m) => lastMonths(count(m[1]))],
+    [
+      /\b(?:the )?(?:last|past) (\d{1,2}|two|three|four|five|six|nine|twelve) months\b/i,
+      (m) =>
+        lastMonths(
+          /\d/.test(m[1])
+            ? Number(m[1])
+            : ['', 'one', 'two', 'three', 'four', 'five', 'six', '', '', 'nine', '', '', 'twelve'].indexOf(
+                m[1].toLowerCase(),
+              ),
+        ),
+    ],
     [/上上个?月/, () => monthOf(y, m0 - 2)],
     [/上个?月|\blast month\b|\bprevious month\b/i, () => monthOf(y, m0 - 1)],
     [/(?:本月|这个月|当月|\bthis month\b)(?!\s*\d{1,2}\s*[日号])/i, () => monthOf(y, m0)],
@@ -170,7 +344,13 @@ export function readPeriod(
   for (const [pattern, range] of rules) {
     const m = pattern.exec(text);
     const r = m && range(m);
-    if (m && r) return { ...r, label: `${r.from} – ${r.to}`, start: m.index, end: m.index + m[0].length };
+    if (m && r)
+      return {
+        ...r,
+        label: r.from === r.to ? r.from : `${r.from} – ${r.to}`,
+        start: m.index,
+        end: m.index + m[0].length,
+      };
   }
   return undefined;
 }
@@ -202,6 +382,10 @@ export function refusalText(refusal: Refusal, english: boolean, role?: string): 
     deleteAll: [
       'Procura 不做批量删除：订单只能逐个取消（并经审批），供应商、零部件和历史记录不会从聊天中删除。',
       'Procura does not delete in bulk: orders are cancelled one at a time (with approval), and suppliers, parts and history are never deleted from chat.',
+    ],
+    masterData: [
+      '供应商主数据（评级、交期、账期、联系人）不能在聊天中修改：它们由 ERP 的主数据维护，Procura 只读取。要查看当前值，可以问“博世的交期是多少？”。',
+      'Supplier master data (rating, lead time, payment terms, contact) is not changed from chat: it is kept in the ERP, which Procura only reads. To see the current values, ask e.g. “what is Bosch’s lead time?”.',
     ],
     readOnly: [
       '当前账号是访客（只读）权限：可以查询和分析，不能创建、修改或取消采购订单。需要下单请联系采购员或管理员。',

@@ -1,3 +1,4 @@
+import { pinyin } from 'pinyin-pro';
 import type { Suggestion } from '../../../protocol/index.ts';
 import type { Reading } from './intent.ts';
 import {
@@ -80,6 +81,19 @@ interface Alias {
   en?: string[];
   /** Acronyms (NGK, DID) match only in capitals: "did" is an English word. */
   acronym?: string;
+  /** A Chinese name as English text spells it (大同 → datong): matched as a whole word, without typo tolerance. */
+  spelled?: string;
+}
+
+const spellings = new Map<string, string>();
+/** The toneless pinyin of a Chinese name, as one lower-case word (大同 → datong). */
+function spelledOut(zh: string): string {
+  let spelled = spellings.get(zh);
+  if (spelled === undefined) {
+    spelled = pinyin(zh, { toneType: 'none', type: 'array', nonZh: 'removed' }).join('').toLowerCase();
+    spellings.set(zh, spelled);
+  }
+  return spelled;
 }
 
 /**
@@ -96,6 +110,11 @@ export function supplierAliases(s: SupplierRef, trade: string[] = []): Alias[] {
         if ([...zh].length >= 2) aliases.push({ supplier: s, zh });
       }
     }
+  }
+  // English requests name Chinese suppliers in pinyin ("from Datong"): long enough not to be an English word.
+  for (const a of [...aliases]) {
+    const spelled = a.zh && /^[\u3400-\u9fff]+$/.test(a.zh) ? spelledOut(a.zh) : '';
+    if (spelled.length >= 5 && /^[a-z]+$/.test(spelled)) aliases.push({ supplier: s, spelled });
   }
   for (const name of names) {
     const words = latinWords(name).map((w) => w.word);
@@ -138,6 +157,9 @@ export function findSuppliers(text: string, suppliers: SupplierRef[], trade: str
       } else if (a.acronym) {
         for (const m of text.matchAll(new RegExp(`(?<![A-Za-z])${a.acronym}(?![A-Za-z])`, 'g')))
           found.push({ supplier: s, start: m.index, end: m.index + a.acronym.length });
+      } else if (a.spelled) {
+        for (const w of words)
+          if (w.word === a.spelled) found.push({ supplier: s, start: w.index, end: w.index + w.word.length });
       } else if (a.en) {
         const span = findLatinPhrase(words, a.en);
         if (span) found.push({ supplier: s, ...span });
@@ -318,6 +340,8 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
   const parts = new Map<number, PartRef>();
   for (const q of queries) for (const p of results.get(q.query) ?? []) parts.set(p.id, p);
   const codes = codeTokens(text).map(bareCode);
+  // A bare number left over ("the 520 chains") is the start of a model, never a quantity (that was read already).
+  const numbers = text.match(/(?<![\w./-])\d{3,4}(?![\w./-])/g) ?? [];
   const runs = cjkRuns(text);
   const english = queries.filter((q) => q.kind === 'en');
   const scored: PartMatch[] = [...parts.values()].map((part) => {
@@ -327,6 +351,7 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
       else if (c === bareCode(part.model)) score += 500;
       else if (c.length >= 3 && bareCode(part.model).includes(c)) score += 100;
     }
+    for (const n of numbers) if (bareCode(part.model).startsWith(n)) score += 100;
     for (const run of runs) {
       score += sharedRuns(run, part.name) * 10;
     }

@@ -1,5 +1,7 @@
 import {
   type Ask,
+  askSpans,
+  DELIVERY_QUESTION,
   directionSpans,
   isEnglish,
   type Refusal,
@@ -35,7 +37,13 @@ export type Intent =
   /** A write Procura does not do from chat (payments, approvals, catalogue prices, bulk deletes): refused with why. */
   | 'refuse'
   /** A request for quotation: ask suppliers for prices, read their quotes, award or close it. */
-  | 'rfq';
+  | 'rfq'
+  /** A supplier's lead time, rating, payment terms or contact, as the ERP keeps them. */
+  | 'supplierInfo'
+  /** Who supplies a part, which models of it there are: the ERP's catalogue. */
+  | 'catalogue'
+  /** What was spent on a category, part or supplier in a period: ordered and received order lines. */
+  | 'spend';
 
 type Cue = 'orderNoun' | 'anaphora' | 'mine' | 'pending' | 'award' | 'close' | 'send' | 'proposal' | Intent;
 
@@ -198,7 +206,11 @@ const CUES: Array<[Cue, number, string[]]> = [
   ['create', 2.5, ['再来', '再要', '进货', '进一批', '买', 'purchase', 'another']],
   ['create', 1.5, ['采购', '订', '下一个', 'order', 'get me', 'need']],
   ['create', 0.5, ['要', 'want', 'more', 'again']],
-  ['cancel', 4, ['取消', '撤销', '作废', '撤回', '不要了', 'cancel', 'void', 'withdraw', 'call off']],
+  [
+    'cancel',
+    4,
+    ['取消', '撤销', '作废', '撤回', '撤了', '撤掉', '撤单', '不要了', 'cancel', 'void', 'withdraw', 'call off'],
+  ],
   ['cancel', 2, ['删掉', '删除', '退掉', 'scrap']],
   [
     'update',
@@ -278,7 +290,11 @@ const CUES: Array<[Cue, number, string[]]> = [
   ['close', 2, ['截止', '关闭', '结束', '停止收', 'close', 'closed', 'end it', 'stop collecting']],
   ['send', 2, ['发出', '发送', '发出去', '寄出', 'send', 'send out', 'mail it', 'mail out']],
   ['proposal', 2, ['授标建议', '推荐', '排名', '谁最好', '回复', '收到', 'proposal', 'recommendation', 'recommend']],
-  ['orderNoun', 1, ['订单', '采购单', '单子', '这单', '那单', 'po', 'orders', 'purchase order']],
+  [
+    'orderNoun',
+    1,
+    ['订单', '采购单', '单子', '这单', '那单', '下的单', '订的单', 'po', 'pos', 'orders', 'purchase order'],
+  ],
   [
     'anaphora',
     1,
@@ -343,6 +359,7 @@ const CUES: Array<[Cue, number, string[]]> = [
       'pending',
       'awaiting approval',
       'waiting for approval',
+      'waiting on approval',
       'waiting approval',
       'need approval',
       'needs approval',
@@ -382,7 +399,11 @@ export interface Reading {
   ask?: Ask;
   refusal?: Refusal;
   /** A look-up's filters: the period, the order states and the amount bounds said. */
-  period?: { from: string; to: string; label: string };
+  period?: { from: string; to: string; label: string; months?: number };
+  /** Asking whether orders arrived ("到货了没有"): their states are the answer, not a filter. */
+  delivery?: boolean;
+  /** Ordering from whichever supplier lists the part cheapest ("cheapest supplier", "哪家便宜就从哪家买"). */
+  cheapest?: boolean;
   statuses?: { statuses: string[]; label: string };
   amount?: { min?: number; max?: number; label: string };
   /** The language the request is written in: the answer (and its report) speaks it, and only it. */
@@ -412,8 +433,11 @@ export function readRequest(raw: string, today = new Date()): Reading {
   const asked = readAsk(text);
   // "这一年是涨了还是跌了" names no part: its direction words and look-back are not left to name one.
   if (asked?.ask === 'direction') spans.push(...directionSpans(text));
+  // "谁家供应火花塞" names the part only: the question's words are not left to name one.
+  spans.push(...askSpans(text, asked?.ask));
   let working = blankSpans(text, spans);
-  const statuses = readStatuses(working);
+  const delivery = DELIVERY_QUESTION.test(working);
+  const statuses = delivery ? undefined : readStatuses(working);
   // A unit-price ceiling (单价不超过15元) before an order amount bound (超过5000元的订单): both say 不超过.
   const price = readPriceCap(working);
   if (price) working = blankSpans(working, [price]);
@@ -470,8 +494,10 @@ export function readRequest(raw: string, today = new Date()): Reading {
     money: money?.value ?? amount?.min ?? amount?.max,
     ask: asked?.ask,
     refusal: asked?.refusal,
-    period: period && { from: period.from, to: period.to, label: period.label },
+    period: period && { from: period.from, to: period.to, label: period.label, months: period.months },
     statuses,
+    delivery: delivery || undefined,
+    cheapest: CHEAPEST.test(text) || undefined,
     amount: amount && { min: amount.min, max: amount.max, label: amount.label },
     language: isEnglish(text) ? 'en' : 'zh',
     rest: blankSpans(working, taken),
@@ -497,7 +523,13 @@ const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 const DEFINITION = /什么是|是什么意思|什么意思|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
 
 /** A question rather than a command: which, how many, whether. */
-export const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
+export const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|了没|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
+
+/** Pointing at the cheapest offer ("cheapest supplier", "哪家便宜就从哪家买", "从最便宜的那家订"). */
+export const CHEAPEST =
+  /最便宜|最低价|价格最低|报价最低|目录价最低|哪家便宜|谁家便宜|便宜的那家|\bcheapest\b|\blowest[- ]priced\b|\blowest (?:list )?price\b/i;
+/** Asking for a comparison itself, not for an order from its winner. */
+const COMPARING = /比价|对比|比较|比一比|比一下|分析|报告|趋势|\bcompar|\banaly[sz]|\bbenchmark|\breport\b|\btrend/i;
 
 /** The intent the cues add up to; undefined when the request names none (a follow-up, or off-topic). */
 function decide(r: Reading): Intent | undefined {
@@ -508,9 +540,13 @@ function decide(r: Reading): Intent | undefined {
   if (r.ask === 'refuse') return 'refuse';
   if (r.ask === 'judge' || r.ask === 'budget') return r.ask;
   if (r.ask === 'direction' && !r.orderNo) return 'direction';
+  // Questions about suppliers, the catalogue and spend are answered from the ERP: never an order.
+  if (r.ask === 'supplierInfo' && !hasQty && !r.orderNo) return 'supplierInfo';
+  if (r.ask === 'catalogue' && !hasQty && !r.orderNo) return 'catalogue';
+  if (r.ask === 'spend' && !r.orderNo) return 'spend';
   const question = QUESTION.test(r.text);
   // A question about orders in a state, a period or an amount ("上周取消了哪些单子") looks them up.
-  const filtered = r.statuses !== undefined || r.period !== undefined || r.amount !== undefined;
+  const filtered = r.statuses !== undefined || r.period !== undefined || r.amount !== undefined || r.delivery === true;
   const analysisCue = Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'));
   const asksOrders =
     question || s(r, 'lookup') > 0 || (s(r, 'orderNoun') > 0 && s(r, 'cancel') === 0 && s(r, 'update') === 0);
@@ -537,6 +573,9 @@ function decide(r: Reading): Intent | undefined {
     return 'lookup';
   }
   const analysis = Math.max(s(r, 'compare'), s(r, 'trend'));
+  // "I need 250 brake pads, cheapest supplier": an order from the cheapest offer, not a comparison.
+  if (hasQty && r.cheapest && (s(r, 'create') >= 0.5 || !QUESTION.test(r.text)) && !COMPARING.test(r.text))
+    return 'create';
   if (s(r, 'inventory') >= 2 && !hasQty && s(r, 'inventory') >= analysis) return 'inventory';
   if (s(r, 'update') >= 2.5 && (orderish || hasQty || r.expectedDate || r.note) && s(r, 'create') < 2.5)
     return 'update';
@@ -564,6 +603,9 @@ function decide(r: Reading): Intent | undefined {
 
 export const ORDER_INTENTS: ReadonlySet<Intent> = new Set(['create', 'update', 'cancel', 'lookup']);
 export const ANALYSIS_INTENTS: ReadonlySet<Intent> = new Set([
+  'supplierInfo',
+  'catalogue',
+  'spend',
   'compare',
   'trend',
   'inventory',

@@ -69,7 +69,7 @@ export function planOrder(view: ConversationView): Plan {
   if (orderNo && intent !== 'create') return planExistingOrder(view, orderNo.toUpperCase(), intent, texts);
   // Changing an order that was never written (rejected, or still a draft here) is drafting it again.
   if (intent === 'update' && texts.context.length) intent = 'create';
-  if (intent === 'cancel' || intent === 'update') return planPickOrder(view, intent);
+  if (intent === 'cancel' || intent === 'update') return planPickOrder(view, intent, texts);
   if (intent === 'lookup') return planLookup(view, texts);
   return planCreate(view, texts);
 }
@@ -118,6 +118,9 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
     }
     parts = affordable;
   }
+  // "cheapest supplier" with none named: of one model's offers, the lowest ERP list price, said on the draft.
+  const cheapest = !facts.suppliers.length && facts.current.reading.cheapest ? cheapestOffer(parts) : undefined;
+  if (cheapest) parts = [cheapest.part];
   const offering = new Set(parts.map((p) => p.supplier.id));
   // Several kinds of part from several suppliers and none said: who supplies is asked first, among those that do.
   const needSupplier = !facts.suppliers.length && offering.size > 1 && new Set(parts.map((p) => p.model)).size > 1;
@@ -208,7 +211,7 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   const checked = check && priceCheckText(check, part);
   const created = lastStep(view, 'order_create');
   if (!created) {
-    const note = `Procura 起草 / drafted by Procura: ${texts.words.slice(0, 200)}${facts.note ? `\n备注 / note: ${facts.note}` : ''}`;
+    const note = `Procura 起草 / drafted by Procura: ${texts.words.slice(0, 200)}${cheapest ? `\n${cheapest.why}` : ''}${facts.note ? `\n备注 / note: ${facts.note}` : ''}`;
     return {
       toolCalls: [
         {
@@ -224,12 +227,23 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
       ],
     };
   }
-  const answer = confirmation(created, draftLine(part, facts));
+  const answer = `${confirmation(created, draftLine(part, facts))}${cheapest ? `\n${cheapest.why}` : ''}`;
   // Said last: a follow-up reads the first lines of this answer for the order it refers to.
   if (!checked) return { text: answer };
   // Said last (a follow-up reads the first lines of this answer for the order it refers to); the reason once.
   return {
     text: `${answer}\n${checked.line}${checked.reason && !answer.includes(checked.reason) ? `；${checked.reason}` : ''}`,
+  };
+}
+
+/** The cheapest offer of parts that are all one model, with why it was chosen (every offer's list price). */
+function cheapestOffer(parts: PartRef[]): { part: PartRef; why: string } | undefined {
+  if (parts.length < 2 || new Set(parts.map((p) => p.model)).size > 1) return undefined;
+  const [part, ...others] = [...parts].sort((a, b) => a.unitPrice - b.unitPrice);
+  const rest = others.map((p) => `${p.supplier.name} ¥${p.unitPrice}`).join('、');
+  return {
+    part,
+    why: `按 ERP 目录价选最便宜的供应商：${part.supplier.name} ¥${part.unitPrice}（其余：${rest}）/ cheapest ERP list price: ${part.supplier.name} ¥${part.unitPrice}`,
   };
 }
 
@@ -325,10 +339,30 @@ function refusedChange(order: OrderItem, intent: 'cancel' | 'update'): string | 
     : `不能修改订单 ${order.orderNo}：${zh}。\nOrder ${order.orderNo} was not changed: ${en ?? ''}.`;
 }
 
-/** Cancel or change without an order number: the user's open orders, newest first, for the user to pick. */
-function planPickOrder(view: ConversationView, intent: 'cancel' | 'update'): Plan {
+/**
+ * Cancel or change without an order number: the user's open orders, newest first — of the supplier and the day the
+ * request names ("取消昨天那张朝阳轮胎的单子"), if it names them — for the user to pick; the one such order itself.
+ */
+function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', texts: TaskTexts): Plan {
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) return grounded.plan;
+  const { current } = grounded.facts;
+  const supplier = current.suppliers[0];
+  const period = current.reading.period;
   const search = lastStep(view, 'order_search_details');
-  if (!search) return { toolCalls: [{ name: 'order_search_details', args: { size: 20 } }] };
+  if (!search)
+    return {
+      toolCalls: [
+        {
+          name: 'order_search_details',
+          args: {
+            size: 20,
+            ...(supplier ? { supplierId: supplier.id } : {}),
+            ...(period ? { dateFrom: period.from, dateTo: period.to } : {}),
+          },
+        },
+      ],
+    };
   const user = userId(view);
   const open = items<OrderItem>(search).filter(
     (o) => OPEN_STATUSES.has(o.status) && (!user || !o.createdBy || o.createdBy === user),
@@ -337,7 +371,24 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update'): Pla
   const order = pick?.startsWith('order:') ? open.find((o) => String(o.id) === pick.slice(6)) : undefined;
   if (order) return changeOrder(view, order, intent, taskTexts(view));
   if (called(view, 'ask_user')) return { text: '没有选定订单，未做任何修改。/ No order was chosen: nothing changed.' };
+  const named = [supplier?.name, period?.label].filter(Boolean).join(' · ');
+  if (!open.length && named) {
+    const listed = items<OrderItem>(search);
+    const english = isEnglish(texts.words);
+    const others = listed.length
+      ? english
+        ? ` It has ${listed.map((o) => `${o.orderNo} (${o.status})`).join(', ')}, none of them yours and open.`
+        : `（该条件下的订单：${listed.map((o) => `${o.orderNo} ${statusText(o.status)}`).join('、')}，都不是您的未完成订单）`
+      : '';
+    return {
+      text: english
+        ? `No open order of yours matches (${named}): nothing to ${intent === 'cancel' ? 'cancel' : 'change'}.${others}`
+        : `没有找到符合条件（${named}）的您的未完成订单，未做任何${intent === 'cancel' ? '取消' : '修改'}${others}。/ No open order of yours matches: nothing changed.`,
+    };
+  }
   if (!open.length) return { text: '没有可以修改或取消的订单。/ There is no open order to change or cancel.' };
+  // The one open order of the supplier and day named is the one meant.
+  if (named && open.length === 1) return changeOrder(view, open[0], intent, taskTexts(view));
   return {
     toolCalls: [
       {
@@ -422,12 +473,25 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
     };
   const count = filteredHere ? orders.length : Math.max(total, orders.length);
   const shown = orders.slice(0, 10);
+  // "到货了没有": how many of the orders found were received, and the states of the rest.
+  const arrived = orders.filter((o) => o.status === 'received').length;
+  const waiting = [...new Set(orders.filter((o) => o.status !== 'received').map((o) => o.status))]
+    .map((st) => `${statusText(st)} ${orders.filter((o) => o.status === st).length}`)
+    .join('，');
+  const delivery = reading.delivery
+    ? [
+        english
+          ? `Delivery: ${arrived} of ${orders.length} received${waiting ? `; not received: ${waiting}` : ''}.`
+          : `到货情况：${orders.length} 个中已收货 ${arrived} 个${waiting ? `；未收货：${waiting}` : ''}。/ ${arrived} of ${orders.length} received.`,
+      ]
+    : [];
   return {
     text: [
       english
         ? `## Purchase orders — ${count} found${count > shown.length ? `, newest ${shown.length} shown` : ''}`
         : `## 采购订单：共 ${count} 个${count > shown.length ? `，显示最近 ${shown.length} 个` : ''} / Orders`,
       english ? `Filters: ${applied}` : `筛选 / filters：${applied}`,
+      ...delivery,
       ...shown.map(
         (o) =>
           `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${dated(o)}`,

@@ -1,0 +1,348 @@
+import { cite, sourcesList } from '../../../protocol/index.ts';
+import { isEnglish, type SupplierField, supplierFields } from './asks.ts';
+import { codeTokens, type PartRef, type SupplierRef } from './catalogue.ts';
+import { type ConversationView, items, type Plan, type ToolStep } from './conversation.ts';
+import { type Facts, ground, type TaskTexts } from './grounding.ts';
+import { SourceBook } from './provenance.ts';
+
+/**
+ * The analyst's answers to questions about the ERP's master data and records that are not an analysis: a supplier's
+ * lead time, rating, terms and contact; who supplies a part and which models there are; what was spent. Each figure
+ * cites the ERP request it comes from; none drafts anything.
+ */
+
+/** A supplier as `supplier_query` lists it. */
+interface SupplierRow extends SupplierRef {
+  city?: string;
+  rating?: number;
+  leadTimeDays?: number;
+  paymentTerms?: string;
+  contact?: string;
+}
+
+interface Scorecard {
+  delivery: { received: number; onTime: number; onTimePct: number | null; avgDaysLate: number | null };
+  price: { partsCompared: number; vsMarketMedianPct: number | null };
+  volume: { orders: number; amount: number };
+  cancellations: { count: number; pct: number | null };
+}
+
+const yuan = (n: number) => `¥${n.toFixed(2)}`;
+const ok = (step: ToolStep | undefined) => step && (step.result as { success?: boolean })?.success !== false;
+
+/** The fields asked about: the request's own, else those of the request it follows up ("那德尔福呢？"). */
+function fieldsAsked(texts: TaskTexts): SupplierField[] {
+  for (const text of [texts.words, ...[...texts.context].reverse()]) {
+    const fields = supplierFields(text);
+    if (fields.length) return fields;
+  }
+  return ['leadTime', 'rating', 'terms', 'contact'];
+}
+
+/** The suppliers a question is about: those named, else those carrying the parts named, else every supplier. */
+function suppliersAsked(facts: Facts, all: SupplierRow[]): SupplierRow[] {
+  const named = facts.current.suppliers.length ? facts.current.suppliers : facts.suppliers;
+  if (named.length) return all.filter((s) => named.some((n) => n.id === s.id));
+  if (facts.parts.length) return all.filter((s) => facts.parts.some((p) => p.supplier.id === s.id));
+  return all;
+}
+
+/** "博世的交期多久？", "How is Delphi rated?": the ERP's supplier record, and for quality its 12-month scorecard. */
+export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan {
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) return grounded.plan;
+  const { facts } = grounded;
+  const english = isEnglish(texts.words);
+  const list = view.steps.find((s) => s.name === 'supplier_query' && s.args.name === undefined) as ToolStep;
+  const all = items<SupplierRow>(list);
+  const fields = fieldsAsked(texts);
+  const asked = suppliersAsked(facts, all);
+  if (!asked.length)
+    return {
+      text: english ? 'No supplier in the ERP matches.' : 'ERP 中没有找到这个供应商。/ No supplier in the ERP matches.',
+    };
+  // Quality is how a supplier has served the project: its scorecard, for the few suppliers named.
+  const scored = fields.includes('rating') && asked.length <= 4 && view.tools.has('supplier_scorecard');
+  const cardOf = (s: SupplierRow) =>
+    view.steps.find((x) => x.name === 'supplier_scorecard' && Number(x.args.supplierId) === s.id);
+  const wanted = scored ? asked.filter((s) => !cardOf(s)) : [];
+  if (wanted.length)
+    return { toolCalls: wanted.map((s) => ({ name: 'supplier_scorecard', args: { supplierId: s.id, months: 12 } })) };
+  if (view.steps.some((s) => s.text === undefined)) return {};
+  const book = new SourceBook();
+  const at = cite([book.erp(list)]);
+  // Many suppliers: sorted by the field asked (shortest lead time, best rating first).
+  const sorted = [...asked].sort((a, b) =>
+    fields[0] === 'leadTime'
+      ? (a.leadTimeDays ?? 0) - (b.leadTimeDays ?? 0)
+      : fields[0] === 'rating'
+        ? (b.rating ?? 0) - (a.rating ?? 0)
+        : 0,
+  );
+  const value = (s: SupplierRow, f: SupplierField) =>
+    ({
+      leadTime: english ? `lead time ${s.leadTimeDays} days` : `交期 ${s.leadTimeDays} 天`,
+      rating: english ? `rating ${s.rating} / 5` : `评级 ${s.rating} 分（满分 5）`,
+      terms: english ? `payment terms ${s.paymentTerms}` : `账期 ${s.paymentTerms}`,
+      contact: english ? `contact ${s.contact}` : `联系人 ${s.contact}`,
+      city: english ? `located in ${s.city}` : `所在地 ${s.city}`,
+    })[f];
+  const lines = sorted.map((s) => {
+    const name = english ? `${s.nameEn ?? s.name} (${s.name})` : `${s.name}（${s.nameEn ?? ''}）`;
+    const card = cardOf(s);
+    const c = ok(card) ? (card?.result as Scorecard) : undefined;
+    const cid = card && c ? cite([book.erp(card)]) : '';
+    const quality = c
+      ? english
+        ? `; last 12 months: on time ${c.delivery.onTimePct ?? '—'}% (${c.delivery.onTime} of ${c.delivery.received} deliveries) ${cid}, cancelled ${c.cancellations.pct ?? 0}% of ${c.volume.orders} orders ${cid}, list prices ${c.price.vsMarketMedianPct ?? '—'}% against the market median ${cid}`
+        : `；近 12 个月：准时交货率 ${c.delivery.onTimePct ?? '—'}%（${c.delivery.received} 次收货中 ${c.delivery.onTime} 次准时）${cid}，取消率 ${c.cancellations.pct ?? 0}%（共 ${c.volume.orders} 单）${cid}，目录价相对市场中位价 ${c.price.vsMarketMedianPct ?? '—'}% ${cid}`
+      : '';
+    return `- ${name}：${fields.map((f) => `${value(s, f)} ${at}`).join('；')}${quality}`.replace(
+      '：',
+      english ? ': ' : '：',
+    );
+  });
+  return {
+    text: [
+      english ? '## Supplier details (from the ERP)' : '## 供应商信息（ERP 主数据）/ Supplier details',
+      ...lines,
+      english
+        ? 'From the ERP supplier records (supplier_query)' +
+          (scored ? ' and scorecards (supplier_scorecard).' : '.') +
+          ' They are master data: changes are made in the ERP.'
+        : `来源：ERP 供应商主数据（supplier_query）${scored ? '和供应商评分卡（supplier_scorecard）' : ''}；这些是主数据，修改请在 ERP 中进行。`,
+      ...sourcesList(book.sources),
+    ].join('\n'),
+  };
+}
+
+/** "谁家供应火花塞？", "which models of tyres can we buy?": the parts the ERP lists, by model, with their suppliers. */
+export function planCatalogue(view: ConversationView, texts: TaskTexts): Plan {
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) return grounded.plan;
+  const { facts } = grounded;
+  const english = isEnglish(texts.words);
+  const supplier = facts.current.suppliers[0];
+  // "博世有哪些型号？": everything the named supplier offers.
+  if (supplier && !facts.current.parts.length) {
+    const listed = view.steps.find((s) => s.name === 'part_by_supplier');
+    if (!listed && view.tools.has('part_by_supplier'))
+      return { toolCalls: [{ name: 'part_by_supplier', args: { supplierId: supplier.id } }] };
+    if (listed && listed.text === undefined) return {};
+    if (listed)
+      return catalogueAnswer(
+        items<PartRef>(listed),
+        [listed],
+        english,
+        english ? (supplier.nameEn ?? supplier.name) : supplier.name,
+      );
+  }
+  let parts = facts.parts;
+  // A category named by its name or a synonym (机滤 is 机油滤清器): the ERP's whole listing of it, not only the parts
+  // whose names hold the word (机油滤芯 is one too).
+  const words = facts.partWords.toLowerCase();
+  const category = facts.categories.find(
+    (c) =>
+      parts.length > 0 &&
+      parts.every((p) => p.category === c.code) &&
+      !codeTokens(words).length &&
+      (words.includes(c.nameZh) || words.includes(c.nameEn.toLowerCase())),
+  );
+  const listing = category && view.steps.find((s) => s.name === 'part_query' && s.args.category === category.code);
+  if (category && !listing && view.tools.has('part_query'))
+    return { toolCalls: [{ name: 'part_query', args: { category: category.code, size: 50 } }] };
+  if (listing && listing.text === undefined) return {};
+  if (category && listing && items<PartRef>(listing).length) {
+    const listed = items<PartRef>(listing).filter((p) => !supplier || p.supplier.id === supplier.id);
+    if (listed.length) return catalogueAnswer(listed, [listing], english, english ? category.nameEn : category.nameZh);
+  }
+  if (supplier) parts = parts.filter((p) => facts.current.suppliers.some((s) => s.id === p.supplier.id));
+  if (!parts.length)
+    return {
+      text: facts.partWords
+        ? english
+          ? `No part in the ERP matches “${facts.partWords}”.`
+          : `ERP 中没有找到「${facts.partWords}」相关的零部件。/ No part in the ERP matches “${facts.partWords}”.`
+        : english
+          ? 'Which part or category do you mean?'
+          : '请说明是哪类零部件（名称或型号）。/ Which part or category do you mean?',
+    };
+  const ids = new Set(parts.map((p) => p.id));
+  const searches = view.steps.filter((s) => s.name === 'part_search' && items<PartRef>(s).some((p) => ids.has(p.id)));
+  const only = facts.categories.find((c) => parts.every((p) => p.category === c.code));
+  const what = only ? (english ? only.nameEn : only.nameZh) : facts.partWords.replace(/[?？!！。.,，\s]+$/, '');
+  return catalogueAnswer(parts, searches, english, what);
+}
+
+function catalogueAnswer(parts: PartRef[], steps: ToolStep[], english: boolean, what: string): Plan {
+  const book = new SourceBook();
+  const at = cite(steps.map((s) => book.erp(s)));
+  const models = [...new Set(parts.map((p) => p.model))];
+  const suppliers = [...new Set(parts.map((p) => p.supplier.name))];
+  const lines = models.map((model) => {
+    const offers = parts.filter((p) => p.model === model).sort((a, b) => a.unitPrice - b.unitPrice);
+    const name = offers[0].name;
+    const list = offers
+      .map(
+        (p) => `${p.supplier.name} ${p.code} ${yuan(p.unitPrice)}${english ? ` (MOQ ${p.moq})` : `（起订 ${p.moq}）`}`,
+      )
+      .join(english ? ', ' : '、');
+    return english
+      ? `- ${model} ${name}: ${offers.length} supplier${offers.length > 1 ? 's' : ''} — ${list} ${at}`
+      : `- ${model} ${name}：${offers.length} 家 —— ${list} ${at}`;
+  });
+  return {
+    text: [
+      english
+        ? `## ${what}: ${models.length} model${models.length > 1 ? 's' : ''} from ${suppliers.length} supplier${suppliers.length > 1 ? 's' : ''}`
+        : `## ${what}：${models.length} 个型号，${suppliers.length} 家供应商`,
+      english ? `Suppliers: ${suppliers.join(', ')} ${at}` : `供应商：${suppliers.join('、')} ${at}`,
+      ...lines,
+      english
+        ? 'List prices and minimum order quantities are the ERP catalogue’s; say e.g. “order N … from …” to order.'
+        : '单价和起订量为 ERP 目录数据；要下单可以说“给某供应商下 N 个…”。',
+      ...sourcesList(book.sources),
+    ].join('\n'),
+  };
+}
+
+interface SpendOrder {
+  orderNo: string;
+  status: string;
+  supplier: { id?: number; name: string };
+  lines: Array<{ partId: number; code: string; quantity: number; amount: number }>;
+}
+
+/** The states whose orders count as spent: ordered and received (as the ERP's price history counts them). */
+const SPENT = ['ordered', 'received'] as const;
+const SPEND_PAGE = 50;
+const SPEND_MAX_PAGES = 10;
+
+/** "去年下半年在轮胎上花了多少钱？": the sum of ordered and received order lines of what is named, in the period. */
+export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
+  const grounded = ground(view, texts);
+  if ('plan' in grounded) return grounded.plan;
+  const { facts } = grounded;
+  const english = isEnglish(texts.words);
+  const reading = facts.current.reading;
+  const period = reading.period;
+  const supplier = facts.current.suppliers[0];
+  const parts = facts.current.parts.length ? facts.current.parts : [];
+  if (facts.current.namesPart && facts.current.partWords && !parts.length && !supplier)
+    return {
+      text: english
+        ? `No part in the ERP matches “${facts.current.partWords}”.`
+        : `ERP 中没有找到「${facts.current.partWords}」相关的零部件。/ No part in the ERP matches “${facts.current.partWords}”.`,
+    };
+  const categories = [...new Set(parts.map((p) => p.category))];
+  const models = [...new Set(parts.map((p) => p.model))];
+  const seen = [...facts.seen.values()];
+  // A model named (F7TC, or a name only one model has): that model's lines; else the lines of the categories named.
+  const byModel =
+    models.length === 1 &&
+    (codeTokens(facts.current.partWords).length > 0 ||
+      seen.some((p) => p.category === parts[0].category && p.model !== models[0]));
+  const category = categories.length === 1 ? categories[0] : undefined;
+  const kept = byModel
+    ? new Set(seen.filter((p) => p.model === models[0]).map((p) => p.id))
+    : categories.length > 1
+      ? new Set(seen.filter((p) => categories.includes(p.category)).map((p) => p.id))
+      : undefined;
+  const args = (status: string) => ({
+    status,
+    size: SPEND_PAGE,
+    ...(category ? { category } : {}),
+    ...(supplier ? { supplierId: supplier.id } : {}),
+    ...(period ? { dateFrom: period.from, dateTo: period.to } : {}),
+  });
+  const pages = (status: string) =>
+    view.steps.filter((s) => s.name === 'order_search_details' && s.args.status === status);
+  const next = SPENT.flatMap((status) => {
+    const done = pages(status);
+    const last = done.at(-1);
+    if (!last) return [{ name: 'order_search_details', args: { ...args(status), page: 1 } }];
+    if (last.text === undefined) return [];
+    const total = (last.result as { total?: number } | undefined)?.total ?? 0;
+    const fetched = done.reduce((n, p) => n + items(p).length, 0);
+    return fetched < total && done.length < SPEND_MAX_PAGES && items(last).length
+      ? [{ name: 'order_search_details', args: { ...args(status), page: done.length + 1 } }]
+      : [];
+  });
+  if (next.length) return { toolCalls: next };
+  if (view.steps.some((s) => s.text === undefined)) return {};
+  const book = new SourceBook();
+  const rows = SPENT.map((status) => {
+    const steps = pages(status).filter((s) => ok(s));
+    const ids = steps.map((s) => book.erp(s));
+    const orders = steps
+      .flatMap((s) => items<SpendOrder>(s))
+      .map((o) => ({ ...o, lines: o.lines.filter((l) => !kept || kept.has(l.partId)) }))
+      .filter((o) => o.lines.length);
+    const lines = orders.flatMap((o) => o.lines);
+    return {
+      status,
+      ids,
+      orders,
+      amount: Math.round(lines.reduce((n, l) => n + l.amount, 0) * 100) / 100,
+      quantity: lines.reduce((n, l) => n + l.quantity, 0),
+      lines: lines.length,
+    };
+  });
+  const all = cite(rows.flatMap((r) => r.ids));
+  const total = Math.round(rows.reduce((n, r) => n + r.amount, 0) * 100) / 100;
+  const orders = rows.reduce((n, r) => n + r.orders.length, 0);
+  const lines = rows.reduce((n, r) => n + r.lines, 0);
+  const quantity = rows.reduce((n, r) => n + r.quantity, 0);
+  const what = [
+    byModel
+      ? models[0]
+      : category
+        ? categoryName(facts, category, english)
+        : parts.length
+          ? facts.current.partWords
+          : '',
+    supplier?.name ?? '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  const when = period ? period.label : english ? 'all recorded orders' : '全部记录';
+  const bySupplier = new Map<string, number>();
+  for (const r of rows)
+    for (const o of r.orders)
+      bySupplier.set(
+        o.supplier.name,
+        (bySupplier.get(o.supplier.name) ?? 0) + o.lines.reduce((n, l) => n + l.amount, 0),
+      );
+  const top = [...bySupplier].sort((a, b) => b[1] - a[1]).slice(0, 6);
+  const status = (s: string) => (english ? s : s === 'ordered' ? '已下单' : '已收货');
+  return {
+    text: [
+      english
+        ? `## Spend${what ? ` on ${what}` : ''}, ${when}: ${yuan(total)} ${all}`
+        : `## ${when}${what ? `「${what}」` : ''}采购支出：${yuan(total)} ${all}`,
+      english
+        ? `- ${orders} orders, ${lines} lines, quantity ${quantity} ${all}`
+        : `- ${orders} 个订单、${lines} 行、数量 ${quantity} ${all}`,
+      english
+        ? `- By state: ${rows.map((r) => `${status(r.status)} ${yuan(r.amount)} (${r.orders.length} orders) ${cite(r.ids)}`).join('; ')}`
+        : `- 按状态：${rows.map((r) => `${status(r.status)} ${yuan(r.amount)}（${r.orders.length} 单）${cite(r.ids)}`).join('；')}`,
+      ...(top.length
+        ? [
+            english
+              ? `- By supplier: ${top.map(([n, a]) => `${n} ${yuan(a)}`).join(', ')} ${all}`
+              : `- 按供应商：${top.map(([n, a]) => `${n} ${yuan(a)}`).join('、')} ${all}`,
+          ]
+        : []),
+      english
+        ? `Rule: the amounts of the order lines${what ? ` of ${what}` : ''} on ordered and received orders, by order date${period ? ` (${period.label})` : ''}; drafts, orders awaiting approval, approved and cancelled orders are not counted.`
+        : `口径：已下单和已收货订单中${what ? `「${what}」的` : ''}订单行金额之和，按下单日期${period ? `（${period.label}）` : ''}；草稿、待审批、已审批和已取消的订单不计。`,
+      ...sourcesList(book.sources),
+    ].join('\n'),
+  };
+}
+
+/** A category's name as the ERP's category list gives it, in the answer's language. */
+function categoryName(facts: Facts, code: string | undefined, english: boolean): string {
+  const c = facts.categories.find((x) => x.code === code);
+  return c ? (english ? c.nameEn : c.nameZh) : (code ?? '');
+}

@@ -1,0 +1,361 @@
+import { pinyin } from 'pinyin-pro';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TurnResult } from '../../bench/eval/local-stack.ts';
+import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { seededRandom } from '../../src/shared/index.ts';
+import { type Offer, offers as offersOf, scoreFresh, shortEn, shortZh, writeDraft } from '../fresh-requests.ts';
+
+/**
+ * Fresh phrasings of what buyers ask beside orders and analyses, generated from the suppliers, categories, parts,
+ * periods and orders of the started stack's ERP, in Chinese and English, and judged strictly against that ERP:
+ * a supplier's lead time, rating, terms and contact; who supplies a category and which models it has; what was
+ * spent on a category in a period; orders awaiting approval; whether a day's orders arrived; cancelling an order
+ * named by supplier and day; ordering from the cheapest offer (after an analysis: test/agent/asks.test.ts); refusing supplier master-data changes; suppliers
+ * named in English by their pinyin and parts by a fragment of their model.
+ */
+const SEED = Date.now() % 1_000_000;
+const random = seededRandom(SEED);
+const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
+const int = (a: number, b: number) => a + Math.floor(random() * (b - a + 1));
+
+let stack: StartedStack;
+beforeAll(async () => {
+  stack = await startStack();
+}, 120_000);
+afterAll(() => stack?.close());
+
+interface Fresh {
+  cls: string;
+  say: string | string[];
+  judge: (turn: TurnResult) => Promise<string | undefined> | string | undefined;
+}
+
+const yuan = (n: number) => `¥${n.toFixed(2)}`;
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+describe(`questions, filters, choices and names judged against the ERP (seed ${SEED})`, () => {
+  it('answers from the ERP what buyers ask about suppliers, the catalogue, spend and orders', async () => {
+    const db = stack.erp.database.db;
+    const offers = await offersOf(db);
+    const headers = { authorization: `Bearer ${stack.tokens.laoxiao}`, 'content-type': 'application/json' };
+    const suppliers = await db.selectFrom('suppliers').selectAll().where('project_id', '=', 'P001').execute();
+    const carried = suppliers.filter((s) => offers.some((o) => o.supplierId === s.id));
+    const categories = (
+      await db.selectFrom('categories').selectAll().where('project_id', '=', 'P001').execute()
+    ).filter((c) => offers.some((o) => o.category === c.code));
+    const orderCount = async () =>
+      Number((await db.selectFrom('orders').select(db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const noWrite = (turn: TurnResult) => (writeDraft(turn) ? `drafted ${String(writeDraft(turn)?.value.tool)}` : '');
+
+    // One order of today, placed through the ERP's API: "取消今天那张…的单子" means it.
+    const todays = pick(offers);
+    const created = await fetch(`${stack.erpUrl}/orders/create`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        supplierId: todays.supplierId,
+        lines: [{ partId: todays.partId, quantity: todays.moq }],
+        status: 'draft',
+      }),
+    });
+    expect(created.status, await created.clone().text()).toBeLessThan(300);
+    const todaysOrder = ((await created.json()) as { id: number }).id;
+
+    const list: Fresh[] = [];
+    // 1. A supplier's fields: the values the ERP keeps, cited, and no draft.
+    for (let i = 0; i < 4; i++) {
+      const s = pick(carried);
+      const zh = shortZh(s.name_zh);
+      const en = shortEn(s.name_en);
+      const field = pick([
+        {
+          want: [`${s.lead_time_days} 天`, `${s.lead_time_days} days`],
+          zh: [`${zh}的交货周期是多少天？`, `${zh}交期一般多久`, `${zh}几天能到货？`],
+          en: [`What is ${en}'s lead time?`, `how long does ${en} take to deliver?`],
+        },
+        {
+          want: [`${s.rating}`],
+          zh: [`${zh}的评分怎么样`, `${zh}质量靠谱吗`, `${zh}的评级是多少`],
+          en: [`How is ${en} rated?`, `what's the quality score of ${en}?`],
+        },
+        {
+          want: [s.payment_terms],
+          zh: [`${zh}的账期是多久`, `${zh}的付款条件是什么`],
+          en: [`What are ${en}'s payment terms?`],
+        },
+        {
+          want: [s.contact_phone],
+          zh: [`${zh}的联系人是谁，电话多少`, `怎么联系${zh}？联系方式给我`, `${zh}的联系电话发我一下`],
+          en: [`Who is the contact at ${en}?`, `give me ${en}'s phone number`],
+        },
+      ]);
+      const english = random() < 0.4;
+      list.push({
+        cls: 'supplier-field',
+        say: pick(english ? field.en : field.zh),
+        judge: (turn) =>
+          noWrite(turn) ||
+          (field.want.some((w) => turn.answer.includes(w))
+            ? undefined
+            : `no ${field.want[0]}: ${turn.answer.slice(0, 160)}`) ||
+          (/\[E\d+\][\s\S]*supplier_query/.test(turn.answer) ? undefined : 'not cited with supplier_query'),
+      });
+    }
+    // Who supplies a category, which models it has: every supplier and model of it the ERP lists.
+    for (let i = 0; i < 3; i++) {
+      const c = pick(categories);
+      const zh = pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
+      const en = c.name_en.toLowerCase();
+      const inCategory = offers.filter((o) => o.category === c.code);
+      const say = pick([
+        `谁家供应${zh}？`,
+        `哪些供应商能供应${zh}`,
+        `${zh}有哪些型号`,
+        `who supplies ${en}s?`,
+        `which suppliers carry ${en}s?`,
+        `What models of ${en}s can we buy?`,
+        `which ${en}s do we have in the catalogue?`,
+      ]);
+      list.push({
+        cls: 'catalogue',
+        say,
+        judge: (turn) => {
+          const missing = [
+            ...new Set([...inCategory.map((o) => o.supplierZh), ...inCategory.map((o) => o.model)]),
+          ].filter((w) => !turn.answer.includes(w));
+          return (
+            noWrite(turn) ||
+            (missing.length ? `missing ${missing.join(', ')}: ${turn.answer.slice(0, 120)}` : undefined)
+          );
+        },
+      });
+    }
+    // 2. Orders awaiting approval: exactly the ERP's pending ones.
+    const pending = await db
+      .selectFrom('orders')
+      .select('order_no')
+      .where('project_id', '=', 'P001')
+      .where('status', '=', 'pending_approval')
+      .orderBy('created_at', 'desc')
+      .execute();
+    list.push({
+      cls: 'pending',
+      say: pick([
+        '列出所有还没审批的订单',
+        '未审批的单子有哪些',
+        'show me orders not yet approved',
+        'which POs are awaiting approval?',
+      ]),
+      judge: (turn) =>
+        noWrite(turn) ||
+        (turn.answer.includes(`共 ${pending.length} 个`) || turn.answer.includes(`${pending.length} found`)
+          ? pending.slice(0, 10).some((o) => !turn.answer.includes(o.order_no))
+            ? 'an order awaiting approval missing'
+            : undefined
+          : `not ${pending.length} orders: ${turn.answer.slice(0, 160)}`),
+    });
+    // Did a day's orders arrive: the orders placed that day and how many of them were received.
+    const now = new Date();
+    const monday = new Date(
+      Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - ((now.getUTCDay() + 6) % 7) - 7),
+    );
+    const weekday = int(0, 4);
+    const lastWeek = new Date(monday.getTime() + weekday * 86_400_000);
+    const placed = await db
+      .selectFrom('orders')
+      .select(['order_no', 'status'])
+      .where('project_id', '=', 'P001')
+      .where('created_at', '>=', day(lastWeek))
+      .where('created_at', '<', `${day(lastWeek)}T99`)
+      .execute();
+    const wd = '一二三四五'[weekday];
+    list.push({
+      cls: 'delivered',
+      say: pick([`上周${wd}下的单到货了没有`, `上周${wd}的订单到了吗？`, `上星期${wd}订的单子收到了没`]),
+      judge: (turn) => {
+        if (noWrite(turn)) return noWrite(turn);
+        if (!placed.length)
+          return /没有找到/.test(turn.answer) ? undefined : `listed orders of an empty day ${day(lastWeek)}`;
+        const received = placed.filter((o) => o.status === 'received').length;
+        if (!turn.answer.includes(`${placed.length} 个中已收货 ${received} 个`))
+          return `not ${received} of ${placed.length} received: ${turn.answer.slice(0, 160)}`;
+        const absent = placed.slice(0, 10).filter((o) => !turn.answer.includes(o.order_no));
+        return absent.length ? `missing ${absent.map((o) => o.order_no).join(', ')}` : undefined;
+      },
+    });
+    // What was spent on a category in a period: the ERP's ordered and received lines of it, summed.
+    const y = now.getUTCFullYear();
+    const m = now.getUTCMonth();
+    const periods = [
+      { zh: '去年下半年', en: 'in the second half of last year', from: `${y - 1}-07-01`, to: `${y - 1}-12-31` },
+      { zh: '今年上半年', en: 'in the first half of this year', from: `${y}-01-01`, to: `${y}-06-30` },
+      { zh: '今年', en: 'this year', from: `${y}-01-01`, to: `${y}-12-31` },
+      {
+        zh: '上个月',
+        en: 'last month',
+        from: day(new Date(Date.UTC(y, m - 1, 1))),
+        to: day(new Date(Date.UTC(y, m, 0))),
+      },
+      {
+        zh: '上个季度',
+        en: 'last quarter',
+        from: day(new Date(Date.UTC(y, 3 * Math.floor(m / 3) - 3, 1))),
+        to: day(new Date(Date.UTC(y, 3 * Math.floor(m / 3), 0))),
+      },
+    ];
+    for (let i = 0; i < 3; i++) {
+      const c = pick(categories);
+      const p = pick(periods);
+      const zh = pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
+      const rows = await db
+        .selectFrom('order_lines')
+        .innerJoin('orders', 'orders.id', 'order_lines.order_id')
+        .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+        .select(['order_lines.quantity', 'order_lines.unit_price_e4', 'orders.id'])
+        .where('orders.project_id', '=', 'P001')
+        .where('orders.status', 'in', ['ordered', 'received'])
+        .where('parts.category', '=', c.code)
+        .where('orders.created_at', '>=', p.from)
+        .where('orders.created_at', '<', `${p.to}T99`)
+        .execute();
+      const total = Math.round(rows.reduce((n, r) => n + (r.quantity * r.unit_price_e4) / 10_000, 0) * 100) / 100;
+      const count = new Set(rows.map((r) => r.id)).size;
+      list.push({
+        cls: 'spend',
+        say: pick([
+          `${p.zh}我们在${zh}上花了多少钱？`,
+          `${p.zh}${zh}一共花了多少`,
+          `${p.zh}${zh}的采购金额是多少`,
+          `How much did we spend on ${c.name_en.toLowerCase()}s ${p.en}?`,
+        ]),
+        judge: (turn) =>
+          noWrite(turn) ||
+          (turn.answer.includes(yuan(total))
+            ? undefined
+            : `no total ${yuan(total)} (${p.from}–${p.to}): ${turn.answer.slice(0, 160)}`) ||
+          (turn.answer.includes(`${count} 个订单`) || turn.answer.includes(`${count} orders`)
+            ? undefined
+            : `not ${count} orders`),
+      });
+    }
+    // Cancelling an order named by supplier and day: today's order itself; a day without one is said so.
+    list.push({
+      cls: 'cancel-by-day',
+      say: pick([
+        `取消今天那张${shortZh(todays.supplierZh)}的单子`,
+        `把今天下的${shortZh(todays.supplierZh)}订单取消掉`,
+        `把今天给${shortZh(todays.supplierZh)}下的那个单撤了`,
+        `cancel today's ${shortEn(todays.supplierEn)} order`,
+      ]),
+      judge: (turn) => {
+        const draft = writeDraft(turn)?.value;
+        return draft?.tool === 'order_cancel' && (draft.args as { orderId: number }).orderId === todaysOrder
+          ? undefined
+          : `expected a cancel of order ${todaysOrder}, got ${JSON.stringify(draft?.args ?? turn.answer.slice(0, 160))}`;
+      },
+    });
+    // 3. "cheapest supplier": the lowest ERP list price of the model, said with the price.
+    const multi = [...new Set(offers.map((o) => o.model))].filter(
+      (model) => new Set(offers.filter((o) => o.model === model).map((o) => o.supplierId)).size >= 2,
+    );
+    const cheapestOf = (model: string) => offers.filter((o) => o.model === model).sort((a, b) => a.price - b.price)[0];
+    const orderedFrom = (o: Offer, q: number) => (turn: TurnResult) => {
+      const args = writeDraft(turn)?.value.args as
+        | { supplierId: number; lines: Array<{ partId: number; quantity: number }>; note?: string }
+        | undefined;
+      const line = args?.lines?.[0];
+      return args?.supplierId === o.supplierId && line?.partId === o.partId && line.quantity === q
+        ? undefined
+        : `expected ${o.supplierZh} ${o.code} × ${q}, got ${JSON.stringify(args ?? turn.answer.slice(0, 160))}`;
+    };
+    for (let i = 0; i < 3; i++) {
+      const model = pick(multi);
+      const o = cheapestOf(model);
+      const q = Math.max(o.moq, int(2, 12) * 50);
+      list.push({
+        cls: 'cheapest-order',
+        say: pick([
+          `I need ${q} ${model}, cheapest supplier`,
+          `要${q}个${model}，哪家便宜就从哪家买`,
+          `${model} 订 ${q} 个，找最便宜的供应商`,
+          `buy ${q} pcs of ${model} from whoever is cheapest`,
+          `来${q}个${model}，挑最便宜的供应商`,
+        ]),
+        judge: (turn) =>
+          orderedFrom(o, q)(turn) ??
+          (JSON.stringify(writeDraft(turn)?.value.args).includes(`¥${o.price}`) ? undefined : 'price not stated'),
+      });
+    }
+    // 4. A supplier's master data is refused with the reason: nothing drafted, nothing written.
+    const before = await orderCount();
+    for (let i = 0; i < 3; i++) {
+      const s = pick(carried);
+      const zh = shortZh(s.name_zh);
+      const en = shortEn(s.name_en);
+      list.push({
+        cls: 'master-data',
+        say: pick([
+          `帮我把${zh}的评级改成${int(1, 5)}分`,
+          `把${zh}的交期改成${int(3, 30)}天`,
+          `${zh}的账期改为月结${pick([30, 60, 90])}天`,
+          `把${zh}的联系人改成张三`,
+          `change ${en}'s rating to ${int(1, 5)}`,
+          `set ${en}'s lead time to ${int(3, 30)} days`,
+          `update ${en}'s payment terms to net ${pick([30, 60, 90])}`,
+        ]),
+        judge: async (turn) =>
+          noWrite(turn) ||
+          (/主数据|master data/.test(turn.answer)
+            ? undefined
+            : `no master-data reason: ${turn.answer.slice(0, 120)}`) ||
+          ((await orderCount()) >= before ? undefined : 'orders changed'),
+      });
+    }
+    // 5. English: a Chinese supplier by its pinyin, a part by a fragment of its model.
+    const spelled = (name: string) =>
+      pinyin(shortZh(name), { toneType: 'none', type: 'array', nonZh: 'removed' }).join('');
+    for (let i = 0; i < 3; i++) {
+      const o = pick(
+        offers.filter((x) => /^[\u3400-\u9fff]{2,}$/.test(shortZh(x.supplierZh)) && spelled(x.supplierZh).length >= 5),
+      );
+      const name = spelled(o.supplierZh);
+      // A fragment of the model: a code-like piece (428H, HF204), or its leading number (the 520 chains).
+      const piece =
+        o.model.split(/[-/]/).find((p) => (/\d/.test(p) && /[A-Z]/i.test(p) && p.length >= 3) || /^\d{3,4}$/.test(p)) ??
+        o.model;
+      const q = Math.max(o.moq, int(2, 12) * 50);
+      const word = o.category.replace(/_/g, ' ');
+      const Name = name[0].toUpperCase() + name.slice(1);
+      list.push({
+        cls: 'english-names',
+        say: pick([
+          `order ${q} of the ${piece} ${word}s from ${Name} please`,
+          `${Name}: ${q} pcs ${piece}`,
+          `please get ${q} ${piece} ${word}s from ${Name}`,
+        ]),
+        judge: (turn) => {
+          // Several models may share the fragment at this supplier: then asking which one is right too.
+          const same = offers.filter((x) => x.supplierId === o.supplierId && x.model.includes(piece));
+          if (same.length > 1)
+            return turn.interrupts.some((x) => x.value.kind === 'ask_user') ? undefined : 'did not ask';
+          return orderedFrom(o, q)(turn);
+        },
+      });
+    }
+
+    const h = stackHarness(stack);
+    const { right, misses } = await scoreFresh(
+      `questions (seed ${SEED})`,
+      list,
+      async (c, i) => {
+        const session = `questions-${SEED}-${i}`;
+        let turn: TurnResult | undefined;
+        for (const say of [c.say].flat()) turn = await h.send(h.contextFor('laoxiao', session), say);
+        const why = await c.judge(turn as TurnResult);
+        return why && `[${c.cls}] ${[c.say].flat().join(' ⟫ ')} — ${why}`;
+      },
+      2,
+    );
+    expect(right / list.length, misses.join('\n')).toBeGreaterThanOrEqual(0.9);
+  }, 900_000);
+});
