@@ -1,3 +1,4 @@
+export { ImapInbox, type ImapInboxOptions, imapMailbox, shownImapUrl } from './imap-inbox.ts';
 export {
   type InboundResult,
   invitationMessageId,
