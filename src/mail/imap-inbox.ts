@@ -101,13 +101,13 @@ export class ImapInbox {
       for (const { uid, size } of unseen) {
         if (this.closed) return;
         try {
-          if (size > MAX_MESSAGE_BYTES)
-            this.options.log?.warn({ uid, size }, 'rfq reply over the size limit: left unread by Procura');
+          // Too large to be a reply (the listener refuses it too): not downloaded, marked as handled.
+          if (size > MAX_MESSAGE_BYTES) this.options.log?.warn({ uid, size }, 'rfq mail over the size limit: not read');
           else {
             // `false` when the message went away meanwhile: nothing to read, nothing to mark.
-            const source = (await client.fetchOne(String(uid), { source: true }, { uid: true })) || undefined;
-            if (!source?.source) continue;
-            const result = await receiveReply(this.rfqs, source.source);
+            const fetched = (await client.fetchOne(String(uid), { source: true }, { uid: true })) || undefined;
+            if (!fetched?.source) continue;
+            const result = await receiveReply(this.rfqs, fetched.source);
             this.options.log?.info({ result, uid }, 'rfq reply');
           }
           await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
@@ -134,7 +134,9 @@ export class ImapInbox {
 
   private async open(): Promise<ImapFlow> {
     const { host, port, secure, user, pass, mailbox } = this.mailbox;
-    const client = new ImapFlow({ host, port, secure, auth: { user, pass }, logger: false });
+    // IDLE from a second after each read (imapflow waits 15 s by default), so a reply is noticed as it arrives; a
+    // read's own commands follow one another without such a pause.
+    const client = new ImapFlow({ host, port, secure, auth: { user, pass }, logger: false, autoIdleDelay: 1_000 });
     client.on('error', (error: Error) => this.options.log?.warn({ err: error }, 'rfq mailbox connection error'));
     client.on('close', () => {
       if (this.client === client) this.client = undefined;

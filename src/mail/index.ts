@@ -3,6 +3,7 @@ export {
   type InboundResult,
   invitationMessageId,
   MAX_ATTACHMENT_BYTES,
+  MAX_MESSAGE_BYTES,
   receiveReply,
   replyAddress,
 } from './inbound.ts';
