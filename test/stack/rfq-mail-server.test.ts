@@ -36,7 +36,7 @@ const MAIL_LOG = process.env.PROCURA_TEST_MAIL_LOG ?? '';
 const enabled = Boolean(SMTP_URL && IMAP_URL && DOMAIN && SUPPLIER_PORT && MAIL_LOG);
 if (!enabled)
   console.warn(
-    '[rfq mail server] PROCURA_TEST_SMTP_URL, PROCURA_TEST_IMAP_URL, PROCURA_TEST_MAIL_DOMAIN, PROCURA_TEST_SUPPLIER_SMTP_PORT and PROCURA_TEST_MAIL_LOG are not set (`eval "$(.ci/mail-server.sh)"` starts postfix and dovecot and sets them): the suite against a real mail server is skipped',
+    '[rfq mail server] PROCURA_TEST_SMTP_URL, PROCURA_TEST_IMAP_URL, PROCURA_TEST_MAIL_DOMAIN, PROCURA_TEST_SUPPLIER_SMTP_PORT and PROCURA_TEST_MAIL_LOG are not all set (`eval "$(.ci/mail-server.sh)"` starts postfix and dovecot and sets them): the suite against a real mail server is skipped',
   );
 
 /**
