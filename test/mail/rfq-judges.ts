@@ -15,28 +15,6 @@ type Any = any;
 export type ErpCall = ErpHarness['call'];
 type Db = Erp['database']['db'];
 
-/** The ERP's REST API over HTTP (a started stack's), called the way the in-process harness is (`/api/…` paths). */
-export function erpOverHttp(erpUrl: string, defaultToken: string): ErpCall {
-  const origin = erpUrl.replace(/\/api\/?$/, '');
-  return async (method, url, options = {}) => {
-    const token = options.token === undefined ? defaultToken : options.token;
-    const headers: Record<string, string> = { ...options.headers };
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${origin}${url}`, {
-      method,
-      headers,
-      body: options.body === undefined ? options.rawBody : JSON.stringify(options.body),
-    });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {}
-    return { status: res.status, headers: res.headers, body };
-  };
-}
-
 /** The demo suppliers' ids by key (`bosch`, `denso`, …). */
 export async function supplierIds(call: ErpCall): Promise<Record<string, number>> {
   const items = (await call('GET', '/api/suppliers')).body.items as Any[];

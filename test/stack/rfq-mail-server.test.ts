@@ -7,11 +7,11 @@ import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
 import { DEMO_SUPPLIERS } from '../../src/erp/index.ts';
 import { imapMailbox, MAX_MESSAGE_BYTES, shownImapUrl } from '../../src/mail/index.ts';
 import { SupplierMailDesk } from '../../src/suppliers/index.ts';
+import { jsonCall } from '../http-call.ts';
 import {
   awardIntoOneOrder,
   draftRfq,
   type ErpCall,
-  erpOverHttp,
   expectInjectionIgnored,
   expectQuotesAsSent,
   expectRepliesReadInTheirWays,
@@ -101,7 +101,7 @@ describe.skipIf(!enabled)('requests for quotation through postfix and dovecot', 
   const messages = async () => (await call('GET', `/api/rfqs/${rfq.id}/messages`)).body.items as Any[];
   const start = async () => {
     stack = await startStack({ dataDir, settings: { smtpUrl: SMTP_URL, imapUrl: IMAP_URL, mailDomain: DOMAIN } });
-    call = erpOverHttp(stack.erpUrl, stack.tokens.laoxiao);
+    call = jsonCall(new URL(stack.erpUrl).origin, stack.tokens.laoxiao);
   };
 
   beforeAll(async () => {
