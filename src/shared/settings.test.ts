@@ -63,6 +63,7 @@ describe('settings', () => {
       erpMcpUrl: 'http://127.0.0.1:9002/mcp',
       chartMcpUrl: 'http://127.0.0.1:1122/mcp',
       chartsUrl: 'http://127.0.0.1:9003',
+      oauthIssuer: 'http://127.0.0.1:8020',
     });
     const remote = loadSettings(
       { suppliersUrl: 'http://shops.example/' },
