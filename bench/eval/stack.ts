@@ -38,11 +38,14 @@ export interface StackOptions {
   settings?: Partial<Record<keyof Settings, unknown>>;
   /** Seeds the ERP's database in the data dir before the start (another catalogue); the demo seed otherwise. */
   seed?: (dataDir: string) => Promise<void>;
+  /** Starts on this data dir (e.g. again, as a restart does) and leaves it in place on close; a fresh one otherwise. */
+  dataDir?: string;
 }
 
 /** Starts Procura with `procura start`'s own code. Parts listen on loopback only; nothing else leaves the machine. */
 export async function startStack(options: StackOptions = {}): Promise<StartedStack> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-stack-'));
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'procura-stack-'));
+  const removeDataDir = () => options.dataDir || fs.rmSync(dataDir, { recursive: true, force: true });
   // The settings come from these values alone, not the test environment (no DATABASE_URL: the embedded stack).
   const settings = loadSettings(
     {
@@ -73,7 +76,7 @@ export async function startStack(options: StackOptions = {}): Promise<StartedSta
     await options.seed?.(dataDir);
     parts = await startParts(settings, { env, buildWebUi: false });
   } catch (error) {
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    removeDataDir();
     throw error;
   }
   const part = (name: string) => {
@@ -106,7 +109,7 @@ export async function startStack(options: StackOptions = {}): Promise<StartedSta
     stop,
     async close() {
       for (const name of [...parts.keys()].reverse()) await stop(name).catch(() => undefined);
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir();
     },
   };
 }

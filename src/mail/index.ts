@@ -1,7 +1,9 @@
+export { ImapInbox, type ImapInboxOptions, imapMailbox, shownImapUrl } from './imap-inbox.ts';
 export {
   type InboundResult,
   invitationMessageId,
   MAX_ATTACHMENT_BYTES,
+  MAX_MESSAGE_BYTES,
   receiveReply,
   replyAddress,
 } from './inbound.ts';

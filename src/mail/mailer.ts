@@ -2,6 +2,7 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import type { Rfq, RfqBook, RfqMessage } from '../erp/index.ts';
 import type { Logger } from '../shared/index.ts';
+import { ImapInbox } from './imap-inbox.ts';
 import { invitationMessageId, MAX_MESSAGE_BYTES, receiveReply, reminderMessageId, replyAddress } from './inbound.ts';
 import { replyTemplate } from './quote-reader.ts';
 
@@ -13,8 +14,11 @@ export interface RfqMailOptions {
   from: string;
   /** The quote form of an invitation (a page under the chat API). */
   quoteFormUrl?: (token: string) => string;
-  /** The embedded inbound SMTP listener (default 127.0.0.1:2525); `false` when an IMAP mailbox is read instead. */
-  inbound?: { host: string; port: number } | false;
+  /**
+   * Where replies come in: the embedded SMTP listener (default 127.0.0.1:2525), an IMAP mailbox the relay delivers
+   * them to (`imaps://user:pass@host:993/INBOX`), or `false` for neither.
+   */
+  inbound?: { host: string; port: number } | { imapUrl: string; pollMs?: number } | false;
   /** How often the outbox is drained and deadlines are swept (ms). */
   intervalMs?: number;
   log?: Logger;
@@ -47,15 +51,18 @@ export function invitationText(rfq: Rfq, supplierName: string, formUrl?: string)
 /**
  * RFQ mail: drains the ERP's outbox through the SMTP relay (each invitation once, under a Message-ID that never
  * changes, so a resend after a crash is recognisable as the same mail), reminds suppliers who have not answered,
- * closes RFQs at their deadline, and takes replies on an embedded SMTP listener.
+ * closes RFQs at their deadline, and takes replies on an embedded SMTP listener or from an IMAP mailbox.
  */
 export class RfqMail {
   private readonly transport;
   private server?: SMTPServer;
+  private inbox?: ImapInbox;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   /** Where the embedded listener listens, once started. */
   inboundAddress?: { host: string; port: number };
+  /** The IMAP mailbox replies are read from, once started (without its password). */
+  mailboxAddress?: string;
 
   constructor(
     private readonly rfqs: RfqBook,
@@ -65,8 +72,16 @@ export class RfqMail {
   }
 
   async start(): Promise<this> {
-    if (this.options.inbound !== false) {
-      const { host, port } = this.options.inbound ?? { host: '127.0.0.1', port: 2525 };
+    const inbound = this.options.inbound ?? { host: '127.0.0.1', port: 2525 };
+    if (inbound && 'imapUrl' in inbound) {
+      this.inbox = await new ImapInbox(this.rfqs, {
+        url: inbound.imapUrl,
+        pollMs: inbound.pollMs,
+        log: this.options.log,
+      }).start();
+      this.mailboxAddress = this.inbox.address;
+    } else if (inbound) {
+      const { host, port } = inbound;
       this.server = new SMTPServer({
         authOptional: true,
         disabledCommands: ['AUTH', 'STARTTLS'],
@@ -206,6 +221,7 @@ export class RfqMail {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
+    await this.inbox?.close();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.transport.close();
   }

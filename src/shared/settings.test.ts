@@ -33,6 +33,22 @@ describe('settings', () => {
     );
   });
 
+  it('reads the RFQ mail settings, refusing an IMAP mailbox it could not read and one without SMTP_URL', () => {
+    const smtp = 'smtp://buyer:pw@smtp.example.com:587';
+    const imap = 'imaps://rfq%40example.com:secret@imap.example.com:993/INBOX';
+    expect(loadSettings({}, {})).toMatchObject({ mailDomain: 'procura.local', mailFrom: 'procurement@procura.local' });
+    expect(
+      loadSettings({}, { SMTP_URL: smtp, PROCURA_IMAP_URL: imap, PROCURA_MAIL_DOMAIN: 'Mail.Example.com' }),
+    ).toMatchObject({ smtpUrl: smtp, imapUrl: imap, mailDomain: 'mail.example.com' });
+    for (const bad of ['https://imap.example.com/INBOX', 'imaps://imap.example.com:993/INBOX', 'imap://rfq@host/INBOX'])
+      expect(() => loadSettings({}, { SMTP_URL: smtp, PROCURA_IMAP_URL: bad }), bad).toThrow(
+        /imapUrl \(PROCURA_IMAP_URL\): .*imaps:\/\/user:pass@/,
+      );
+    expect(() => loadSettings({}, { PROCURA_IMAP_URL: imap })).toThrow(/imapUrl \(PROCURA_IMAP_URL\): .*SMTP_URL/);
+    expect(() => loadSettings({}, { SMTP_URL: 'http://relay' })).toThrow(/smtpUrl \(SMTP_URL\)/);
+    expect(() => loadSettings({}, { PROCURA_MAIL_FROM: 'nobody' })).toThrow(/mailFrom \(PROCURA_MAIL_FROM\)/);
+  });
+
   it('refuses a setting that names no environment variable', () => {
     const parse = () =>
       parseSettings({ schema: z.object({ port: z.number().optional() }), read: () => undefined, invalid: 'x' });
@@ -47,6 +63,7 @@ describe('settings', () => {
       erpMcpUrl: 'http://127.0.0.1:9002/mcp',
       chartMcpUrl: 'http://127.0.0.1:1122/mcp',
       chartsUrl: 'http://127.0.0.1:9003',
+      oauthIssuer: 'http://127.0.0.1:8020',
     });
     const remote = loadSettings(
       { suppliersUrl: 'http://shops.example/' },

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+const IMAP_URL_SHAPE =
+  '须为含用户名和密码的 imap:// 或 imaps:// 地址 / an imap:// or imaps:// URL with user and password, e.g. imaps://user:pass@imap.example.com:993/INBOX';
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, ''));
 
 /** Every address and storage location is a setting; defaults are the embedded single-machine layout. */
@@ -63,6 +65,41 @@ const settingsSchema = z.object({
     .meta({ env: 'PROCURA_MCP_ALLOWED_HOSTS' }),
   /** More MCP servers for the agents: a JSON array, or the path of a JSON file holding one (see `src/mcp/config.ts`). */
   mcpServers: z.string().trim().min(1).optional().meta({ env: 'PROCURA_MCP_SERVERS' }),
+  /**
+   * RFQ mail. The SMTP relay invitations go out through (`smtp://user:pass@host:587`, `smtps://…:465`); unset, the
+   * simulated suppliers' own SMTP server, which answers the invitations.
+   */
+  smtpUrl: z
+    .url({
+      protocol: /^smtps?$/,
+      error: '须为 smtp:// 或 smtps:// 地址 / an smtp:// or smtps:// URL, e.g. smtp://user:pass@smtp.example.com:587',
+    })
+    .optional()
+    .meta({ env: 'SMTP_URL' }),
+  /**
+   * The mailbox supplier replies are read from over IMAP (`imaps://user:pass@host:993/INBOX`, `imap://…:143/…`)
+   * instead of the embedded SMTP listener; the relay in `SMTP_URL` delivers them there.
+   */
+  imapUrl: z
+    .url({ protocol: /^imaps?$/, error: IMAP_URL_SHAPE })
+    .refine((url) => {
+      const { username, password, hostname } = new URL(url);
+      return Boolean(username && password && hostname);
+    }, `缺少用户名、密码或主机 / names no user, password or host: ${IMAP_URL_SHAPE}`)
+    .optional()
+    .meta({ env: 'PROCURA_IMAP_URL' }),
+  /** The port of the embedded SMTP listener replies come back to (loopback); unset or 0, a free port. */
+  mailPort: z.coerce.number().int().min(0).max(65535).optional().meta({ env: 'PROCURA_MAIL_PORT' }),
+  /** The domain of reply addresses (`rfq+<token>@domain`): its mail must reach the listener or the IMAP mailbox. */
+  mailDomain: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, '须为域名 / a domain name, e.g. procura.example.com')
+    .default('procura.local')
+    .meta({ env: 'PROCURA_MAIL_DOMAIN' }),
+  /** The sender of invitations and reminders. */
+  mailFrom: z.email().default('procurement@procura.local').meta({ env: 'PROCURA_MAIL_FROM' }),
   /** Runs one user may start per minute on one API process (past it: 429 with Retry-After). */
   runStartsPerMinute: z.coerce
     .number()
@@ -77,6 +114,13 @@ const settingsSchema = z.object({
   toolSetCheck: z.enum(['warn', 'fail']).default('warn').meta({ env: 'PROCURA_TOOLSET_CHECK' }),
 });
 
+/** An IMAP mailbox is read only beside the relay that delivers to it: the simulated suppliers answer the listener. */
+const checkedSettings = settingsSchema.refine((s) => !s.imapUrl || s.smtpUrl, {
+  path: ['imapUrl'],
+  message:
+    '需要同时设置 SMTP_URL / needs SMTP_URL too: replies are read from the mailbox your mail server delivers them to, and invitations go out through it',
+});
+
 export type Settings = z.infer<typeof settingsSchema>;
 
 /** Settings from the environment, overridden by explicit values (CLI flags). Invalid values fail fast, naming the setting. */
@@ -85,7 +129,7 @@ export function loadSettings(
   env: NodeJS.ProcessEnv = process.env,
 ): Settings {
   const parsed = parseSettings({
-    schema: settingsSchema,
+    schema: checkedSettings,
     read: (key, envName) => overrides[key] ?? env[envName],
     invalid: '配置无效 / invalid settings',
   });

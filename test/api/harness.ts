@@ -9,6 +9,7 @@ import { type Api, type ApiOptions, createApi } from '../../src/api/index.ts';
 import { listen, type RunningServer } from '../../src/shared/index.ts';
 import type { ToolRunner, ToolSpec } from '../../src/tools/index.ts';
 import { type AgentHarness, startAgentHarness } from '../agent/harness.ts';
+import { jsonCall } from '../http-call.ts';
 import { startTestErp } from '../tools/harness.ts';
 import { collect, openSse } from './sse.ts';
 
@@ -85,23 +86,7 @@ export async function startApiHarness(
     },
     erpUrl,
     tokens: agent.tokens,
-    async call(method, route, opts = {}) {
-      const token = opts.token === undefined ? agent.tokens.laoxiao : opts.token;
-      const res = await fetch(`${base()}${route}`, {
-        method,
-        headers: {
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
-      });
-      const text = await res.text();
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {}
-      return { status: res.status, headers: res.headers, body };
-    },
+    call: jsonCall(base, agent.tokens.laoxiao),
     chat: (token, body) => streamAll(`${base()}/api/v1/agent/chat/stream`, token, body),
     resume: (token, body) => streamAll(`${base()}/api/v1/agent/chat/resume`, token, body),
     async ordersNoted(needle) {

@@ -1,32 +1,29 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteFormPath } from '../../src/api/index.ts';
 import { RfqMail } from '../../src/mail/index.ts';
-import { INJECTED_INSTRUCTION, SUPPLIER_STYLES, SupplierMailDesk } from '../../src/suppliers/index.ts';
+import { SUPPLIER_STYLES, SupplierMailDesk } from '../../src/suppliers/index.ts';
+import { freePort } from '../../src/tools/index.ts';
 import { type ErpHarness, startHarness } from '../erp/harness.ts';
+import {
+  awardIntoOneOrder,
+  draftRfq,
+  expectInjectionIgnored,
+  expectQuotesAsSent,
+  expectRepliesReadInTheirWays,
+  expectSpoofRefused,
+  invitationToken,
+  sendSpoofedReply,
+  supplierIds,
+  until,
+} from './rfq-judges.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
 type Any = any;
 
 const DOMAIN = 'procura.test';
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-const until = async (what: string, check: () => Promise<boolean>, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 describe('requests for quotation by mail: real SMTP both ways, simulated suppliers', () => {
   let h: ErpHarness;
@@ -36,8 +33,7 @@ describe('requests for quotation by mail: real SMTP both ways, simulated supplie
   let inboundPort: number;
   let deskPort: number;
   let rfq: Any;
-  const suppliers: Record<string, number> = {};
-  let secondQty: number;
+  let suppliers: Record<string, number>;
 
   const startMail = () =>
     new RfqMail(h.erp.services.rfqs, {
@@ -57,35 +53,20 @@ describe('requests for quotation by mail: real SMTP both ways, simulated supplie
       delays,
     }).start();
   const get = async () => (await h.call('GET', `/api/rfqs/${rfq.id}`)).body;
-  /** Orders that name the RFQ (an award writes its number into the order's note). */
-  const ordersOf = async (rfqNo: string) =>
-    (await h.erp.database.db.selectFrom('orders').select('id').where('note', 'like', `%${rfqNo}%`).execute()).length;
   const messages = async () => (await h.call('GET', `/api/rfqs/${rfq.id}/messages`)).body.items as Any[];
 
   beforeAll(async () => {
     h = await startHarness({ name: 'sqlite', enabled: true });
     deskDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-desk-'));
-    [inboundPort, deskPort] = [await freePort(), await freePort()];
-    for (const s of (await h.call('GET', '/api/suppliers')).body.items) suppliers[s.key] = s.id;
-    const boschParts = (await h.call('GET', `/api/parts/supplier/${suppliers.bosch}`)).body.items;
-    // At the catalogue's MOQ, so the awarded order's line is valid.
-    secondQty = boschParts[1].moq;
-    const deadline = new Date(Date.now() + 2 * 86_400_000).toISOString();
-    const required = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
-    rfq = (
-      await h.call('POST', '/api/rfqs', {
-        body: {
-          title: 'F7TC 火花塞 200 个',
-          lines: [
-            { partId: boschParts[0].id, quantity: 200, requiredDate: required },
-            { partId: boschParts[1].id, quantity: secondQty, requiredDate: required },
-          ],
-          supplierIds: Object.keys(SUPPLIER_STYLES).map((k) => suppliers[k]),
-          replyDeadline: deadline,
-        },
-      })
-    ).body;
-    await h.call('PUT', '/api/exchange-rates/USD', { token: h.tokens.admin, body: { rateToCny: 7.1 } });
+    [inboundPort, deskPort] = [await freePort('127.0.0.1'), await freePort('127.0.0.1')];
+    suppliers = await supplierIds(h.call);
+    rfq = await draftRfq(h.call, {
+      suppliers,
+      invite: Object.keys(SUPPLIER_STYLES),
+      quantity: 200,
+      adminToken: h.tokens.admin,
+      usdRate: 7.1,
+    });
     mail = await startMail();
     // Two suppliers answer at once, the rest only after the restart below.
     desk = await startDesk({
@@ -134,29 +115,14 @@ describe('requests for quotation by mail: real SMTP both ways, simulated supplie
     // The suppliers read the lines from the attached template.
     expect(desk.journal()[0].lines).toEqual([
       { lineNo: 1, quantity: 200 },
-      { lineNo: 2, quantity: secondQty },
+      { lineNo: 2, quantity: rfq.lines[1].quantity },
     ]);
   });
 
   it('refuses a reply from an address the supplier has not registered', async () => {
-    const { token } = await h.erp.database.db
-      .selectFrom('rfq_invitations')
-      .select('token')
-      .where('rfq_id', '=', rfq.id)
-      .where('supplier_id', '=', suppliers.ngk)
-      .executeTakeFirstOrThrow();
-    const spoof = nodemailer.createTransport(`smtp://127.0.0.1:${inboundPort}`);
-    await spoof.sendMail({
-      from: 'sales@ngk-quotes.example',
-      to: `rfq+${token}@${DOMAIN}`,
-      subject: 'Re: RFQ',
-      text: '行号 Line | 单价 Unit price | 币种 Currency\n1 | 0.01 | CNY\n2 | 0.01 | CNY',
-    });
-    spoof.close();
-    const refused = (await messages()).find((m) => m.sender === 'sales@ngk-quotes.example');
-    expect(refused).toMatchObject({ direction: 'in', outcome: 'refused' });
-    expect(refused.reason).toContain('registered');
-    expect((await get()).quotes.filter((q: Any) => q.unitPrice === 0.01)).toEqual([]);
+    const token = await invitationToken(h.erp.database.db, rfq.id, suppliers.ngk);
+    await sendSpoofedReply(`smtp://127.0.0.1:${inboundPort}`, token, DOMAIN);
+    await expectSpoofRefused(h.call, rfq.id);
   });
 
   it('loses no reply and sends no mail twice across a restart mid-collection', async () => {
@@ -180,69 +146,18 @@ describe('requests for quotation by mail: real SMTP both ways, simulated supplie
 
   it('stores each quote as the supplier wrote it, in CNY at the asked quantity; flags what it could not read', async () => {
     const now = await get();
-    const byKey = (key: string) => now.quotes.filter((q: Any) => q.supplier.id === suppliers[key]);
-    for (const entry of desk.journal())
-      for (const sent of entry.quotes ?? []) {
-        const stored = byKey(entry.supplier).find((q: Any) => q.lineNo === sent.lineNo);
-        expect(stored, `${entry.supplier} line ${sent.lineNo}`).toMatchObject({
-          status: 'quoted',
-          unitPrice: sent.unitPrice,
-          currency: sent.currency,
-          priceBreaks: sent.priceBreaks,
-          moq: sent.moq ?? null,
-          leadTimeDays: sent.leadTimeDays,
-          source: { kind: 'mail' },
-        });
-        const line = now.lines.find((l: Any) => l.lineNo === sent.lineNo);
-        const unit = sent.priceBreaks.filter((b) => b.minQty <= line.quantity).at(-1)?.unitPrice ?? sent.unitPrice;
-        const rate = sent.currency === 'USD' ? 7.1 : 1;
-        expect(stored.effective.unitPriceCny).toBeCloseTo(unit * rate, 4);
-        expect(stored.effective.totalCny).toBeCloseTo(unit * rate * line.quantity, 2);
-      }
-    expect(byKey('denso')[0].source.attachment).toBe('quotation.xlsx');
-    expect(byKey('ngk')[0].source.attachment).toBe('quote-template.xlsx');
-    expect(byKey('delphi')[0].source.attachment).toBe('quote.csv');
-    expect(byKey('champion').map((q: Any) => q.status)).toEqual(['declined', 'declined']);
-    expect(byKey('mahle').map((q: Any) => q.status)).toEqual(['flagged', 'flagged']);
-    expect(byKey('torch').map((q: Any) => q.lineNo)).toEqual([1]);
+    expectQuotesAsSent(now, desk.journal(), suppliers, 7.1);
+    expectRepliesReadInTheirWays(now, suppliers);
     // The instruction written into a reply changed nothing: still collecting, nothing awarded, no order.
-    expect(now.status).toBe('collecting');
-    expect(now.award).toBeNull();
-    const injected = (await messages()).find((m) => m.supplierId === suppliers.torch && m.direction === 'in');
-    expect(injected.body).toContain(INJECTED_INSTRUCTION);
-    expect(await ordersOf(rfq.rfqNo)).toBe(0);
+    await expectInjectionIgnored(h.call, h.erp.database.db, rfq.id, suppliers.torch);
   });
 
   it('awards after the close: one purchase order, through the approval policy and an admin, written once', async () => {
-    const open = await get();
-    const closed = (await h.call('POST', `/api/rfqs/${open.id}/close`, { body: { version: open.version } })).body;
-    const body = { version: closed.version, supplierId: suppliers.bosch, submit: true };
-    const award = await h.call('POST', `/api/rfqs/${open.id}/award`, {
-      body,
-      headers: { 'idempotency-key': 'award-mail-1' },
-    });
-    expect(award.status, JSON.stringify(award.body)).toBe(200);
-    const retry = await h.call('POST', `/api/rfqs/${open.id}/award`, {
-      body,
-      headers: { 'idempotency-key': 'award-mail-1' },
-    });
-    expect(retry.body.order.id).toBe(award.body.order.id);
-    const order = award.body.order;
-    const quotes = open.quotes.filter((q: Any) => q.supplier.id === suppliers.bosch);
-    expect(order.lines.map((l: Any) => l.unitPrice)).toEqual(quotes.map((q: Any) => q.effective.unitPriceCny));
-    expect(order.approval.rule).toMatch(/auto-approved|needs-admin/);
-    if (order.status === 'pending_approval') {
-      const approved = await h.call('POST', `/api/orders/${order.id}/approve`, {
-        token: h.tokens.admin,
-        body: { version: order.version },
-      });
-      expect(approved.body.status).toBe('approved');
-    }
-    expect(await ordersOf(open.rfqNo)).toBe(1);
-    expect((await get()).award).toMatchObject({
-      orderId: order.id,
-      orderNo: order.orderNo,
+    await awardIntoOneOrder(h.call, h.erp.database.db, {
+      rfqId: rfq.id,
       supplierId: suppliers.bosch,
+      adminToken: h.tokens.admin,
+      key: 'award-mail-1',
     });
   });
 });

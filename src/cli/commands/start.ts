@@ -147,23 +147,24 @@ const parts: PartSpec[] = [
   },
   {
     name: 'RFQ mail',
-    // Invitations out through SMTP_URL (default: the simulated suppliers' own SMTP server), replies in on an
-    // embedded listener for the reply domain; the simulated suppliers answer by mail.
+    // Invitations out through SMTP_URL (default: the simulated suppliers' own SMTP server, which answer by mail);
+    // replies in from the IMAP mailbox of PROCURA_IMAP_URL, else on an embedded SMTP listener for the reply domain.
     needs: ['ERP'],
-    async start(settings, started, options) {
+    async start(settings, started) {
       const erp = started.get('ERP')!.erp;
       if (!erp) return { url: 'off', detail: 'ERP not in this process', close: async () => undefined };
-      const [{ RfqMail }, { SupplierMailDesk }, { freePort }, { quoteFormPath }, path] = await Promise.all([
+      const [{ RfqMail }, { SupplierMailDesk }, { freePort }, { quoteFormPath }, { logger }, path] = await Promise.all([
         import('../../mail/index.ts'),
         import('../../suppliers/index.ts'),
         import('../../tools/index.ts'),
         import('../../api/index.ts'),
+        import('../../shared/index.ts'),
         import('node:path'),
       ]);
       const publicUrl = settings.publicUrl ?? `http://${urlHost(settings.host)}:${settings.apiPort}`;
-      const env = options.env ?? process.env;
-      const inboundPort = Number(env.PROCURA_MAIL_PORT) || (await freePort('127.0.0.1'));
-      const desk = env.SMTP_URL
+      const inboundPort = settings.imapUrl ? undefined : settings.mailPort || (await freePort('127.0.0.1'));
+      // Settings refuse an IMAP mailbox without SMTP_URL: the simulated suppliers answer the embedded listener.
+      const desk = settings.smtpUrl
         ? undefined
         : await new SupplierMailDesk({
             dataDir: path.join(settings.dataDir, 'supplier-mail'),
@@ -171,15 +172,21 @@ const parts: PartSpec[] = [
             port: await freePort('127.0.0.1'),
           }).start();
       const mail = await new RfqMail(erp.services.rfqs, {
-        smtpUrl: env.SMTP_URL ?? `smtp://127.0.0.1:${desk?.port}`,
-        replyDomain: env.PROCURA_MAIL_DOMAIN ?? 'procura.local',
-        from: env.PROCURA_MAIL_FROM ?? 'procurement@procura.local',
-        inbound: { host: '127.0.0.1', port: inboundPort },
+        smtpUrl: settings.smtpUrl ?? `smtp://127.0.0.1:${desk?.port}`,
+        replyDomain: settings.mailDomain,
+        from: settings.mailFrom,
+        inbound: settings.imapUrl ? { imapUrl: settings.imapUrl } : { host: '127.0.0.1', port: inboundPort! },
         quoteFormUrl: (token) => `${publicUrl}${quoteFormPath(token)}`,
+        log: logger.child({ part: 'rfq-mail' }),
       }).start();
+      const out = desk ? `simulated suppliers smtp://127.0.0.1:${desk.port}` : 'out through SMTP_URL';
       return {
-        url: `smtp://127.0.0.1:${inboundPort}`,
-        detail: desk ? `simulated suppliers smtp://127.0.0.1:${desk.port}` : 'SMTP_URL relay',
+        url: mail.mailboxAddress ?? `smtp://127.0.0.1:${inboundPort}`,
+        detail: mail.mailboxAddress
+          ? `replies read over IMAP, ${out}`
+          : desk
+            ? out
+            : `replies on this listener, ${out}`,
         close: async () => {
           await mail.close();
           await desk?.close();
