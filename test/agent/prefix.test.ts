@@ -14,8 +14,7 @@ import { type ModelCall, recordingModels } from './stand-ins.ts';
 const BUDGET: Record<string, number> = {
   orchestrator: 3_000,
   'procurement-analyst': 4_000,
-  // 2,500 until request_order_info took the request restated as its question and the ERP's candidates per field.
-  'procurement-order': 2_600,
+  'procurement-order': 2_500,
   // Thirteen tools (the rfq tools and the look-ups they need) and a five-line prompt.
   'procurement-sourcing': 2_550,
 };

@@ -67,7 +67,7 @@ export class HumanInput {
     name: 'ask_user',
     label: '询问用户',
     description:
-      '有歧义时请用户选择（1–8 个 ERP 候选，label 为按钮文字；另可自己填写），不要猜。/ Let the user choose (1–8 ERP candidates, or type) when ambiguous; never guess.',
+      '有歧义时让用户从 ERP 候选中选，不要猜 / Let the user choose among ERP candidates; never guess.',
     schema: AskUserInput,
     safety: 'read-only',
     execution: 'sequential',
@@ -83,7 +83,7 @@ export class HumanInput {
     name: 'request_order_info',
     label: '补充订单信息',
     description:
-      '索取缺少的订单字段；question 复述请求，options 为 ERP 候选。/ Ask for missing order fields; options: ERP candidates.',
+      '索取缺少的订单字段，question 复述请求 / Ask for missing order fields, restating the request.',
     schema: OrderInfoInput,
     safety: 'read-only',
     execution: 'sequential',
