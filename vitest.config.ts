@@ -19,9 +19,6 @@ export default defineConfig({
   plugins: [standardDecorators()],
   test: {
     include: ['*.test.ts', 'src/**/*.test.ts', 'test/**/*.test.ts'],
-    // Two test files at a time on the 2-core machines Procura is tested on (the library's default there is one): most
-    // files spend their time waiting on started servers, browsers and child processes rather than computing.
-    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // A browser or a started stack on a busy 2-core machine can take seconds to show a change; the library's 1 s
