@@ -207,3 +207,34 @@ export async function awardIntoOneOrder(
   });
   return order;
 }
+
+/**
+ * An RFQ for `quantity` of the first F7TC part, sent on a started stack to five simulated suppliers (a USD rate set,
+ * so a dollar quote converts), returned once every invitation was answered or after a minute.
+ */
+export async function rfqWithReplies(
+  erp: (method: string, path: string, body?: unknown, token?: string) => Promise<Any>,
+  adminToken: string,
+  quantity: number,
+): Promise<Any> {
+  const suppliers = (await erp('GET', '/suppliers')).items as Any[];
+  const part = (await erp('GET', '/parts/search?name=F7TC')).items[0];
+  await erp('PUT', '/exchange-rates/USD', { rateToCny: 7.1 }, adminToken);
+  const draft = await erp('POST', '/rfqs', {
+    title: `F7TC 火花塞 ${quantity} 个`,
+    lines: [
+      { partId: part.id, quantity, requiredDate: new Date(Date.now() + 16 * 86_400_000).toISOString().slice(0, 10) },
+    ],
+    supplierIds: ['bosch', 'denso', 'ngk', 'delphi', 'champion'].map((k) => suppliers.find((s) => s.key === k).id),
+    replyDeadline: new Date(Date.now() + 86_400_000).toISOString(),
+  });
+  await erp('POST', `/rfqs/${draft.id}/send`, { version: draft.version });
+  // The simulated suppliers answer by mail; the RFQ mail collects their replies.
+  const end = Date.now() + 60_000;
+  let rfq: Any;
+  do {
+    await new Promise((r) => setTimeout(r, 500));
+    rfq = await erp('GET', `/rfqs/${draft.id}`);
+  } while (rfq.invitations.some((i: Any) => i.status === 'invited') && Date.now() < end);
+  return rfq;
+}

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
+import { rfqWithReplies } from '../mail/rfq-judges.ts';
 import {
   buildUi,
   hasChromium,
@@ -58,28 +59,7 @@ describe.skipIf(!hasChromium)('browser UI: requests for quotation', () => {
     await buildUi();
     stack = await startStack();
     browser = await launchChromium();
-    const suppliers = (await erp('GET', '/suppliers')).items as Any[];
-    const part = (await erp('GET', '/parts/search?name=F7TC')).items[0];
-    await erp('PUT', '/exchange-rates/USD', { rateToCny: 7.1 }, stack.tokens.admin);
-    const draft = await erp('POST', '/rfqs', {
-      title: 'F7TC 火花塞 200 个',
-      lines: [
-        {
-          partId: part.id,
-          quantity: 200,
-          requiredDate: new Date(Date.now() + 16 * 86_400_000).toISOString().slice(0, 10),
-        },
-      ],
-      supplierIds: ['bosch', 'denso', 'ngk', 'delphi', 'champion'].map((k) => suppliers.find((s) => s.key === k).id),
-      replyDeadline: new Date(Date.now() + 86_400_000).toISOString(),
-    });
-    await erp('POST', `/rfqs/${draft.id}/send`, { version: draft.version });
-    // The simulated suppliers answer by mail; the RFQ mail collects their replies.
-    const end = Date.now() + 60_000;
-    do {
-      await new Promise((r) => setTimeout(r, 500));
-      rfq = await erp('GET', `/rfqs/${draft.id}`);
-    } while (rfq.invitations.some((i: Any) => i.status === 'invited') && Date.now() < end);
+    rfq = await rfqWithReplies(erp, stack.tokens.admin, 200);
   }, 240_000);
 
   afterAll(async () => {
