@@ -66,8 +66,7 @@ export class HumanInput {
   @Tool({
     name: 'ask_user',
     label: '询问用户',
-    description:
-      '有歧义时让用户从 ERP 候选中选，不要猜 / Let the user choose among ERP candidates; never guess.',
+    description: '有歧义时让用户从 ERP 候选中选，不要猜 / Let the user choose among ERP candidates; never guess.',
     schema: AskUserInput,
     safety: 'read-only',
     execution: 'sequential',
@@ -82,8 +81,7 @@ export class HumanInput {
   @Tool({
     name: 'request_order_info',
     label: '补充订单信息',
-    description:
-      '索取缺少的订单字段，question 复述请求 / Ask for missing order fields, restating the request.',
+    description: '索取缺少的订单字段，question 复述请求 / Ask for missing order fields, restating the request.',
     schema: OrderInfoInput,
     safety: 'read-only',
     execution: 'sequential',
