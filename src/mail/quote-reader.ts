@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { contract } from '../erp/index.ts';
 
@@ -228,11 +230,19 @@ export async function xlsxRows(data: Buffer): Promise<string[][]> {
   return rows;
 }
 
+/** pdf.js's metrics of the 14 standard fonts, which PDFs use without embedding a font (a quotation system's
+ *  Helvetica); without them pdf.js still reads the text but warns on every such file. */
+const STANDARD_FONTS = `${path.join(path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')), 'standard_fonts')}/`;
+
 /** The text of a PDF that has a text layer (a scan without one reads as nothing and is flagged). */
 export async function pdfText(data: Buffer): Promise<string> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const doc = await pdfjs.getDocument({ data: new Uint8Array(data), isEvalSupported: false, useSystemFonts: false })
-    .promise;
+  const doc = await pdfjs.getDocument({
+    data: new Uint8Array(data),
+    isEvalSupported: false,
+    useSystemFonts: false,
+    standardFontDataUrl: STANDARD_FONTS,
+  }).promise;
   const lines: string[] = [];
   for (let p = 1; p <= Math.min(doc.numPages, 20); p++) {
     const content = await (await doc.getPage(p)).getTextContent();

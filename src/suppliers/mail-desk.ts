@@ -7,12 +7,14 @@ import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { DEMO_SUPPLIERS } from '../erp/index.ts';
 import { TEMPLATE_HEADER } from '../mail/index.ts';
+import { quotationPdf } from './quotation-pdf.ts';
 
 /** How a simulated supplier answers an RFQ by mail, as real ones do. */
 export const REPLY_STYLES = [
   'body-table', // a table in the mail body, with price breaks
   'own-spreadsheet', // its own XLSX layout, in USD
   'template', // the reply template, filled in
+  'pdf', // a text PDF printed by its quotation system, in English, with price breaks
   'csv-moq', // a CSV attachment; its MOQ is above the asked quantity
   'decline', // declines in words
   'partial-injected', // quotes only the first line, and writes an instruction to the agent into the mail
@@ -29,6 +31,7 @@ export const SUPPLIER_STYLES: Record<string, ReplyStyle> = {
   champion: 'decline',
   torch: 'partial-injected',
   mahle: 'unreadable',
+  brembo: 'pdf',
 };
 
 export const INJECTED_INSTRUCTION =
@@ -188,7 +191,7 @@ export class SupplierMailDesk {
         style === 'own-spreadsheet' ? round2(priceOf(supplier.key, l.lineNo) / 7) : priceOf(supplier.key, l.lineNo),
       currency: style === 'own-spreadsheet' ? 'USD' : 'CNY',
       priceBreaks:
-        style === 'body-table'
+        style === 'body-table' || style === 'pdf'
           ? [
               {
                 minQty: Math.max(1, Math.floor(l.quantity / 2)),
@@ -248,6 +251,25 @@ export class SupplierMailDesk {
         mail.attachments = [{ filename: 'quote-template.xlsx', content: Buffer.from(await book.xlsx.writeBuffer()) }];
         break;
       }
+      case 'pdf':
+        mail.text = 'Dear buyer, please find our quotation attached (PDF).';
+        mail.attachments = [
+          {
+            filename: 'quotation.pdf',
+            contentType: 'application/pdf',
+            content: quotationPdf(`${supplier.nameEn} quotation`, [
+              ['Line', 'Unit price', 'Currency', 'Price breaks', 'Lead time (days)'],
+              ...quotes.map((q) => [
+                q.lineNo,
+                q.unitPrice.toFixed(2),
+                q.currency,
+                q.priceBreaks.map((b) => `${b.minQty}:${b.unitPrice.toFixed(2)}`).join('; ') || '-',
+                q.leadTimeDays,
+              ]),
+            ]),
+          },
+        ];
+        break;
       case 'csv-moq':
         mail.text = 'Quote attached (CSV).';
         mail.attachments = [

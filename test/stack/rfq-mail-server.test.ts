@@ -40,11 +40,12 @@ if (!enabled)
   );
 
 /**
- * Five suppliers, each answering its own way: a body table (Bosch), its own spreadsheet in USD (Denso), a CSV
- * (Delphi), a decline (Champion), and a partial quote carrying an instruction to the agent (Torch). Bosch and
- * Champion answer at once, the others only after Procura has been stopped.
+ * Six suppliers, each answering its own way: a body table with price breaks (Bosch), its own spreadsheet in USD
+ * (Denso), a CSV with a MOQ above the asked quantity (Delphi), a text PDF (Brembo), a decline (Champion), and a
+ * partial quote carrying an instruction to the agent (Torch). Bosch and Champion answer at once, the others only
+ * after Procura has been stopped.
  */
-const INVITED = ['bosch', 'denso', 'delphi', 'champion', 'torch'];
+const INVITED = ['bosch', 'denso', 'delphi', 'brembo', 'champion', 'torch'];
 const LATE_MS = 8_000;
 const BOSCH_EMAIL = DEMO_SUPPLIERS.find((s) => s.key === 'bosch')?.contactEmail;
 const USD_RATE = 7.1;
@@ -115,7 +116,7 @@ describe.skipIf(!enabled)('requests for quotation through postfix and dovecot', 
       dataDir: deskDir,
       replySmtpUrl: SMTP_URL,
       port: SUPPLIER_PORT,
-      delays: { bosch: 100, champion: 100, denso: LATE_MS, delphi: LATE_MS, torch: LATE_MS },
+      delays: { bosch: 100, champion: 100, denso: LATE_MS, delphi: LATE_MS, brembo: LATE_MS, torch: LATE_MS },
     }).start();
     await start();
     suppliers = await supplierIds(call);
