@@ -4,13 +4,13 @@
  * suppliers answering in a PDF write their quotation in English here.
  */
 export function quotationPdf(title: string, rows: Array<Array<string | number>>): Buffer {
-  const escape = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`).replace(/[^\x20-\x7e]/g, '?');
+  const pdfString = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`).replace(/[^\x20-\x7e]/g, '?');
   const cellWidth = 90;
   const text = [
-    `BT /F1 14 Tf 1 0 0 1 50 790 Tm (${escape(title)}) Tj ET`,
+    `BT /F1 14 Tf 1 0 0 1 50 790 Tm (${pdfString(title)}) Tj ET`,
     ...rows.flatMap((row, r) =>
       row.map(
-        (cell, c) => `BT /F1 10 Tf 1 0 0 1 ${50 + c * cellWidth} ${750 - r * 18} Tm (${escape(String(cell))}) Tj ET`,
+        (cell, c) => `BT /F1 10 Tf 1 0 0 1 ${50 + c * cellWidth} ${750 - r * 18} Tm (${pdfString(String(cell))}) Tj ET`,
       ),
     ),
   ].join('\n');
