@@ -1,5 +1,5 @@
 import { transform } from 'esbuild';
-import { defineConfig, type Plugin } from 'vitest/config';
+import { configDefaults, defineConfig, type Plugin } from 'vitest/config';
 
 /** Vite's default TypeScript transform (oxc) does not lower TC39 standard decorators yet;
  *  esbuild (also what `tsx` uses at run time) does, so decorated files go through it. */
@@ -15,10 +15,30 @@ function standardDecorators(): Plugin {
   };
 }
 
+const ALL = ['*.test.ts', 'src/**/*.test.ts', 'test/**/*.test.ts'];
+/** Files that judge what a person sees within a time (a browser reconnecting with backoff): they run after the
+ *  others, alone, so another file's load cannot stretch the timing they judge. */
+const ALONE = ['test/ui/reconnect.test.ts'];
+
 export default defineConfig({
   plugins: [standardDecorators()],
   test: {
-    include: ['*.test.ts', 'src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The browser UI is built once for the run, before any file starts, so no file rebuilds it under another.
+    globalSetup: ['test/ui/build-once.ts'],
+    // Two files at a time on a 2-core machine: most files wait on sockets, a browser or a child process.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: ALL,
+          exclude: [...configDefaults.exclude, ...ALONE],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      { extends: true, test: { name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // A browser or a started stack on a busy 2-core machine can take seconds to show a change; the library's 1 s

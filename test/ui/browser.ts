@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -10,9 +11,48 @@ export const hasChromium = fs.existsSync(CHROMIUM);
 /** The widths every screen is checked at: a phone, a tablet, a small laptop, a desktop. */
 export const WIDTHS = [390, 768, 1024, 1440] as const;
 
-/** Builds the UI from the current sources (the tests drive what ships). */
+const WEB_CONFIG = path.join(ROOT, 'web/vite.config.ts');
+/** What the last build read: each of its own source files (and the config and the lockfile) with its hash; kept
+ *  outside web/dist, which the chat API serves. */
+const BUILD_INPUTS = path.join(ROOT, 'node_modules/.cache/procura/web-build-inputs.json');
+const hashOf = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+function builtFromCurrentSources(): boolean {
+  try {
+    const inputs = JSON.parse(fs.readFileSync(BUILD_INPUTS, 'utf8')) as Record<string, string>;
+    return (
+      fs.existsSync(path.join(ROOT, 'web/dist/index.html')) &&
+      Object.entries(inputs).every(([file, hash]) => fs.existsSync(file) && hashOf(file) === hash)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Builds the UI from the current sources (the tests drive what ships), unless web/dist was built from exactly these:
+ * a source file that changed, or an import added to one, changes a hash the last build recorded.
+ */
 export async function buildUi(): Promise<void> {
-  await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
+  if (builtFromCurrentSources()) return;
+  const read = new Set<string>([WEB_CONFIG, path.join(ROOT, 'package-lock.json')]);
+  await build({
+    configFile: WEB_CONFIG,
+    logLevel: 'warn',
+    plugins: [
+      {
+        name: 'procura:build-inputs',
+        buildEnd() {
+          for (const id of this.getModuleIds()) {
+            const file = id.split('?')[0];
+            if (!file.includes('/node_modules/') && path.isAbsolute(file) && fs.existsSync(file)) read.add(file);
+          }
+        },
+      },
+    ],
+  });
+  fs.mkdirSync(path.dirname(BUILD_INPUTS), { recursive: true });
+  fs.writeFileSync(BUILD_INPUTS, JSON.stringify(Object.fromEntries([...read].map((f) => [f, hashOf(f)]))));
 }
 
 /** Debian's Chromium, headless, reaching nothing but loopback. */
