@@ -182,7 +182,10 @@ export async function awardIntoOneOrder(
   options: { rfqId: number; supplierId: number; adminToken: string; key: string },
 ): Promise<Any> {
   const open = (await call('GET', `/api/rfqs/${options.rfqId}`)).body;
-  const closed = (await call('POST', `/api/rfqs/${open.id}/close`, { body: { version: open.version } })).body;
+  const closed =
+    open.status === 'closed'
+      ? open
+      : (await call('POST', `/api/rfqs/${open.id}/close`, { body: { version: open.version } })).body;
   const body = { version: closed.version, supplierId: options.supplierId, submit: true };
   const headers = { 'idempotency-key': options.key };
   const award = await call('POST', `/api/rfqs/${open.id}/award`, { body, headers });

@@ -18,6 +18,9 @@ import { erpOrders, ROOT } from '../ui/procura.ts';
  * spawns it) and over streamable HTTP: the tools are listed, an analysis returns its report, and an order is written
  * only when the client's user approves it through elicitation — exactly once.
  */
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
+type Any = any;
+
 let stack: StartedStack;
 let agent: RunningServer & { mcpUrl: string };
 const clients: Client[] = [];
@@ -193,6 +196,47 @@ describe('procura mcp agent', () => {
     },
     180_000,
   );
+
+  it('asks the client’s user which supplier when the request names none, with the ERP’s candidates, then drafts for the one picked', async () => {
+    const asked: ElicitRequest['params'][] = [];
+    let picked = '';
+    const client = await connect('http', (request) => {
+      asked.push(request.params);
+      const schema = (request.params as { requestedSchema: { properties: Record<string, { description?: string }> } })
+        .requestedSchema;
+      if (schema.properties.decision) return { action: 'accept', content: { decision: 'approve' } };
+      // The person reads the listed candidates and types the first one, as it is listed.
+      const content: Record<string, string> = {};
+      for (const [field, property] of Object.entries(schema.properties)) {
+        const listed = property.description?.split(' | ') ?? [];
+        if (field === 'supplier') picked = listed[0];
+        content[field] = listed[0] ?? '1';
+      }
+      return { action: 'accept', content };
+    });
+    const quantity = 344;
+    const result = (await client.callTool(
+      { name: 'order_draft', arguments: { request: `订${quantity}个火花塞` } },
+      undefined,
+      { timeout: 120_000 },
+    )) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    // First the question, restating the request with the ERP's suppliers of spark plugs and a way to type another.
+    const question = asked[0] as { message: string; requestedSchema: { properties: Record<string, Any> } };
+    expect(question.message).toContain(String(quantity));
+    const candidates = question.requestedSchema.properties.supplier.description.split(' | ');
+    expect(candidates.length).toBeGreaterThan(2);
+    expect(candidates.length).toBeLessThanOrEqual(9);
+    expect(candidates.at(-1)).toMatch(/其他|other/i);
+    expect(candidates).toContain(picked);
+    // Then the approval, and one order for the supplier picked.
+    const out = result.structuredContent as { decision: string; orders: string[] };
+    expect(out.decision).toBe('approved');
+    expect(out.orders).toHaveLength(1);
+    const [order] = (await erpOrders(stack.erpUrl, stack.tokens.laoxiao, out.orders[0])) as Any[];
+    expect(picked).toContain(order.supplier.nameZh);
+    expect(order.lines.map((l: Any) => l.quantity)).toEqual([quantity]);
+  }, 180_000);
 
   it('writes nothing for a client that cannot ask its user (no elicitation capability)', async () => {
     const client = await connect('stdio');

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ImapFlow } from 'imapflow';
+import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
 import { DEMO_SUPPLIERS } from '../../src/erp/index.ts';
@@ -217,6 +218,43 @@ describe.skipIf(!enabled)('requests for quotation through postfix and dovecot', 
     expectQuotesAsSent(now, desk.journal(), suppliers, USD_RATE);
     expectRepliesReadInTheirWays(now, suppliers);
     await expectInjectionIgnored(call, stack.erp.database.db, rfq.id, suppliers.torch);
+  });
+
+  it('keeps a reply that comes after the close, marked late and left out of the proposal', async () => {
+    const open = await get();
+    const closed = await call('POST', `/api/rfqs/${rfq.id}/close`, { body: { version: open.version } });
+    expect(closed.body.status).toBe('closed');
+    const before = await get();
+    // Champion declined; after the close it thinks again and quotes, from its registered address.
+    const token = await invitationToken(stack.erp.database.db, rfq.id, suppliers.champion);
+    const champion = DEMO_SUPPLIERS.find((s) => s.key === 'champion')?.contactEmail;
+    const late = nodemailer.createTransport(SMTP_URL);
+    try {
+      await late.sendMail({
+        from: champion,
+        to: `rfq+${token}@${DOMAIN}`,
+        subject: 'Re: RFQ — 重新报价 / revised',
+        text: [
+          '行号 Line | 单价 Unit price | 币种 Currency',
+          ...before.lines.map((l: Any) => `${l.lineNo} | 9.90 | CNY`),
+        ].join('\n'),
+      });
+    } finally {
+      late.close();
+    }
+    await until('the late reply to be recorded', async () =>
+      (await get()).quotes.some((q: Any) => q.supplier.id === suppliers.champion && q.late),
+    );
+    const now = await get();
+    const quotes = now.quotes.filter((q: Any) => q.supplier.id === suppliers.champion);
+    expect(quotes.map((q: Any) => [q.lineNo, q.unitPrice, q.late])).toEqual(
+      before.lines.map((l: Any) => [l.lineNo, 9.9, true]),
+    );
+    expect(now.status).toBe('closed');
+    expect(now.award).toBeNull();
+    const proposal = (await call('GET', `/api/rfqs/${rfq.id}/proposal`)).body;
+    const excluded = proposal.excluded.filter((e: Any) => e.supplier.id === suppliers.champion);
+    expect(excluded.map((e: Any) => e.reason)).toEqual(before.lines.map(() => 'late'));
   });
 
   it('awards after the close into one purchase order, approved by an admin, linked to the RFQ', async () => {
