@@ -11,7 +11,7 @@ import {
   McpConnections,
   type McpOAuthOptions,
   type McpServerConfig,
-  McpServerError,
+  McpSignInRefused,
   McpTokenStore,
   mcpServersFrom,
 } from '../mcp/index.ts';
@@ -115,14 +115,14 @@ export class AgentRuntime {
   /** Starts a user's OAuth sign-in at an MCP server: the address to open, or undefined when already signed in. */
   async mcpSignIn(server: string, user: string): Promise<URL | undefined> {
     await this.build();
-    if (!this.mcp) throw new McpServerError(server, '没有这个服务 / no such server');
+    if (!this.mcp) throw new McpSignInRefused(server, 'unknown_server');
     return this.mcp.signIn(server, { userId: user });
   }
 
   /** Completes an MCP server's OAuth sign-in with what the user's browser brought back. */
   async finishMcpSignIn(state: string, code: string): Promise<{ server: string; user: string }> {
     await this.build();
-    if (!this.mcp) throw new McpServerError('oauth', '没有 MCP 服务 / no MCP servers');
+    if (!this.mcp) throw new McpSignInRefused('oauth', 'unknown_state');
     const done = await this.mcp.finishSignIn(state, code);
     // The server's tools join once someone is signed in there, and the graphs are compiled again with them.
     const built = await this.build();

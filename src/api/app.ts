@@ -16,6 +16,7 @@ import { type ApprovalsAppDeps, approvalsApp } from './approvals/app.ts';
 import type { ErpUsers } from './auth.ts';
 import { type ChatAppDeps, chatApp } from './chat/app.ts';
 import type { ApiEnv } from './http.ts';
+import { type McpAppDeps, mcpApp } from './mcp/app.ts';
 import { ApiRoutes, type Operation, openApiDocument } from './openapi.ts';
 import { type ReportsAppDeps, reportsApp } from './reports/app.ts';
 import { type RfqsAppDeps, rfqsApp } from './rfqs/app.ts';
@@ -41,7 +42,8 @@ export type ApiAppDeps = ChatAppDeps &
   ApprovalsAppDeps &
   SchedulesAppDeps &
   ReportsAppDeps &
-  RfqsAppDeps & {
+  RfqsAppDeps &
+  McpAppDeps & {
     /** ERP REST base: the quote form hands suppliers' replies to its quote-form call. */
     erpUrl: string;
     users: ErpUsers;
@@ -56,7 +58,7 @@ export type ApiAppDeps = ChatAppDeps &
 
 /**
  * The chat API's edge: tracing, body limit and sign-in for every route, problem+json errors, the feature apps under
- * `/api/v1` (chat and history, approvals, schedules, reports, admin), and the browser UI at `/`.
+ * `/api/v1` (chat and history, approvals, schedules, reports, RFQs, admin, MCP sign-in), and the browser UI at `/`.
  */
 export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -153,6 +155,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
     schedulesApp(deps),
     reportsApp(deps),
     rfqsApp(deps),
+    mcpApp(deps),
   ];
   const operations = features.flatMap((feature) => feature.operations);
   const document = openApiDocument([OPENAPI_OPERATION, ...operations]);

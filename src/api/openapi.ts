@@ -5,11 +5,13 @@ import { type ApiEnv, parseInput, parseJson } from './http.ts';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
-/** One answer of an operation: JSON of a schema, an SSE stream, a file, or nothing. */
+/** One answer of an operation: JSON of a schema, an SSE stream, a file, a page for a browser, or nothing. */
 export interface ResponseDoc {
   description: string;
   json?: z.ZodType;
   sse?: true;
+  /** An HTML page, errors too (a browser is sent here, not a client of the API). */
+  html?: true;
   /** Media types of a file answer. */
   file?: string[];
 }
@@ -110,18 +112,20 @@ function standardProblems(op: Operation) {
 }
 
 function responseDoc(status: number, doc: ResponseDoc) {
-  if (status >= 400 && !doc.json) return problem(doc.description);
+  if (status >= 400 && !doc.json && !doc.html) return problem(doc.description);
   const content = doc.json
     ? { 'application/json': { schema: jsonSchema(doc.json, 'output') } }
-    : doc.sse
-      ? {
-          'text/event-stream': {
-            schema: { type: 'string', description: 'SSE: `id:` sequence, `event:`, `data:` JSON' },
-          },
-        }
-      : doc.file
-        ? Object.fromEntries(doc.file.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
-        : undefined;
+    : doc.html
+      ? { 'text/html': { schema: { type: 'string' } } }
+      : doc.sse
+        ? {
+            'text/event-stream': {
+              schema: { type: 'string', description: 'SSE: `id:` sequence, `event:`, `data:` JSON' },
+            },
+          }
+        : doc.file
+          ? Object.fromEntries(doc.file.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+          : undefined;
   return { description: doc.description, ...(content && { content }) };
 }
 

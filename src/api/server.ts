@@ -176,6 +176,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
         await options.runtime.models(),
       ),
     agents: () => options.runtime.agents(),
+    mcp: options.runtime,
     log,
     readiness: {
       erp: async () => {

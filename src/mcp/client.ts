@@ -218,6 +218,26 @@ export class McpSignInRequired extends ToolError {
   }
 }
 
+const SIGN_IN_REFUSALS = {
+  unknown_server: '没有这个服务 / no such server',
+  no_oauth: '不需要登录 / takes no OAuth sign-in',
+  unknown_state: '登录请求不存在、已用过或已过期 / unknown, used or expired sign-in (state)',
+} as const;
+
+/**
+ * A sign-in refused for what was asked, not for a server's failure: no such server, a server that takes no OAuth
+ * sign-in, or a `state` that names no sign-in under way (unknown, used once already, or older than ten minutes).
+ */
+export class McpSignInRefused extends Error {
+  constructor(
+    readonly server: string,
+    readonly reason: keyof typeof SIGN_IN_REFUSALS,
+  ) {
+    super(`MCP 服务 / MCP server ${server}: ${SIGN_IN_REFUSALS[reason]}`);
+    this.name = 'McpSignInRefused';
+  }
+}
+
 const isUnauthorized = (error: unknown) =>
   error instanceof Error && /\b401\b|Unauthorized/.test(`${error.message} ${String(error.cause ?? '')}`);
 
@@ -426,17 +446,24 @@ class McpConnection {
 
   /** Starts the current user's sign-in here: where to send them, or undefined when they are signed in already. */
   async signIn(): Promise<URL | undefined> {
-    if (!this.oauth || !this.config.url)
-      throw new McpServerError(this.config.name, '不需要登录 / takes no OAuth sign-in');
-    const result = await auth(this.oauth, { serverUrl: this.config.url, ...this.challenge });
+    if (!this.oauth || !this.config.url) throw new McpSignInRefused(this.config.name, 'no_oauth');
+    let result: Awaited<ReturnType<typeof auth>>;
+    try {
+      result = await auth(this.oauth, { serverUrl: this.config.url, ...this.challenge });
+    } catch (error) {
+      throw new McpServerError(this.config.name, `登录无法开始 / sign-in cannot start: ${describeError(error)}`);
+    }
     return result === 'AUTHORIZED' ? undefined : this.oauth.signInUrl();
   }
 
   /** Completes the current user's sign-in with the code the authorization server sent their browser back with. */
   async finishSignIn(code: string): Promise<void> {
-    if (!this.oauth || !this.config.url)
-      throw new McpServerError(this.config.name, '不需要登录 / takes no OAuth sign-in');
-    await auth(this.oauth, { serverUrl: this.config.url, authorizationCode: code, ...this.challenge });
+    if (!this.oauth || !this.config.url) throw new McpSignInRefused(this.config.name, 'no_oauth');
+    try {
+      await auth(this.oauth, { serverUrl: this.config.url, authorizationCode: code, ...this.challenge });
+    } catch (error) {
+      throw new McpServerError(this.config.name, `登录未能完成 / sign-in not completed: ${describeError(error)}`);
+    }
     // A connection opened before the sign-in may have failed on it: the next call opens a fresh one.
     await this.reset();
   }
@@ -550,8 +577,7 @@ export class McpConnections {
   async finishSignIn(state: string, code: string): Promise<{ server: string; user: string }> {
     const sign = this.signIns.get(state);
     this.signIns.delete(state);
-    if (!sign || sign.until < Date.now())
-      throw new McpServerError('oauth', '登录请求不存在或已过期 / unknown or expired sign-in (state)');
+    if (!sign || sign.until < Date.now()) throw new McpSignInRefused('oauth', 'unknown_state');
     const connection = this.named(sign.server);
     await caller.run({ userId: sign.user }, () => connection.finishSignIn(code));
     return { server: sign.server, user: sign.user };
@@ -559,7 +585,7 @@ export class McpConnections {
 
   private named(server: string): McpConnection {
     const connection = this.connections.find((c) => c.config.name === server);
-    if (!connection) throw new McpServerError(server, '没有这个服务 / no such server');
+    if (!connection) throw new McpSignInRefused(server, 'unknown_server');
     return connection;
   }
 

@@ -13,6 +13,7 @@ export {
   type McpServerConfig,
   McpServerConfigSchema,
   McpServerError,
+  McpSignInRefused,
   McpSignInRequired,
   PREFIX_GROUPS,
 } from './client.ts';

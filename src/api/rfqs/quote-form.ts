@@ -1,7 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { readQuoteRows } from '../../mail/index.ts';
 import { RFQ_STATUS_LABELS } from '../../protocol/index.ts';
+import { htmlPage } from '../html-page.ts';
 import type { ApiEnv } from '../http.ts';
 
 /** Where an invitation's quote form is, under the chat API's public address. */
@@ -43,15 +44,6 @@ button{font:inherit;padding:8px 18px;border:0;border-radius:6px;background:#1d4e
 .err{background:#fdecea;border:1px solid #b3261e;color:#7a1712;padding:8px;border-radius:6px}
 .ok{background:#e7f5ec;border:1px solid #1e7b3c;color:#14532d;padding:8px;border-radius:6px}
 .muted{color:#4a5563}`;
-/** The page runs no script and loads nothing: its one style block is allowed by its hash. */
-const POLICY = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
-
 const esc = (value: unknown) => String(value ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 const deadline = (iso: string) => `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 
@@ -141,16 +133,7 @@ async function invitationOf(erpUrl: string, token: string): Promise<Invitation |
 }
 
 function page(c: Context<ApiEnv>, status: number, body: string) {
-  c.header('content-security-policy', POLICY);
-  // The token is in the address: no page it links to, no cache and no search engine may keep it.
-  c.header('referrer-policy', 'no-referrer');
-  c.header('cache-control', 'no-store');
-  c.header('x-robots-tag', 'noindex, nofollow');
-  c.header('x-content-type-options', 'nosniff');
-  return c.html(
-    `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>报价 / Quote · Procura</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`,
-    status as 200,
-  );
+  return htmlPage(c, status, { title: '报价 / Quote · Procura', style: STYLE, body });
 }
 
 const heading = (inv: Invitation) =>
