@@ -3,6 +3,7 @@ import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef, useState } from 'react';
+import { categoryLayout, FEW_BARS, formatValue } from '../../../src/charts/labels.ts';
 import type { ShowChartParams } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import type { ChartItem } from '../session.ts';
@@ -19,12 +20,20 @@ echarts.use([
 ]);
 
 const PALETTE = ['#2563eb', '#0d9488', '#f59e0b', '#dc2626', '#7c3aed', '#64748b', '#db2777', '#65a30d'];
+const GRID = { left: 48, right: 24, top: 48, bottom: 56 };
+/** Room the value axis' labels take beside the plot, as the chart renderer allows for them. */
+const VALUE_AXIS_LABELS = 70;
 
-function optionOf(chart: ShowChartParams): echarts.EChartsCoreOption {
+/**
+ * The chart's option at its current size. Category labels are laid out by the renderer's rule (`categoryLayout`):
+ * every one shown, wrapped or turned when its slot is narrow; a label cut short keeps its full text in the axis
+ * tooltip. Widths are estimated, not measured (CJK glyphs square, Latin about half), as the renderer does.
+ */
+function optionOf(chart: ShowChartParams, size: { width: number; height: number }): echarts.EChartsCoreOption {
   const title = { text: chart.title, left: 'center', textStyle: { fontSize: 14, fontWeight: 600 } };
   const tooltip = {
     trigger: chart.chart_type === 'pie' ? 'item' : 'axis',
-    valueFormatter: (v: unknown) => `${v ?? '—'}${chart.unit ?? ''}`,
+    valueFormatter: (v: unknown) => `${formatValue(v) || '—'}${chart.unit ?? ''}`,
   };
   if (chart.chart_type === 'pie') {
     const series = chart.series[0];
@@ -38,18 +47,33 @@ function optionOf(chart: ShowChartParams): echarts.EChartsCoreOption {
           type: 'pie',
           name: series?.name,
           radius: ['35%', '65%'],
+          // a label per slice, moved apart rather than dropped when neighbours would collide
+          label: { show: true },
+          avoidLabelOverlap: true,
           data: chart.x_data.map((name, i) => ({ name: String(name), value: series?.data[i] ?? null })),
         },
       ],
     };
   }
+  const categories = chart.x_data.map(String);
+  const { axisLabel, overhang } = categoryLayout(
+    categories,
+    { ...size, top: GRID.top, sides: GRID.left + GRID.right + VALUE_AXIS_LABELS },
+    'x',
+  );
+  // Few points carry their values, as the renderer's bars do.
+  const points = chart.series.reduce((sum, s) => sum + s.data.filter((v) => v !== null).length, 0);
+  const label =
+    points <= FEW_BARS
+      ? { show: true, position: 'top', fontSize: 11, formatter: (p: { value: unknown }) => formatValue(p.value) }
+      : { show: false };
   return {
     color: PALETTE,
     title,
     tooltip,
     legend: { bottom: 0, type: 'scroll' },
-    grid: { left: 48, right: 24, top: 48, bottom: 56, containLabel: true },
-    xAxis: { type: 'category', data: chart.x_data.map(String), axisLabel: { hideOverlap: true } },
+    grid: { ...GRID, left: Math.max(GRID.left, overhang), containLabel: true },
+    xAxis: { type: 'category', data: categories, axisLabel },
     yAxis: { type: 'value', name: chart.unit },
     series: chart.series.map((s) => ({
       type: chart.chart_type === 'line' ? 'line' : 'bar',
@@ -57,6 +81,7 @@ function optionOf(chart: ShowChartParams): echarts.EChartsCoreOption {
       data: s.data,
       smooth: chart.chart_type === 'line',
       barMaxWidth: 36,
+      label,
     })),
   };
 }
@@ -65,11 +90,20 @@ function optionOf(chart: ShowChartParams): echarts.EChartsCoreOption {
 export function InteractiveChart({ chart }: { chart: ShowChartParams }) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (!ref.current) return;
-    const instance = echarts.init(ref.current, undefined, { renderer: 'canvas' });
-    instance.setOption(optionOf(chart));
-    const observer = new ResizeObserver(() => instance.resize());
-    observer.observe(ref.current);
+    const el = ref.current;
+    if (!el) return;
+    const instance = echarts.init(el, undefined, { renderer: 'canvas' });
+    // How the category labels fit depends on the chart's width: laid out again at each size. The axis and grid
+    // are replaced rather than merged, so a turn or wrap from a narrower size does not stay behind.
+    const draw = () => {
+      instance.resize();
+      instance.setOption(optionOf(chart, { width: el.clientWidth, height: el.clientHeight }), {
+        replaceMerge: ['xAxis', 'grid'],
+      });
+    };
+    draw();
+    const observer = new ResizeObserver(draw);
+    observer.observe(el);
     return () => {
       observer.disconnect();
       instance.dispose();
