@@ -4,6 +4,7 @@ import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEW_BARS, formatValue } from '../../src/charts/labels.ts';
+import { FONT_FILES } from '../../src/charts/theme.ts';
 import type { ShowChartParams } from '../../src/protocol/index.ts';
 import { hasChromium, launchChromium, screenshot, WIDTHS } from './browser.ts';
 import { ROOT } from './procura.ts';
@@ -51,12 +52,17 @@ const CHARTS: ShowChartParams[] = [
   },
 ];
 
-/** What one chart drew: its size, its category and value labels as shown, each axis label's corners on screen. */
+/** What one chart drew: its size, its category and value labels as shown: their text, lines and corners on screen. */
 interface Drawn {
   width: number;
   height: number;
-  axisLabels: Array<{ text: string; lines: string[]; corners: Array<[number, number]> }>;
-  values: string[];
+  axisLabels: Label[];
+  values: Label[];
+}
+interface Label {
+  text: string;
+  lines: string[];
+  corners: Array<[number, number]>;
 }
 
 /**
@@ -77,14 +83,13 @@ const DRAWN = `[...document.querySelectorAll('.chart-interactive')].map((el, i) 
   const axisLabels = [];
   const values = [];
   for (const [text, lines] of labels) {
-    if (text.__hostTarget) values.push(text.style.text);
-    else if (categories.has(text.style.text)) {
-      const box = text.getBoundingRect();
-      const m = text.getComputedTransform() ?? [1, 0, 0, 1, 0, 0];
-      const corners = [[box.x, box.y], [box.x + box.width, box.y], [box.x + box.width, box.y + box.height], [box.x, box.y + box.height]]
-        .map(([x, y]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
-      axisLabels.push({ text: text.style.text, lines, corners });
-    }
+    const box = text.getBoundingRect();
+    const m = text.getComputedTransform() ?? [1, 0, 0, 1, 0, 0];
+    const corners = [[box.x, box.y], [box.x + box.width, box.y], [box.x + box.width, box.y + box.height], [box.x, box.y + box.height]]
+      .map(([x, y]) => [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]]);
+    const label = { text: text.style.text, lines, corners };
+    if (text.__hostTarget) values.push(label);
+    else if (categories.has(label.text)) axisLabels.push(label);
   }
   return { width: chart.getWidth(), height: chart.getHeight(), axisLabels, values };
 })`;
@@ -102,6 +107,13 @@ function overlap(a: Array<[number, number]>, b: Array<[number, number]>, slack =
       if (Math.min(...pa) >= Math.max(...pb) - slack || Math.min(...pb) >= Math.max(...pa) - slack) return false;
     }
   return true;
+}
+
+/** No two of these labels drawn over each other. */
+function apart(labels: Label[], where: string): void {
+  for (const [i, first] of labels.entries())
+    for (const second of labels.slice(i + 1))
+      expect(overlap(first.corners, second.corners), `${first.text} / ${second.text} in ${where}`).toBe(false);
 }
 
 describe.skipIf(!hasChromium)('interactive charts: every category label shown apart, values on few bars', () => {
@@ -131,18 +143,24 @@ createRoot(document.getElementById('root')).render(
     });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: WIDTHS[0] + 32, height: 1320 } });
-    // Each chart as wide as the test says, one under another.
+    // Each chart as wide as the test says, one under another; the UI's own Chinese font, as its entry point adds it
+    // (this machine has none).
     const layout =
       '.chart-cases { width: var(--chart-width); margin: 16px; } .chart-interactive + .chart-interactive { margin-top: 12px; }';
-    await page.route(`${ORIGIN}/**`, (route) =>
-      route.request().url() === `${ORIGIN}/`
-        ? route.fulfill({
-            contentType: 'text/html',
-            body: `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><style>${fs.readFileSync(path.join(ROOT, 'web/src/styles.css'), 'utf8')}${layout}</style></head><body><div id="root"></div></body></html>`,
-          })
-        : route.abort(),
-    );
+    const font = `@font-face { font-family: 'Procura Sans SC'; src: url('${ORIGIN}/font.ttf') format('truetype'); }`;
+    await page.route(`${ORIGIN}/**`, (route) => {
+      const url = route.request().url();
+      if (url === `${ORIGIN}/font.ttf`)
+        return route.fulfill({ contentType: 'font/ttf', body: fs.readFileSync(FONT_FILES[0]) });
+      if (url !== `${ORIGIN}/`) return route.abort();
+      return route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><style>${fs.readFileSync(path.join(ROOT, 'web/src/styles.css'), 'utf8')}${layout}${font}</style></head><body><div id="root"></div></body></html>`,
+      });
+    });
     await page.goto(`${ORIGIN}/`);
+    // loaded as the UI's text would have it loaded before any chart arrives
+    await page.evaluate(`document.fonts.load("12px 'Procura Sans SC'", '中')`);
     await page.addScriptTag({ content: bundle.outputFiles[0].text, type: 'module' });
     await page
       .locator('.chart-interactive')
@@ -166,18 +184,21 @@ createRoot(document.getElementById('root')).render(
     return page.evaluate<Drawn[]>(DRAWN);
   }
 
-  it.each(WIDTHS)('at %i px', async (width) => {
+  // the UI's widths, and the narrowest phone's
+  it.each([360, ...WIDTHS])('at %i px', async (width) => {
     const drawn = await drawnAt(width);
     for (const [i, chart] of CHARTS.entries()) {
       const { axisLabels, values } = drawn[i];
       const where = `${chart.title} at ${width} px`;
       const points = chart.series.flatMap((s) => s.data.filter((v) => v !== null));
       if (chart.chart_type === 'pie') {
-        // a label per slice, its name (the legend's names are not labels of slices)
-        expect(values.sort(), where).toEqual([...chart.x_data].sort());
+        // a label per slice, its name (the legend's names are not labels of slices), none over another
+        expect(values.map((l) => l.text).sort(), where).toEqual([...chart.x_data].sort());
+        apart(values, where);
         continue;
       }
-      // every category once, with something drawn of it, inside the chart
+      // every category once, with something drawn of it, inside the chart, none over another (turned labels
+      // compared as turned boxes, not their upright bounds)
       expect(axisLabels.map((l) => l.text).sort(), where).toEqual([...chart.x_data].sort());
       for (const label of axisLabels) {
         expect(label.lines.join('').trim(), `${label.text} in ${where}`).not.toBe('');
@@ -187,12 +208,11 @@ createRoot(document.getElementById('root')).render(
           expect(y, `${label.text} in ${where}`).toBeLessThanOrEqual(drawn[i].height + 1);
         }
       }
-      // no two over each other (turned labels compared as turned boxes, not their upright bounds)
-      for (const [a, first] of axisLabels.entries())
-        for (const second of axisLabels.slice(a + 1))
-          expect(overlap(first.corners, second.corners), `${first.text} / ${second.text} in ${where}`).toBe(false);
-      // values on few bars and points, formatted; none on many
-      expect(values.sort(), where).toEqual(points.length <= FEW_BARS ? points.map(formatValue).sort() : []);
+      apart(axisLabels, where);
+      // values on few bars and points, formatted, apart; none on many
+      const shown = points.length <= FEW_BARS ? points.map(formatValue) : [];
+      expect(values.map((l) => l.text).sort(), where).toEqual(shown.sort());
+      apart(values, where);
     }
     // the bars' and points' entry animation over
     await page.waitForTimeout(1200);

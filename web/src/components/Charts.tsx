@@ -25,23 +25,29 @@ const GRID = { left: 48, right: 24, top: 48, bottom: 56 };
 const VALUE_AXIS_LABELS = 70;
 
 /**
- * The chart's option at its current size. Category labels are laid out by the renderer's rule (`categoryLayout`):
- * every one shown, wrapped or turned when its slot is narrow; a label cut short keeps its full text in the axis
- * tooltip. Widths are estimated, not measured (CJK glyphs square, Latin about half), as the renderer does.
+ * The chart's option at its current size, in the UI's font. Category labels are laid out by the renderer's rule
+ * (`categoryLayout`): every one shown, wrapped or turned when its slot is narrow; a label cut short keeps its full
+ * text in the axis tooltip. Widths are estimated, not measured (CJK glyphs square, Latin about half), as the
+ * renderer does.
  */
-function optionOf(chart: ShowChartParams, size: { width: number; height: number }): echarts.EChartsCoreOption {
-  const title = { text: chart.title, left: 'center', textStyle: { fontSize: 14, fontWeight: 600 } };
-  const tooltip = {
-    trigger: chart.chart_type === 'pie' ? 'item' : 'axis',
-    valueFormatter: (v: unknown) => `${formatValue(v) || '—'}${chart.unit ?? ''}`,
+function optionOf(
+  chart: ShowChartParams,
+  view: { width: number; height: number; fontFamily: string },
+): echarts.EChartsCoreOption {
+  const base = {
+    color: PALETTE,
+    textStyle: { fontFamily: view.fontFamily },
+    title: { text: chart.title, left: 'center', textStyle: { fontSize: 14, fontWeight: 600 } },
+    tooltip: {
+      trigger: chart.chart_type === 'pie' ? 'item' : 'axis',
+      valueFormatter: (v: unknown) => `${formatValue(v) || '—'}${chart.unit ?? ''}`,
+    },
+    legend: { bottom: 0, type: 'scroll' },
   };
   if (chart.chart_type === 'pie') {
     const series = chart.series[0];
     return {
-      color: PALETTE,
-      title,
-      tooltip,
-      legend: { bottom: 0, type: 'scroll' },
+      ...base,
       series: [
         {
           type: 'pie',
@@ -58,7 +64,7 @@ function optionOf(chart: ShowChartParams, size: { width: number; height: number 
   const categories = chart.x_data.map(String);
   const { axisLabel, overhang } = categoryLayout(
     categories,
-    { ...size, top: GRID.top, sides: GRID.left + GRID.right + VALUE_AXIS_LABELS },
+    { width: view.width, height: view.height, top: GRID.top, sides: GRID.left + GRID.right + VALUE_AXIS_LABELS },
     'x',
   );
   // Few points carry their values, as the renderer's bars do.
@@ -67,19 +73,22 @@ function optionOf(chart: ShowChartParams, size: { width: number; height: number 
     points <= FEW_BARS
       ? { show: true, position: 'top', fontSize: 11, formatter: (p: { value: unknown }) => formatValue(p.value) }
       : { show: false };
+  const line = chart.chart_type === 'line';
+  // Lines' values above the highest point of each category and below the others, so that two lines running close
+  // together do not print their values over each other.
+  const highest = chart.x_data.map((_, i) => Math.max(...chart.series.map((s) => s.data[i] ?? -Infinity)));
+  const placed = (data: Array<number | null>) =>
+    data.map((v, i) => (v === null ? v : { value: v, label: { position: v === highest[i] ? 'top' : 'bottom' } }));
   return {
-    color: PALETTE,
-    title,
-    tooltip,
-    legend: { bottom: 0, type: 'scroll' },
+    ...base,
     grid: { ...GRID, left: Math.max(GRID.left, overhang), containLabel: true },
     xAxis: { type: 'category', data: categories, axisLabel },
     yAxis: { type: 'value', name: chart.unit },
     series: chart.series.map((s) => ({
-      type: chart.chart_type === 'line' ? 'line' : 'bar',
+      type: line ? 'line' : 'bar',
       name: s.name,
-      data: s.data,
-      smooth: chart.chart_type === 'line',
+      data: line && label.show ? placed(s.data) : s.data,
+      smooth: line,
       barMaxWidth: 36,
       label,
     })),
@@ -92,21 +101,31 @@ export function InteractiveChart({ chart }: { chart: ShowChartParams }) {
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const instance = echarts.init(el, undefined, { renderer: 'canvas' });
-    // How the category labels fit depends on the chart's width: laid out again at each size. The axis and grid
-    // are replaced rather than merged, so a turn or wrap from a narrower size does not stay behind.
-    const draw = () => {
-      instance.resize();
-      instance.setOption(optionOf(chart, { width: el.clientWidth, height: el.clientHeight }), {
-        replaceMerge: ['xAxis', 'grid'],
-      });
-    };
-    draw();
-    const observer = new ResizeObserver(draw);
-    observer.observe(el);
+    let gone = false;
+    let stop = () => {};
+    // Drawn in the UI's fonts once they have loaded (the shipped Chinese font on a system without one): ECharts
+    // keeps each text's measured width, which a fallback font drawn meanwhile would leave wrong.
+    document.fonts.ready.then(() => {
+      if (gone) return;
+      const instance = echarts.init(el, undefined, { renderer: 'canvas' });
+      // How the category labels fit depends on the chart's width: laid out again at each size. The axis and grid
+      // are replaced rather than merged, so a turn or wrap from a narrower size does not stay behind.
+      const draw = () => {
+        instance.resize();
+        const view = { width: el.clientWidth, height: el.clientHeight, fontFamily: getComputedStyle(el).fontFamily };
+        instance.setOption(optionOf(chart, view), { replaceMerge: ['xAxis', 'grid'] });
+      };
+      draw();
+      const observer = new ResizeObserver(draw);
+      observer.observe(el);
+      stop = () => {
+        observer.disconnect();
+        instance.dispose();
+      };
+    });
     return () => {
-      observer.disconnect();
-      instance.dispose();
+      gone = true;
+      stop();
     };
   }, [chart]);
   return <div className="chart-interactive" data-testid="chart" data-kind="interactive" ref={ref} />;
