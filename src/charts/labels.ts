@@ -15,7 +15,10 @@ export interface LabelArea {
   height: number;
   /** Top of the plotting area (below the title, if any). */
   top: number;
-  /** Width beside an x category axis: the grid's side margins and the value axis' labels. */
+  /**
+   * Width beside an x category axis: the grid's side margins and the value axis' labels (110 px for the renderer's
+   * margins and about 70 px of labels).
+   */
   sides?: number;
 }
 
