@@ -1,5 +1,8 @@
 import type { EChartsOption, SeriesOption } from 'echarts/types/dist/echarts';
+import { categoryLayout, formatValue } from './labels.ts';
 import { type ChartTheme, FONT_FAMILY, THEMES, type ThemeName } from './theme.ts';
+
+export { FEW_BARS, formatValue, textWidth } from './labels.ts';
 
 /** Options every AntV chart tool shares (all optional; maps have no theme/style). */
 export interface CommonArgs {
@@ -130,18 +133,9 @@ export function axisOf(
   };
 }
 
-const LABEL_FONT = 12;
-/** The smallest label font used to fit every category before giving up on showing them all. */
-const MIN_LABEL_FONT = 9;
-const lineOf = (fontSize: number) => Math.ceil(fontSize * 1.3);
-
 /**
- * How a category axis shows its labels: every one of them (`interval: 0`; ECharts would otherwise skip labels
- * that collide, without a word). Decided from their number, their longest width and the room each gets:
- * level when they fit; wrapped onto up to three lines when a slot holds a few characters; otherwise turned
- * (30°, 45°, 60° or 90°, the flattest that keeps neighbours apart; `centred` says whether a label sits mid-slot
- * or on its tick), then set smaller. Only when even upright
- * labels at the smallest size would overlap does the axis thin them out, and the chart's notes say so.
+ * How a category axis shows its labels (`categoryLayout`): every one of them, level, wrapped or turned. What could
+ * not be shown in full goes into the chart's notes; turned labels' reach past the first category into its margin.
  */
 export function categoryLabels(
   frame: Frame,
@@ -149,64 +143,11 @@ export function categoryLabels(
   placement: 'x' | 'y',
   centred = true,
 ): Record<string, unknown> {
-  const count = Math.max(1, labels.length);
-  const longest = Math.max(0, ...labels.map((l) => textWidth(l, LABEL_FONT)));
-  const axisName = placement === 'x' ? 'x' : 'y';
-  if (placement === 'y') {
-    // Room per label along the axis: the height below the title, less the value axis and a legend.
-    const slot = (frame.height - frame.top - 72) / count;
-    const maxWidth = Math.round(frame.width * 0.3);
-    const lines = Math.ceil(longest / maxWidth);
-    const wrap =
-      longest > maxWidth
-        ? { width: maxWidth, overflow: lines * lineOf(LABEL_FONT) <= slot ? 'break' : 'truncate' }
-        : {};
-    if (wrap.overflow === 'truncate')
-      frame.notes.push(`${axisName} 轴较长的标签已截短 / long ${axisName}-axis labels were shortened`);
-    return fitted(frame, slot, { interval: 0, ...wrap }, axisName, count);
-  }
-  // Room per label across the axis: the width less the value axis labels and the grid margins.
-  const slot = (frame.width - 110) / count;
-  const room = slot - 6;
-  if (longest <= room) return { interval: 0 };
-  if (room >= 2 * LABEL_FONT + 4 && Math.ceil(longest / room) <= 3)
-    return { interval: 0, width: Math.floor(room), overflow: 'break' };
-  const angle = [30, 45, 60, 90].find((a) => slot * Math.sin((a * Math.PI) / 180) >= lineOf(LABEL_FONT)) ?? 90;
-  // A turned label may take at most a third of the chart's height; longer ones end in an ellipsis.
-  const maxLength = Math.round(frame.height / 3);
-  const turned = {
-    interval: 0,
-    rotate: angle,
-    ...(longest > maxLength ? { width: maxLength, overflow: 'truncate' } : {}),
-  };
-  if (longest > maxLength)
-    frame.notes.push(`${axisName} 轴较长的标签已截短 / long ${axisName}-axis labels were shortened`);
-  // A turned label ends at its tick and runs down-left: past the chart's edge unless the grid moves right (the
-  // value axis' own labels, about 20 px, already give some room).
-  const reach = Math.min(longest, maxLength) * Math.cos((angle * Math.PI) / 180) - (centred ? slot / 2 : 0) - 20;
-  frame.labelOverhang = Math.max(frame.labelOverhang, Math.ceil(reach));
-  return fitted(frame, slot * Math.sin((angle * Math.PI) / 180), turned, axisName, count);
+  const layout = categoryLayout(labels, frame, placement, centred);
+  frame.notes.push(...layout.notes);
+  frame.labelOverhang = Math.max(frame.labelOverhang, layout.overhang);
+  return layout.axisLabel;
 }
-
-/** Labels as given when a line of them fits `slot`; else smaller type; else thinned out, with a note. */
-function fitted(
-  frame: Frame,
-  slot: number,
-  layout: Record<string, unknown>,
-  axisName: string,
-  count: number,
-): Record<string, unknown> {
-  if (slot >= lineOf(LABEL_FONT)) return layout;
-  const fontSize = Math.floor(slot / 1.3);
-  if (fontSize >= MIN_LABEL_FONT) return { ...layout, fontSize };
-  frame.notes.push(
-    `${axisName} 轴有 ${count} 个类别，图宽只够显示部分标签（加大 width/height 可全部显示）/ the ${axisName} axis has ${count} categories, too many to label each at this size (a larger width/height shows them all)`,
-  );
-  return { ...layout, interval: 'auto', hideOverlap: true, fontSize: MIN_LABEL_FONT };
-}
-
-/** Bars with this many or fewer carry their values. */
-export const FEW_BARS = 12;
 
 /** Value labels on bars: outside the end of a bar, or inside a stacked segment. */
 export function valueLabels(frame: Frame, position: 'top' | 'right' | 'inside'): Record<string, unknown> {
@@ -217,12 +158,6 @@ export function valueLabels(frame: Frame, position: 'top' | 'right' | 'inside'):
     color: position === 'inside' ? '#ffffff' : frame.theme.subtleText,
     formatter: (p: { value: unknown }) => formatValue(p.value),
   };
-}
-
-/** A number as a label: thousands grouped, at most two decimals. */
-export function formatValue(value: unknown): string {
-  const n = Array.isArray(value) ? value.at(-1) : value;
-  return typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: 2 }) : '';
 }
 
 export function gridOf(frame: Frame, legend: boolean, args: CommonArgs): Record<string, unknown> {
@@ -255,13 +190,6 @@ export function pivot<T extends { value: number; group?: string }>(
     values[at] = (values[at] ?? 0) + row.value;
   }
   return { categories, groups: [...groups].map(([name, values]) => ({ name, values })) };
-}
-
-/** Approximate text width for layout done outside ECharts (CJK glyphs are square, Latin about half). */
-export function textWidth(text: string, fontSize: number): number {
-  let width = 0;
-  for (const char of text) width += char.charCodeAt(0) > 0x2e80 ? fontSize : fontSize * 0.58;
-  return width;
 }
 
 /** Font fields for graphic text elements, which do not inherit the chart's text style. */

@@ -3,6 +3,7 @@ import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef, useState } from 'react';
+import { categoryLayout, FEW_BARS, formatValue } from '../../../src/charts/labels.ts';
 import type { ShowChartParams } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import type { ChartItem } from '../session.ts';
@@ -19,44 +20,77 @@ echarts.use([
 ]);
 
 const PALETTE = ['#2563eb', '#0d9488', '#f59e0b', '#dc2626', '#7c3aed', '#64748b', '#db2777', '#65a30d'];
+const GRID = { left: 48, right: 24, top: 48, bottom: 56 };
+/** Room the value axis' labels take beside the plot, as the chart renderer allows for them. */
+const VALUE_AXIS_LABELS = 70;
 
-function optionOf(chart: ShowChartParams): echarts.EChartsCoreOption {
-  const title = { text: chart.title, left: 'center', textStyle: { fontSize: 14, fontWeight: 600 } };
-  const tooltip = {
-    trigger: chart.chart_type === 'pie' ? 'item' : 'axis',
-    valueFormatter: (v: unknown) => `${v ?? '—'}${chart.unit ?? ''}`,
+/**
+ * The chart's option at its current size, in the UI's font. Category labels are laid out by the renderer's rule
+ * (`categoryLayout`): every one shown, wrapped or turned when its slot is narrow; a label cut short keeps its full
+ * text in the axis tooltip. Widths are estimated, not measured (CJK glyphs square, Latin about half), as the
+ * renderer does.
+ */
+function optionOf(
+  chart: ShowChartParams,
+  view: { width: number; height: number; fontFamily: string },
+): echarts.EChartsCoreOption {
+  const base = {
+    color: PALETTE,
+    textStyle: { fontFamily: view.fontFamily },
+    title: { text: chart.title, left: 'center', textStyle: { fontSize: 14, fontWeight: 600 } },
+    tooltip: {
+      trigger: chart.chart_type === 'pie' ? 'item' : 'axis',
+      valueFormatter: (v: unknown) => `${formatValue(v) || '—'}${chart.unit ?? ''}`,
+    },
+    legend: { bottom: 0, type: 'scroll' },
   };
   if (chart.chart_type === 'pie') {
     const series = chart.series[0];
     return {
-      color: PALETTE,
-      title,
-      tooltip,
-      legend: { bottom: 0, type: 'scroll' },
+      ...base,
       series: [
         {
           type: 'pie',
           name: series?.name,
           radius: ['35%', '65%'],
+          // a label per slice, moved apart rather than dropped when neighbours would collide
+          label: { show: true },
+          avoidLabelOverlap: true,
           data: chart.x_data.map((name, i) => ({ name: String(name), value: series?.data[i] ?? null })),
         },
       ],
     };
   }
+  const categories = chart.x_data.map(String);
+  const { axisLabel, overhang } = categoryLayout(
+    categories,
+    { width: view.width, height: view.height, top: GRID.top, sides: GRID.left + GRID.right + VALUE_AXIS_LABELS },
+    'x',
+  );
+  // Few points carry their values, as the renderer's bars do.
+  const points = chart.series.reduce((sum, s) => sum + s.data.filter((v) => v !== null).length, 0);
+  const label =
+    points <= FEW_BARS
+      ? { show: true, position: 'top', fontSize: 11, formatter: (p: { value: unknown }) => formatValue(p.value) }
+      : { show: false };
+  const line = chart.chart_type === 'line';
+  // Lines' values above the highest point of each category and below the others, so that two lines running close
+  // together do not print their values over each other.
+  const highest = chart.x_data.map((_, i) => Math.max(...chart.series.map((s) => s.data[i] ?? -Infinity)));
+  const placed = (data: Array<number | null>) =>
+    data.map((v, i) => (v === null ? v : { value: v, label: { position: v === highest[i] ? 'top' : 'bottom' } }));
   return {
-    color: PALETTE,
-    title,
-    tooltip,
-    legend: { bottom: 0, type: 'scroll' },
-    grid: { left: 48, right: 24, top: 48, bottom: 56, containLabel: true },
-    xAxis: { type: 'category', data: chart.x_data.map(String), axisLabel: { hideOverlap: true } },
+    ...base,
+    grid: { ...GRID, left: Math.max(GRID.left, overhang), containLabel: true },
+    xAxis: { type: 'category', data: categories, axisLabel },
     yAxis: { type: 'value', name: chart.unit },
     series: chart.series.map((s) => ({
-      type: chart.chart_type === 'line' ? 'line' : 'bar',
+      type: line ? 'line' : 'bar',
       name: s.name,
-      data: s.data,
-      smooth: chart.chart_type === 'line',
+      data: line && label.show ? placed(s.data) : s.data,
+      smooth: line,
       barMaxWidth: 36,
+      label,
     })),
   };
 }
@@ -65,14 +99,33 @@ function optionOf(chart: ShowChartParams): echarts.EChartsCoreOption {
 export function InteractiveChart({ chart }: { chart: ShowChartParams }) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (!ref.current) return;
-    const instance = echarts.init(ref.current, undefined, { renderer: 'canvas' });
-    instance.setOption(optionOf(chart));
-    const observer = new ResizeObserver(() => instance.resize());
-    observer.observe(ref.current);
+    const el = ref.current;
+    if (!el) return;
+    let gone = false;
+    let stop = () => {};
+    // Drawn in the UI's fonts once they have loaded (the shipped Chinese font on a system without one): ECharts
+    // keeps each text's measured width, which a fallback font drawn meanwhile would leave wrong.
+    document.fonts.ready.then(() => {
+      if (gone) return;
+      const instance = echarts.init(el, undefined, { renderer: 'canvas' });
+      // How the category labels fit depends on the chart's width: laid out again at each size. The axis and grid
+      // are replaced rather than merged, so a turn or wrap from a narrower size does not stay behind.
+      const draw = () => {
+        instance.resize();
+        const view = { width: el.clientWidth, height: el.clientHeight, fontFamily: getComputedStyle(el).fontFamily };
+        instance.setOption(optionOf(chart, view), { replaceMerge: ['xAxis', 'grid'] });
+      };
+      draw();
+      const observer = new ResizeObserver(draw);
+      observer.observe(el);
+      stop = () => {
+        observer.disconnect();
+        instance.dispose();
+      };
+    });
     return () => {
-      observer.disconnect();
-      instance.dispose();
+      gone = true;
+      stop();
     };
   }, [chart]);
   return <div className="chart-interactive" data-testid="chart" data-kind="interactive" ref={ref} />;
