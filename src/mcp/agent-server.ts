@@ -188,6 +188,10 @@ export function createAgentMcpServer(client: ChatClient, options: { name?: strin
         const fields = interrupt.kind === 'order_info' ? interrupt.fields : ['answer'];
         const optionsOf = (field: string) =>
           (interrupt.kind === 'ask_user' ? interrupt.options : interrupt.options?.[field]) ?? [];
+        // A field with options takes a typed answer too (an ask_user question only when it says so): the person is
+        // told, last, as the browser's card shows it.
+        const typedToo = (field: string) =>
+          interrupt.kind === 'ask_user' ? interrupt.free_text === true : optionsOf(field).length > 0;
         const asked = await server.elicitInput(
           {
             mode: 'form',
@@ -205,9 +209,10 @@ export function createAgentMcpServer(client: ChatClient, options: { name?: strin
                     title: field === 'answer' ? '回答 / answer' : field,
                     ...(optionsOf(field).length
                       ? {
-                          description: optionsOf(field)
-                            .map((o) => o.label)
-                            .join(' | '),
+                          description: [
+                            ...optionsOf(field).map((o) => o.label),
+                            ...(typedToo(field) ? [FREE_TEXT_CHOICE.label] : []),
+                          ].join(' | '),
                         }
                       : {}),
                   },
@@ -226,7 +231,7 @@ export function createAgentMcpServer(client: ChatClient, options: { name?: strin
         if (interrupt.kind === 'ask_user') {
           const answer = text('answer');
           return answer
-            ? { type: 'answer', answer: fromTyped(answer, interrupt.options, interrupt.free_text === true) }
+            ? { type: 'answer', answer: fromTyped(answer, interrupt.options, typedToo('answer')) }
             : undefined;
         }
         const answer: Record<string, unknown> = {};
@@ -236,7 +241,7 @@ export function createAgentMcpServer(client: ChatClient, options: { name?: strin
           answer[field] =
             NUMBER_FIELDS.includes(field) && Number(typed) > 0
               ? Number(typed)
-              : fromTyped(typed, optionsOf(field), optionsOf(field).length > 0);
+              : fromTyped(typed, optionsOf(field), typedToo(field));
         }
         return { type: 'answer', answer };
       }
