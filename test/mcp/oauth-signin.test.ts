@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
 import { McpConnections, McpTokenStore, startErpMcpServer } from '../../src/mcp/index.ts';
 import { ToolRegistry } from '../../src/tools/index.ts';
@@ -17,19 +17,26 @@ import { type Browser, signInAt } from './oauth-browser.ts';
  * A standard MCP client signs in as a Procura user: the MCP SDK's own OAuth client (`authProvider` of its
  * streamable-HTTP transport) against `procura start`'s ERP MCP server and authorization server over loopback —
  * discovery, dynamic registration, authorization code with PKCE through the sign-in and consent form, token, a
- * tool call as that user. A token for another resource is refused; a viewer's token cannot write.
+ * tool call as that user. A token for another resource is refused; a viewer's token cannot write. A restart of
+ * Procura keeps the registered client and the user's sign-in.
  */
 let stack: StartedStack;
 let mcpUrl: string;
 let issuer: string;
+/** Kept across a restart of the stack (the last test). */
+const stackDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-oauth-signin-'));
 
-beforeAll(async () => {
-  stack = await startStack();
+/** Starts Procura on the test's data dir; again on the same ports, so the resource and issuer stay the same. */
+async function start(ports?: { erpMcpPort: number; oauthPort: number }) {
+  stack = await startStack({ dataDir: stackDir, settings: ports });
   mcpUrl = stack.parts.get('ERP MCP')!.url;
   issuer = stack.parts.get('MCP sign-in')!.url;
-}, 180_000);
+}
+
+beforeAll(() => start(), 180_000);
 afterAll(async () => {
   await stack?.close();
+  fs.rmSync(stackDir, { recursive: true, force: true });
 });
 
 const REDIRECT = 'http://127.0.0.1:8976/callback';
@@ -229,4 +236,37 @@ describe('OAuth sign-in of a standard MCP client', () => {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  // Last: it restarts the stack the tests above share.
+  it('keeps the registered client and the sign-in when Procura restarts on the same data', async () => {
+    const { client, provider } = await signedInClient((url) => signInAt(url, { token: stack.tokens.laoxiao }));
+    await client.close();
+    const clientId = provider.info!.client_id;
+    const signedIn = provider.saved!;
+
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      const ports = { erpMcpPort: Number(new URL(mcpUrl).port), oauthPort: Number(new URL(issuer).port) };
+      await stack.close();
+      await start(ports);
+      const warnings = warn.mock.calls.map((call) => String(call[0]));
+      expect(warnings.filter((w) => w.includes('adapter'))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
+
+    // The access token has run out: the SDK refreshes it with the refresh token of before the restart, as the
+    // client registered before it, and the call goes through without a new sign-in.
+    provider.saved = { ...signedIn, access_token: 'expired' };
+    provider.opened = undefined;
+    const again = new Client({ name: 'desktop', version: '1.0.0' });
+    await again.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
+    const result = (await again.callTool({ name: 'part_search', arguments: { name: 'F7TC' } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(provider.opened).toBeUndefined();
+    expect(provider.info!.client_id).toBe(clientId);
+    expect(provider.saved!.access_token).not.toBe('expired');
+    expect(decodeJwt(provider.saved!.access_token)).toMatchObject({ sub: 'laoxiao', aud: mcpUrl, client_id: clientId });
+    await again.close();
+  }, 180_000);
 });

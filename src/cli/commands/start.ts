@@ -134,6 +134,7 @@ const parts: PartSpec[] = [
       const server = await startAuthorizationServer({
         ...erp.oauth!,
         users: erp.services.users,
+        db: erp.database.db,
         host: settings.host,
         port: settings.oauthPort,
         demo: mode === 'off' ? undefined : { mode, users: DEMO_USERS.filter((u) => erp.demoTokens[u.username]) },

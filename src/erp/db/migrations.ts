@@ -435,6 +435,26 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '012_oauth_records': {
+      // What the MCP sign-in's authorization server keeps (oauth/records.ts): registered clients, grants, sessions,
+      // codes and tokens, so they outlive a restart and every process on this database sees the same ones.
+      async up(db: Db) {
+        await db.schema
+          .createTable('oauth_records')
+          .addColumn('model', 'text', (c) => c.notNull())
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('grant_id', 'text')
+          .addColumn('user_code', 'text')
+          .addColumn('uid', 'text')
+          .addColumn('consumed', 'bigint')
+          .addColumn('expires_at', 'text')
+          .addPrimaryKeyConstraint('oauth_records_pk', ['model', 'id'])
+          .execute();
+        for (const column of ['grant_id', 'user_code', 'uid', 'expires_at'])
+          await db.schema.createIndex(`oauth_records_${column}`).on('oauth_records').column(column).execute();
+      },
+    },
   };
 }
 

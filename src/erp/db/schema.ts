@@ -246,6 +246,20 @@ export interface ErpTables {
     updated_by: string | null;
     updated_at: string;
   };
+  /** The authorization server's state (oauth/records.ts): one row per record of an oidc-provider model. */
+  oauth_records: {
+    model: string;
+    id: string;
+    /** The record as oidc-provider stored it (JSON), but for `consumed`. */
+    payload: string;
+    grant_id: string | null;
+    user_code: string | null;
+    uid: string | null;
+    /** When the record was used up (epoch seconds, oidc-provider's `consumed`): one update, not a payload rewrite. */
+    consumed: number | string | null;
+    /** Past this the record is gone (kept until swept); null for one that does not expire, as a registered client. */
+    expires_at: string | null;
+  };
   audit_log: {
     id: Generated<number>;
     at: string;

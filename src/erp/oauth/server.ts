@@ -2,11 +2,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
+import type { Kysely } from 'kysely';
 import type { Configuration, KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import { isLocalClient, logger, type RunningServer } from '../../shared/index.ts';
+import type { ErpTables } from '../db/schema.ts';
 import type { UserDirectory } from '../services/users.ts';
 import { MCP_SCOPE, type OAuthKeys, type OAuthSettings } from './keys.ts';
 import { errorPage, signInPage } from './pages.ts';
+import { OAuthRecords } from './records.ts';
 
 /** Seconds an access token lives: short, since a JWT is taken until it expires (revoking API tokens does not reach it). */
 export const ACCESS_TOKEN_TTL_S = 10 * 60;
@@ -14,6 +17,8 @@ export const ACCESS_TOKEN_TTL_S = 10 * 60;
 export interface AuthorizationServerOptions extends OAuthSettings {
   users: UserDirectory;
   keys: OAuthKeys;
+  /** The ERP database, where registered clients, grants, sessions and tokens are kept. */
+  db: Kysely<ErpTables>;
   /**
    * Demo users offered for one-click sign-in, with who may use it: browsers on this machine (`loopback`) or anyone
    * (`network`); none by default. Admins are never offered.
@@ -30,7 +35,8 @@ const UID = /^[\w-]{1,64}$/;
  * authorization code with PKCE (S256, required), dynamic client registration (RFC 7591), resource indicators
  * (RFC 8707) whose access tokens are JWTs for exactly one of the configured resources, carrying the user's role and
  * projects, and refresh tokens for clients that register for them. Users are the ERP's: they sign in with an ERP
- * API token (or a demo user's button) and consent on one form.
+ * API token (or a demo user's button) and consent on one form. Clients, grants, sessions and tokens live in the ERP
+ * database, so a restart signs no one out and processes sharing the database share them.
  */
 export async function createAuthorizationServer(options: AuthorizationServerOptions): Promise<{
   provider: Provider;
@@ -51,6 +57,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     };
   };
   const configuration: Configuration = {
+    adapter: OAuthRecords.adapter(options.db),
     jwks: options.keys.jwks as Configuration['jwks'],
     cookies: { keys: options.keys.cookieKeys },
     // `mcp` is the resource server's scope (below); listed here too, since clients register with the scopes they
