@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { build as bundle } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { ROOT } from './procura.ts';
@@ -147,4 +148,21 @@ const UNREACHABLE = `(() => {
  */
 export function unreachableControls(page: Page): Promise<string[]> {
   return page.evaluate(UNREACHABLE) as Promise<string[]>;
+}
+
+/**
+ * A shipped component on its own page: `entry` is a TSX module (imports resolve from test/ui) that renders into
+ * `#root`; returns the module as one script for `page.addScriptTag({ content, type: 'module' })`.
+ */
+export async function componentScript(entry: string): Promise<string> {
+  const out = await bundle({
+    stdin: { contents: entry, loader: 'tsx', resolveDir: path.join(ROOT, 'test/ui') },
+    bundle: true,
+    write: false,
+    format: 'esm',
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0].text;
 }

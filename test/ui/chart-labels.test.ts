@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEW_BARS, formatValue } from '../../src/charts/labels.ts';
 import { FONT_FILES } from '../../src/charts/theme.ts';
 import type { ShowChartParams } from '../../src/protocol/index.ts';
-import { hasChromium, launchChromium, screenshot, WIDTHS } from './browser.ts';
+import { componentScript, hasChromium, launchChromium, screenshot, WIDTHS } from './browser.ts';
 import { ROOT } from './procura.ts';
 
 /**
@@ -121,26 +120,14 @@ describe.skipIf(!hasChromium)('interactive charts: every category label shown ap
   let page: Page;
 
   beforeAll(async () => {
-    const bundle = await build({
-      stdin: {
-        contents: `import * as echarts from 'echarts/core';
+    const script = await componentScript(`import * as echarts from 'echarts/core';
 import { createRoot } from 'react-dom/client';
 import { InteractiveChart } from '../../web/src/components/Charts.tsx';
 window.echarts = echarts;
 window.charts = ${JSON.stringify(CHARTS)};
 createRoot(document.getElementById('root')).render(
   <div className="chart-cases">{window.charts.map((c) => <InteractiveChart key={c.title} chart={c} />)}</div>,
-);`,
-        loader: 'tsx',
-        resolveDir: path.join(ROOT, 'test/ui'),
-      },
-      bundle: true,
-      write: false,
-      format: 'esm',
-      jsx: 'automatic',
-      define: { 'process.env.NODE_ENV': '"production"' },
-      logLevel: 'silent',
-    });
+);`);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: WIDTHS[0] + 32, height: 1320 } });
     // Each chart as wide as the test says, one under another; the UI's own Chinese font, as its entry point adds it
@@ -161,7 +148,7 @@ createRoot(document.getElementById('root')).render(
     await page.goto(`${ORIGIN}/`);
     // loaded as the UI's text would have it loaded before any chart arrives
     await page.evaluate(`document.fonts.load("12px 'Procura Sans SC'", '中')`);
-    await page.addScriptTag({ content: bundle.outputFiles[0].text, type: 'module' });
+    await page.addScriptTag({ content: script, type: 'module' });
     await page
       .locator('.chart-interactive')
       .nth(CHARTS.length - 1)

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChartService, ChartStore } from '../../src/charts/index.ts';
-import { hasChromium, launchChromium, screenshot } from './browser.ts';
+import { componentScript, hasChromium, launchChromium, screenshot } from './browser.ts';
 import { ROOT } from './procura.ts';
 
 /**
@@ -43,24 +42,12 @@ describe.skipIf(!hasChromium)('chart lightbox: Escape closes it and the focus re
         pixelRatio: chart.pixelRatio,
       });
     }
-    const bundle = await build({
-      stdin: {
-        contents: `import { createRoot } from 'react-dom/client';
+    const script = await componentScript(`import { createRoot } from 'react-dom/client';
 import { ChartImage } from '../../web/src/components/Charts.tsx';
 const urls = ${JSON.stringify(charts.map((c) => c.url))};
 createRoot(document.getElementById('root')).render(
   <div className="chart-gallery">{urls.map((url, i) => <ChartImage key={url} url={url} title={'chart ' + i} />)}</div>,
-);`,
-        loader: 'tsx',
-        resolveDir: path.join(ROOT, 'test/ui'),
-      },
-      bundle: true,
-      write: false,
-      format: 'esm',
-      jsx: 'automatic',
-      define: { 'process.env.NODE_ENV': '"production"' },
-      logLevel: 'silent',
-    });
+);`);
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.route(`${ORIGIN}/**`, (route) => {
@@ -74,7 +61,7 @@ createRoot(document.getElementById('root')).render(
       return chart ? route.fulfill({ contentType: 'image/png', body: chart.png }) : route.abort();
     });
     await page.goto(`${ORIGIN}/`);
-    await page.addScriptTag({ content: bundle.outputFiles[0].text, type: 'module' });
+    await page.addScriptTag({ content: script, type: 'module' });
     await page
       .locator('.chart-thumb')
       .nth(charts.length - 1)
