@@ -431,6 +431,9 @@ export function readRequest(raw: string, today = new Date()): Reading {
     );
   if (noteMatch) spans.push({ start: noteMatch.index, end: text.length });
   const asked = readAsk(text);
+  // "最近半年是涨了还是跌了": the look-back is the window the direction is told over (12 months when none is said).
+  const lookback = asked?.ask === 'direction' ? readPeriod(text, today) : undefined;
+  if (lookback) spans.push(lookback);
   // "这一年是涨了还是跌了" names no part: its direction words and look-back are not left to name one.
   if (asked?.ask === 'direction') spans.push(...directionSpans(text));
   // "谁家供应火花塞" names the part only: the question's words are not left to name one.
@@ -446,8 +449,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
   const money = readMoney(working);
   if (money) working = blankSpans(working, [money]);
   // A past period ("3月份", "last month") is a look-up's filter; it is not a delivery date.
-  const period = readPeriod(working, today);
-  if (period) working = blankSpans(working, [period]);
+  const period = lookback ?? readPeriod(working, today);
+  if (period && !lookback) working = blankSpans(working, [period]);
   const date = readDate(working, today);
   if (date) working = blankSpans(working, [date]);
   const supplierCount = readSupplierCount(working);
