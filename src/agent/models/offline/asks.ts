@@ -171,7 +171,11 @@ const STATUS_WORDS: Array<[RegExp, string[], string]> = [
     ['approved', 'ordered'],
     '未到货 / not yet delivered',
   ],
-  [/已取消|取消了|被取消|作废了|cancell?ed/i, ['cancelled'], '已取消 / cancelled'],
+  [
+    /已取消|取消了|被取消|作废了|(?:取消|作废|撤销)的(?:订单|采购单|单子|单)|cancell?ed/i,
+    ['cancelled'],
+    '已取消 / cancelled',
+  ],
   [/已到货|已收货|到货了|收到了|received|delivered/i, ['received'], '已收货 / received'],
   [/草稿|draft/i, ['draft'], '草稿 / draft'],
   [/已审批|审批通过的|(?<!not (?:yet )?)approved\b/i, ['approved'], '已审批 / approved'],
@@ -180,6 +184,9 @@ const STATUS_WORDS: Array<[RegExp, string[], string]> = [
 /** Asking whether orders have arrived ("上周五下的单到货了没有", "has the Bosch order arrived?"): their states answer. */
 export const DELIVERY_QUESTION =
   /(?:到货|到|收到|收货|送到|送达|交货)了?(?:没有|没|吗|了吗|了没)|有没有(?:到货|到|收到|送到)|是否(?:已经?)?(?:到货|收到|送达)|\b(?:has|have|did|is|are)\b.{0,60}\b(?:arrived?|been delivered|been received|come in|delivered|received)\b|\b(?:arrived|delivered|received) yet\b/i;
+
+/** Cancelled orders named by their state ("已取消的订单", "作废的单子"): the words say which orders, not to cancel. */
+export const CANCELLED_STATE = /已取消|被取消|(?:取消|作废|撤销)(?:掉)?的(?=订单|采购单|单子|单)/g;
 
 /** The states a look-up asks for ("还没到货的", "cancelled"), with the filter's label. */
 export function readStatuses(text: string): { statuses: string[]; label: string } | undefined {
@@ -337,7 +344,12 @@ export function readPeriod(
       },
     ],
     [
-      /\b(?:in|during|for)\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b(?!\s+\d)/i,
+      /\b(?:in|during|for|from|of)\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b(?!\s+\d)/i,
+      (m) => named(MONTHS_EN.indexOf(m[1].toLowerCase())),
+    ],
+    // A month spelled out ("October orders"); "may" alone is a verb, so only its preposition above names it.
+    [
+      /\b(jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|ember)\b(?!\s+\d)/i,
       (m) => named(MONTHS_EN.indexOf(m[1].toLowerCase())),
     ],
   ];

@@ -1,6 +1,7 @@
 import {
   type Ask,
   askSpans,
+  CANCELLED_STATE,
   DELIVERY_QUESTION,
   directionSpans,
   isEnglish,
@@ -441,6 +442,11 @@ export function readRequest(raw: string, today = new Date()): Reading {
   let working = blankSpans(text, spans);
   const delivery = DELIVERY_QUESTION.test(working);
   const statuses = delivery ? undefined : readStatuses(working);
+  if (statuses?.statuses.includes('cancelled'))
+    working = blankSpans(
+      working,
+      [...working.matchAll(CANCELLED_STATE)].map((m) => ({ start: m.index, end: m.index + m[0].length })),
+    );
   // A unit-price ceiling (单价不超过15元) before an order amount bound (超过5000元的订单): both say 不超过.
   const price = readPriceCap(working);
   if (price) working = blankSpans(working, [price]);
