@@ -77,7 +77,7 @@ const SPEND =
 const PAYMENT =
   /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
 const APPROVE =
-  /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|(?:都|全部|全都|一起)通过|\bapprove\b|\bsign off\b)/i;
+  /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|(?:都|全部|全都|一起)通过|(?:帮我|帮忙|请|麻烦|给我|你来|替我|去)\s*(?:把\s*\S{0,24}\s*)?(?:审批|审核|批)(?![中的人流])|(?:审批|审核)\s*(?=PO-\d)|\bapprove\b|\bsign off\b)/i;
 const APPROVE_QUESTION =
   /(?:待审批|审批中|等待审批|还没批|未审批).{0,6}(?:有哪些|哪些|多少|吗|列出|看看)|approved\?|\bwhich\b|\bany\b.*\bapproval/i;
 const PRICE_CHANGE =
@@ -114,9 +114,12 @@ const JUDGE =
 const BUDGET =
   /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|what can i (?:get|buy) for|\bafford\b/i;
 const KNOWLEDGE =
-  /什么是|是什么意思|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
+  /什么是|是什么意思|(?:[A-Za-z\u3400-\u9fff]{2,})\s*是(?:什么|啥)\s*[?？]?\s*$|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
 
-/** The refusal or question a request is, if any; read in this order, so "帮我给博世付款 200 元" is a payment. */
+/** Asking what a term is ("什么是三单匹配", "交货周期是什么？", "what is a blanket PO?"), not about one's own records. */
+const DEFINING =
+  /什么是|是什么意思|什么意思|^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bwhat does\b.{1,40}\bmean\b/i;
+
 /**
  * The words of a question that name no part or supplier ("谁家供应", "交货周期是多少", "花了多少钱"): blanked before the
  * rest is searched in the catalogue.
@@ -129,6 +132,7 @@ export function askSpans(text: string, ask: Ask | undefined): Span[] {
   return [];
 }
 
+/** The refusal or question a request is, if any; read in this order, so "帮我给博世付款 200 元" is a payment. */
 export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefined {
   // A supplier's fields first: 付款条件 is a supplier's terms, not a payment; changing them is master data.
   const fields = /PO-\d/i.test(text) ? [] : supplierFields(text);
@@ -137,9 +141,13 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   if (
     fields.length &&
     ASKED.test(text) &&
-    !/什么是|是什么意思|什么意思|\bwhat (?:is|are) (?:a|an)\b|\bmean\b/i.test(text)
+    !/什么是|是什么意思|什么意思|\bwhat (?:is|are) (?:a|an)\b|\bmean\b/i.test(text) &&
+    // "交货周期是什么？" asks what the term is; "博世的交货周期是什么" asks a supplier's.
+    !/^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$/.test(text)
   )
     return { ask: 'supplierInfo' };
+  // "Payment terms 是什么" asks what words mean, before any write they name is refused.
+  if (DEFINING.test(text)) return { ask: 'knowledge' };
   if (PAYMENT.test(text)) return { ask: 'refuse', refusal: 'payment' };
   if (DELETE_ALL.test(text)) return { ask: 'refuse', refusal: 'deleteAll' };
   if (APPROVE.test(text) && !APPROVE_QUESTION.test(text)) return { ask: 'refuse', refusal: 'approve' };

@@ -529,7 +529,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
 const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 
 /** Asking what a kind of thing is ("what is a blanket PO", "什么是框架订单"), not about one of the user's own. */
-const DEFINITION = /什么是|是什么意思|什么意思|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
+const DEFINITION =
+  /什么是|是什么意思|什么意思|是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
 
 /** A question rather than a command: which, how many, whether. */
 export const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|了没|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
@@ -567,7 +568,9 @@ function decide(r: Reading): Intent | undefined {
     !r.rfqNo &&
     !hasQty &&
     (s(r, 'orderNoun') === 0 || DEFINITION.test(r.text)) &&
-    Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'), s(r, 'lookup'), s(r, 'cancel'), s(r, 'update')) < 3
+    // "什么是安全库存" asks what the words mean, however strongly they cue a flow of their own.
+    (DEFINITION.test(r.text) ||
+      Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'), s(r, 'lookup'), s(r, 'cancel'), s(r, 'update')) < 3)
   )
     return 'knowledge';
   // A request for quotation by its number or its words, or an award (which only an RFQ has), however many numbers
