@@ -550,7 +550,7 @@ describe('prices with cents, budgets said first, look-back windows, states, mont
   const suppliers = ['博世', '德尔福', '火炬', 'NGK', '电装'];
   const parts = ['F7TC', 'BP-125F', 'HF204 机油滤清器', '火花塞', 'IC-125 点火线圈'];
 
-  it('keeps the cents of a price and reads a budget said before its word', () => {
+  it('keeps the cents of a price, reads a price per piece without its currency, and a budget however it is put', () => {
     for (let i = 0; i < 40; i++) {
       const price = g.int(5, 400) + g.pick([0.5, 0.25, 0.48, 0.9, 0.05]);
       const judge = g.pick([
@@ -558,6 +558,9 @@ describe('prices with cents, budgets said first, look-back windows, states, mont
         `${g.pick(parts)} ${price}元，这个价合理吗`,
         `${g.pick(suppliers)}报价 ${price}，${g.pick(parts)}价格高不高`,
         `Is ${price} yuan a fair price for ${g.pick(parts)}?`,
+        `${g.pick(['Bosch', 'Denso'])} wants ${price} per ${g.pick(parts)}, is that fair?`,
+        `${g.pick(parts)} at ${price} each — reasonable?`,
+        `${g.pick(suppliers)}的${g.pick(parts)} ${price}/个，合理吗`,
       ]);
       const j = readRequest(judge, today);
       expect([j.intent, j.money, j.quantity], judge).toEqual(['judge', price, undefined]);
@@ -567,6 +570,7 @@ describe('prices with cents, budgets said first, look-back windows, states, mont
         [`我有${tenThousands}万预算，${g.pick(parts)}能买几个`, Math.round(tenThousands * 10_000)],
         [`${zhNumber(n, false)}元的预算，${g.pick(parts)}可以买多少`, n],
         [`a ${n / 1000}k budget for ${g.pick(parts)}, how many can I buy?`, n],
+        [`How many ${g.pick(parts)} from ${g.pick(['Bosch', 'Torch'])} can I buy with ${n} yuan?`, n],
       ]);
       const b = readRequest(budget, today);
       expect([b.intent, b.money, b.quantity], budget).toEqual(['budget', money, undefined]);

@@ -183,6 +183,8 @@ export function readMoney(text: string): ({ value: number } & Span) | undefined 
     new RegExp(`(?:预算|budget(?:\\s+of|\\s+is)?|花|spend|总价|总额|金额)\\s*(?:是|为|有|:|：)?\\s*(${NUMBER})`, 'i'),
     // The amount before the word (1.5万预算, 8000 的预算, a 3k budget).
     new RegExp(`(${FIGURE})\\s*(?:的|块钱的|元的)?\\s*(?:预算|budget\\b)`, 'i'),
+    // A price per piece said without its currency (16.2 per F7TC, 18.5 each, 12.5/个): money, not a quantity.
+    /(?<![\w.-])(\d+(?:\.\d+)?)\s*(?:\/\s*(?:个|只|件|副|条|套|块|pcs?\b|piece\b|unit\b)|per\b(?!\s*(?:box|pack|case|carton|bag|month|week|day|year))|each\b|apiece\b|a piece\b)/i,
     // A price said without its currency (单价 18, 开价 18.5): money, not a quantity.
     /(?:单价|价格|报价|开价|要价|售价|卖)\s*(?:是|为|:|：)?\s*(\d+(?:\.\d+)?)(?![\d.]|\s*(?:个|只|件|条|套|盒|箱|pcs))/i,
   ];
