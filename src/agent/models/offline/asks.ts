@@ -77,7 +77,7 @@ const SPEND =
 const PAYMENT =
   /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
 const APPROVE =
-  /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|(?:都|全部|全都|一起)通过|(?:帮我|帮忙|请|麻烦|给我|你来|替我|去)\s*(?:把\s*\S{0,24}\s*)?(?:审批|审核|批)(?![中的人流])|(?:审批|审核)\s*(?=PO-\d)|\bapprove\b|\bsign off\b)/i;
+  /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|(?:都|全部|全都|一起)通过|(?:帮我|帮忙|请|麻烦|给我|你来|替我|去)\s*(?:把\s*\S{0,24}\s*)?(?:审批|审核)(?![中的人流])|(?:审批|审核)\s*(?=PO-\d)|\bapprove\b|\bsign off\b)/i;
 const APPROVE_QUESTION =
   /(?:待审批|审批中|等待审批|还没批|未审批).{0,6}(?:有哪些|哪些|多少|吗|列出|看看)|approved\?|\bwhich\b|\bany\b.*\bapproval/i;
 const PRICE_CHANGE =
@@ -357,8 +357,8 @@ export function readPeriod(
     ],
     // A month spelled out ("October orders"); "may" alone is a verb, so only its preposition above names it.
     [
-      /\b(jan|feb|mar|apr|jun|jul|aug|sep|oct|nov|dec)(?:uary|ruary|ch|il|e|y|ust|tember|ober|ember)\b(?!\s+\d)/i,
-      (m) => named(MONTHS_EN.indexOf(m[1].toLowerCase())),
+      /\b(january|february|march|april|june|july|august|september|october|november|december)\b(?!\s+\d)/i,
+      (m) => named(MONTHS_EN.indexOf(m[1].slice(0, 3).toLowerCase())),
     ],
   ];
   for (const [pattern, range] of rules) {
