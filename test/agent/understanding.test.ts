@@ -571,6 +571,7 @@ describe('prices with cents, budgets said first, look-back windows, states, mont
         [`${zhNumber(n, false)}元的预算，${g.pick(parts)}可以买多少`, n],
         [`a ${n / 1000}k budget for ${g.pick(parts)}, how many can I buy?`, n],
         [`How many ${g.pick(parts)} from ${g.pick(['Bosch', 'Torch'])} can I buy with ${n} yuan?`, n],
+        [`我手上有${zhNumber(n, false)}块，${g.pick(suppliers)}的${g.pick(parts)}最多能买多少？`, n],
       ]);
       const b = readRequest(budget, today);
       expect([b.intent, b.money, b.quantity], budget).toEqual(['budget', money, undefined]);

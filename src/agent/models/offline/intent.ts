@@ -452,7 +452,7 @@ export function readRequest(raw: string, today = new Date()): Reading {
   if (price) working = blankSpans(working, [price]);
   const amount = readAmountFilter(working);
   if (amount) working = blankSpans(working, [amount]);
-  const money = readMoney(working);
+  const money = readMoney(working, asked?.ask === 'budget');
   if (money) working = blankSpans(working, [money]);
   // A past period ("3月份", "last month") is a look-up's filter; it is not a delivery date.
   const period = lookback ?? readPeriod(working, today);

@@ -175,9 +175,13 @@ const CURRENCY_BEFORE = '(?:¥|￥|rmb\\s*|cny\\s*|\\$)';
 // 块 is money only as 块钱 or before a per-piece price (12块一个, 12块/个); 30块 alone is thirty pieces (块 is a unit).
 const CURRENCY_AFTER = '(?:元|块钱|块(?=\\s*(?:一个|一只|一件|一条|一套|每|\\/))|rmb\\b|yuan\\b|cny\\b)';
 
-/** A sum of money in a text and where it stands: never an order quantity, whatever else the text says. */
-export function readMoney(text: string): ({ value: number } & Span) | undefined {
+/**
+ * A sum of money in a text and where it stands: never an order quantity, whatever else the text says. In a budget
+ * question (`budget`) a sum said in 块 ("我手上有六千块") is money too: what a budget buys is never counted in 块.
+ */
+export function readMoney(text: string, budget = false): ({ value: number } & Span) | undefined {
   const patterns = [
+    ...(budget ? [new RegExp(`(${FIGURE})\\s*块(?!\\s*(?:一个|一只|一件|一条|一套|每|\\/))`, 'i')] : []),
     new RegExp(`${CURRENCY_BEFORE}\\s*(${NUMBER})`, 'i'),
     new RegExp(`(${NUMBER})\\s*${CURRENCY_AFTER}`, 'i'),
     new RegExp(`(?:预算|budget(?:\\s+of|\\s+is)?|花|spend|总价|总额|金额)\\s*(?:是|为|有|:|：)?\\s*(${NUMBER})`, 'i'),

@@ -94,7 +94,7 @@ export function historyWindow(period: Reading['period'], today = new Date()): Hi
     months: Math.min(HISTORY_MAX_MONTHS, Math.max(1, back)),
     from: period.from.slice(0, 7),
     to: period.to.slice(0, 7),
-    zh: period.label,
+    zh: `${period.label} `,
     en: period.label,
   };
 }
