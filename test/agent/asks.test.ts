@@ -348,7 +348,13 @@ describe('only an explicit order request drafts a write (generated phrasings on 
     const offersOf = all.filter((o) => o.model === model).sort((a, b) => a.price - b.price);
     const turn = await h.send(
       h.contextFor('laoxiao', session),
-      r.pick(['就从报价最低的那家买 500 个', '就从最便宜的那家订500个', '从最便宜的那家买 500 个吧']),
+      r.pick([
+        '就从报价最低的那家买 500 个',
+        '就从最便宜的那家订500个',
+        '从最便宜的那家买 500 个吧',
+        'order 500 from the cheapest one',
+        'buy 500 from the lowest-priced one',
+      ]),
     );
     const args = approvalArgs(turn, 'order_create');
     if (!offersOf.length) misses.push(`no analysis: ${analysis.answer.slice(0, 200)}`);

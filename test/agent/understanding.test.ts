@@ -5,6 +5,7 @@ import { readDate } from '../../src/agent/models/offline/dates.ts';
 import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
+import { historyWindow } from '../../src/agent/models/offline/questions.ts';
 import { rfqAction } from '../../src/agent/models/offline/sourcing.ts';
 import { seeded } from '../seeded.ts';
 
@@ -541,5 +542,127 @@ describe('requests for quotation (generated phrasings)', () => {
     expect(readRequest('对比一下火炬、恒久、大同三家的428H-118L链条价格', today).intent).toBe('compare');
     expect(readRequest('比较 3 家供应商的 F7TC 报价', today).intent).toBe('compare');
     expect(readRequest('are you aware of low stock?', today).intent).toBe('inventory');
+  });
+});
+
+describe('prices with cents, budgets said first, look-back windows, states, months and definitions (generated phrasings)', () => {
+  const g = seeded(8080);
+  const suppliers = ['博世', '德尔福', '火炬', 'NGK', '电装'];
+  const parts = ['F7TC', 'BP-125F', 'HF204 机油滤清器', '火花塞', 'IC-125 点火线圈'];
+
+  it('keeps the cents of a price, reads a price per piece without its currency, and a budget however it is put', () => {
+    for (let i = 0; i < 40; i++) {
+      const price = g.int(5, 400) + g.pick([0.5, 0.25, 0.48, 0.9, 0.05]);
+      const judge = g.pick([
+        `${g.pick(suppliers)}的${g.pick(parts)}卖${price}贵不贵`,
+        `${g.pick(parts)} ${price}元，这个价合理吗`,
+        `${g.pick(suppliers)}报价 ${price}，${g.pick(parts)}价格高不高`,
+        `Is ${price} yuan a fair price for ${g.pick(parts)}?`,
+        `${g.pick(['Bosch', 'Denso'])} wants ${price} per ${g.pick(parts)}, is that fair?`,
+        `${g.pick(parts)} at ${price} each — reasonable?`,
+        `${g.pick(suppliers)}的${g.pick(parts)} ${price}/个，合理吗`,
+      ]);
+      const j = readRequest(judge, today);
+      expect([j.intent, j.money, j.quantity], judge).toEqual(['judge', price, undefined]);
+      const tenThousands = g.int(1, 9) + g.pick([0, 0.5, 0.2]);
+      const n = g.int(2, 90) * 100;
+      const [budget, money] = g.pick<[string, number]>([
+        [`我有${tenThousands}万预算，${g.pick(parts)}能买几个`, Math.round(tenThousands * 10_000)],
+        [`${zhNumber(n, false)}元的预算，${g.pick(parts)}可以买多少`, n],
+        [`a ${n / 1000}k budget for ${g.pick(parts)}, how many can I buy?`, n],
+        [`How many ${g.pick(parts)} from ${g.pick(['Bosch', 'Torch'])} can I buy with ${n} yuan?`, n],
+        [`我手上有${zhNumber(n, false)}块，${g.pick(suppliers)}的${g.pick(parts)}最多能买多少？`, n],
+      ]);
+      const b = readRequest(budget, today);
+      expect([b.intent, b.money, b.quantity], budget).toEqual(['budget', money, undefined]);
+    }
+  });
+
+  it('reads the window a direction or trend question looks back over, 12 months when it says none', () => {
+    for (let i = 0; i < 40; i++) {
+      const part = g.pick(parts);
+      const n = g.int(2, 11);
+      const [text, months] = g.pick<[string, number | undefined]>([
+        [`${part}${g.pick(['最近半年', '近半年', '过去半年', '这半年'])}价格涨了还是跌了？`, 6],
+        [`${part}${g.pick(['过去', '最近', '近'])}${g.pick([String(n), zhNumber(n, false)])}个月价格是涨是跌`, n],
+        [`has the price of ${part} gone ${g.pick(['up', 'down'])} over the last ${n} months?`, n],
+        [`${part}这一年是涨了还是跌了`, undefined],
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.period?.months, r.quantity], text).toEqual(['direction', months, undefined]);
+      expect(historyWindow(r.period, today).months, text).toBe(months ?? 12);
+      const trend = `${part}${g.pick(['近', '过去', '最近'])}${zhNumber(n, false)}个月的价格走势`;
+      const t = readRequest(trend, today);
+      expect([t.intent, t.period?.months], trend).toEqual(['trend', n]);
+    }
+    // A calendar period is the months from its start to now, kept to its end.
+    expect(historyWindow(readRequest('F7TC今年上半年是涨了还是跌了', today).period, today)).toMatchObject({
+      months: 12,
+      from: '2026-01',
+      to: '2026-06',
+    });
+  });
+
+  it('reads cancelled orders said as an attribute, and months spelled out in English, as look-up filters', () => {
+    const names = [
+      'January',
+      'February',
+      'March',
+      'April',
+      'June',
+      'July',
+      'August',
+      'September',
+      'October',
+      'November',
+    ];
+    for (let i = 0; i < 30; i++) {
+      const month = g.int(1, 11);
+      const zh = readRequest(
+        g.pick([`${month}月份取消的订单有哪些`, `${month}月作废的单子`, `看看${month}月撤销的采购单`]),
+        today,
+      );
+      expect([zh.intent, zh.statuses?.statuses, zh.period?.from], zh.text).toEqual([
+        'lookup',
+        ['cancelled'],
+        `2026-${String(month).padStart(2, '0')}-01`,
+      ]);
+      const name = g.pick(names);
+      const en = readRequest(
+        g.pick([
+          `show me cancelled orders from ${name}`,
+          `${name} orders from ${g.pick(suppliers)}`,
+          `list orders of ${name}`,
+        ]),
+        today,
+      );
+      const at = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov'].indexOf(
+        name.slice(0, 3).toLowerCase(),
+      );
+      expect([en.intent, en.period?.from], en.text).toEqual(['lookup', `2026-${String(at + 1).padStart(2, '0')}-01`]);
+    }
+  });
+
+  it('reads what a term is as a knowledge question, even when the term names a flow of its own', () => {
+    const glossary = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
+    for (const entry of glossary) {
+      for (const text of [`什么是${entry.titleZh}`, `${entry.titleZh}是什么？`, `${entry.titleEn} 是什么`]) {
+        expect(readRequest(text, today).intent, text).toBe('knowledge');
+        expect(findTerm(glossary, text)?.titleEn, text).toBe(entry.titleEn);
+      }
+    }
+    // A supplier's field is still the supplier's.
+    expect(readRequest('博世的付款条件是什么', today).intent).toBe('supplierInfo');
+  });
+
+  it('refuses a buyer approving an order however the request is put, and still lists orders awaiting approval', () => {
+    for (let i = 0; i < 20; i++) {
+      const no = `PO-2026${String(g.int(1, 12)).padStart(2, '0')}-H${String(g.int(1, 999)).padStart(5, '0')}`;
+      const text = g.pick([`帮我审批 ${no}`, `请审批一下这个单`, `麻烦把${no}审批了`, `审批 ${no}`, `帮忙批一下${no}`]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.refusal], text).toEqual(['refuse', 'approve']);
+    }
+    for (const text of ['待审批的订单有哪些', '审批中的订单', '哪些单子还没审批？'])
+      expect(readRequest(text, today).intent, text).toBe('lookup');
   });
 });

@@ -10,7 +10,7 @@ import { type Offer, offers as offersOf, scoreFresh, shortEn, shortZh, writeDraf
  * periods and orders of the started stack's ERP, in Chinese and English, and judged strictly against that ERP:
  * a supplier's lead time, rating, terms and contact; who supplies a category and which models it has; what was
  * spent on a category in a period; orders awaiting approval; whether a day's orders arrived; cancelling an order
- * named by supplier and day; ordering from the cheapest offer (after an analysis: test/agent/asks.test.ts); refusing supplier master-data changes; suppliers
+ * named by supplier and day; which way a price went over the window said; ordering from the cheapest offer (after an analysis: test/agent/asks.test.ts); refusing supplier master-data changes; suppliers
  * named in English by their pinyin and parts by a fragment of their model.
  */
 const SEED = Date.now() % 1_000_000;
@@ -284,6 +284,39 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         judge: (turn) =>
           orderedFrom(o, q)(turn) ??
           (JSON.stringify(writeDraft(turn)?.value.args).includes(`¥${o.price}`) ? undefined : 'price not stated'),
+      });
+    }
+    // Which way a price went over the window said ("最近半年", "past 3 months"): the ERP's price history of that many
+    // months, its first and last paid month, and the window named in the answer.
+    for (let i = 0; i < 2; i++) {
+      const o = pick(offers);
+      const n = pick([3, 6]);
+      const say = pick(
+        n === 6
+          ? [`${o.model}最近半年价格涨了还是跌了？`, `has the price of ${o.model} gone up over the last six months?`]
+          : [`${o.model}过去三个月价格是涨是跌`, `did ${o.model} prices rise over the past 3 months?`],
+      );
+      list.push({
+        cls: 'direction-window',
+        say,
+        judge: async (turn) => {
+          const res = await fetch(`${stack.erpUrl}/parts/${o.partId}/price-history?months=${n}&by=product`, {
+            headers,
+          });
+          const history = (await res.json()) as {
+            series: Array<{ months: Array<{ month: string; avgUnitPrice: number; lines: number }> }>;
+          };
+          const paid = (history.series[0]?.months ?? []).filter((m) => m.lines > 0);
+          const named = turn.answer.includes(`近 ${n} 个月`) || turn.answer.includes(`last ${n} months`);
+          if (noWrite(turn) || !named)
+            return noWrite(turn) || `window of ${n} months not named: ${turn.answer.slice(0, 160)}`;
+          if (paid.length < 2)
+            return /不足两个|fewer than two/.test(turn.answer) ? undefined : 'no "too little history"';
+          const [first, last] = [paid[0], paid[paid.length - 1]];
+          return [first, last].every((m) => turn.answer.includes(`${m.month} ${yuan(m.avgUnitPrice)}`))
+            ? undefined
+            : `expected ${first.month} → ${last.month}: ${turn.answer.slice(0, 160)}`;
+        },
       });
     }
     // 4. A supplier's master data is refused with the reason: nothing drafted, nothing written.

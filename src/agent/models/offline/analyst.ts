@@ -27,7 +27,7 @@ import {
   scorecardSection,
 } from './price-review.ts';
 import { allFrom, citeAll, citeOf, type From, idsOf, SourceBook } from './provenance.ts';
-import { planBudget, planDirection, planJudgement } from './questions.ts';
+import { historyWindow, planBudget, planDirection, planJudgement } from './questions.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
 export const ANALYST_PATHS = {
@@ -47,7 +47,8 @@ interface PaidSeries {
   total: { avgUnitPrice: number | null; lines: number; quantity: number };
 }
 
-/** The price history asked for each comparison: per supplier and across suppliers, 12 calendar months. */
+/** The price history asked for each comparison: per supplier and across suppliers, over the months the request says
+ *  ("近三个月的价格走势"), 12 calendar months when it says none. */
 const PAID_GROUPINGS = ['supplier', 'product'] as const;
 const PAID_MONTHS = 12;
 
@@ -201,7 +202,7 @@ export function planAnalysis(view: ConversationView): Plan {
         ...(view.tools.has('part_price_history')
           ? PAID_GROUPINGS.map((by) => ({
               name: 'part_price_history',
-              args: { partId: offers[0].id, months: PAID_MONTHS, by },
+              args: { partId: offers[0].id, months: historyWindow(current.period).months, by },
             }))
           : []),
       ],
@@ -451,6 +452,8 @@ interface AnalysisResult extends ReviewResult {
   priceSpreadPct: number;
   /** How the trend is computed, as the ERP defines it; null without a price history. */
   trendBasis: string | null;
+  /** The calendar months of paid prices the price history covers. */
+  paidMonths: number;
   /** Across suppliers. */
   trend: PaidMonth[];
   supplierTrends: Array<{ supplier: string; months: PaidMonth[] }>;
@@ -517,6 +520,7 @@ function analysisResult(view: ConversationView): AnalysisResult | undefined {
     );
     return {
       ...computed,
+      paidMonths: Number(history?.across.step.args.months ?? PAID_MONTHS),
       ...trendFigures(history, inputs.offers),
       priceChecks,
       anomalies,
@@ -564,7 +568,7 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
         'line',
         {
           data: lines.flatMap((l) => l.months.map((m) => ({ time: m.month, value: m.avgPrice, group: l.name }))),
-          title: `${result.model} 近 12 个月已下单/已收货加权均价`,
+          title: `${result.model} 近 ${result.paidMonths} 个月已下单/已收货加权均价`,
           axisXTitle: '月份',
           axisYTitle: '单价（元）',
         },
@@ -651,23 +655,23 @@ function trendLine(r: AnalysisResult, en: boolean): string {
       : '- 价格趋势：ERP 没有提供价格历史（part_price_history），未计算趋势。/ The ERP offers no price history: no trend.';
   if (!r.trend.length)
     return en
-      ? '- Price trend: nothing was ordered or received for this product in 12 months.'
-      : '- 价格趋势：近 12 个月没有已下单/已收货的成交记录。/ Nothing was paid for this product in 12 months.';
+      ? `- Price trend: nothing was ordered or received for this product in ${r.paidMonths} months.`
+      : `- 价格趋势：近 ${r.paidMonths} 个月没有已下单/已收货的成交记录。/ Nothing was paid for this product in ${r.paidMonths} months.`;
   const months = `${r.trend.map((t) => `${t.month} ${yuan(t.avgPrice)}`).join(' → ')} ${cite(idsOf(...r.trend.map((t) => t.from.avgPrice)))}`;
   return en
-    ? `- Price trend (all suppliers, quantity-weighted monthly average of ordered/received order lines): ${months}`
-    : `- 价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${months}`;
+    ? `- Price trend over the last ${r.paidMonths} months (all suppliers, quantity-weighted monthly average of ordered/received order lines): ${months}`
+    : `- 近 ${r.paidMonths} 个月价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${months}`;
 }
 
-/** A line of the summary: what the project paid each supplier over 12 months, with its source. */
+/** A line of the summary: what the project paid each supplier over the months of the history, with its source. */
 function paidLine(r: AnalysisResult, en: boolean): string[] {
   const paid = r.suppliers.filter((s) => s.avgPaid !== null);
   if (!paid.length) return [];
   const cited = cite(idsOf(...paid.map((s) => s.from.avgPaid)));
   return [
     en
-      ? `- Average paid price per supplier over 12 months (ordered/received, quantity-weighted): ${paid.map((s) => `${s.supplier} ${yuan(s.avgPaid)} (${s.orderedQty} units)`).join(', ')} ${cited}`
-      : `- 近 12 个月各供应商成交均价（已下单/已收货，按数量加权）：${paid.map((s) => `${s.supplier} ${yuan(s.avgPaid)}（${s.orderedQty} 件）`).join('、')} ${cited}`,
+      ? `- Average paid price per supplier over ${r.paidMonths} months (ordered/received, quantity-weighted): ${paid.map((s) => `${s.supplier} ${yuan(s.avgPaid)} (${s.orderedQty} units)`).join(', ')} ${cited}`
+      : `- 近 ${r.paidMonths} 个月各供应商成交均价（已下单/已收货，按数量加权）：${paid.map((s) => `${s.supplier} ${yuan(s.avgPaid)}（${s.orderedQty} 件）`).join('、')} ${cited}`,
   ];
 }
 
@@ -693,7 +697,7 @@ function comparisonReport(r: AnalysisResult, charts: Chart[], en: boolean): stri
       : []),
     '',
     '## 明细',
-    '| 供应商 | 料号 | ERP 目录价 | 官网报价 | 官网 vs ERP | 近 12 个月成交均价 | 成交行数 | 近 12 个月采购量 | MOQ | 来源 |',
+    `| 供应商 | 料号 | ERP 目录价 | 官网报价 | 官网 vs ERP | 近 ${r.paidMonths} 个月成交均价 | 成交行数 | 近 ${r.paidMonths} 个月采购量 | MOQ | 来源 |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
@@ -739,7 +743,7 @@ function comparisonReportEn(r: AnalysisResult, charts: Chart[]): string {
       : []),
     '',
     '## Details',
-    '| Supplier | Code | ERP list price | Web quote | Web vs ERP | 12-month avg paid | Paid lines | 12-month quantity | MOQ | Sources |',
+    `| Supplier | Code | ERP list price | Web quote | Web vs ERP | ${r.paidMonths}-month avg paid | Paid lines | ${r.paidMonths}-month quantity | MOQ | Sources |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',

@@ -77,7 +77,7 @@ const SPEND =
 const PAYMENT =
   /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
 const APPROVE =
-  /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|(?:都|全部|全都|一起)通过|\bapprove\b|\bsign off\b)/i;
+  /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|(?:都|全部|全都|一起)通过|(?:帮我|帮忙|请|麻烦|给我|你来|替我|去)\s*(?:把\s*\S{0,24}\s*)?(?:审批|审核)(?![中的人流])|(?:审批|审核)\s*(?=PO-\d)|\bapprove\b|\bsign off\b)/i;
 const APPROVE_QUESTION =
   /(?:待审批|审批中|等待审批|还没批|未审批).{0,6}(?:有哪些|哪些|多少|吗|列出|看看)|approved\?|\bwhich\b|\bany\b.*\bapproval/i;
 const PRICE_CHANGE =
@@ -112,11 +112,14 @@ export function directionSpans(text: string): Span[] {
 const JUDGE =
   /合理吗|合不合理|合理不|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
 const BUDGET =
-  /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|what can i (?:get|buy) for|\bafford\b/i;
+  /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,60}\b(?:can|could) (?:i|we) (?:buy|get|order|afford)\b|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|what can i (?:get|buy) for|\bafford\b/i;
 const KNOWLEDGE =
-  /什么是|是什么意思|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
+  /什么是|是什么意思|(?:[A-Za-z\u3400-\u9fff]{2,})\s*是(?:什么|啥)\s*[?？]?\s*$|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
 
-/** The refusal or question a request is, if any; read in this order, so "帮我给博世付款 200 元" is a payment. */
+/** Asking what a term is ("什么是三单匹配", "交货周期是什么？", "what is a blanket PO?"), not about one's own records. */
+const DEFINING =
+  /什么是|是什么意思|什么意思|^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bwhat does\b.{1,40}\bmean\b/i;
+
 /**
  * The words of a question that name no part or supplier ("谁家供应", "交货周期是多少", "花了多少钱"): blanked before the
  * rest is searched in the catalogue.
@@ -129,6 +132,7 @@ export function askSpans(text: string, ask: Ask | undefined): Span[] {
   return [];
 }
 
+/** The refusal or question a request is, if any; read in this order, so "帮我给博世付款 200 元" is a payment. */
 export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefined {
   // A supplier's fields first: 付款条件 is a supplier's terms, not a payment; changing them is master data.
   const fields = /PO-\d/i.test(text) ? [] : supplierFields(text);
@@ -137,9 +141,13 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   if (
     fields.length &&
     ASKED.test(text) &&
-    !/什么是|是什么意思|什么意思|\bwhat (?:is|are) (?:a|an)\b|\bmean\b/i.test(text)
+    !/什么是|是什么意思|什么意思|\bwhat (?:is|are) (?:a|an)\b|\bmean\b/i.test(text) &&
+    // "交货周期是什么？" asks what the term is; "博世的交货周期是什么" asks a supplier's.
+    !/^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$/.test(text)
   )
     return { ask: 'supplierInfo' };
+  // "Payment terms 是什么" asks what words mean, before any write they name is refused.
+  if (DEFINING.test(text)) return { ask: 'knowledge' };
   if (PAYMENT.test(text)) return { ask: 'refuse', refusal: 'payment' };
   if (DELETE_ALL.test(text)) return { ask: 'refuse', refusal: 'deleteAll' };
   if (APPROVE.test(text) && !APPROVE_QUESTION.test(text)) return { ask: 'refuse', refusal: 'approve' };
@@ -171,7 +179,11 @@ const STATUS_WORDS: Array<[RegExp, string[], string]> = [
     ['approved', 'ordered'],
     '未到货 / not yet delivered',
   ],
-  [/已取消|取消了|被取消|作废了|cancell?ed/i, ['cancelled'], '已取消 / cancelled'],
+  [
+    /已取消|取消了|被取消|作废了|(?:取消|作废|撤销)的(?:订单|采购单|单子|单)|cancell?ed/i,
+    ['cancelled'],
+    '已取消 / cancelled',
+  ],
   [/已到货|已收货|到货了|收到了|received|delivered/i, ['received'], '已收货 / received'],
   [/草稿|draft/i, ['draft'], '草稿 / draft'],
   [/已审批|审批通过的|(?<!not (?:yet )?)approved\b/i, ['approved'], '已审批 / approved'],
@@ -180,6 +192,9 @@ const STATUS_WORDS: Array<[RegExp, string[], string]> = [
 /** Asking whether orders have arrived ("上周五下的单到货了没有", "has the Bosch order arrived?"): their states answer. */
 export const DELIVERY_QUESTION =
   /(?:到货|到|收到|收货|送到|送达|交货)了?(?:没有|没|吗|了吗|了没)|有没有(?:到货|到|收到|送到)|是否(?:已经?)?(?:到货|收到|送达)|\b(?:has|have|did|is|are)\b.{0,60}\b(?:arrived?|been delivered|been received|come in|delivered|received)\b|\b(?:arrived|delivered|received) yet\b/i;
+
+/** Cancelled orders named by their state ("已取消的订单", "作废的单子"): the words say which orders, not to cancel. */
+export const CANCELLED_STATE = /已取消|被取消|(?:取消|作废|撤销)(?:掉)?的(?=订单|采购单|单子|单)/g;
 
 /** The states a look-up asks for ("还没到货的", "cancelled"), with the filter's label. */
 export function readStatuses(text: string): { statuses: string[]; label: string } | undefined {
@@ -337,8 +352,13 @@ export function readPeriod(
       },
     ],
     [
-      /\b(?:in|during|for)\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b(?!\s+\d)/i,
+      /\b(?:in|during|for|from|of)\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b(?!\s+\d)/i,
       (m) => named(MONTHS_EN.indexOf(m[1].toLowerCase())),
+    ],
+    // A month spelled out ("October orders"); "may" alone is a verb, so only its preposition above names it.
+    [
+      /\b(january|february|march|april|june|july|august|september|october|november|december)\b(?!\s+\d)/i,
+      (m) => named(MONTHS_EN.indexOf(m[1].slice(0, 3).toLowerCase())),
     ],
   ];
   for (const [pattern, range] of rules) {

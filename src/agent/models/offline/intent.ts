@@ -1,6 +1,7 @@
 import {
   type Ask,
   askSpans,
+  CANCELLED_STATE,
   DELIVERY_QUESTION,
   directionSpans,
   isEnglish,
@@ -431,6 +432,9 @@ export function readRequest(raw: string, today = new Date()): Reading {
     );
   if (noteMatch) spans.push({ start: noteMatch.index, end: text.length });
   const asked = readAsk(text);
+  // "最近半年是涨了还是跌了": the look-back is the window the direction is told over (12 months when none is said).
+  const lookback = asked?.ask === 'direction' ? readPeriod(text, today) : undefined;
+  if (lookback) spans.push(lookback);
   // "这一年是涨了还是跌了" names no part: its direction words and look-back are not left to name one.
   if (asked?.ask === 'direction') spans.push(...directionSpans(text));
   // "谁家供应火花塞" names the part only: the question's words are not left to name one.
@@ -438,16 +442,21 @@ export function readRequest(raw: string, today = new Date()): Reading {
   let working = blankSpans(text, spans);
   const delivery = DELIVERY_QUESTION.test(working);
   const statuses = delivery ? undefined : readStatuses(working);
+  if (statuses?.statuses.includes('cancelled'))
+    working = blankSpans(
+      working,
+      [...working.matchAll(CANCELLED_STATE)].map((m) => ({ start: m.index, end: m.index + m[0].length })),
+    );
   // A unit-price ceiling (单价不超过15元) before an order amount bound (超过5000元的订单): both say 不超过.
   const price = readPriceCap(working);
   if (price) working = blankSpans(working, [price]);
   const amount = readAmountFilter(working);
   if (amount) working = blankSpans(working, [amount]);
-  const money = readMoney(working);
+  const money = readMoney(working, asked?.ask === 'budget');
   if (money) working = blankSpans(working, [money]);
   // A past period ("3月份", "last month") is a look-up's filter; it is not a delivery date.
-  const period = readPeriod(working, today);
-  if (period) working = blankSpans(working, [period]);
+  const period = lookback ?? readPeriod(working, today);
+  if (period && !lookback) working = blankSpans(working, [period]);
   const date = readDate(working, today);
   if (date) working = blankSpans(working, [date]);
   const supplierCount = readSupplierCount(working);
@@ -520,7 +529,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
 const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 
 /** Asking what a kind of thing is ("what is a blanket PO", "什么是框架订单"), not about one of the user's own. */
-const DEFINITION = /什么是|是什么意思|什么意思|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
+const DEFINITION =
+  /什么是|是什么意思|什么意思|是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
 
 /** A question rather than a command: which, how many, whether. */
 export const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|了没|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
@@ -558,7 +568,9 @@ function decide(r: Reading): Intent | undefined {
     !r.rfqNo &&
     !hasQty &&
     (s(r, 'orderNoun') === 0 || DEFINITION.test(r.text)) &&
-    Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'), s(r, 'lookup'), s(r, 'cancel'), s(r, 'update')) < 3
+    // "什么是安全库存" asks what the words mean, however strongly they cue a flow of their own.
+    (DEFINITION.test(r.text) ||
+      Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory'), s(r, 'lookup'), s(r, 'cancel'), s(r, 'update')) < 3)
   )
     return 'knowledge';
   // A request for quotation by its number or its words, or an award (which only an RFQ has), however many numbers

@@ -26,7 +26,7 @@ const THANKS_REPLY = '不客气！还有需要随时告诉我。/ You are welcom
 
 /** Words that make a short message lean on the previous request ("再来100个", "那刹车片呢？", "what about…"). */
 const FOLLOW_UP =
-  /那家|这家|上次|最低|最便宜|再|还要|也要|另外|同样|一样|照旧|换成|改成|改为|呢\s*[?？]?\s*$|another|again|more|same|instead|what about|how about|and\s/i;
+  /那家|这家|上次|最低|最便宜|再|还要|也要|另外|同样|一样|照旧|换成|改成|改为|呢\s*[?？]?\s*$|another|again|more|same|instead|what about|how about|and\s|\b(?:cheapest|lowest|cheaper)(?:-priced)? (?:one|of them)\b/i;
 
 /** Words pointing at the cheapest supplier of the analysis just shown. */
 const CHEAPEST = /最低|最便宜|便宜的那|cheapest|lowest/i;

@@ -111,21 +111,29 @@ function englishNumber(text: string): number | undefined {
   return total + current;
 }
 
-/** Digits with suffixes (1,000 · 1k · 1.5k · 2万 · 3w) or English words (two hundred, a thousand). */
+/** Digits with suffixes (1,000 · 1k · 1.5k · 2万 · 3w) or English words (two hundred, a thousand), as a count. */
 export function plainNumber(text: string): number | undefined {
+  const value = plainAmount(text);
+  return value === undefined ? undefined : Math.round(value);
+}
+
+/** The same as {@link plainNumber}, keeping cents: a price of 13.5 is 13.5, not 14. */
+export function plainAmount(text: string): number | undefined {
   const t = text.trim().toLowerCase();
   const digits = /^(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|千|w|万|hundred|thousand)?$/.exec(t);
   if (digits) {
     const base = Number(digits[1].replace(/,/g, ''));
     const factor = { k: 1000, 千: 1000, thousand: 1000, hundred: 100, w: 10000, 万: 10000 }[digits[2] ?? ''] ?? 1;
-    return Math.round(base * factor);
+    return Math.round(base * factor * 100) / 100;
   }
   const english = englishNumber(t);
   if (english !== undefined) return english;
   return chineseNumber(t);
 }
 
-const NUMBER = `(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万)?(?![\\d.]))|[零〇一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]+|${EN_NUMBER}`;
+/** A number in digits or Chinese numerals (never in English words, where "a" is one). */
+const FIGURE = `(?:\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?)(?:\\s+(?:hundred|thousand)\\b|\\s*(?:k|千|w|万)?(?![\\d.]))|[零〇一二两三四五六七八九十百千万壹贰叁肆伍陆柒捌玖拾佰仟]+`;
+const NUMBER = `${FIGURE}|${EN_NUMBER}`;
 const UNIT = '(?:个|只|件|条|套|副|块|支|根|盒|箱|片|台|颗|pcs?\\b|pieces?\\b|units?\\b|sets?\\b|pairs?\\b|ea\\b)';
 
 export interface Span {
@@ -167,19 +175,27 @@ const CURRENCY_BEFORE = '(?:¥|￥|rmb\\s*|cny\\s*|\\$)';
 // 块 is money only as 块钱 or before a per-piece price (12块一个, 12块/个); 30块 alone is thirty pieces (块 is a unit).
 const CURRENCY_AFTER = '(?:元|块钱|块(?=\\s*(?:一个|一只|一件|一条|一套|每|\\/))|rmb\\b|yuan\\b|cny\\b)';
 
-/** A sum of money in a text and where it stands: never an order quantity, whatever else the text says. */
-export function readMoney(text: string): ({ value: number } & Span) | undefined {
+/**
+ * A sum of money in a text and where it stands: never an order quantity, whatever else the text says. In a budget
+ * question (`budget`) a sum said in 块 ("我手上有六千块") is money too: what a budget buys is never counted in 块.
+ */
+export function readMoney(text: string, budget = false): ({ value: number } & Span) | undefined {
   const patterns = [
+    ...(budget ? [new RegExp(`(${FIGURE})\\s*块(?!\\s*(?:一个|一只|一件|一条|一套|每|\\/))`, 'i')] : []),
     new RegExp(`${CURRENCY_BEFORE}\\s*(${NUMBER})`, 'i'),
     new RegExp(`(${NUMBER})\\s*${CURRENCY_AFTER}`, 'i'),
     new RegExp(`(?:预算|budget(?:\\s+of|\\s+is)?|花|spend|总价|总额|金额)\\s*(?:是|为|有|:|：)?\\s*(${NUMBER})`, 'i'),
+    // The amount before the word (1.5万预算, 8000 的预算, a 3k budget).
+    new RegExp(`(${FIGURE})\\s*(?:的|块钱的|元的)?\\s*(?:预算|budget\\b)`, 'i'),
+    // A price per piece said without its currency (16.2 per F7TC, 18.5 each, 12.5/个): money, not a quantity.
+    /(?<![\w.-])(\d+(?:\.\d+)?)\s*(?:\/\s*(?:个|只|件|副|条|套|块|pcs?\b|piece\b|unit\b)|per\b(?!\s*(?:box|pack|case|carton|bag|month|week|day|year))|each\b|apiece\b|a piece\b)/i,
     // A price said without its currency (单价 18, 开价 18.5): money, not a quantity.
     /(?:单价|价格|报价|开价|要价|售价|卖)\s*(?:是|为|:|：)?\s*(\d+(?:\.\d+)?)(?![\d.]|\s*(?:个|只|件|条|套|盒|箱|pcs))/i,
   ];
   let best: ({ value: number } & Span) | undefined;
   for (const p of patterns) {
     const m = p.exec(text);
-    const value = m ? plainNumber(m[1]) : undefined;
+    const value = m ? plainAmount(m[1]) : undefined;
     if (m && value !== undefined && value > 0 && (!best || m.index < best.start))
       best = { value, start: m.index, end: m.index + m[0].length };
   }

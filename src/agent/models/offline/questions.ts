@@ -3,6 +3,7 @@ import { isEnglish } from './asks.ts';
 import { mostSupplied, type PartRef } from './catalogue.ts';
 import type { ConversationView, Plan, ToolStep } from './conversation.ts';
 import { type Facts, ground, offeredBy, type TaskTexts } from './grounding.ts';
+import type { Reading } from './intent.ts';
 import { severityText } from './price-review.ts';
 import { SourceBook } from './provenance.ts';
 
@@ -63,6 +64,44 @@ export function directionOf(change: number, english: boolean): { way: 'up' | 'do
     : { up: `上涨 ${size}%`, down: `下降 ${size}%`, flat: `基本持平（${change >= 0 ? '+' : '-'}${size}%）` }[way];
   return { way, text };
 }
+
+/** The most calendar months the ERP's price history answers. */
+const HISTORY_MAX_MONTHS = 36;
+
+/** The months a price-history question looks back over, as the ERP counts them (calendar months up to this one). */
+export interface HistoryWindow {
+  months: number;
+  /** The first and last month kept ("2026-01"), when the period said ends before this month or starts inside it. */
+  from?: string;
+  to?: string;
+  zh: string;
+  en: string;
+}
+
+/**
+ * The window a price question is told over: the period it says ("最近半年" 6 months, "过去三个月" 3, "今年" January
+ * to now, "去年下半年" those months), else the last 12 months.
+ */
+export function historyWindow(period: Reading['period'], today = new Date()): HistoryWindow {
+  if (!period) return { months: 12, zh: '近 12 个月', en: 'the last 12 months' };
+  if (period.months) {
+    const n = Math.min(HISTORY_MAX_MONTHS, period.months);
+    return { months: n, zh: `近 ${n} 个月`, en: `the last ${n} months` };
+  }
+  const start = new Date(`${period.from}T00:00:00Z`);
+  const back = (today.getUTCFullYear() - start.getUTCFullYear()) * 12 + today.getUTCMonth() - start.getUTCMonth() + 1;
+  return {
+    months: Math.min(HISTORY_MAX_MONTHS, Math.max(1, back)),
+    from: period.from.slice(0, 7),
+    to: period.to.slice(0, 7),
+    zh: `${period.label} `,
+    en: period.label,
+  };
+}
+
+/** The months of a price history inside the window. */
+const inWindow = (w: HistoryWindow) => (m: { month: string }) =>
+  (!w.from || m.month >= w.from) && (!w.to || m.month <= w.to);
 
 const resultOf = <T>(step: ToolStep | undefined) =>
   step && (step.result as { success?: boolean } | undefined)?.success !== false ? (step.result as T) : undefined;
@@ -151,9 +190,10 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
 }
 
 /**
- * "这一年是涨了还是跌了？": which way the price of the part asked about (or the one the conversation analysed) went
- * over the ERP's 12 months of paid prices across suppliers: the first and the last month with paid lines, the change
- * in percent, each figure cited with the ERP request that gave it.
+ * "这一年是涨了还是跌了？", "最近半年涨了还是跌了？": which way the price of the part asked about (or the one the
+ * conversation analysed) went over the window asked (12 months when none is said) of the ERP's paid prices across
+ * suppliers: the first and the last month with paid lines, the change in percent, each figure cited with the ERP
+ * request that gave it.
  */
 export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
   const grounded = ground(view, texts);
@@ -169,6 +209,7 @@ export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
     };
   const asked = partsAsked(facts, 50);
   if ('text' in asked) return asked;
+  const window = historyWindow(facts.current.reading.period);
   // The model the ERP lists first among the best supplied, as an analysis of the same words picks it.
   const part = mostSupplied(facts.parts.filter((p) => asked.parts.includes(p))) ?? asked.parts[0];
   const step = view.steps.find((s) => s.name === 'part_price_history' && Number(s.args.partId) === part.id);
@@ -179,20 +220,23 @@ export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
           ? 'The ERP offers no price history (part_price_history): which way the price went cannot be told.'
           : 'ERP 没有提供价格历史（part_price_history），无法判断涨跌。/ The ERP offers no price history.',
       };
-    return { toolCalls: [{ name: 'part_price_history', args: { partId: part.id, months: 12, by: 'product' } }] };
+    return {
+      toolCalls: [{ name: 'part_price_history', args: { partId: part.id, months: window.months, by: 'product' } }],
+    };
   }
   if (step.text === undefined) return {};
   const book = new SourceBook();
   const id = book.erp(step);
   const series = resultOf<History>(step)?.series?.[0];
-  const months = (series?.months ?? []).filter((m) => m.lines > 0);
+  const kept = (series?.months ?? []).filter(inWindow(window));
+  const months = kept.filter((m) => m.lines > 0);
   const name = `${part.name}（${part.model}）`;
   if (!series || months.length < 2) {
     return {
       text: [
         english
-          ? `${part.name} (${part.model}): fewer than two months with paid orders in the last 12 months ${cite([id])}, so no direction can be told. No order was drafted.`
-          : `${name}：近 12 个月有成交的月份不足两个 ${cite([id])}，无法判断涨跌。未起草订单。`,
+          ? `${part.name} (${part.model}): fewer than two months with paid orders in ${window.en} ${cite([id])}, so no direction can be told. No order was drafted.`
+          : `${name}：${window.zh}有成交的月份不足两个 ${cite([id])}，无法判断涨跌。未起草订单。`,
         ...sourcesList(book.sources),
       ].join('\n'),
     };
@@ -205,17 +249,24 @@ export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
   const verdict = english
     ? { up: 'Up', down: 'Down', flat: 'Flat' }[way]
     : { up: '涨了', down: '跌了', flat: '基本持平' }[way];
+  // The ERP's average is over every month it answered; a window that keeps fewer months has no such figure.
+  const whole = kept.length === series.months.length;
+  const average = whole
+    ? english
+      ? `, average ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)} over ${series.total.lines} lines`
+      : `，全期均价 ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)}（${series.total.lines} 行）`
+    : '';
   return {
     text: [
       english
-        ? `## ${part.name} (${part.model}): ${verdict} over the last 12 months`
-        : `## ${name}：近 12 个月价格${verdict}`,
+        ? `## ${part.name} (${part.model}): ${verdict} over ${window.en}`
+        : `## ${name}：${window.zh}价格${verdict}`,
       english
         ? `- ${first.month} ${yuan(first.avgUnitPrice)} ${at} → ${last.month} ${yuan(last.avgUnitPrice)} ${at}: ${text} ${at}`
         : `- ${first.month} ${yuan(first.avgUnitPrice)} ${at} → ${last.month} ${yuan(last.avgUnitPrice)} ${at}：${text} ${at}`,
       english
-        ? `- Paid prices of all suppliers, quantity-weighted monthly averages of ordered and received order lines; ${months.length} months with paid lines, 12-month average ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)} over ${series.total.lines} lines ${at}.`
-        : `- 所有供应商的成交价（已下单/已收货订单行按数量加权的月均价）；${months.length} 个月有成交，全期均价 ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)}（${series.total.lines} 行）${at}。`,
+        ? `- Paid prices of all suppliers, quantity-weighted monthly averages of ordered and received order lines; ${months.length} months with paid lines${average} ${at}.`
+        : `- 所有供应商的成交价（已下单/已收货订单行按数量加权的月均价）；${months.length} 个月有成交${average}${at}。`,
       english ? 'No order was drafted.' : '未起草订单。',
       ...sourcesList(book.sources),
     ].join('\n'),
