@@ -1,8 +1,8 @@
 import type { EChartsOption, SeriesOption } from 'echarts/types/dist/echarts';
-import { categoryLayout, formatValue } from './labels.ts';
+import { categoryLayout, formatValue } from '../protocol/index.ts';
 import { type ChartTheme, FONT_FAMILY, THEMES, type ThemeName } from './theme.ts';
 
-export { FEW_BARS, formatValue, textWidth } from './labels.ts';
+export { FEW_BARS, formatValue, textWidth } from '../protocol/index.ts';
 
 /** Options every AntV chart tool shares (all optional; maps have no theme/style). */
 export interface CommonArgs {

@@ -19,6 +19,15 @@ export {
   type PriceSeverity,
 } from './approvals.ts';
 export {
+  type CategoryLayout,
+  categoryLayout,
+  FEW_BARS,
+  formatValue,
+  LABEL_FONT,
+  type LabelArea,
+  textWidth,
+} from './chart-labels.ts';
+export {
   type AgentSuggestions,
   ApiError,
   ChatClient,

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FEW_BARS, formatValue } from '../../src/charts/labels.ts';
 import { FONT_FILES } from '../../src/charts/theme.ts';
 import type { ShowChartParams } from '../../src/protocol/index.ts';
+import { FEW_BARS, formatValue } from '../../src/protocol/index.ts';
 import { componentScript, hasChromium, launchChromium, screenshot, WIDTHS } from './browser.ts';
 import { ROOT } from './procura.ts';
 

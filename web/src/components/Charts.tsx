@@ -3,8 +3,7 @@ import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef, useState } from 'react';
-import { categoryLayout, FEW_BARS, formatValue } from '../../../src/charts/labels.ts';
-import type { ShowChartParams } from '../../../src/protocol/index.ts';
+import { categoryLayout, FEW_BARS, formatValue, type ShowChartParams } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import type { ChartItem } from '../session.ts';
 

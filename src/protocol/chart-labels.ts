@@ -1,6 +1,7 @@
 /**
- * How a chart labels its categories and values. Pure layout rules with no imports, so that the renderer
- * (`frame.ts`) and the browser UI's interactive charts lay out labels the same way.
+ * How a chart labels its categories and values. Pure layout rules with no imports, part of what the server and the
+ * browser share, so that the renderer (`src/charts/frame.ts`) and the browser UI's interactive charts lay out labels
+ * the same way.
  */
 
 export const LABEL_FONT = 12;
