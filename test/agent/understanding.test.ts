@@ -184,6 +184,78 @@ describe('numbers and money (generated phrasings)', () => {
   });
 });
 
+describe('periods, spend and quoted prices (generated phrasings)', () => {
+  const g = seeded(41);
+  const suppliers = ['博世', '电装', '德尔福', '朝阳轮胎', '冠军'];
+  const parts = ['F7TC', '机油滤清器', '刹车片', 'BP-125F', '火花塞'];
+  const MONTHS = [
+    'January',
+    'February',
+    'March',
+    'April',
+    'May',
+    'June',
+    'July',
+    'August',
+    'September',
+    'October',
+    'November',
+    'December',
+  ];
+  const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+
+  it('reads a month of a named year as that month, not the whole year', () => {
+    for (let i = 0; i < 40; i++) {
+      const month = g.int(1, 12);
+      const [word, year] = g.pick([
+        ['去年', 2025],
+        ['今年', 2026],
+        ['前年', 2024],
+      ] as const);
+      const written = g.pick([String(month), zhNumber(month, false)]);
+      const text = g.pick([
+        `${word}${written}月${g.pick(suppliers)}的订单有哪些`,
+        `${word}${written}月份下的采购单`,
+        `看看${word}的${written}月的单子`,
+        ...(word === '前年' ? [] : [`orders from ${MONTHS[month - 1]} ${word === '去年' ? 'last' : 'this'} year`]),
+      ]);
+      const mm = String(month).padStart(2, '0');
+      expect(readRequest(text, today).period, text).toMatchObject({
+        from: `${year}-${mm}-01`,
+        to: `${year}-${mm}-${lastDay(year, month)}`,
+      });
+    }
+  });
+
+  it('reads how much the orders placed came to as a spend question, never an order', () => {
+    for (let i = 0; i < 40; i++) {
+      const text = g.pick([
+        `${g.pick(['上个月', '今年', '去年下半年', '这个月'])}一共${g.pick(['下', '订', '采购', '买'])}了多少钱的${g.pick(['单', '货', '订单'])}？`,
+        `${g.pick(['上个月', '今年'])}${g.pick(suppliers)}的订单总金额是多少`,
+        `${g.pick(['上个月', '今年'])}在${g.pick(parts)}上${g.pick(['订', '采购'])}了多少钱`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.quantity], text).toEqual(['spend', undefined]);
+    }
+  });
+
+  it('reads a quoted price with the piece it is for as money, and the judgement words as no part: only the part and supplier are left to look up', () => {
+    for (let i = 0; i < 40; i++) {
+      const price = g.int(5, 60) + g.pick([0, 0.5, 0.8, 0.25]);
+      const supplier = g.pick(suppliers);
+      const part = g.pick(parts);
+      const text = g.pick([
+        `${supplier}的${part}卖${price}${g.pick(['一个', '一只', '每个'])}${g.pick(['贵不贵', '合理吗', '高不高'])}`,
+        `${supplier}${part} ${price}元${g.pick(['一个', '一只', '/个'])}，${g.pick(['贵吗', '划算吗', '合理吗'])}`,
+        `${supplier}报${part}单价${price}${g.pick(['一个', ''])}，贵不贵`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.money, r.quantity], text).toEqual(['judge', price, undefined]);
+      expect(r.rest, text).not.toMatch(/[一每]\s*[个只]|\/个|贵不贵|合理吗|高不高|贵吗|划算吗|单价/);
+    }
+  });
+});
+
 describe('commands versus questions (generated phrasings)', () => {
   const g = seeded(2026);
   const suppliers = ['博世', '德尔福', 'NGK', 'Bosch', '马勒'];

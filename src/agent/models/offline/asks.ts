@@ -72,7 +72,7 @@ function spansOf(text: string, patterns: RegExp[]): Span[] {
 
 /** How much was spent ("去年下半年在轮胎上花了多少钱", "how much did we spend on batteries"). */
 const SPEND =
-  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|买了多少钱|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|\b(?:spend|spent|spending|expenditure)\b/i;
+  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|订单(?:总)?金额(?:是|有|一共)?多少|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|\b(?:spend|spent|spending|expenditure)\b/i;
 
 const PAYMENT =
   /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
@@ -129,6 +129,13 @@ export function askSpans(text: string, ask: Ask | undefined): Span[] {
     return spansOf(text, [CATALOGUE_ZH, CATALOGUE_EN, CATALOGUE_HAVE_WORDS, /\bcan (?:i|we) (?:buy|order|get)\b/i]);
   if (ask === 'supplierInfo') return spansOf(text, [...FIELDS.map(([, p]) => p), ASKED]);
   if (ask === 'spend') return spansOf(text, [SPEND, /一共|总共|合计|\bin total\b/i]);
+  // "德尔福的机油滤清器报价高不高": the judgement and the price words name no part.
+  // A price word with its figure after it (单价 53) is left for the money it cues.
+  if (ask === 'judge')
+    return spansOf(text, [
+      JUDGE,
+      /(?:这个价|报价|开价|要价|售价|单价|价格|\bprice\b|\bquote[ds]?\b)(?!\s*(?:是|为|:|：|of)?\s*[¥$￥]?\s*\d)/i,
+    ]);
   return [];
 }
 
@@ -342,6 +349,18 @@ export function readPeriod(
     [/(?:本月|这个月|当月|\bthis month\b)(?!\s*\d{1,2}\s*[日号])/i, () => monthOf(y, m0)],
     [/上周|上个?星期|上个?礼拜|\blast week\b/i, () => weekStart(1)],
     [/本周|这周|这个?星期|\bthis week\b/i, () => weekStart(0)],
+    // A month of a named year (去年12月, 今年3月份, December last year): that month, not the whole year.
+    [
+      /(去年|今年|前年|上一年)\s*的?\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*月份?(?![\d一二三四五六七八九十]{1,3}\s*[日号])/,
+      (m) => {
+        const month = count(m[2]);
+        return month >= 1 && month <= 12 ? monthOf(m[1] === '前年' ? y - 2 : yearOf(m[1]), month - 1) : undefined;
+      },
+    ],
+    [
+      /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+(?:of\s+)?(last|this)\s+year\b/i,
+      (m) => monthOf(yearOf(m[2]), MONTHS_EN.indexOf(m[1].toLowerCase())),
+    ],
     [/今年|\bthis year\b/i, () => ({ from: `${y}-01-01`, to: `${y}-12-31` })],
     [/去年|\blast year\b/i, () => ({ from: `${y - 1}-01-01`, to: `${y - 1}-12-31` })],
     [

@@ -172,6 +172,8 @@ function readPacks(text: string): ({ value: number } & Span) | undefined {
 
 /** What money is written as: ¥8000, 8000元, 八千块钱, 8k yuan, RMB 8000, $20. */
 const CURRENCY_BEFORE = '(?:¥|￥|rmb\\s*|cny\\s*|\\$)';
+/** "一个", "每只", "/副" after a price: the piece the price is for, part of the price, never a quantity. */
+const PER_PIECE = '(?:\\s*(?:一|每|\\/)\\s*(?:个|只|件|副|条|套|支|块))?';
 // 块 is money only as 块钱 or before a per-piece price (12块一个, 12块/个); 30块 alone is thirty pieces (块 is a unit).
 const CURRENCY_AFTER = '(?:元|块钱|块(?=\\s*(?:一个|一只|一件|一条|一套|每|\\/))|rmb\\b|yuan\\b|cny\\b)';
 
@@ -182,15 +184,18 @@ const CURRENCY_AFTER = '(?:元|块钱|块(?=\\s*(?:一个|一只|一件|一条|�
 export function readMoney(text: string, budget = false): ({ value: number } & Span) | undefined {
   const patterns = [
     ...(budget ? [new RegExp(`(${FIGURE})\\s*块(?!\\s*(?:一个|一只|一件|一条|一套|每|\\/))`, 'i')] : []),
-    new RegExp(`${CURRENCY_BEFORE}\\s*(${NUMBER})`, 'i'),
-    new RegExp(`(${NUMBER})\\s*${CURRENCY_AFTER}`, 'i'),
+    new RegExp(`${CURRENCY_BEFORE}\\s*(${NUMBER})${PER_PIECE}`, 'i'),
+    new RegExp(`(${NUMBER})\\s*${CURRENCY_AFTER}${PER_PIECE}`, 'i'),
     new RegExp(`(?:预算|budget(?:\\s+of|\\s+is)?|花|spend|总价|总额|金额)\\s*(?:是|为|有|:|：)?\\s*(${NUMBER})`, 'i'),
     // The amount before the word (1.5万预算, 8000 的预算, a 3k budget).
     new RegExp(`(${FIGURE})\\s*(?:的|块钱的|元的)?\\s*(?:预算|budget\\b)`, 'i'),
     // A price per piece said without its currency (16.2 per F7TC, 18.5 each, 12.5/个): money, not a quantity.
     /(?<![\w.-])(\d+(?:\.\d+)?)\s*(?:\/\s*(?:个|只|件|副|条|套|块|pcs?\b|piece\b|unit\b)|per\b(?!\s*(?:box|pack|case|carton|bag|month|week|day|year))|each\b|apiece\b|a piece\b)/i,
     // A price said without its currency (单价 18, 开价 18.5): money, not a quantity.
-    /(?:单价|价格|报价|开价|要价|售价|卖)\s*(?:是|为|:|：)?\s*(\d+(?:\.\d+)?)(?![\d.]|\s*(?:个|只|件|条|套|盒|箱|pcs))/i,
+    new RegExp(
+      `(?:单价|价格|报价|开价|要价|售价|卖)\\s*(?:是|为|:|：)?\\s*(\\d+(?:\\.\\d+)?)(?![\\d.]|\\s*(?:个|只|件|条|套|盒|箱|pcs))${PER_PIECE}`,
+      'i',
+    ),
   ];
   let best: ({ value: number } & Span) | undefined;
   for (const p of patterns) {
