@@ -27,3 +27,13 @@ export function jsonCall(origin: string | (() => string), defaultToken: string) 
     return { status: res.status, headers: res.headers, body };
   };
 }
+
+/**
+ * The parsed answer of a JSON call, for tests that read bodies only: `(method, route, body?, token?)`. The origin and
+ * the default token are read on each call, so a server started in `beforeAll` can be named before it runs.
+ */
+export function bodyCall(origin: () => string, defaultToken: () => string) {
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  return async (method: string, route: string, body?: unknown, token?: string): Promise<any> =>
+    (await jsonCall(origin, token ?? defaultToken())(method, route, { body })).body;
+}

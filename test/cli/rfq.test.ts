@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
+import { bodyCall } from '../http-call.ts';
 import { rfqWithReplies } from '../mail/rfq-judges.ts';
 import { ROOT } from '../ui/procura.ts';
 
@@ -17,14 +18,10 @@ const run = promisify(execFile);
 describe('procura rfq against the started stack', () => {
   let stack: StartedStack;
   let rfq: Any;
-  const erp = async (method: string, path: string, body?: unknown, token = stack.tokens.laoxiao) => {
-    const res = await fetch(`${stack.erpUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return (await res.json()) as Any;
-  };
+  const erp = bodyCall(
+    () => stack.erpUrl,
+    () => stack.tokens.laoxiao,
+  );
   async function procura(user: string, ...args: string[]) {
     const argv = ['bin/procura.js', 'rfq', ...args, '--url', stack.apiUrl, '--token', stack.tokens[user]];
     return run(process.execPath, argv, { cwd: ROOT, timeout: 120_000 }).then(

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resume, type TurnResult } from '../../bench/eval/local-stack.ts';
 import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { bodyCall } from '../http-call.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field
 type Any = any;
@@ -12,14 +13,10 @@ type Any = any;
  */
 describe('a request for quotation asked for in chat', () => {
   let stack: StartedStack;
-  const erp = async (method: string, path: string, body?: unknown, token = stack.tokens.laoxiao) => {
-    const res = await fetch(`${stack.erpUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return (await res.json()) as Any;
-  };
+  const erp = bodyCall(
+    () => stack.erpUrl,
+    () => stack.tokens.laoxiao,
+  );
   /** How many orders the ERP holds that the buyer sees. */
   const orderCount = async () => (await erp('GET', '/orders/search?size=1')).total as number;
   /** The RFQ once no invited supplier is still to answer (or after a minute): the suppliers reply by mail. */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, startStack } from '../../bench/eval/stack.ts';
+import { bodyCall } from '../http-call.ts';
 import { rfqWithReplies } from '../mail/rfq-judges.ts';
 import {
   buildUi,
@@ -29,14 +30,10 @@ describe.skipIf(!hasChromium)('browser UI: requests for quotation', () => {
   let stack: StartedStack;
   let browser: Browser;
   let rfq: Any;
-  const erp = async (method: string, path: string, body?: unknown, token = stack.tokens.laoxiao) => {
-    const res = await fetch(`${stack.erpUrl}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return (await res.json()) as Any;
-  };
+  const erp = bodyCall(
+    () => stack.erpUrl,
+    () => stack.tokens.laoxiao,
+  );
   const orderCount = async () => (await erp('GET', '/orders/search?size=1')).total as number;
 
   async function signedIn(user: string, width: number): Promise<Page> {
