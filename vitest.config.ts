@@ -17,9 +17,9 @@ function standardDecorators(): Plugin {
 
 const ALL = ['*.test.ts', 'src/**/*.test.ts', 'test/**/*.test.ts'];
 /** Files that judge what happens within a time (a browser reconnecting with backoff; one user's script finishing
- *  while another's runs into its CPU and wall-clock limits): they run after the others, alone, so another file's
+ *  while another's runs into its CPU and wall-clock limits; a run kept alive by progress under an inactivity limit): they run after the others, alone, so another file's
  *  load cannot stretch the timing they judge. */
-const ALONE = ['test/ui/reconnect.test.ts', 'test/agent/backends/sandbox-attacks.test.ts'];
+const ALONE = ['test/ui/reconnect.test.ts', 'test/agent/backends/sandbox-attacks.test.ts', 'test/api/progress.test.ts'];
 
 export default defineConfig({
   plugins: [standardDecorators()],
