@@ -148,18 +148,24 @@ const PACK_EN = '(?:boxes|box|packs?|cases?|cartons?|bags?|packets?)';
 /** A count of packs times the pieces in each (5盒，每盒50个 = 250; 每箱100只，订3箱 = 300; 3 boxes of 100 = 300). */
 function readPacks(text: string): ({ value: number } & Span) | undefined {
   const patterns: Array<[RegExp, (m: RegExpExecArray) => [string, string]]> = [
+    // The part may stand between the packs and their size (20盒CR7HIX，每盒10支): its model may hold digits.
     [
-      new RegExp(`(${NUMBER})\\s*(${PACK_ZH})\\s*[,，]?\\s*每\\s*${PACK_ZH}?\\s*(${NUMBER})\\s*${UNIT}?`, 'i'),
+      new RegExp(`(${NUMBER})\\s*(${PACK_ZH})[^每]{0,30}?(?:每|一)\\s*${PACK_ZH}?\\s*(${NUMBER})\\s*${UNIT}?`, 'i'),
       (m) => [m[1], m[3]],
     ],
     [
-      new RegExp(
-        `每\\s*(${PACK_ZH})\\s*(${NUMBER})\\s*${UNIT}?[^\\d一二两三四五六七八九十百千万]{0,8}?(${NUMBER})\\s*\\1`,
-        'i',
-      ),
+      new RegExp(`(?:每|一)\\s*(${PACK_ZH})\\s*(${NUMBER})\\s*${UNIT}?[^每]{0,30}?(${NUMBER})\\s*\\1`, 'i'),
       (m) => [m[3], m[2]],
     ],
     [new RegExp(`(${NUMBER})\\s*${PACK_EN}\\s*(?:of|x|×|\\*)\\s*(${NUMBER})`, 'i'), (m) => [m[1], m[2]]],
+    // 20 boxes of CR7HIX, 10 per box · 20 boxes, 10 pieces in each box
+    [
+      new RegExp(
+        `(${NUMBER})\\s*${PACK_EN}\\b.{0,40}?\\b(${NUMBER})\\s*(?:[a-z]+\\s+)?(?:per|in each|in every|each|a|\\/)\\s*${PACK_EN}`,
+        'i',
+      ),
+      (m) => [m[1], m[2]],
+    ],
   ];
   for (const [pattern, pick] of patterns) {
     const m = pattern.exec(text);
