@@ -485,6 +485,7 @@ export const InventoryWarningViewSchema = InventoryWarningSchema.pick({
   moq: true,
   suggestedQuantity: true,
 }).extend({ name: InventoryWarningSchema.shape.nameZh, supplier: NamedRef });
+export type InventoryWarningView = z.infer<typeof InventoryWarningViewSchema>;
 
 const PaidView = PaidLinesSchema.pick({ avgUnitPrice: true, lines: true, quantity: true });
 /** `part_price_history`'s answer: each series named by its supplier (or across all), months as figures only. */

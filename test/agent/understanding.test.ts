@@ -148,15 +148,19 @@ describe('numbers and money (generated phrasings)', () => {
       expect(readRequest(text, today).quantity, text).toBe(n);
       const packs = g.int(2, 20);
       const each = g.pick([10, 20, 25, 50, 100]);
+      const part = g.pick(parts);
       const packed = g.pick([
-        `${g.pick(parts)} ${packs}${g.pick(['盒', '箱', '包'])}，每${g.pick(['盒', '箱', '包'])}${each}个`,
-        `order ${packs} boxes of ${each} ${g.pick(parts)}`,
+        `${part} ${packs}${g.pick(['盒', '箱', '包'])}，每${g.pick(['盒', '箱', '包'])}${each}个`,
+        `order ${packs} boxes of ${each} ${part}`,
         // The part between the packs and their size, its model's digits too.
-        `从${g.pick(['NGK', '博世', '马勒'])}订${packs}${g.pick(['盒', '箱'])}${g.pick(parts)}，${g.pick(['每', '一'])}${g.pick(['盒', '箱', ''])}${each}${g.pick(['支', '个', '只'])}`,
-        `${g.pick(['每', '一'])}箱${each}个，${g.pick(parts)}订${packs}箱`,
-        `order ${packs} boxes of ${g.pick(parts)}, ${each} ${g.pick(['', 'pieces ', 'pcs '])}${g.pick(['per', 'in each', 'a'])} box`,
+        `从${g.pick(['NGK', '博世', '马勒'])}订${packs}${g.pick(['盒', '箱'])}${part}，${g.pick(['每', '一'])}${g.pick(['盒', '箱', ''])}${each}${g.pick(['支', '个', '只'])}`,
+        `${g.pick(['每', '一'])}箱${each}个，${part}订${packs}箱`,
+        `order ${packs} boxes of ${part}, ${each} ${g.pick(['', 'pieces ', 'pcs '])}${g.pick(['per', 'in each', 'a'])} box`,
       ]);
-      expect(readRequest(packed, today).quantity, packed).toBe(packs * each);
+      const reading = readRequest(packed, today);
+      expect(reading.quantity, packed).toBe(packs * each);
+      // The part named between the packs and their size is left to name the part.
+      expect(reading.rest, packed).toContain(part);
     }
   });
 

@@ -569,6 +569,18 @@ for (const backend of BACKENDS) {
         }
         expect(res.body.items.map((w: { code: string }) => w.code)).toContain('TC-F7TC');
       });
+
+      it('answers the stock of a category, low or not, and refuses a query without a filter with 422', async () => {
+        const res = await h.call('GET', '/api/inventory?category=spark_plug');
+        expect(res.status).toBe(200);
+        expect(res.body.items.length).toBeGreaterThan(0);
+        expect(res.body.items.every((w: { category: string }) => w.category === 'spark_plug')).toBe(true);
+        expect(res.body.items.some((w: { onHand: number; safetyStock: number }) => w.onHand > w.safetyStock)).toBe(
+          true,
+        );
+        expect((await h.call('GET', '/api/inventory')).status).toBe(422);
+        expect((await h.call('GET', '/api/inventory?partId=abc')).status).toBe(422);
+      });
     });
 
     describe('roles and projects', () => {

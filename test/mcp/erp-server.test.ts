@@ -13,6 +13,7 @@ type Any = any;
 
 const ERP_TOOLS = [
   'category_list',
+  'inventory_query',
   'inventory_warning',
   'order_cancel',
   'order_create',
@@ -40,6 +41,7 @@ const ERP_TOOLS = [
 /** Valid arguments for every ERP tool, so that only the missing token can be refused. */
 const VALID_ARGS: Record<string, Record<string, unknown>> = {
   category_list: {},
+  inventory_query: { category: 'spark_plug' },
   inventory_warning: {},
   order_cancel: { orderId: 1, version: 1 },
   order_create: { supplierId: 1, lines: [{ partId: 1, quantity: 100 }] },
@@ -153,6 +155,7 @@ async function exerciseEveryTool(client: Client, callId: string) {
     expect(history.series.some((s: Any) => s.months.length > 0)).toBe(true);
   }
   await ok('inventory_warning', {});
+  await ok('inventory_query', { category: part.category });
   const order = { supplierId: part.supplier.id, lines: [{ partId: part.id, quantity: part.moq }] };
   // The preview is the order as the ERP would write it, priced, checked and put to the policy, without writing it.
   const preview = await ok('order_preview', order);

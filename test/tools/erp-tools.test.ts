@@ -41,6 +41,35 @@ describe('ERP tools as the user', () => {
     expect(warnings.items[0]).toHaveProperty('suggestedQuantity');
   });
 
+  it('answers the stock of a category, supplier or part, low or not, with what is on order', async () => {
+    const db = env.erp.database.db;
+    const stock = await db
+      .selectFrom('inventory')
+      .innerJoin('parts', 'parts.id', 'inventory.part_id')
+      .select(['parts.id', 'parts.category', 'parts.supplier_id', 'inventory.on_hand', 'inventory.safety_stock'])
+      .where('inventory.project_id', '=', 'P001')
+      .execute();
+    const low = new Set((await run('inventory_warning', {})).items.map((w: Any) => w.partId));
+    for (const category of [...new Set(stock.map((r) => r.category))]) {
+      const answer = await run('inventory_query', { category });
+      const want = stock.filter((r) => r.category === category);
+      expect(answer.items.map((i: Any) => i.partId).sort(), category).toEqual(want.map((r) => Number(r.id)).sort());
+      for (const item of answer.items) {
+        const row = want.find((r) => Number(r.id) === item.partId);
+        expect(item.onHand).toBe(row?.on_hand);
+        expect(item.onOrder).toBeGreaterThanOrEqual(0);
+        // Low or not: the warning list holds exactly the ones at or below safety stock.
+        expect(low.has(item.partId)).toBe(item.onHand <= item.safetyStock);
+      }
+    }
+    const one = stock[0];
+    expect((await run('inventory_query', { partId: Number(one.id) })).items).toHaveLength(1);
+    const bySupplier = await run('inventory_query', { supplierId: Number(one.supplier_id) });
+    expect(bySupplier.items.every((i: Any) => i.supplier.id === Number(one.supplier_id))).toBe(true);
+    // No filter is refused at the boundary: the whole stock table is not one answer.
+    expect(await run('inventory_query', {})).toMatchObject({ success: false, error: expect.stringMatching(/partId/) });
+  });
+
   it('appends the live part categories to part_query at bind time', async () => {
     const description = await registry.describe('part_query', env.context('laoxiao'));
     expect(description).toContain('spark_plug(火花塞)');

@@ -723,6 +723,18 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   app.openapi(
     route({
       method: 'get',
+      operationId: 'listInventoryLevels',
+      path: '/inventory',
+      summary: '库存（按分类、供应商或零部件）/ stock of a category, supplier or part',
+      tags: ['inventory'],
+      request: { query: s.InventoryQuery },
+      ...standard(s.itemsOf(s.InventoryWarningSchema)),
+    }),
+    async (c) => c.json({ items: await services.inventory.levels(c.var.ctx, c.req.valid('query')) }, 200),
+  );
+  app.openapi(
+    route({
+      method: 'get',
       operationId: 'listAuditEntries',
       path: '/audit',
       summary: '审计日志（管理员）/ audit log (admin)',

@@ -103,6 +103,16 @@ export const PriceHistorySchema = documented(contract.PriceHistorySchema).openap
 export const ScorecardSchema = documented(contract.SupplierScorecardSchema).openapi('SupplierScorecard');
 
 export const AuditQuery = z.object({ entity: Text(40), entityId: Text(40) });
+/** At least one filter: the whole stock table is not one answer. */
+export const InventoryQuery = z
+  .object({
+    category: Text(40).optional(),
+    supplierId: z.coerce.number().int().positive().optional(),
+    partId: z.coerce.number().int().positive().optional(),
+  })
+  .refine((q) => q.category !== undefined || q.supplierId !== undefined || q.partId !== undefined, {
+    message: '需要 category、supplierId 或 partId / give a category, supplierId or partId',
+  });
 export const AuditEntrySchema = z
   .object({
     id: z.number(),

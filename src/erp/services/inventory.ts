@@ -8,7 +8,18 @@ export class InventoryService {
   constructor(private readonly db: Kysely<ErpTables>) {}
 
   /** Parts at or below safety stock, most urgent (lowest cover) first. */
-  async warnings(ctx: ErpContext): Promise<InventoryWarning[]> {
+  warnings(ctx: ErpContext): Promise<InventoryWarning[]> {
+    return this.levels(ctx, { lowOnly: true });
+  }
+
+  /**
+   * Stock of the parts of a category, a supplier or one part — on hand, on order, safety stock and what to reorder —
+   * lowest cover first: "点火线圈还有多少库存" is answered for every part of it, low or not.
+   */
+  async levels(
+    ctx: ErpContext,
+    filter: { category?: string; supplierId?: number; partId?: number; lowOnly?: boolean },
+  ): Promise<InventoryWarning[]> {
     const onOrder = this.db
       .selectFrom('order_lines')
       .innerJoin('orders', 'orders.id', 'order_lines.order_id')
@@ -40,7 +51,10 @@ export class InventoryService {
         'open.qty',
       ])
       .where('inventory.project_id', '=', ctx.projectId)
-      .whereRef('inventory.on_hand', '<=', 'inventory.safety_stock')
+      .$if(filter.lowOnly === true, (q) => q.whereRef('inventory.on_hand', '<=', 'inventory.safety_stock'))
+      .$if(filter.category !== undefined, (q) => q.where('parts.category', '=', filter.category as string))
+      .$if(filter.supplierId !== undefined, (q) => q.where('parts.supplier_id', '=', filter.supplierId as number))
+      .$if(filter.partId !== undefined, (q) => q.where('parts.id', '=', filter.partId as number))
       .orderBy(sql`cast(inventory.on_hand as real) / nullif(inventory.safety_stock, 0)`)
       .orderBy('parts.id')
       .execute();

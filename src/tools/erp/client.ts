@@ -73,6 +73,19 @@ const partView = (p: PartWire): contract.PartView => ({
   moq: p.moq,
   supplier: { id: p.supplier.id, name: p.supplier.nameZh },
 });
+const stockView = (w: InventoryWarning): contract.InventoryWarningView => ({
+  partId: w.partId,
+  code: w.code,
+  name: w.nameZh,
+  unit: w.unit,
+  supplier: { id: w.supplier.id, name: w.supplier.nameZh },
+  onHand: w.onHand,
+  safetyStock: w.safetyStock,
+  reorderPoint: w.reorderPoint,
+  onOrder: w.onOrder,
+  moq: w.moq,
+  suggestedQuantity: w.suggestedQuantity,
+});
 const orderView = (o: OrderWire): contract.OrderView => ({
   id: o.id,
   orderNo: o.orderNo,
@@ -527,23 +540,29 @@ export class ErpClient {
   })
   async inventoryWarning(_input: Record<string, never>, control: ToolControl) {
     const { body, traceId } = await this.get<{ items: InventoryWarning[] }>('/inventory/warning', undefined, control);
-    const { items } = body;
-    return {
-      items: items.map((w) => ({
-        partId: w.partId,
-        code: w.code,
-        name: w.nameZh,
-        unit: w.unit,
-        supplier: { id: w.supplier.id, name: w.supplier.nameZh },
-        onHand: w.onHand,
-        safetyStock: w.safetyStock,
-        reorderPoint: w.reorderPoint,
-        onOrder: w.onOrder,
-        moq: w.moq,
-        suggestedQuantity: w.suggestedQuantity,
-      })),
-      total: items.length,
-      traceId,
-    };
+    return { items: body.items.map(stockView), total: body.items.length, traceId };
+  }
+
+  @Tool({
+    name: 'inventory_query',
+    label: '查询库存',
+    description:
+      '查询一个分类、供应商或零部件的库存（不论是否低于安全库存）：现有、在途、安全库存和建议补货量，覆盖率最低的在前。/ Stock of a category, supplier or part, low or not: on hand, on order, safety stock, suggested reorder.',
+    schema: z
+      .object({
+        category: contract.CategoryCode.optional().describe('分类代码 / category code'),
+        supplierId: Id.optional(),
+        partId: Id.optional(),
+      })
+      .refine((q) => q.category !== undefined || q.supplierId !== undefined || q.partId !== undefined, {
+        message: '需要 category、supplierId 或 partId / give a category, supplierId or partId',
+      }),
+    safety: 'read-only',
+    group: 'inventory',
+    output: traced(listOf(contract.InventoryWarningViewSchema)),
+  })
+  async inventoryQuery(input: { category?: string; supplierId?: number; partId?: number }, control: ToolControl) {
+    const { body, traceId } = await this.get<{ items: InventoryWarning[] }>('/inventory', input, control);
+    return { items: body.items.map(stockView), total: body.items.length, traceId };
   }
 }

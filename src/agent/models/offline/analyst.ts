@@ -27,7 +27,8 @@ import {
   scorecardSection,
 } from './price-review.ts';
 import { allFrom, citeAll, citeOf, type From, idsOf, SourceBook } from './provenance.ts';
-import { historyWindow, planBudget, planDirection, planJudgement } from './questions.ts';
+import { directionOf, historyWindow, planBudget, planDirection, planJudgement } from './questions.ts';
+import { planStock } from './stock.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
 export const ANALYST_PATHS = {
@@ -129,7 +130,8 @@ export function planAnalysis(view: ConversationView): Plan {
   const { intent, current } = taskIntent(texts);
   // One language per answer and report: the request's.
   const en = current.language === 'en';
-  if (intent === 'inventory' && view.tools.has('inventory_warning')) return planInventory(view);
+  if (intent === 'inventory' && view.tools.has('inventory_warning'))
+    return planStock(view, texts) ?? planInventory(view);
   if (intent === 'judge') return planJudgement(view, texts);
   if (intent === 'direction') return planDirection(view, texts);
   if (intent === 'budget') return planBudget(view, texts);
@@ -657,10 +659,16 @@ function trendLine(r: AnalysisResult, en: boolean): string {
     return en
       ? `- Price trend: nothing was ordered or received for this product in ${r.paidMonths} months.`
       : `- 价格趋势：近 ${r.paidMonths} 个月没有已下单/已收货的成交记录。/ Nothing was paid for this product in ${r.paidMonths} months.`;
-  const months = `${r.trend.map((t) => `${t.month} ${yuan(t.avgPrice)}`).join(' → ')} ${cite(idsOf(...r.trend.map((t) => t.from.avgPrice)))}`;
+  const cited = cite(idsOf(...r.trend.map((t) => t.from.avgPrice)));
+  const months = `${r.trend.map((t) => `${t.month} ${yuan(t.avgPrice)}`).join(' → ')} ${cited}`;
+  // Which way it went, first month with paid lines to the last: the figure a buyer asking about the trend wants.
+  const first = r.trend[0];
+  const last = r.trend[r.trend.length - 1];
+  const way =
+    r.trend.length >= 2 ? directionOf(((last.avgPrice - first.avgPrice) / first.avgPrice) * 100, en).text : undefined;
   return en
-    ? `- Price trend over the last ${r.paidMonths} months (all suppliers, quantity-weighted monthly average of ordered/received order lines): ${months}`
-    : `- 近 ${r.paidMonths} 个月价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${months}`;
+    ? `- Price trend over the last ${r.paidMonths} months (all suppliers, quantity-weighted monthly average of ordered/received order lines): ${months}${way ? `; ${first.month} to ${last.month}: ${way}` : ''}`
+    : `- 近 ${r.paidMonths} 个月价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${months}${way ? `；${first.month} 至 ${last.month}：${way}` : ''}`;
 }
 
 /** A line of the summary: what the project paid each supplier over the months of the history, with its source. */

@@ -39,6 +39,47 @@ const FIELDS: Array<[SupplierField, RegExp]> = [
 export const supplierFields = (text: string): SupplierField[] =>
   FIELDS.filter(([, pattern]) => pattern.test(text)).map(([field]) => field);
 
+/** A bound on a supplier's rating or lead time ("评分4.5以上", "交期10天以内", "rated at least 4.5", "lead time under 10 days"). */
+export interface FieldBound {
+  field: 'rating' | 'leadTime';
+  op: '>=' | '>' | '<=' | '<';
+  value: number;
+}
+
+const BOUND_FIELD =
+  '(评分|评级|打分|星级|rating|rated|scored?|交期|交货期|交货周期|供货周期|货期|lead[- ]?times?|delivery times?)';
+const BOUND_NUMBER = '(\\d+(?:\\.\\d+)?)';
+/** The comparison a word says, inclusive or not, as buyers use them (以上 includes the figure; 高于 does not). */
+const BOUND_WORDS: Array<[RegExp, FieldBound['op']]> = [
+  [/^(?:以上|及以上|或以上|不低于|至少|起|\+|at least|or (?:more|higher|better|above)|and (?:above|up))$/i, '>='],
+  [/^(?:高于|大于|超过|above|over|more than|higher than|greater than|better than)$/i, '>'],
+  [
+    /^(?:以下|及以下|以内|之内|内|不超过|不高于|至多|最多|within|at most|or (?:less|fewer|below|under)|and below)$/i,
+    '<=',
+  ],
+  [/^(?:低于|少于|小于|不到|under|below|less than|fewer than|lower than)$/i, '<'],
+];
+const BOUND_WORD =
+  '(以上|及以上|或以上|不低于|至少|起|\\+|高于|大于|超过|以下|及以下|以内|之内|内|不超过|不高于|至多|最多|低于|少于|小于|不到|at least|or (?:more|higher|better|above|less|fewer|below|under)|and (?:above|up|below)|above|over|more than|higher than|greater than|better than|within|at most|under|below|less than|fewer than|lower than)';
+const BOUND_AFTER = new RegExp(
+  `${BOUND_FIELD}[^\\d]{0,8}?${BOUND_NUMBER}\\s*(?:分|天|days?|stars?)?\\s*${BOUND_WORD}`,
+  'i',
+);
+const BOUND_BEFORE = new RegExp(`${BOUND_FIELD}\\s*(?:在|is|of)?\\s*${BOUND_WORD}\\s*${BOUND_NUMBER}`, 'i');
+
+/** The bound a question puts on a supplier's rating or lead time, if any. */
+export function readFieldBound(text: string): FieldBound | undefined {
+  const after = BOUND_AFTER.exec(text);
+  const before = after ? undefined : BOUND_BEFORE.exec(text);
+  const m = after ?? before;
+  if (!m) return undefined;
+  const [word, value] = after ? [m[3], m[2]] : [m[2], m[3]];
+  const op = BOUND_WORDS.find(([pattern]) => pattern.test(word.trim()))?.[1];
+  if (!op) return undefined;
+  const field = /评|打分|星级|rat|scor/i.test(m[1]) ? 'rating' : 'leadTime';
+  return { field, op, value: Number(value) };
+}
+
 /** Changing a supplier's master data ("把博世的评级改成5分", "change Bosch's rating to 3"). */
 const CHANGE =
   /改成|改为|改到|改一下|修改|调成|调到|调整为|调整成|调高|调低|提高到|降低到|设为|设置为|设成|更新为|更新成|换成|\b(?:change|changed|update|updated|set|modify|edit|raise|lower|increase|reduce|make)\b/i;
@@ -147,7 +188,7 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
     return { ask: 'refuse', refusal: 'masterData' };
   if (
     fields.length &&
-    ASKED.test(text) &&
+    (ASKED.test(text) || readFieldBound(text)) &&
     !/什么是|是什么意思|什么意思|\bwhat (?:is|are) (?:a|an)\b|\bmean\b/i.test(text) &&
     // "交货周期是什么？" asks what the term is; "博世的交货周期是什么" asks a supplier's.
     !/^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$/.test(text)

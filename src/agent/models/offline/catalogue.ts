@@ -239,7 +239,10 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  * contains a synonym (蓄电池 holds 电池) stays as it is.
  */
 export function partText(reading: Reading, mentions: SupplierMention[], categories: CategoryRef[] = []): string {
-  const text = blankSpans(reading.rest, mentions).replace(FILLER_ZH, ' ');
+  // The 的 left behind a blanked supplier (德尔福的机油滤清器) belongs to no part, nor to the words quoted back.
+  const text = blankSpans(reading.rest, mentions)
+    .replace(FILLER_ZH, ' ')
+    .replace(/^[\s的之|?？!！。，,.]+|[\s的之|?？!！。，,.]+$/g, '');
   const formal = new Map<string, string>();
   for (const c of categories) {
     for (const w of [c.nameZh, ...c.synonymsZh]) formal.set(w, c.nameZh);

@@ -12,7 +12,7 @@ import {
   readStatuses,
 } from './asks.ts';
 import { readDate } from './dates.ts';
-import { readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
+import { quantitySpans, readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
 
 /** What a buyer can ask the offline model for. */
@@ -180,7 +180,13 @@ const CUES: Array<[Cue, number, string[]]> = [
     [
       '趋势',
       '走势',
+      '走向',
+      '怎么走',
+      '如何走',
       '价格变化',
+      '价格变动',
+      '怎么变',
+      '变化情况',
       '历史价格',
       '价格历史',
       '波动',
@@ -405,6 +411,8 @@ export interface Reading {
   delivery?: boolean;
   /** Ordering from whichever supplier lists the part cheapest ("cheapest supplier", "哪家便宜就从哪家买"). */
   cheapest?: boolean;
+  /** Pointing at the newest of the orders meant ("最近那张博世的单子", "the latest one"). */
+  newest?: boolean;
   statuses?: { statuses: string[]; label: string };
   amount?: { min?: number; max?: number; label: string };
   /** The language the request is written in: the answer (and its report) speaks it, and only it. */
@@ -462,7 +470,7 @@ export function readRequest(raw: string, today = new Date()): Reading {
   const supplierCount = readSupplierCount(working);
   if (supplierCount) working = blankSpans(working, [supplierCount]);
   const quantity = readQuantity(working);
-  if (quantity) working = blankSpans(working, [quantity]);
+  if (quantity) working = blankSpans(working, quantitySpans(quantity));
 
   const scores: Partial<Record<Cue, number>> = {};
   const lower = working.toLowerCase();
@@ -507,6 +515,7 @@ export function readRequest(raw: string, today = new Date()): Reading {
     statuses,
     delivery: delivery || undefined,
     cheapest: CHEAPEST.test(text) || undefined,
+    newest: NEWEST.test(text) || undefined,
     amount: amount && { min: amount.min, max: amount.max, label: amount.label },
     language: isEnglish(text) ? 'en' : 'zh',
     rest: blankSpans(working, taken),
@@ -538,6 +547,9 @@ export const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|了没
 /** Pointing at the cheapest offer ("cheapest supplier", "哪家便宜就从哪家买", "从最便宜的那家订"). */
 export const CHEAPEST =
   /最便宜|最低价|价格最低|报价最低|目录价最低|哪家便宜|谁家便宜|便宜的那家|\bcheapest\b|\blowest[- ]priced\b|\blowest (?:list )?price\b/i;
+/** The newest of the orders meant: 最近那张, 最新的一单, 刚下的那个, 上一张, the latest one, my last order. */
+const NEWEST =
+  /最近(?:的)?(?:那|这|一)(?:张|个|笔|单)|最新(?:的)?(?:那|这|一)?(?:张|个|笔|单)|最后(?:的)?(?:那|一)(?:张|个|笔|单)|刚(?:才|刚)?(?:下|订|建|提交)的(?:那|这)?(?:张|个|笔|单)?|上一(?:张|笔|单)|\b(?:the |my )?(?:latest|most recent|newest|last)\s+(?:one|order|po|purchase order)\b/i;
 /** Asking for a comparison itself, not for an order from its winner. */
 const COMPARING = /比价|对比|比较|比一比|比一下|分析|报告|趋势|\bcompar|\banaly[sz]|\bbenchmark|\breport\b|\btrend/i;
 

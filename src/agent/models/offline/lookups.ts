@@ -1,5 +1,5 @@
 import { cite, sourcesList } from '../../../protocol/index.ts';
-import { isEnglish, type SupplierField, supplierFields } from './asks.ts';
+import { type FieldBound, isEnglish, readFieldBound, type SupplierField, supplierFields } from './asks.ts';
 import { codeTokens, type PartRef, type SupplierRef } from './catalogue.ts';
 import { type ConversationView, items, type Plan, type ToolStep } from './conversation.ts';
 import { type Facts, ground, type TaskTexts } from './grounding.ts';
@@ -47,6 +47,30 @@ function suppliersAsked(facts: Facts, all: SupplierRow[]): SupplierRow[] {
   return all;
 }
 
+const BOUND_COMPARE: Record<FieldBound['op'], (a: number, b: number) => boolean> = {
+  '>=': (a, b) => a >= b,
+  '>': (a, b) => a > b,
+  '<=': (a, b) => a <= b,
+  '<': (a, b) => a < b,
+};
+
+function withinBound(s: SupplierRow, bound: FieldBound): boolean {
+  const value = bound.field === 'rating' ? s.rating : s.leadTimeDays;
+  return value !== undefined && value !== null && BOUND_COMPARE[bound.op](Number(value), bound.value);
+}
+
+/** The bound as the answer states it: 评分 ≥ 4.5, lead time < 10 days. */
+function boundText(bound: FieldBound, english: boolean): string {
+  const op = { '>=': '≥', '>': '>', '<=': '≤', '<': '<' }[bound.op];
+  return bound.field === 'rating'
+    ? english
+      ? `a rating ${op} ${bound.value}`
+      : `评级 ${op} ${bound.value}`
+    : english
+      ? `a lead time ${op} ${bound.value} days`
+      : `交期 ${op} ${bound.value} 天`;
+}
+
 /** "博世的交期多久？", "How is Delphi rated?": the ERP's supplier record, and for quality its 12-month scorecard. */
 export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan {
   const grounded = ground(view, texts);
@@ -55,11 +79,21 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
   const english = isEnglish(texts.words);
   const list = view.steps.find((s) => s.name === 'supplier_query' && s.args.name === undefined) as ToolStep;
   const all = items<SupplierRow>(list);
-  const fields = fieldsAsked(texts);
-  const asked = suppliersAsked(facts, all);
+  // "评分4.5以上的供应商": the suppliers whose rating or lead time is within the bound said, the field shown.
+  const bound = readFieldBound(texts.words);
+  const fields =
+    bound && !fieldsAsked(texts).includes(bound.field) ? [bound.field, ...fieldsAsked(texts)] : fieldsAsked(texts);
+  const asked = suppliersAsked(facts, all).filter((s) => !bound || withinBound(s, bound));
+  const boundLabel = bound && boundText(bound, english);
   if (!asked.length)
     return {
-      text: english ? 'No supplier in the ERP matches.' : 'ERP 中没有找到这个供应商。/ No supplier in the ERP matches.',
+      text: boundLabel
+        ? english
+          ? `No supplier in the ERP has ${boundLabel}.`
+          : `ERP 中没有${boundLabel}的供应商。/ No supplier in the ERP has ${boundText(bound, true)}.`
+        : english
+          ? 'No supplier in the ERP matches.'
+          : 'ERP 中没有找到这个供应商。/ No supplier in the ERP matches.',
     };
   // Quality is how a supplier has served the project: its scorecard, for the few suppliers named.
   const scored = fields.includes('rating') && asked.length <= 4 && view.tools.has('supplier_scorecard');
@@ -105,6 +139,7 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
   return {
     text: [
       english ? '## Supplier details (from the ERP)' : '## 供应商信息（ERP 主数据）/ Supplier details',
+      ...(boundLabel ? [english ? `Filter: ${boundLabel} ${at}` : `筛选 / filter：${boundLabel} ${at}`] : []),
       ...lines,
       english
         ? 'From the ERP supplier records (supplier_query)' +

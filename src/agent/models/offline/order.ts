@@ -1,6 +1,6 @@
 import type { ChoiceOption } from '../../../protocol/index.ts';
 import { isEnglish, refusalText } from './asks.ts';
-import { categoryLabel, type PartRef, shortName } from './catalogue.ts';
+import { type CategoryRef, categoryLabel, codeTokens, type PartRef, shortName } from './catalogue.ts';
 import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
 import { chosen, type Facts, ground, offeredBy, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
@@ -387,8 +387,12 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
     };
   }
   if (!open.length) return { text: '没有可以修改或取消的订单。/ There is no open order to change or cancel.' };
-  // The one open order of the supplier and day named is the one meant.
+  // The one open order of the supplier and day named is the one meant, and so is the newest when that is said.
   if (named && open.length === 1) return changeOrder(view, open[0], intent, taskTexts(view));
+  if (current.reading.newest) {
+    const newest = [...open].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
+    return changeOrder(view, newest, intent, taskTexts(view));
+  }
   return {
     toolCalls: [
       {
@@ -420,6 +424,12 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   const statuses = pending ? ['pending_approval'] : reading.statuses?.statuses;
   const supplier = facts.current.suppliers[0];
   const part = facts.current.parts.length === 1 ? facts.current.parts[0] : undefined;
+  // Several parts named: a model said (F7TC) is searched as the lines' keyword, else their one category is the filter.
+  const models = [...new Set(facts.current.parts.map((p) => p.model))];
+  const categories = [...new Set(facts.current.parts.map((p) => p.category))];
+  const model = !part && models.length === 1 && codeTokens(facts.current.partWords).length ? models[0] : undefined;
+  const category = !part && !model && categories.length === 1 ? categories[0] : undefined;
+  const categoryName = category && categoryLabelOf(view, category, isEnglish(texts.words));
   // "上周取消了哪些单子" asks when they were cancelled, not when they were placed: a cancelled order's last change.
   const byCancel = statuses?.length === 1 && statuses[0] === 'cancelled' && reading.period !== undefined;
   const args = {
@@ -427,6 +437,8 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
     ...(statuses?.length === 1 ? { status: statuses[0] } : {}),
     ...(supplier ? { supplierId: supplier.id } : {}),
     ...(part ? { partId: part.id } : {}),
+    ...(model ? { keyword: model } : {}),
+    ...(category ? { category } : {}),
     ...(reading.period ? { dateFrom: reading.period.from, dateTo: reading.period.to } : {}),
     ...(byCancel ? { dateField: 'updated' } : {}),
   };
@@ -457,6 +469,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
     pending ? (english ? 'pending approval' : '待审批') : (reading.statuses?.label.split(' / ')[english ? 1 : 0] ?? ''),
     supplier ? supplier.name : '',
     part ? part.code : '',
+    model ?? categoryName ?? '',
     reading.period
       ? byCancel
         ? `${english ? 'cancelled' : '取消于'} ${reading.period.label}`
@@ -498,6 +511,12 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
       ),
     ].join('\n'),
   };
+}
+
+/** A category's name as the ERP's category list gives it, in the answer's language. */
+function categoryLabelOf(view: ConversationView, code: string, english: boolean): string {
+  const category = items<CategoryRef>(view.steps.find((s) => s.name === 'category_list')).find((c) => c.code === code);
+  return (english ? category?.nameEn : category?.nameZh) ?? code;
 }
 
 /** A listed order's date: when it was placed, and for a cancelled one also when it was cancelled. */

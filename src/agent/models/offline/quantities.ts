@@ -145,35 +145,58 @@ export interface Span {
 const PACK_ZH = '(?:盒|箱|包|袋|卷|捆|板)';
 const PACK_EN = '(?:boxes|box|packs?|cases?|cartons?|bags?|packets?)';
 
-/** A count of packs times the pieces in each (5盒，每盒50个 = 250; 每箱100只，订3箱 = 300; 3 boxes of 100 = 300). */
-function readPacks(text: string): ({ value: number } & Span) | undefined {
-  const patterns: Array<[RegExp, (m: RegExpExecArray) => [string, string]]> = [
-    // The part may stand between the packs and their size (20盒CR7HIX，每盒10支): its model may hold digits.
+/**
+ * A count of packs times the pieces in each (5盒，每盒50个 = 250; 每箱100只，订3箱 = 300; 3 boxes of 100 = 300). The
+ * words between the two figures (20盒CR7HIX，每盒10支) may name the part: `keep` is that stretch, left unread.
+ */
+function readPacks(text: string): ({ value: number; keep?: Span } & Span) | undefined {
+  // Each pattern: which groups hold the count of packs and the pieces in each, and the group of the words between.
+  const patterns: Array<[RegExp, packs: number, each: number, between?: number]> = [
     [
-      new RegExp(`(${NUMBER})\\s*(${PACK_ZH})[^每]{0,30}?(?:每|一)\\s*${PACK_ZH}?\\s*(${NUMBER})\\s*${UNIT}?`, 'i'),
-      (m) => [m[1], m[3]],
+      new RegExp(`(${NUMBER})\\s*(${PACK_ZH})([^每]{0,30}?)(?:每|一)\\s*${PACK_ZH}?\\s*(${NUMBER})\\s*${UNIT}?`, 'id'),
+      1,
+      4,
+      3,
     ],
-    [
-      new RegExp(`(?:每|一)\\s*(${PACK_ZH})\\s*(${NUMBER})\\s*${UNIT}?[^每]{0,30}?(${NUMBER})\\s*\\1`, 'i'),
-      (m) => [m[3], m[2]],
-    ],
-    [new RegExp(`(${NUMBER})\\s*${PACK_EN}\\s*(?:of|x|×|\\*)\\s*(${NUMBER})`, 'i'), (m) => [m[1], m[2]]],
+    [new RegExp(`(?:每|一)\\s*(${PACK_ZH})\\s*(${NUMBER})\\s*${UNIT}?([^每]{0,30}?)(${NUMBER})\\s*\\1`, 'id'), 4, 2, 3],
     // 20 boxes of CR7HIX, 10 per box · 20 boxes, 10 pieces in each box
     [
       new RegExp(
-        `(${NUMBER})\\s*${PACK_EN}\\b.{0,40}?\\b(${NUMBER})\\s*(?:[a-z]+\\s+)?(?:per|in each|in every|each|a|\\/)\\s*${PACK_EN}`,
-        'i',
+        `(${NUMBER})\\s*${PACK_EN}\\b(.{0,40}?)\\b(${NUMBER})\\s*(?:[a-z]+\\s+)?(?:per|in each|in every|each|a|\\/)\\s*${PACK_EN}`,
+        'id',
       ),
-      (m) => [m[1], m[2]],
+      1,
+      3,
+      2,
     ],
+    // 3 boxes of 100 (not 4 boxes of 90/90-18 tyres: a size is no count)
+    [new RegExp(`(${NUMBER})\\s*${PACK_EN}\\s*(?:of|x|×|\\*)\\s*(${NUMBER})(?![\\d./-])`, 'id'), 1, 2],
   ];
-  for (const [pattern, pick] of patterns) {
+  for (const [pattern, packsGroup, eachGroup, between] of patterns) {
     const m = pattern.exec(text);
     if (!m) continue;
-    const [packs, each] = pick(m).map((raw) => plainNumber(raw));
-    if (packs && each) return { value: packs * each, start: m.index, end: m.index + m[0].length };
+    const packs = plainNumber(m[packsGroup]);
+    const each = plainNumber(m[eachGroup]);
+    const middle = between === undefined ? undefined : m.indices?.[between];
+    if (packs && each)
+      return {
+        value: packs * each,
+        start: m.index,
+        end: m.index + m[0].length,
+        ...(middle && middle[1] > middle[0] ? { keep: { start: middle[0], end: middle[1] } } : {}),
+      };
   }
   return undefined;
+}
+
+/** The spans a quantity was read from, less any words between its figures that it leaves to name the part. */
+export function quantitySpans(q: { keep?: Span } & Span): Span[] {
+  return q.keep
+    ? [
+        { start: q.start, end: q.keep.start },
+        { start: q.keep.end, end: q.end },
+      ]
+    : [q];
 }
 
 /** What money is written as: ¥8000, 8000元, 八千块钱, 8k yuan, RMB 8000, $20. */
@@ -214,7 +237,7 @@ export function readMoney(text: string, budget = false): ({ value: number } & Sp
 }
 
 /** The order quantity in a text and where it stands; a number with a unit wins over a bare number. */
-export function readQuantity(text: string): ({ value: number } & Span) | undefined {
+export function readQuantity(text: string): ({ value: number; keep?: Span } & Span) | undefined {
   const packs = readPacks(text);
   if (packs) return packs;
   // 第二个 is an ordinal (the second one), not two pieces.

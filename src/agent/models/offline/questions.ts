@@ -48,6 +48,8 @@ interface Check {
 
 interface History {
   series: Array<{
+    /** The supplier of a per-supplier series; null across suppliers. */
+    supplierId?: number | null;
     label: string;
     months: Array<{ month: string; avgUnitPrice: number; lines: number }>;
     total: { avgUnitPrice: number | null; lines: number };
@@ -212,7 +214,13 @@ export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
   const window = historyWindow(facts.current.reading.period);
   // The model the ERP lists first among the best supplied, as an analysis of the same words picks it.
   const part = mostSupplied(facts.parts.filter((p) => asked.parts.includes(p))) ?? asked.parts[0];
-  const step = view.steps.find((s) => s.name === 'part_price_history' && Number(s.args.partId) === part.id);
+  // "瓦尔塔的电瓶涨价了吗" asks about what that supplier was paid, not the product across suppliers.
+  const supplier =
+    facts.suppliers.length === 1 && facts.suppliers[0].id === part.supplier.id ? facts.suppliers[0] : undefined;
+  const by = supplier ? 'supplier' : 'product';
+  const step = view.steps.find(
+    (s) => s.name === 'part_price_history' && Number(s.args.partId) === part.id && s.args.by === by,
+  );
   if (!step) {
     if (!view.tools.has('part_price_history'))
       return {
@@ -221,16 +229,17 @@ export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
           : 'ERP 没有提供价格历史（part_price_history），无法判断涨跌。/ The ERP offers no price history.',
       };
     return {
-      toolCalls: [{ name: 'part_price_history', args: { partId: part.id, months: window.months, by: 'product' } }],
+      toolCalls: [{ name: 'part_price_history', args: { partId: part.id, months: window.months, by } }],
     };
   }
   if (step.text === undefined) return {};
   const book = new SourceBook();
   const id = book.erp(step);
-  const series = resultOf<History>(step)?.series?.[0];
+  const answered = resultOf<History>(step)?.series ?? [];
+  const series = supplier ? answered.find((s) => s.supplierId === supplier.id) : answered[0];
   const kept = (series?.months ?? []).filter(inWindow(window));
   const months = kept.filter((m) => m.lines > 0);
-  const name = `${part.name}（${part.model}）`;
+  const name = `${supplier ? `${supplier.name} ` : ''}${part.name}（${part.model}）`;
   if (!series || months.length < 2) {
     return {
       text: [
@@ -265,8 +274,8 @@ export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
         ? `- ${first.month} ${yuan(first.avgUnitPrice)} ${at} → ${last.month} ${yuan(last.avgUnitPrice)} ${at}: ${text} ${at}`
         : `- ${first.month} ${yuan(first.avgUnitPrice)} ${at} → ${last.month} ${yuan(last.avgUnitPrice)} ${at}：${text} ${at}`,
       english
-        ? `- Paid prices of all suppliers, quantity-weighted monthly averages of ordered and received order lines; ${months.length} months with paid lines${average} ${at}.`
-        : `- 所有供应商的成交价（已下单/已收货订单行按数量加权的月均价）；${months.length} 个月有成交${average}${at}。`,
+        ? `- Paid prices of ${supplier ? supplier.nameEn || supplier.name : 'all suppliers'}, quantity-weighted monthly averages of ordered and received order lines; ${months.length} months with paid lines${average} ${at}.`
+        : `- ${supplier ? supplier.name : '所有供应商'}的成交价（已下单/已收货订单行按数量加权的月均价）；${months.length} 个月有成交${average}${at}。`,
       english ? 'No order was drafted.' : '未起草订单。',
       ...sourcesList(book.sources),
     ].join('\n'),
