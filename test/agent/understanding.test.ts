@@ -1,6 +1,13 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { findSuppliers, matchParts, type PartRef, partQueries } from '../../src/agent/models/offline/catalogue.ts';
+import { type FieldBound, readFieldBound } from '../../src/agent/models/offline/asks.ts';
+import {
+  findSuppliers,
+  matchParts,
+  type PartRef,
+  partQueries,
+  partText,
+} from '../../src/agent/models/offline/catalogue.ts';
 import { readDate } from '../../src/agent/models/offline/dates.ts';
 import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
@@ -744,5 +751,80 @@ describe('prices with cents, budgets said first, look-back windows, states, mont
     }
     for (const text of ['待审批的订单有哪些', '审批中的订单', '哪些单子还没审批？'])
       expect(readRequest(text, today).intent, text).toBe('lookup');
+  });
+});
+
+describe('trend words, the newest order, supplier bounds and stock questions (generated phrasings)', () => {
+  const g = seeded(41);
+  const parts = ['链条', '火花塞', 'F7TC', '刹车片', 'BP-125F', '机滤', '轮胎', '点火线圈'];
+  const suppliers = ['博世', '朝阳轮胎', '马勒', '大同链条'];
+
+  it('reads how a price moved as a trend, however the movement is put', () => {
+    for (let i = 0; i < 30; i++) {
+      const part = g.pick(parts);
+      const text = g.pick([
+        `${part}${g.pick(['最近一年', '近半年', '这一年', ''])}价格怎么走的`,
+        `${part}的价格走向如何`,
+        `${part}价格变化情况`,
+        `${part}最近价格怎么变的`,
+        `${part}的价格变动`,
+      ]);
+      expect(readRequest(text, today).intent, text).toBe('trend');
+    }
+  });
+
+  it('reads the newest of the orders meant, only when a cancel or change says so', () => {
+    for (let i = 0; i < 30; i++) {
+      const supplier = g.pick(suppliers);
+      const text = g.pick([
+        `把最近那张${supplier}的单子取消掉`,
+        `取消${supplier}最新的一单`,
+        `刚才下的那张${supplier}的单子取消`,
+        `把${supplier}最后一张订单撤了`,
+        `cancel my latest order with ${g.pick(['Bosch', 'Mahle'])}`,
+        `cancel the most recent ${g.pick(['Bosch', 'Mahle'])} order`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.newest], text).toEqual(['cancel', true]);
+    }
+    for (const text of ['最近三个月的订单有哪些', '取消昨天那张博世的单子', 'show last month orders'])
+      expect(readRequest(text, today).newest, text).toBeUndefined();
+  });
+
+  it('reads a bound on a supplier’s rating or lead time, inclusive as said, as a supplier question', () => {
+    for (let i = 0; i < 40; i++) {
+      const rating = g.pick([4, 4.2, 4.5, 4.7]);
+      const days = g.int(5, 30);
+      const [text, bound] = g.pick<[string, FieldBound]>([
+        [`评分${rating}以上的供应商有哪些`, { field: 'rating', op: '>=', value: rating }],
+        [`评级不低于${rating}的供应商`, { field: 'rating', op: '>=', value: rating }],
+        [`评分高于${rating}的供应商有哪些？`, { field: 'rating', op: '>', value: rating }],
+        [`交期${days}天以内的供应商有哪些`, { field: 'leadTime', op: '<=', value: days }],
+        [`哪些供应商交货期在${days}天以下`, { field: 'leadTime', op: '<=', value: days }],
+        [`which suppliers are rated at least ${rating}?`, { field: 'rating', op: '>=', value: rating }],
+        [`suppliers with a rating above ${rating}`, { field: 'rating', op: '>', value: rating }],
+        [`which suppliers have a lead time under ${days} days?`, { field: 'leadTime', op: '<', value: days }],
+      ]);
+      expect(readFieldBound(text), text).toEqual(bound);
+      const r = readRequest(text, today);
+      expect([r.intent, r.quantity], text).toEqual(['supplierInfo', undefined]);
+    }
+    expect(readFieldBound('博世的交期是多少')).toBeUndefined();
+  });
+
+  it('reads a stock question about a part as a stock question, never an order', () => {
+    for (let i = 0; i < 30; i++) {
+      const part = g.pick(parts);
+      const text = g.pick([
+        `${part}的库存还有多少？`,
+        `${part}还剩多少库存`,
+        `仓库里${part}有多少`,
+        `how many ${part} do we have in stock?`,
+        `what is our stock of ${part}?`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.quantity], text).toEqual(['inventory', undefined]);
+      expect(partText(r, []), text).toContain(part);
+    }
   });
 });

@@ -214,6 +214,7 @@ describe('every number of an analysis re-derives from its sources', () => {
     expect(problems((r) => (r.priceChecks[0].median12m += 0.01))).not.toEqual([]);
     expect(problems((r) => (r.scorecards[0].onTimePct += 0.1))).not.toEqual([]);
     expect(problems((r) => (r.priceSpreadPct += 0.1))).not.toEqual([]);
+    expect(problems((r) => (r.trendChangePct += 0.1))).not.toEqual([]);
     // A figure credited to another supplier's page, to the across-suppliers series, or to nothing.
     expect(problems((r) => (r.suppliers[0].from.webPrice = r.suppliers[1].from.webPrice))).not.toEqual([]);
     expect(problems((r) => (r.suppliers[0].from.avgPaid = r.trend[0].from.avgPrice))).not.toEqual([]);

@@ -200,6 +200,13 @@ export function rederive(result: Json, answers: Map<string, Json>): string[] {
       const series = (answer.series as Json[]).find((s) =>
         source.args.by === 'product' ? s.supplierId === null : s.label === supplier,
       );
+      if (field === 'trendChangePct') {
+        // The last month with paid lines against the first, of the series across suppliers.
+        const months = (series?.months ?? []) as Json[];
+        const [first, last] = [months[0]?.avgUnitPrice, months.at(-1)?.avgUnitPrice];
+        check(f, months.length >= 2 ? round2(((last - first) / first) * 100) : undefined, ' (first to last month)');
+        continue;
+      }
       const figures = record.month ? series?.months.find((m: Json) => m.month === record.month) : series?.total;
       check(f, figures?.[PAID_FIELDS[field]], ` (${source.args.by} ${supplier ?? ''} ${record.month ?? 'total'})`);
     } else if (source.tool === 'price_check') {

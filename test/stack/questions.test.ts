@@ -11,7 +11,9 @@ import { type Offer, offers as offersOf, scoreFresh, shortEn, shortZh, writeDraf
  * a supplier's lead time, rating, terms and contact; who supplies a category and which models it has; what was
  * spent on a category in a period; orders awaiting approval; whether a day's orders arrived; cancelling an order
  * named by supplier and day; which way a price went over the window said; ordering from the cheapest offer (after an analysis: test/agent/asks.test.ts); refusing supplier master-data changes; suppliers
- * named in English by their pinyin and parts by a fragment of their model.
+ * named in English by their pinyin and parts by a fragment of their model; the stock of a category or model, low or
+ * not; suppliers within a rating or lead-time bound; a category's orders in a period; cancelling a supplier's newest
+ * order.
  */
 const SEED = Date.now() % 1_000_000;
 const random = seededRandom(SEED);
@@ -375,6 +377,125 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         },
       });
     }
+
+    // 6. Stock of a category or a model, low or not: every part of it with what the ERP holds and has on order.
+    const stock = await db
+      .selectFrom('inventory')
+      .innerJoin('parts', 'parts.id', 'inventory.part_id')
+      .select(['parts.code', 'parts.model', 'parts.category', 'inventory.on_hand'])
+      .where('inventory.project_id', '=', 'P001')
+      .execute();
+    for (let i = 0; i < 2; i++) {
+      const c = pick(categories.filter((x) => stock.some((r) => r.category === x.code)));
+      const byModel = random() < 0.5;
+      const model = pick(stock.filter((r) => r.category === c.code)).model;
+      const zh = byModel ? model : pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
+      const en = byModel ? model : `${c.name_en.toLowerCase()}s`;
+      const held = stock.filter((r) => r.category === c.code && (!byModel || r.model === model));
+      list.push({
+        cls: 'stock',
+        say: pick([
+          `${zh}的库存还有多少？`,
+          `${zh}还剩多少库存`,
+          `仓库里${zh}有多少`,
+          `how many ${en} do we have in stock?`,
+          `what is our stock of ${en}?`,
+        ]),
+        judge: (turn) => {
+          const absent = held.filter(
+            (r) => !new RegExp(`${r.code}[^\\n]*(?:现有|on hand) ${r.on_hand}\\b`).test(turn.answer),
+          );
+          return (
+            noWrite(turn) ||
+            (absent.length
+              ? `no stock of ${absent.map((r) => r.code).join(', ')}: ${turn.answer.slice(0, 160)}`
+              : undefined)
+          );
+        },
+      });
+    }
+    // Suppliers within a rating or lead-time bound: exactly the ERP's suppliers within it, the filter said.
+    {
+      const byRating = random() < 0.5;
+      const bound = byRating ? pick([4.3, 4.5, 4.6, 4.7]) : pick([7, 10, 14]);
+      const within = suppliers.filter((s) => (byRating ? s.rating >= bound : s.lead_time_days <= bound));
+      const outside = suppliers.filter((s) => !within.includes(s));
+      list.push({
+        cls: 'supplier-bound',
+        say: byRating
+          ? pick([
+              `评分${bound}以上的供应商有哪些`,
+              `评级不低于${bound}的供应商`,
+              `which suppliers are rated at least ${bound}?`,
+            ])
+          : pick([
+              `交期${bound}天以内的供应商有哪些`,
+              `哪些供应商交货期在${bound}天以内`,
+              `suppliers with a lead time within ${bound} days`,
+            ]),
+        judge: (turn) => {
+          const listed = (s: (typeof suppliers)[number]) =>
+            turn.answer.includes(s.name_zh) || turn.answer.includes(s.name_en);
+          const missing = within.filter((s) => !listed(s));
+          const extra = outside.filter(listed);
+          return (
+            noWrite(turn) ||
+            (missing.length || extra.length
+              ? `missing ${missing.map((s) => s.name_zh).join(', ')}; extra ${extra.map((s) => s.name_zh).join(', ')}`
+              : undefined)
+          );
+        },
+      });
+    }
+    // Orders of a category in a period: the ERP's orders with a line of it, counted, the category named as a filter.
+    {
+      const c = pick(categories);
+      const p = pick(periods);
+      const zh = pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
+      const ids = await db
+        .selectFrom('orders')
+        .innerJoin('order_lines', 'order_lines.order_id', 'orders.id')
+        .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+        .select('orders.id')
+        .distinct()
+        .where('orders.project_id', '=', 'P001')
+        .where('parts.category', '=', c.code)
+        .where('orders.created_at', '>=', p.from)
+        .where('orders.created_at', '<', `${p.to}T99`)
+        .execute();
+      list.push({
+        cls: 'lookup-category',
+        say: pick([
+          `${p.zh}${zh}的订单有哪些`,
+          `${p.zh}下过${zh}的单吗`,
+          `show me the ${c.name_en.toLowerCase()} orders ${p.en}`,
+        ]),
+        judge: (turn) =>
+          noWrite(turn) ||
+          (ids.length
+            ? turn.answer.includes(`共 ${ids.length} 个`) || turn.answer.includes(`${ids.length} found`)
+              ? undefined
+              : `not ${ids.length} orders: ${turn.answer.slice(0, 160)}`
+            : /没有找到|No orders/.test(turn.answer)
+              ? undefined
+              : `listed orders of none: ${turn.answer.slice(0, 160)}`),
+      });
+    }
+    // The newest order of a supplier ("最近那张…的单子"): today's order is it.
+    list.push({
+      cls: 'cancel-newest',
+      say: pick([
+        `把最近那张${shortZh(todays.supplierZh)}的单子取消掉`,
+        `取消${shortZh(todays.supplierZh)}最新的一单`,
+        `cancel my latest ${shortEn(todays.supplierEn)} order`,
+      ]),
+      judge: (turn) => {
+        const draft = writeDraft(turn)?.value;
+        return draft?.tool === 'order_cancel' && (draft.args as { orderId: number }).orderId === todaysOrder
+          ? undefined
+          : `expected a cancel of order ${todaysOrder}, got ${JSON.stringify(draft?.args ?? turn.answer.slice(0, 160))}`;
+      },
+    });
 
     const h = stackHarness(stack);
     const { right, misses } = await scoreFresh(

@@ -74,6 +74,9 @@ const across = history ? history.byProduct.series[0] : undefined;
 const own = (o) => (history ? history.bySupplier.series.find((s) => s.supplierId === o.supplierId) : undefined);
 const monthsOf = (series, id) => series.months.map((m) => cited({ month: m.month, avgPrice: m.avgUnitPrice, lines: m.lines, quantity: m.quantity }, id));
 const months = across ? monthsOf(across, input.history.byProduct.from) : [];
+// Which way the price went: the last month with paid lines against the first, from the same answer.
+const [firstMonth, lastMonth] = [months[0], months[months.length - 1]];
+const turned = months.length >= 2;
 const bySupplier = input.offers.flatMap((o) => (own(o) ? [{ supplier: o.supplier, months: monthsOf(own(o), input.history.bySupplier.from) }] : []));
 const suppliers = input.offers.map((o) => {
   const paid = own(o) && cited({ supplier: o.supplier, ...own(o).total }, input.history.bySupplier.from);
@@ -105,11 +108,12 @@ const result = {
   suppliers, cheapestErp: best('erpPrice'), cheapestWeb: best('webPrice'),
   priceSpreadPct: round(((Math.max(...prices) - Math.min(...prices)) / Math.min(...prices)) * 100),
   trendBasis: across ? across.label + '：' + (history.byProduct.definition ?? '') : null, trend: months, supplierTrends: bySupplier,
+  trendChangePct: turned ? round(((lastMonth.avgPrice - firstMonth.avgPrice) / firstMonth.avgPrice) * 100) : null,
   outliers: suppliers
     .filter((s) => s.webVsErpPct !== null && Math.abs(s.webVsErpPct) >= 10)
     .map((s) => ({ supplier: s.supplier, webVsErpPct: s.webVsErpPct, from: { webVsErpPct: s.from.webVsErpPct } })),
   priceChecks, anomalies, scorecards: input.scorecards || [],
-  from: { priceSpreadPct: ids(quoted.map((q) => q.id)) },
+  from: { priceSpreadPct: ids(quoted.map((q) => q.id)), ...(turned ? { trendChangePct: ids(firstMonth.from.avgPrice, lastMonth.from.avgPrice) } : {}) },
   sources: input.sources,
 };
 await fs.writeFile('${ANALYST_PATHS.result}', JSON.stringify(result, null, 2));
@@ -452,6 +456,8 @@ interface AnalysisResult extends ReviewResult {
   cheapestErp: { supplier: string; erpPrice: number; from: From } | null;
   cheapestWeb: { supplier: string; webPrice: number; from: From } | null;
   priceSpreadPct: number;
+  /** The change in percent from the first to the last month of `trend`; null with fewer than two months. */
+  trendChangePct: number | null;
   /** How the trend is computed, as the ERP defines it; null without a price history. */
   trendBasis: string | null;
   /** The calendar months of paid prices the price history covers. */
@@ -664,8 +670,12 @@ function trendLine(r: AnalysisResult, en: boolean): string {
   // Which way it went, first month with paid lines to the last: the figure a buyer asking about the trend wants.
   const first = r.trend[0];
   const last = r.trend[r.trend.length - 1];
+  const change = r.trendChangePct;
+  // The signed figure as the result holds it, after the word for its direction.
   const way =
-    r.trend.length >= 2 ? directionOf(((last.avgPrice - first.avgPrice) / first.avgPrice) * 100, en).text : undefined;
+    change !== null && change !== undefined
+      ? `${(en ? { up: 'up', down: 'down', flat: 'flat' } : { up: '上涨', down: '下降', flat: '基本持平' })[directionOf(change, en).way]}${en ? ` (${pct(change)})` : `（${pct(change)}）`} ${citeOf(r.from, 'trendChangePct')}`
+      : undefined;
   return en
     ? `- Price trend over the last ${r.paidMonths} months (all suppliers, quantity-weighted monthly average of ordered/received order lines): ${months}${way ? `; ${first.month} to ${last.month}: ${way}` : ''}`
     : `- 近 ${r.paidMonths} 个月价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${months}${way ? `；${first.month} 至 ${last.month}：${way}` : ''}`;

@@ -549,7 +549,7 @@ export const CHEAPEST =
   /最便宜|最低价|价格最低|报价最低|目录价最低|哪家便宜|谁家便宜|便宜的那家|\bcheapest\b|\blowest[- ]priced\b|\blowest (?:list )?price\b/i;
 /** The newest of the orders meant: 最近那张, 最新的一单, 刚下的那个, 上一张, the latest one, my last order. */
 const NEWEST =
-  /最近(?:的)?(?:那|这|一)(?:张|个|笔|单)|最新(?:的)?(?:那|这|一)?(?:张|个|笔|单)|最后(?:的)?(?:那|一)(?:张|个|笔|单)|刚(?:才|刚)?(?:下|订|建|提交)的(?:那|这)?(?:张|个|笔|单)?|上一(?:张|笔|单)|\b(?:the |my )?(?:latest|most recent|newest|last)\s+(?:one|order|po|purchase order)\b/i;
+  /最近(?:的)?(?:那|这|一)(?:张|个|笔|单)|最新(?:的)?(?:那|这|一)?(?:张|个|笔|单)|最后(?:的)?(?:那|一)(?:张|个|笔|单)|刚(?:才|刚)?(?:下|订|建|提交)的(?:那|这)?(?:张|个|笔|单)?|上一(?:张|笔|单)|\b(?:latest|most recent|newest|last)\s+(?!(?:week|month|year|quarter|time|day)s?\b)(?:[\w-]+\s+){0,3}?(?:one|order|po|purchase order)\b/i;
 /** Asking for a comparison itself, not for an order from its winner. */
 const COMPARING = /比价|对比|比较|比一比|比一下|分析|报告|趋势|\bcompar|\banaly[sz]|\bbenchmark|\breport\b|\btrend/i;
 
