@@ -457,8 +457,13 @@ describe('questions about suppliers, the catalogue, spend and orders (generated 
     expect(period('orders placed last Friday')).toEqual(['2026-11-27', '2026-11-27']);
     expect(period('这周一下的单都到货了吗')).toEqual(['2026-11-30', '2026-11-30']);
     expect(period('取消今天那张博世的单子')).toEqual(['2026-12-03', '2026-12-03']);
-    const withdraw = readRequest('把昨天给冠军下的那个单撤了', today);
-    expect([withdraw.intent, withdraw.period?.from]).toEqual(['cancel', '2026-12-02']);
+    for (const [day, from] of [
+      ['昨天', '2026-12-02'],
+      ['今天', '2026-12-03'],
+    ]) {
+      const withdraw = readRequest(`把${day}给冠军下的那个单撤了`, today);
+      expect([withdraw.intent, withdraw.period?.from]).toEqual(['cancel', from]);
+    }
     expect(period('最近三个月的订单')).toEqual(['2026-09-03', '2026-12-03']);
     // 今天到货 is still a delivery date, not a period.
     expect(readRequest('给博世下200个F7TC，今天到货', today).expectedDate).toBe('2026-12-03');

@@ -359,9 +359,9 @@ export function readPeriod(
       },
     ],
     [/前天|\bday before yesterday\b/i, () => dayOf(2)],
-    // Today as the day orders were placed ("今天那张博世的单子"); 今天到货 stays a delivery date.
+    // Today as the day orders were placed ("今天那张博世的单子", "今天给博世下的那个单"); 今天到货 stays a delivery date.
     [
-      /今天(?=\s*(?:下的|订的|创建的|那张|那个|那笔|的单|的订单|的采购单))|\btoday's\b|\b(?:placed|created|made) today\b/i,
+      /今天(?=[^，,。.？?！!]{0,12}?(?:下的|订的|创建的|那张|那个|那笔|的单|的订单|的采购单))|\btoday's\b|\b(?:placed|created|made) today\b/i,
       () => dayOf(0),
     ],
     [/昨天|昨日|\byesterday\b/i, () => dayOf(1)],
