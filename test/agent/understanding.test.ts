@@ -7,6 +7,7 @@ import {
   type PartRef,
   partQueries,
   partText,
+  wholeCategory,
 } from '../../src/agent/models/offline/catalogue.ts';
 import { readDate } from '../../src/agent/models/offline/dates.ts';
 import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary.ts';
@@ -100,6 +101,16 @@ describe('matching parts', () => {
     ];
     const results = new Map([['chain', chains]]);
     expect(matchParts('of the 520 chain from', results).map((p) => p.id)).toEqual([2]);
+    // Beside the category's own name too ("520链条 两百条"): the model it starts, not the whole category.
+    const zh = chains.map((c) => ({ ...c, category: 'chain', name: `链条 ${c.model}` }));
+    const found = new Map([['链条', zh]]);
+    const category = { code: 'chain', nameZh: '链条', nameEn: 'Drive chain', synonymsZh: [], synonymsEn: [] };
+    for (const text of ['520链条', '给恒久链传动下一单，520链条', '520 链条'])
+      expect(
+        wholeCategory(text, matchParts(text, found), found, [category]).map((p) => p.id),
+        text,
+      ).toEqual([2]);
+    expect(wholeCategory('链条', matchParts('链条', found), found, [category]).map((p) => p.id)).toEqual([1, 2]);
   });
 
   it('searches the pieces of a separator-less code the catalogue does not know as typed', () => {
@@ -830,6 +841,58 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
       const r = readRequest(text, today);
       expect([r.intent, r.quantity], text).toEqual(['inventory', undefined]);
       expect(partText(r, []), text).toContain(part);
+    }
+  });
+});
+
+describe('deletes, per-piece prices, receipt states and price questions (generated phrasings)', () => {
+  const g = seeded(53);
+  const suppliers = ['德尔福', '博世', '马勒', '朝阳轮胎'];
+  const parts = ['刹车片', 'F7TC', '机滤', '轮胎', '链条'];
+
+  it('refuses deleting one supplier, part or record with its own reason, and leaves an order to be cancelled', () => {
+    for (let i = 0; i < 20; i++) {
+      const text = g.pick([
+        `把${g.pick(suppliers)}删掉`,
+        `删除供应商${g.pick(suppliers)}`,
+        `把${g.pick(parts)}这个零件删了`,
+        `delete the supplier ${g.pick(['Bosch', 'Delphi'])}`,
+        `remove ${g.pick(['Bosch', 'Delphi'])} from the vendor list`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.refusal], text).toEqual(['refuse', 'delete']);
+    }
+    expect(readRequest('把PO-202611-H00229删掉', today).refusal).toBeUndefined();
+  });
+
+  it('reads a price said per piece of any unit as money, never a quantity', () => {
+    for (let i = 0; i < 20; i++) {
+      const price = g.int(5, 300);
+      const unit = g.pick(['一副', '一支', '一根', '一条', '一个', '每套']);
+      const text = `${g.pick(suppliers)}的${g.pick(parts)} ${price} 块${unit}，这个价格正常吗？`;
+      const r = readRequest(text, today);
+      expect([r.intent, r.money, r.quantity], text).toEqual(['judge', price, undefined]);
+    }
+  });
+
+  it('reads orders not yet received as a state filter, and a supplier named inside a lead-time question', () => {
+    for (const text of ['还没收货的订单有哪些', '哪些单子还未收货', '尚未收货的采购单'])
+      expect(readRequest(text, today).statuses?.label, text).toMatch(/未到货/);
+    for (const name of ['Brembo', 'Bosch', 'Mahle'])
+      expect(readRequest(`How long does ${name} take to deliver?`, today).rest, name).toContain(name);
+  });
+
+  it('reads what a part costs now as a price question, and which supplier is bought from most as spend', () => {
+    for (let i = 0; i < 20; i++) {
+      const part = g.pick(parts);
+      const price = g.pick([`${part}现在什么价`, `${part}啥价`, `${part}现在怎么卖`, `${part}的价位怎么样`]);
+      expect(readRequest(price, today).intent, price).toBe('compare');
+      const most = g.pick([
+        `我们最常买的是哪家的${part}`,
+        `${part}买得最多的是哪家`,
+        `which supplier do we buy the most ${part} from?`,
+      ]);
+      expect(readRequest(most, today).intent, most).toBe('spend');
     }
   });
 });

@@ -8,7 +8,7 @@ import { chineseNumber, type Span } from './quantities.ts';
  */
 
 /** The writes Procura refuses from chat, each with its own reason. */
-export type Refusal = 'payment' | 'approve' | 'priceChange' | 'deleteAll' | 'readOnly' | 'masterData';
+export type Refusal = 'payment' | 'approve' | 'priceChange' | 'deleteAll' | 'delete' | 'readOnly' | 'masterData';
 
 export type Ask = 'refuse' | 'judge' | 'budget' | 'knowledge' | 'direction' | 'supplierInfo' | 'catalogue' | 'spend';
 
@@ -18,7 +18,7 @@ export type SupplierField = 'leadTime' | 'rating' | 'terms' | 'contact' | 'city'
 const FIELDS: Array<[SupplierField, RegExp]> = [
   [
     'leadTime',
-    /交期|交货期|交货周期|交付周期|供货周期|货期|多久(?:能)?(?:到货|交货|发货|送到)|几天(?:能)?(?:到货|交货|发货|送到)|(?:到货|交货|发货|送货)(?:要|需要|得)?(?:多少天|几天|多久|多长时间)|\blead[- ]?times?\b|\bdelivery times?\b|\bhow (?:long|fast|quickly)\b.{0,30}\b(?:deliver|ship|take)/i,
+    /交期|交货期|交货周期|交付周期|供货周期|货期|多久(?:能)?(?:到货|交货|发货|送到)|几天(?:能)?(?:到货|交货|发货|送到)|(?:到货|交货|发货|送货)(?:要|需要|得)?(?:多少天|几天|多久|多长时间)|\blead[- ]?times?\b|\bdelivery times?\b|\bhow (?:long|fast|quickly)\b(?=.{0,30}\b(?:deliver|ship|take))/i,
   ],
   [
     'rating',
@@ -113,7 +113,7 @@ function spansOf(text: string, patterns: RegExp[]): Span[] {
 
 /** How much was spent ("去年下半年在轮胎上花了多少钱", "how much did we spend on batteries"). */
 const SPEND =
-  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|订单(?:总)?金额(?:是|有|一共)?多少|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|\b(?:spend|spent|spending|expenditure)\b/i;
+  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|订单(?:总)?金额(?:是|有|一共)?多少|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|最常买|买得最多|买的最多|买最多|采购最多|\bbuy (?:the )?most\b|\bmost often\b|\b(?:spend|spent|spending|expenditure)\b/i;
 
 const PAYMENT =
   /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
@@ -125,6 +125,8 @@ const PRICE_CHANGE =
   /(?:目录价|标价|牌价|价目表|报价单|list price|catalogue price|catalog price|(?:零部件|零件|配件|part)(?:的)?(?:单价|价格))|(?:把|将).{0,20}(?:单价|价格).{0,6}(?:改成|改为|调到|调整为|降到|涨到|降为|改)|(?:单价|价格|价钱)\s*(?:改成|改为|调到|调成|调整为|降到|涨到|降为)|(?:change|set|update|lower|raise|cut)\b.{0,30}\bprice\b.{0,20}\bto\b/i;
 const DELETE_ALL =
   /(?:删除|删掉|清空|清除|删光|抹掉)(?:掉)?(?:所有|全部|一切)|(?:所有|全部|一切)(?:的)?(?:订单|数据|记录|东西|供应商)?.{0,4}(?:都)?(?:删除|删掉|清空|删了)|\bdelete\b.*\b(?:all|everything)\b|\bwipe\b|\bdrop\b.*\b(?:table|database)\b|\berase\b.*\b(?:all|everything)\b/i;
+const DELETE_ONE =
+  /(?:把|将)[^，,。]{1,24}?(?:删除|删掉|删了|删去|去掉|移除|抹掉)|(?:删除|删掉|移除)(?:这个|那个|掉)?(?:供应商|零部件|零件|物料|记录|历史)|\b(?:delete|remove|erase)\b.{0,40}\b(?:supplier|vendor|part|record|history|entry)\b/i;
 /**
  * Which way a price went ("这一年是涨了还是跌了？", "has the price gone up?"): a question about the ERP's price history,
  * never an order, however it names the rise. English asks it as a question (a "?" or a leading auxiliary), so
@@ -198,6 +200,8 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   if (DEFINING.test(text)) return { ask: 'knowledge' };
   if (PAYMENT.test(text)) return { ask: 'refuse', refusal: 'payment' };
   if (DELETE_ALL.test(text)) return { ask: 'refuse', refusal: 'deleteAll' };
+  // Deleting one supplier, part or record ("把德尔福删掉"); an order ("把那张单删掉") is cancelled instead.
+  if (DELETE_ONE.test(text) && !/PO-\d|单|\border/i.test(text)) return { ask: 'refuse', refusal: 'delete' };
   if (APPROVE.test(text) && !APPROVE_QUESTION.test(text)) return { ask: 'refuse', refusal: 'approve' };
   if (DIRECTION_ZH.test(text) || (DIRECTION_EN.test(text) && ASKED_EN.test(text))) return { ask: 'direction' };
   if (JUDGE.test(text)) return { ask: 'judge' };
@@ -223,7 +227,7 @@ const STATUS_WORDS: Array<[RegExp, string[], string]> = [
     '待审批 / pending approval',
   ],
   [
-    /还没到货|还未到货|没到货|未到货|尚未到货|在途|还没收到|没收到|未收货|等(?:待)?到货|waiting for delivery|not (?:yet )?(?:delivered|received|arrived)|in transit|on order|outstanding/i,
+    /还没到货|还未到货|没到货|未到货|尚未到货|在途|还没收到|没收到|未收货|还没收货|还未收货|没收货|尚未收货|等(?:待)?到货|waiting for delivery|not (?:yet )?(?:delivered|received|arrived)|in transit|on order|outstanding/i,
     ['approved', 'ordered'],
     '未到货 / not yet delivered',
   ],
@@ -462,6 +466,10 @@ export function refusalText(refusal: Refusal, english: boolean, role?: string): 
     deleteAll: [
       'Procura 不做批量删除：订单只能逐个取消（并经审批），供应商、零部件和历史记录不会从聊天中删除。',
       'Procura does not delete in bulk: orders are cancelled one at a time (with approval), and suppliers, parts and history are never deleted from chat.',
+    ],
+    delete: [
+      'Procura 不在聊天中删除数据：供应商、零部件和历史记录由 ERP 维护，Procura 只读取；订单可以逐个取消（并经审批）。',
+      'Procura does not delete from chat: suppliers, parts and history are kept in the ERP, which Procura only reads; an order can be cancelled (with approval).',
     ],
     masterData: [
       '供应商主数据（评级、交期、账期、联系人）不能在聊天中修改：它们由 ERP 的主数据维护，Procura 只读取。要查看当前值，可以问“博世的交期是多少？”。',

@@ -333,6 +333,9 @@ export interface PartMatch {
   score: number;
 }
 
+/** A number of three or four digits standing alone: the start of a model ("the 520 chains"), once quantities are read. */
+const BARE_NUMBER = /(?<![\w./-])\d{3,4}(?![\w./-])/g;
+
 /**
  * Scores every part the searches returned against the text: an exact code or model wins outright; otherwise the
  * longest Chinese run shared with the part's name and the number of English words whose search found it.
@@ -344,7 +347,7 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
   for (const q of queries) for (const p of results.get(q.query) ?? []) parts.set(p.id, p);
   const codes = codeTokens(text).map(bareCode);
   // A bare number left over ("the 520 chains") is the start of a model, never a quantity (that was read already).
-  const numbers = text.match(/(?<![\w./-])\d{3,4}(?![\w./-])/g) ?? [];
+  const numbers = text.match(BARE_NUMBER) ?? [];
   const runs = cjkRuns(text);
   const english = queries.filter((q) => q.kind === 'en');
   const scored: PartMatch[] = [...parts.values()].map((part) => {
@@ -385,6 +388,9 @@ export function wholeCategory(
   for (const name of names) rest = rest.split(name).join(' ');
   for (const name of english) rest = rest.replace(new RegExp(`\\b${escapeRegExp(name)}(?:e?s)?\\b`, 'gi'), ' ');
   if (rest === text || namesSomething(rest)) return best;
+  // "520链条": the number left beside the category's name is the start of the model matched, not the whole category.
+  const leading = rest.match(BARE_NUMBER) ?? [];
+  if (leading.some((n) => best.some((p) => bareCode(p.model).startsWith(n)))) return best;
   const all = new Map<number, PartRef>();
   for (const list of results.values()) for (const p of list) if (p.category === category.code) all.set(p.id, p);
   return [...all.values()];

@@ -173,6 +173,7 @@ const CUES: Array<[Cue, number, string[]]> = [
       'vs',
     ],
   ],
+  ['compare', 2, ['什么价', '啥价', '价位', '怎么卖', '卖多少', 'going rate']],
   ['compare', 1, ['报价', '价格', '多少钱', '便宜', '哪家', '划算', '建议', 'quote', 'price', 'prices', 'how much']],
   [
     'trend',

@@ -202,9 +202,10 @@ export function quantitySpans(q: { keep?: Span } & Span): Span[] {
 /** What money is written as: ¥8000, 8000元, 八千块钱, 8k yuan, RMB 8000, $20. */
 const CURRENCY_BEFORE = '(?:¥|￥|rmb\\s*|cny\\s*|\\$)';
 /** "一个", "每只", "/副" after a price: the piece the price is for, part of the price, never a quantity. */
-const PER_PIECE = '(?:\\s*(?:一|每|\\/)\\s*(?:个|只|件|副|条|套|支|块))?';
-// 块 is money only as 块钱 or before a per-piece price (12块一个, 12块/个); 30块 alone is thirty pieces (块 is a unit).
-const CURRENCY_AFTER = '(?:元|块钱|块(?=\\s*(?:一个|一只|一件|一条|一套|每|\\/))|rmb\\b|yuan\\b|cny\\b)';
+const PIECE = '(?:个|只|件|副|条|套|支|块|根|片|盒|箱)';
+const PER_PIECE = `(?:\\s*(?:一|每|\\/)\\s*${PIECE})?`;
+// 块 is money only as 块钱 or before a per-piece price (12块一个, 35块一副, 12块/个); 30块 alone is thirty pieces (块 is a unit).
+const CURRENCY_AFTER = `(?:元|块钱|块(?=\\s*(?:一${PIECE}|每|\\/))|rmb\\b|yuan\\b|cny\\b)`;
 
 /**
  * A sum of money in a text and where it stands: never an order quantity, whatever else the text says. In a budget
@@ -212,7 +213,7 @@ const CURRENCY_AFTER = '(?:元|块钱|块(?=\\s*(?:一个|一只|一件|一条|�
  */
 export function readMoney(text: string, budget = false): ({ value: number } & Span) | undefined {
   const patterns = [
-    ...(budget ? [new RegExp(`(${FIGURE})\\s*块(?!\\s*(?:一个|一只|一件|一条|一套|每|\\/))`, 'i')] : []),
+    ...(budget ? [new RegExp(`(${FIGURE})\\s*块(?!\\s*(?:一${PIECE}|每|\\/))`, 'i')] : []),
     new RegExp(`${CURRENCY_BEFORE}\\s*(${NUMBER})${PER_PIECE}`, 'i'),
     new RegExp(`(${NUMBER})\\s*${CURRENCY_AFTER}${PER_PIECE}`, 'i'),
     new RegExp(`(?:预算|budget(?:\\s+of|\\s+is)?|花|spend|总价|总额|金额)\\s*(?:是|为|有|:|：)?\\s*(${NUMBER})`, 'i'),
