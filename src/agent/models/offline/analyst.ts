@@ -2,7 +2,14 @@ import YAML from 'yaml';
 import { cite, SOURCES_HEADING, type Source, sourcesList, sourcesSection } from '../../../protocol/index.ts';
 import { FULL_RESULT_KEY } from '../../tool-results.ts';
 import { capabilitiesText } from './capabilities.ts';
-import { categoryLabel, mostSupplied, type PartRef, type SupplierRef, suggestRequests } from './catalogue.ts';
+import {
+  categoryLabel,
+  displayName,
+  mostSupplied,
+  type PartRef,
+  type SupplierRef,
+  suggestRequests,
+} from './catalogue.ts';
 import {
   type ConversationView,
   called,
@@ -186,7 +193,10 @@ export function planAnalysis(view: ConversationView): Plan {
       text: `${model ?? category} 在 ERP 中只有 ${offers.length} 家供应商，无法做供应商比价。/ Only ${offers.length} supplier offers ${model ?? category}: there is nothing to compare.`,
     };
   }
-  const label = categoryLabel(parts);
+  // In English the category's own English name (category_list), else its code in words: part names are Chinese.
+  const label = en
+    ? (facts.categories.find((c) => c.code === category)?.nameEn ?? category.replace(/_/g, ' '))
+    : categoryLabel(parts);
   // 2. quote URLs, and what the project paid for the product as the ERP sums it: per supplier and across suppliers
   // The lookup returns the product's rows only; without it the whole table is read.
   const lookup = view.tools.has('supplier_quote_urls');
@@ -229,7 +239,7 @@ export function planAnalysis(view: ConversationView): Plan {
     return {
       partId: p.id,
       supplierId: p.supplier.id,
-      supplier: p.supplier.name,
+      supplier: displayName(p.supplier, en),
       code: p.code,
       erpPrice: p.unitPrice,
       webPrice: web?.price ?? null,

@@ -1,6 +1,6 @@
 import type { ChoiceOption } from '../../../protocol/index.ts';
 import { isEnglish, refusalText } from './asks.ts';
-import { categoryLabel, type PartRef, shortName } from './catalogue.ts';
+import { categoryLabel, displayName, type PartRef, shortName } from './catalogue.ts';
 import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
 import { chosen, type Facts, ground, offeredBy, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
@@ -13,7 +13,7 @@ interface OrderItem {
   orderNo: string;
   status: string;
   version: number;
-  supplier: { id?: number; name: string };
+  supplier: { id?: number; name: string; nameEn?: string };
   totalAmount: number;
   expectedDate?: string | null;
   createdBy?: string;
@@ -371,10 +371,10 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
   const order = pick?.startsWith('order:') ? open.find((o) => String(o.id) === pick.slice(6)) : undefined;
   if (order) return changeOrder(view, order, intent, taskTexts(view));
   if (called(view, 'ask_user')) return { text: '没有选定订单，未做任何修改。/ No order was chosen: nothing changed.' };
-  const named = [supplier?.name, period?.label].filter(Boolean).join(' · ');
+  const english = isEnglish(texts.words);
+  const named = [supplier && displayName(supplier, english), period?.label].filter(Boolean).join(' · ');
   if (!open.length && named) {
     const listed = items<OrderItem>(search);
-    const english = isEnglish(texts.words);
     const others = listed.length
       ? english
         ? ` It has ${listed.map((o) => `${o.orderNo} (${o.status})`).join(', ')}, none of them yours and open.`
@@ -455,7 +455,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   const filters = [
     mine ? (english ? 'mine' : '我的') : '',
     pending ? (english ? 'pending approval' : '待审批') : (reading.statuses?.label.split(' / ')[english ? 1 : 0] ?? ''),
-    supplier ? supplier.name : '',
+    supplier ? displayName(supplier, english) : '',
     part ? part.code : '',
     reading.period
       ? byCancel
@@ -494,7 +494,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
       ...delivery,
       ...shown.map(
         (o) =>
-          `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${dated(o)}`,
+          `- ${o.orderNo} · ${statusText(o.status)} · ${displayName(o.supplier, english)} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join(english ? ', ' : '，')} · ¥${o.totalAmount.toFixed(2)}${dated(o)}`,
       ),
     ].join('\n'),
   };
