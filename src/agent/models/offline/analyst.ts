@@ -136,7 +136,7 @@ export function planAnalysis(view: ConversationView): Plan {
   const { intent, current } = taskIntent(texts);
   // One language per answer and report: the request's.
   const en = current.language === 'en';
-  if (intent === 'inventory' && view.tools.has('inventory_warning')) return planInventory(view);
+  if (intent === 'inventory' && view.tools.has('inventory_warning')) return planInventory(view, en);
   if (intent === 'judge') return planJudgement(view, texts);
   if (intent === 'direction') return planDirection(view, texts);
   if (intent === 'budget') return planBudget(view, texts);
@@ -821,11 +821,12 @@ function comparisonSummary(
   ].join('\n');
 }
 
-function planInventory(view: ConversationView): Plan {
+function planInventory(view: ConversationView, en: boolean): Plan {
   if (!called(view, 'inventory_warning')) return { toolCalls: [{ name: 'inventory_warning', args: {} }] };
   const warnings = items<{
     code: string;
-    name?: string;
+    name: string;
+    nameEn?: string;
     onHand: number;
     safetyStock: number;
     suggestedQuantity: number;
@@ -861,15 +862,19 @@ function planInventory(view: ConversationView): Plan {
   // Every quantity is the ERP's answer to that one request: each line cites it.
   const book = new SourceBook();
   const source = cite([book.erp(lastStep(view, 'inventory_warning') as ToolStep)]);
-  const lines = warnings.map(
-    (w) =>
-      `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，在途 ${w.onOrder ?? 0}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`,
-  );
+  const lines = warnings.map((w) => {
+    const name = displayName(w, en);
+    return en
+      ? `- ${w.code} ${name}: on hand ${w.onHand}, on order ${w.onOrder ?? 0}, safety stock ${w.safetyStock}, suggested reorder ${w.suggestedQuantity} ${source}`
+      : `- ${w.code} ${name}：现有 ${w.onHand}，在途 ${w.onOrder ?? 0}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`;
+  });
   return {
     text: [
-      `## 库存预警：${warnings.length} 个零部件低于安全库存`,
+      en
+        ? `## Stock warnings: ${warnings.length} parts below safety stock`
+        : `## 库存预警：${warnings.length} 个零部件低于安全库存`,
       ...lines,
-      ...(chart ? [`- 图表：${chart} ${source}`] : []),
+      ...(chart ? [en ? `- Chart: ${chart} ${source}` : `- 图表：${chart} ${source}`] : []),
       ...sourcesList(book.sources),
     ].join('\n'),
   };
