@@ -287,15 +287,15 @@ export function planAnalysis(view: ConversationView): Plan {
     return { text: `分析脚本执行失败：${lastStep(view, 'execute')?.text ?? ''}\nThe analysis script failed.` };
   // 6. charts, then the report
   if (!called(view, 'generate_visualization') && view.tools.has('generate_visualization')) {
-    return { toolCalls: chartCalls(result) };
+    return { toolCalls: chartCalls(result, en) };
   }
   const chartSteps = view.steps.filter((s) => s.name === 'generate_visualization');
   // A chart that failed (a busy renderer) is drawn once more before the report is written.
   const failed = chartSteps.filter((s) => s.text !== undefined && !chartUrl(s));
-  if (failed.length && chartSteps.length <= chartCalls(result).length) {
+  if (failed.length && chartSteps.length <= chartCalls(result, en).length) {
     return { toolCalls: failed.map((s) => ({ name: s.name, args: s.args })) };
   }
-  const charts = drawnCharts(view, result);
+  const charts = drawnCharts(view, result, en);
   const reportPath = ANALYST_PATHS.report(new Date());
   if (!view.steps.some((s) => s.name === 'write_file' && s.args.file_path === reportPath)) {
     return {
@@ -544,15 +544,48 @@ function analysisResult(view: ConversationView): AnalysisResult | undefined {
 
 type ToolCall = NonNullable<Plan['toolCalls']>[number];
 
+/** The words of a comparison's charts, in the language of its request. */
+const CHART_WORDS = {
+  zh: {
+    erpPrice: 'ERP 目录价',
+    webPrice: '官网报价',
+    quotes: '供应商报价对比',
+    supplier: '供应商',
+    unitPrice: '单价（元）',
+    allSuppliers: '所有供应商',
+    paid: (months: number) => `近 ${months} 个月已下单/已收货加权均价`,
+    month: '月份',
+    webVsErp: '官网价相对 ERP 目录价（%）',
+    deviation: '偏差（%）',
+    moq: '各供应商最小起订量',
+    quantity: '数量',
+  },
+  en: {
+    erpPrice: 'ERP list price',
+    webPrice: 'Web quote',
+    quotes: 'supplier quotes',
+    supplier: 'Supplier',
+    unitPrice: 'Unit price (CNY)',
+    allSuppliers: 'all suppliers',
+    paid: (months: number) => `weighted average paid price (ordered/received), last ${months} months`,
+    month: 'Month',
+    webVsErp: 'web price vs ERP list price (%)',
+    deviation: 'Deviation (%)',
+    moq: 'minimum order quantity per supplier',
+    quantity: 'Quantity',
+  },
+};
+
 /** The charts of a comparison, each with the sources of the figures it draws. */
-function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: string[] }> {
+function chartSpecs(result: AnalysisResult, en: boolean): Array<{ call: ToolCall; from: string[] }> {
+  const words = CHART_WORDS[en ? 'en' : 'zh'];
   const chart = (chart_type: string, chart_config: Record<string, unknown>, from: string[]) => ({
     call: { name: 'generate_visualization', args: { chart_type, chart_config } },
     from,
   });
   const priceData = result.suppliers.flatMap((s) => [
-    { category: s.supplier, value: s.erpPrice, group: 'ERP 目录价' },
-    ...(s.webPrice !== null ? [{ category: s.supplier, value: s.webPrice, group: '官网报价' }] : []),
+    { category: s.supplier, value: s.erpPrice, group: words.erpPrice },
+    ...(s.webPrice !== null ? [{ category: s.supplier, value: s.webPrice, group: words.webPrice }] : []),
   ]);
   const specs = [
     chart(
@@ -560,9 +593,9 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
       {
         data: priceData,
         group: true,
-        title: `${result.category} ${result.model} 供应商报价对比`,
-        axisXTitle: '供应商',
-        axisYTitle: '单价（元）',
+        title: `${result.category} ${result.model} ${words.quotes}`,
+        axisXTitle: words.supplier,
+        axisYTitle: words.unitPrice,
       },
       idsOf(...result.suppliers.flatMap((s) => [s.from.erpPrice, s.from.webPrice])),
     ),
@@ -570,7 +603,7 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
   if (result.trend.length >= 2) {
     // Across suppliers, then each supplier with at least two paid months: the ERP's monthly paid averages.
     const lines = [
-      { name: '所有供应商', months: result.trend },
+      { name: words.allSuppliers, months: result.trend },
       ...result.supplierTrends.filter((t) => t.months.length >= 2).map((t) => ({ name: t.supplier, months: t.months })),
     ];
     specs.push(
@@ -578,9 +611,9 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
         'line',
         {
           data: lines.flatMap((l) => l.months.map((m) => ({ time: m.month, value: m.avgPrice, group: l.name }))),
-          title: `${result.model} 近 ${result.paidMonths} 个月已下单/已收货加权均价`,
-          axisXTitle: '月份',
-          axisYTitle: '单价（元）',
+          title: `${result.model} ${words.paid(result.paidMonths)}`,
+          axisXTitle: words.month,
+          axisYTitle: words.unitPrice,
         },
         idsOf(...lines.flatMap((l) => l.months.map((m) => m.from.avgPrice))),
       ),
@@ -594,9 +627,9 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
             'column',
             {
               data: deviations.map((s) => ({ category: s.supplier, value: s.webVsErpPct })),
-              title: `${result.model} 官网价相对 ERP 目录价（%）`,
-              axisXTitle: '供应商',
-              axisYTitle: '偏差（%）',
+              title: `${result.model} ${words.webVsErp}`,
+              axisXTitle: words.supplier,
+              axisYTitle: words.deviation,
             },
             idsOf(...deviations.map((s) => s.from.webVsErpPct)),
           )
@@ -604,9 +637,9 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
             'column',
             {
               data: result.suppliers.map((s) => ({ category: s.supplier, value: s.moq })),
-              title: `${result.model} 各供应商最小起订量`,
-              axisXTitle: '供应商',
-              axisYTitle: '数量',
+              title: `${result.model} ${words.moq}`,
+              axisXTitle: words.supplier,
+              axisYTitle: words.quantity,
             },
             idsOf(...result.suppliers.map((s) => s.from.moq)),
           ),
@@ -615,11 +648,15 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
   return specs;
 }
 
-const chartCalls = (result: AnalysisResult) => chartSpecs(result).map((s) => s.call);
+const chartCalls = (result: AnalysisResult, en: boolean) => chartSpecs(result, en).map((s) => s.call);
 
 /** The charts drawn, each with its address and the sources of its figures. */
-function drawnCharts(view: ConversationView, result: AnalysisResult): Array<{ url: string; from: string[] }> {
-  const specs = chartSpecs(result);
+function drawnCharts(
+  view: ConversationView,
+  result: AnalysisResult,
+  en: boolean,
+): Array<{ url: string; from: string[] }> {
+  const specs = chartSpecs(result, en);
   const titleOf = (args: Record<string, unknown>) => (args.chart_config as { title?: unknown } | undefined)?.title;
   return view.steps.flatMap((step) => {
     const url = step.name === 'generate_visualization' ? chartUrl(step) : undefined;
