@@ -243,7 +243,7 @@ function cheapestOffer(parts: PartRef[]): { part: PartRef; why: string } | undef
   const rest = others.map((p) => `${p.supplier.name} ¥${p.unitPrice}`).join('、');
   return {
     part,
-    why: `按 ERP 目录价选最便宜的供应商：${part.supplier.name} ¥${part.unitPrice}（其余：${rest}）/ cheapest ERP list price: ${part.supplier.name} ¥${part.unitPrice}`,
+    why: `按 ERP 目录价选最便宜的供应商：${part.supplier.name} ¥${part.unitPrice}（其余：${rest}）/ cheapest ERP list price: ${displayName(part.supplier, true)} ¥${part.unitPrice}`,
   };
 }
 
