@@ -20,7 +20,7 @@ import {
   type ToolStep,
 } from './conversation.ts';
 import { askUser, chosen, ground, taskIntent, taskTexts } from './grounding.ts';
-import { planCatalogue, planSpend, planSupplierInfo } from './lookups.ts';
+import { categoryName, planCatalogue, planSpend, planSupplierInfo } from './lookups.ts';
 import { CAPABILITIES_GOAL } from './orchestrator.ts';
 import {
   anomalySection,
@@ -193,10 +193,8 @@ export function planAnalysis(view: ConversationView): Plan {
       text: `${model ?? category} 在 ERP 中只有 ${offers.length} 家供应商，无法做供应商比价。/ Only ${offers.length} supplier offers ${model ?? category}: there is nothing to compare.`,
     };
   }
-  // In English the category's own English name (category_list), else its code in words: part names are Chinese.
-  const label = en
-    ? (facts.categories.find((c) => c.code === category)?.nameEn ?? category.replace(/_/g, ' '))
-    : categoryLabel(parts);
+  // In English the category's own English name (category_list): its parts' everyday name is Chinese.
+  const label = en ? categoryName(facts, category, true) : categoryLabel(parts);
   // 2. quote URLs, and what the project paid for the product as the ERP sums it: per supplier and across suppliers
   // The lookup returns the product's rows only; without it the whole table is read.
   const lookup = view.tools.has('supplier_quote_urls');

@@ -336,7 +336,7 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
 }
 
 /** A category's name as the ERP's category list gives it, in the answer's language. */
-function categoryName(facts: Facts, code: string | undefined, english: boolean): string {
+export function categoryName(facts: Facts, code: string | undefined, english: boolean): string {
   const c = facts.categories.find((x) => x.code === code);
   return c ? (english ? c.nameEn : c.nameZh) : (code ?? '');
 }
