@@ -386,15 +386,21 @@ describe('only an explicit order request drafts a write (generated phrasings on 
     const warnings = (
       (await res.json()) as { items: Array<{ code: string; suggestedQuantity: number; onOrder: number }> }
     ).items;
-    const stock = await h.send(h.contextFor('laoxiao', 'suggested-0'), '哪些零部件需要补货？');
-    if (warnings.some((w) => !stock.answer.includes(`在途 ${w.onOrder}`))) misses.push('on-order quantities missing');
-    if (warnings.length >= 2) {
-      const order = await h.send(h.contextFor('laoxiao', 'suggested-0'), '第二个按建议数量下单');
+    // The same in English: the stock list is in English, and the follow-up reads it.
+    for (const [i, list, onOrder, follow] of [
+      [0, '哪些零部件需要补货？', '在途', '第二个按建议数量下单'],
+      [1, 'which parts are below safety stock?', 'on order', 'order the second one at the suggested quantity'],
+    ] as const) {
+      const stock = await h.send(h.contextFor('laoxiao', `suggested-${i}`), list);
+      if (warnings.some((w) => !stock.answer.includes(`${onOrder} ${w.onOrder}`)))
+        misses.push(`${list}: on-order quantities missing`);
+      if (warnings.length < 2) continue;
+      const order = await h.send(h.contextFor('laoxiao', `suggested-${i}`), follow);
       const line = approvalArgs(order, 'order_create')?.lines[0];
       const part = all.find((o) => o.code === warnings[1].code);
       if (line?.partId !== part?.partId || line?.quantity !== warnings[1].suggestedQuantity)
         misses.push(
-          `suggested: expected ${warnings[1].code} × ${warnings[1].suggestedQuantity}, got ${JSON.stringify(line ?? order.answer.slice(0, 200))}`,
+          `${follow}: expected ${warnings[1].code} × ${warnings[1].suggestedQuantity}, got ${JSON.stringify(line ?? order.answer.slice(0, 200))}`,
         );
     }
     expect(misses, misses.join('\n')).toEqual([]);
