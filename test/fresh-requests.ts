@@ -39,6 +39,21 @@ export function notEnglish(answer: string, ...suppliers: string[]): string | und
   return unnamed.length ? `${unnamed.join(', ')} not named in English: ${body.slice(0, 160)}` : undefined;
 }
 
+/**
+ * Why an English comparison does not go by the English names the ERP keeps (`englishNames`), or undefined: each
+ * supplier it compared is one of them, and its answer and its report are all English and name them all.
+ */
+export function notEnglishComparison(
+  compared: string[],
+  englishNames: string[],
+  answer: string,
+  report: string,
+): string | undefined {
+  const unknown = compared.filter((s) => !englishNames.includes(s));
+  if (unknown.length) return `compared ${unknown.join(', ')}: not an English name in the ERP`;
+  return notEnglish(answer, ...compared) ?? notEnglish(report, ...compared);
+}
+
 /** Every part of the demo project with its supplier, read from the ERP's own tables. */
 export async function offers(db: AgentHarness['erp']['database']['db']): Promise<Offer[]> {
   const rows = await db
