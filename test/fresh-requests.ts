@@ -1,4 +1,5 @@
 import type { AgentHarness, TurnResult } from '../bench/eval/local-stack.ts';
+import { SOURCES_HEADING } from '../src/protocol/index.ts';
 
 /** A part one supplier offers, as generated requests name it. */
 export interface Offer {
@@ -23,6 +24,35 @@ const WRITES = new Set(['order_create', 'order_update', 'order_cancel']);
 /** The approval card of an order write the turn drafted, if any. */
 export const writeDraft = (turn: TurnResult) =>
   turn.interrupts.find((i) => i.value.kind === 'approval' && WRITES.has(String(i.value.tool)));
+
+/**
+ * Why an answer (or report) to an English request is not all English, or undefined: what it says before its sources
+ * section has no Chinese character besides the bilingual labels (`已下单 / ordered`), so suppliers and parts go by
+ * their English names, and it names each of `suppliers` by its English name as the ERP keeps it.
+ */
+export function notEnglish(answer: string, ...suppliers: string[]): string | undefined {
+  const sources = answer.lastIndexOf(SOURCES_HEADING);
+  const body = (sources < 0 ? answer : answer.slice(0, sources)).replace(/[\u3400-\u9fff]+ \/ (?=[A-Za-z])/g, '');
+  const chinese = /[^\n]*[\u3400-\u9fff][^\n]*/.exec(body)?.[0];
+  if (chinese) return `Chinese in an English answer: ${chinese.trim().slice(0, 160)}`;
+  const unnamed = suppliers.filter((s) => !body.includes(s));
+  return unnamed.length ? `${unnamed.join(', ')} not named in English: ${body.slice(0, 160)}` : undefined;
+}
+
+/**
+ * Why an English comparison does not go by the English names the ERP keeps (`englishNames`), or undefined: each
+ * supplier it compared is one of them, and its answer and its report are all English and name them all.
+ */
+export function notEnglishComparison(
+  compared: string[],
+  englishNames: string[],
+  answer: string,
+  report: string,
+): string | undefined {
+  const unknown = compared.filter((s) => !englishNames.includes(s));
+  if (unknown.length) return `compared ${unknown.join(', ')}: not an English name in the ERP`;
+  return notEnglish(answer, ...compared) ?? notEnglish(report, ...compared);
+}
 
 /** Every part of the demo project with its supplier, read from the ERP's own tables. */
 export async function offers(db: AgentHarness['erp']['database']['db']): Promise<Offer[]> {

@@ -373,7 +373,11 @@ export type CancelOrderInput = z.infer<typeof CancelOrderInputSchema>;
  * model reasons with and nothing nested it would not read. A company's own ERP MCP server answers the same shapes.
  */
 
-const NamedRef = z.object({ id: z.number(), name: z.string() });
+/** A name in English beside the Chinese `name`, for answers in English. Optional: a company's own ERP MCP server
+ *  may keep one name only. */
+const NameEn = z.string().optional();
+/** A supplier as the views name it: its id and its Chinese and English names. */
+const NamedRef = z.object({ id: z.number(), name: z.string(), nameEn: NameEn });
 
 export const SupplierViewSchema = z.object({
   id: SupplierSchema.shape.id,
@@ -399,6 +403,7 @@ export const PartViewSchema = z.object({
   code: PartSchema.shape.code,
   model: PartSchema.shape.model,
   name: PartSchema.shape.nameZh,
+  nameEn: NameEn,
   category: PartSchema.shape.category,
   spec: PartSchema.shape.spec,
   unit: PartSchema.shape.unit,
@@ -440,6 +445,7 @@ export const OrderViewSchema = z.object({
       partId: z.number(),
       code: z.string(),
       name: z.string(),
+      nameEn: NameEn,
       quantity: z.number(),
       unit: z.string(),
       unitPrice: z.number(),
@@ -484,7 +490,7 @@ export const InventoryWarningViewSchema = InventoryWarningSchema.pick({
   onOrder: true,
   moq: true,
   suggestedQuantity: true,
-}).extend({ name: InventoryWarningSchema.shape.nameZh, supplier: NamedRef });
+}).extend({ name: InventoryWarningSchema.shape.nameZh, nameEn: NameEn, supplier: NamedRef });
 export type InventoryWarningView = z.infer<typeof InventoryWarningViewSchema>;
 
 const PaidView = PaidLinesSchema.pick({ avgUnitPrice: true, lines: true, quantity: true });
@@ -500,6 +506,8 @@ export const PriceHistoryViewSchema = PriceHistorySchema.pick({
     z.object({
       supplierId: z.number().nullable(),
       label: z.string(),
+      /** The supplier's English name; absent for the series across suppliers, whose label is in both languages. */
+      labelEn: NameEn,
       parts: z.array(z.string()),
       months: z.array(PriceHistoryMonthSchema.pick({ month: true, avgUnitPrice: true, lines: true, quantity: true })),
       total: PaidView,

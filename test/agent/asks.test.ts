@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentHarness, TurnResult } from '../../bench/eval/local-stack.ts';
 import { stackHarness, startStack } from '../../bench/eval/stack.ts';
 import { parseGlossary } from '../../src/agent/models/offline/glossary.ts';
-import { judgeEach, type Offer, offers, scoreFresh, shortEn, shortZh, writeDraft } from '../fresh-requests.ts';
+import {
+  judgeEach,
+  notEnglish,
+  type Offer,
+  offers,
+  scoreFresh,
+  shortEn,
+  shortZh,
+  writeDraft,
+} from '../fresh-requests.ts';
 import { seeded } from '../seeded.ts';
 
 /**
@@ -19,6 +28,8 @@ interface Case {
   user?: 'laoxiao' | 'viewer';
   /** Why the answer is wrong, or undefined. */
   check: (answer: string) => Promise<string | undefined> | string | undefined;
+  /** Said in English, the answer is all English and names these suppliers by their English names. */
+  namesInEnglish?: string[];
 }
 
 describe('only an explicit order request drafts a write (generated phrasings on the started stack)', () => {
@@ -70,7 +81,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
         `${shortEn(o.supplierEn)} quoted us ¥${quoted} each for ${o.model}. Is that reasonable?`,
         `Is ${quoted} yuan a fair price for ${o.model} from ${shortEn(o.supplierEn)}?`,
       ]);
-      out.push({ cls: 'judge', say: judge, check: fair });
+      out.push({ cls: 'judge', say: judge, check: fair, namesInEnglish: [o.supplierEn] });
       const budget = r.int(2, 90) * 100;
       const count = Math.floor(budget / o.price + 1e-9);
       out.push({
@@ -81,6 +92,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
           `With a budget of ${budget} yuan, how many ${o.model} can I buy from ${shortEn(o.supplierEn)}?`,
         ]),
         check: (a) => (new RegExp(`(?:可买 |: )${count}\\b`).test(a) ? undefined : `no count ${count}`),
+        namesInEnglish: [o.supplierEn],
       });
       out.push({
         cls: 'payment',
@@ -147,11 +159,12 @@ describe('only an explicit order request drafts a write (generated phrasings on 
     return judgeEach(list, async (c, i) => {
       const turn = await h.send(h.contextFor(c.user ?? 'laoxiao', `${prefix}-${i}`), c.say);
       const draft = writeDraft(turn);
+      const english = c.namesInEnglish && !/[\u3400-\u9fff]/.test(c.say);
       const why = draft
         ? `drafted ${String(draft.value.tool)}`
         : turn.interrupts.length
           ? `stopped at ${String(turn.interrupts[0].value.kind)}`
-          : await c.check(turn.answer);
+          : (english && notEnglish(turn.answer, ...(c.namesInEnglish ?? []))) || (await c.check(turn.answer));
       return why && `[${c.cls}] ${c.say} — ${why} — ${turn.answer.slice(0, 300)}`;
     });
   }
@@ -200,11 +213,13 @@ describe('only an explicit order request drafts a write (generated phrasings on 
           cls: 'lookup:amount',
           say: r.pick([`超过${amount}元的订单`, `${amount}元以上的采购单有哪些`, `orders over ¥${amount}`]),
           check: expectOf((x) => (totals.get(x.id) ?? 0) > amount),
+          namesInEnglish: [],
         },
         {
           cls: 'lookup:state',
           say: r.pick(['还没到货的订单有哪些', 'which orders are still waiting for delivery?', '在途的采购单']),
           check: expectOf((x) => x.status === 'approved' || x.status === 'ordered'),
+          namesInEnglish: [],
         },
       ];
       list.push(r.pick(cases));
@@ -371,15 +386,21 @@ describe('only an explicit order request drafts a write (generated phrasings on 
     const warnings = (
       (await res.json()) as { items: Array<{ code: string; suggestedQuantity: number; onOrder: number }> }
     ).items;
-    const stock = await h.send(h.contextFor('laoxiao', 'suggested-0'), '哪些零部件需要补货？');
-    if (warnings.some((w) => !stock.answer.includes(`在途 ${w.onOrder}`))) misses.push('on-order quantities missing');
-    if (warnings.length >= 2) {
-      const order = await h.send(h.contextFor('laoxiao', 'suggested-0'), '第二个按建议数量下单');
+    // The same in English: the stock list is in English, and the follow-up reads it.
+    for (const [i, list, onOrder, follow] of [
+      [0, '哪些零部件需要补货？', '在途', '第二个按建议数量下单'],
+      [1, 'which parts are below safety stock?', 'on order', 'order the second one at the suggested quantity'],
+    ] as const) {
+      const stock = await h.send(h.contextFor('laoxiao', `suggested-${i}`), list);
+      if (warnings.some((w) => !stock.answer.includes(`${onOrder} ${w.onOrder}`)))
+        misses.push(`${list}: on-order quantities missing`);
+      if (warnings.length < 2) continue;
+      const order = await h.send(h.contextFor('laoxiao', `suggested-${i}`), follow);
       const line = approvalArgs(order, 'order_create')?.lines[0];
       const part = all.find((o) => o.code === warnings[1].code);
       if (line?.partId !== part?.partId || line?.quantity !== warnings[1].suggestedQuantity)
         misses.push(
-          `suggested: expected ${warnings[1].code} × ${warnings[1].suggestedQuantity}, got ${JSON.stringify(line ?? order.answer.slice(0, 200))}`,
+          `${follow}: expected ${warnings[1].code} × ${warnings[1].suggestedQuantity}, got ${JSON.stringify(line ?? order.answer.slice(0, 200))}`,
         );
     }
     expect(misses, misses.join('\n')).toEqual([]);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, stackHarness, startStack, workspaceFile } from '../../bench/eval/stack.ts';
+import { notEnglishComparison } from '../fresh-requests.ts';
 
 /**
  * The system a user runs: `procura start`'s own code, every part, the agents' ERP tools over the ERP MCP server, the
@@ -45,9 +46,15 @@ describe('an analysis on the started stack', () => {
       expect(checked).toHaveLength(expected.length);
       // The section is headed in the request's language (one language per answer).
       const english = !/[\u3400-\u9fff]/.test(message);
-      expect(workspaceFile(stack.dataDir, session, /analysis\/report_\d{8}\.md$/)).toContain(
-        english ? '## Price anomalies' : '## 价格异常 / Price anomalies',
-      );
+      const report = workspaceFile(stack.dataDir, session, /analysis\/report_\d{8}\.md$/) ?? '';
+      expect(report).toContain(english ? '## Price anomalies' : '## 价格异常 / Price anomalies');
+      // In English the suppliers go by the English names the ERP keeps, in the answer and the report alike.
+      if (english) {
+        const names = await stack.erp.database.db.selectFrom('suppliers').select('name_en').execute();
+        const compared = result.suppliers.map((s) => s.supplier);
+        const englishNames = names.map((n) => n.name_en);
+        expect(notEnglishComparison(compared, englishNames, turn.answer, report)).toBeUndefined();
+      }
     },
     180_000,
   );

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
 import { type CategoryInfo, PART_CATEGORIES } from '../../src/erp/index.ts';
 import { describeSource, listedSources, SOURCES_HEADING, type Source } from '../../src/protocol/index.ts';
+import { notEnglishComparison } from '../fresh-requests.ts';
 import { checkSheets, checkText, figuresOf, reask, rederive, sourcesColumn } from './provenance.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the mutations reach into the result field by field
@@ -86,9 +87,11 @@ describe('every number of an analysis re-derives from its sources', () => {
         return `/api/v1/files/${session}${found!.path}`;
       };
       const result = (await (await api(file(/^\/data\/analysis_result\.json$/))).json()) as Analysis['result'];
-      // The analysis is of the category asked about: its name, and only parts the ERP lists under it.
+      // The analysis is of the category asked about: its name (in the request's language), and only parts the ERP
+      // lists under it.
       const info = PART_CATEGORIES.find((c) => c.code === category)!;
-      expect(String(result.category), message).toContain(info.nameZh);
+      const english = !/[\u3400-\u9fff]/.test(message);
+      expect(String(result.category), message).toContain(english ? info.nameEn : info.nameZh);
       const listed = await fetch(`${stack.erpUrl}/parts?category=${category}&size=100`, {
         headers: { authorization: `Bearer ${stack.tokens.laoxiao}` },
       }).then((r) => r.json() as Promise<{ items: Array<{ code: string }> }>);
@@ -98,6 +101,13 @@ describe('every number of an analysis re-derives from its sources', () => {
       for (const code of compared) expect(codes.has(code), `${code} is a ${category}`).toBe(true);
       const reportPath = file(/^\/analysis\/report_\d{8}\.md$/);
       const report = await (await api(reportPath)).text();
+      // In English every supplier goes by the English name the ERP keeps, in the answer and the report alike.
+      if (english) {
+        const names = await stack.erp.database.db.selectFrom('suppliers').select('name_en').execute();
+        const compared = (result.suppliers as Array<{ supplier: string }>).map((s) => s.supplier);
+        const englishNames = names.map((n) => n.name_en);
+        expect(notEnglishComparison(compared, englishNames, turn.answer, report), message).toBeUndefined();
+      }
 
       // Every number of the result names its sources, and every source is a recorded request or page.
       const { figures, problems } = figuresOf(result);

@@ -198,7 +198,7 @@ export function rederive(result: Json, answers: Map<string, Json>): string[] {
         ? result.supplierTrends[Number(/\[(\d+)\]/.exec(f.path)?.[1])].supplier
         : record.supplier;
       const series = (answer.series as Json[]).find((s) =>
-        source.args.by === 'product' ? s.supplierId === null : s.label === supplier,
+        source.args.by === 'product' ? s.supplierId === null : s.label === supplier || s.labelEn === supplier,
       );
       if (field === 'trendChangePct') {
         // The last month with paid lines against the first, of the series across suppliers.
@@ -217,7 +217,8 @@ export function rederive(result: Json, answers: Map<string, Json>): string[] {
         problems.push(`${f.path}.severity = ${record.severity}, ${id} says ${answer.severity}`);
       check(f, CHECK_FIELDS[field]?.(answer));
     } else if (source.tool === 'supplier_scorecard') {
-      if (answer.supplier?.nameZh !== record.supplier)
+      // The analysis names a supplier in its request's language.
+      if (answer.supplier?.nameZh !== record.supplier && answer.supplier?.nameEn !== record.supplier)
         problems.push(`${f.path}: ${id} is ${answer.supplier?.nameZh}'s scorecard, not ${record.supplier}'s`);
       check(f, SCORECARD_FIELDS[field]?.(answer));
     } else problems.push(`${f.path}.${field}: no rule reads a figure from ${source.tool}`);

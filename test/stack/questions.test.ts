@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TurnResult } from '../../bench/eval/local-stack.ts';
 import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
 import { seededRandom } from '../../src/shared/index.ts';
-import { type Offer, offers as offersOf, scoreFresh, shortEn, shortZh, writeDraft } from '../fresh-requests.ts';
+import {
+  notEnglish,
+  type Offer,
+  offers as offersOf,
+  scoreFresh,
+  shortEn,
+  shortZh,
+  writeDraft,
+} from '../fresh-requests.ts';
 
 /**
  * Fresh phrasings of what buyers ask beside orders and analyses, generated from the suppliers, categories, parts,
@@ -33,6 +41,7 @@ interface Fresh {
 }
 
 const yuan = (n: number) => `¥${n.toFixed(2)}`;
+const inEnglish = (say: string) => !/[\u3400-\u9fff]/.test(say);
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 describe(`questions, filters, choices and names judged against the ERP (seed ${SEED})`, () => {
@@ -118,16 +127,20 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         `What models of ${en}s can we buy?`,
         `which ${en}s do we have in the catalogue?`,
       ]);
+      // Asked in English, the suppliers go by their English names.
+      const english = inEnglish(say);
       list.push({
         cls: 'catalogue',
         say,
         judge: (turn) => {
-          const missing = [
-            ...new Set([...inCategory.map((o) => o.supplierZh), ...inCategory.map((o) => o.model)]),
-          ].filter((w) => !turn.answer.includes(w));
+          const names = inCategory.map((o) => (english ? o.supplierEn : o.supplierZh));
+          const missing = [...new Set([...names, ...inCategory.map((o) => o.model)])].filter(
+            (w) => !turn.answer.includes(w),
+          );
           return (
             noWrite(turn) ||
-            (missing.length ? `missing ${missing.join(', ')}: ${turn.answer.slice(0, 120)}` : undefined)
+            (missing.length ? `missing ${missing.join(', ')}: ${turn.answer.slice(0, 120)}` : undefined) ||
+            (english ? notEnglish(turn.answer) : undefined)
           );
         },
       });
@@ -222,16 +235,18 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         .execute();
       const total = Math.round(rows.reduce((n, r) => n + (r.quantity * r.unit_price_e4) / 10_000, 0) * 100) / 100;
       const count = new Set(rows.map((r) => r.id)).size;
+      const spend = pick([
+        `${p.zh}我们在${zh}上花了多少钱？`,
+        `${p.zh}${zh}一共花了多少`,
+        `${p.zh}${zh}的采购金额是多少`,
+        `How much did we spend on ${c.name_en.toLowerCase()}s ${p.en}?`,
+      ]);
       list.push({
         cls: 'spend',
-        say: pick([
-          `${p.zh}我们在${zh}上花了多少钱？`,
-          `${p.zh}${zh}一共花了多少`,
-          `${p.zh}${zh}的采购金额是多少`,
-          `How much did we spend on ${c.name_en.toLowerCase()}s ${p.en}?`,
-        ]),
+        say: spend,
         judge: (turn) =>
           noWrite(turn) ||
+          (inEnglish(spend) ? notEnglish(turn.answer) : undefined) ||
           (turn.answer.includes(yuan(total))
             ? undefined
             : `no total ${yuan(total)} (${p.from}–${p.to}): ${turn.answer.slice(0, 160)}`) ||

@@ -61,24 +61,32 @@ const supplierView = (s: SupplierWire): contract.SupplierView => ({
   paymentTerms: s.paymentTerms,
   contact: `${s.contact.name} ${s.contact.phone}`,
 });
+/** A supplier as the views name it: Chinese and English, so an answer names it in its own language. */
+const supplierRef = (s: z.infer<typeof contract.SupplierRefSchema>) => ({
+  id: s.id,
+  name: s.nameZh,
+  nameEn: s.nameEn,
+});
 const partView = (p: PartWire): contract.PartView => ({
   id: p.id,
   code: p.code,
   model: p.model,
   name: p.nameZh,
+  nameEn: p.nameEn,
   category: p.category,
   spec: p.spec,
   unit: p.unit,
   unitPrice: p.unitPrice,
   moq: p.moq,
-  supplier: { id: p.supplier.id, name: p.supplier.nameZh },
+  supplier: supplierRef(p.supplier),
 });
 const stockView = (w: InventoryWarning): contract.InventoryWarningView => ({
   partId: w.partId,
   code: w.code,
   name: w.nameZh,
+  nameEn: w.nameEn,
   unit: w.unit,
-  supplier: { id: w.supplier.id, name: w.supplier.nameZh },
+  supplier: supplierRef(w.supplier),
   onHand: w.onHand,
   safetyStock: w.safetyStock,
   reorderPoint: w.reorderPoint,
@@ -91,7 +99,7 @@ const orderView = (o: OrderWire): contract.OrderView => ({
   orderNo: o.orderNo,
   status: o.status,
   version: o.version,
-  supplier: { id: o.supplier.id, name: o.supplier.nameZh },
+  supplier: supplierRef(o.supplier),
   totalAmount: o.totalAmount,
   expectedDate: o.expectedDate,
   note: o.note || undefined,
@@ -110,6 +118,7 @@ const lineView = (l: OrderWire['lines'][number]): contract.OrderView['lines'][nu
   partId: l.partId,
   code: l.part.code,
   name: l.part.nameZh,
+  nameEn: l.part.nameEn,
   quantity: l.quantity,
   unit: l.part.unit,
   unitPrice: l.unitPrice,
@@ -371,6 +380,7 @@ export class ErpClient {
       series: body.series.map((s) => ({
         supplierId: s.supplier?.id ?? null,
         label: s.supplier?.nameZh ?? ACROSS_SUPPLIERS,
+        labelEn: s.supplier?.nameEn,
         parts: s.parts.map((p) => p.code),
         months: s.months.map((m) => ({
           month: m.month,
@@ -419,7 +429,7 @@ export class ErpClient {
       signal: control.signal,
     });
     return {
-      supplier: { id: body.supplier.id, name: body.supplier.nameZh },
+      supplier: supplierRef(body.supplier),
       lines: body.lines.map(lineView),
       totalAmount: body.totalAmount,
       approval: body.approval,

@@ -2,7 +2,14 @@ import YAML from 'yaml';
 import { cite, SOURCES_HEADING, type Source, sourcesList, sourcesSection } from '../../../protocol/index.ts';
 import { FULL_RESULT_KEY } from '../../tool-results.ts';
 import { capabilitiesText } from './capabilities.ts';
-import { categoryLabel, mostSupplied, type PartRef, type SupplierRef, suggestRequests } from './catalogue.ts';
+import {
+  categoryLabel,
+  displayName,
+  mostSupplied,
+  type PartRef,
+  type SupplierRef,
+  suggestRequests,
+} from './catalogue.ts';
 import {
   type ConversationView,
   called,
@@ -13,7 +20,7 @@ import {
   type ToolStep,
 } from './conversation.ts';
 import { askUser, chosen, ground, taskIntent, taskTexts } from './grounding.ts';
-import { planCatalogue, planSpend, planSupplierInfo } from './lookups.ts';
+import { categoryName, planCatalogue, planSpend, planSupplierInfo } from './lookups.ts';
 import { CAPABILITIES_GOAL } from './orchestrator.ts';
 import {
   anomalySection,
@@ -135,7 +142,7 @@ export function planAnalysis(view: ConversationView): Plan {
   // One language per answer and report: the request's.
   const en = current.language === 'en';
   if (intent === 'inventory' && view.tools.has('inventory_warning'))
-    return planStock(view, texts) ?? planInventory(view);
+    return planStock(view, texts) ?? planInventory(view, en);
   if (intent === 'judge') return planJudgement(view, texts);
   if (intent === 'direction') return planDirection(view, texts);
   if (intent === 'budget') return planBudget(view, texts);
@@ -192,7 +199,8 @@ export function planAnalysis(view: ConversationView): Plan {
       text: `${model ?? category} 在 ERP 中只有 ${offers.length} 家供应商，无法做供应商比价。/ Only ${offers.length} supplier offers ${model ?? category}: there is nothing to compare.`,
     };
   }
-  const label = categoryLabel(parts);
+  // In English the category's own English name (category_list): its parts' everyday name is Chinese.
+  const label = en ? categoryName(facts, category, true) : categoryLabel(parts);
   // 2. quote URLs, and what the project paid for the product as the ERP sums it: per supplier and across suppliers
   // The lookup returns the product's rows only; without it the whole table is read.
   const lookup = view.tools.has('supplier_quote_urls');
@@ -235,7 +243,7 @@ export function planAnalysis(view: ConversationView): Plan {
     return {
       partId: p.id,
       supplierId: p.supplier.id,
-      supplier: p.supplier.name,
+      supplier: displayName(p.supplier, en),
       code: p.code,
       erpPrice: p.unitPrice,
       webPrice: web?.price ?? null,
@@ -283,15 +291,15 @@ export function planAnalysis(view: ConversationView): Plan {
     return { text: `分析脚本执行失败：${lastStep(view, 'execute')?.text ?? ''}\nThe analysis script failed.` };
   // 6. charts, then the report
   if (!called(view, 'generate_visualization') && view.tools.has('generate_visualization')) {
-    return { toolCalls: chartCalls(result) };
+    return { toolCalls: chartCalls(result, en) };
   }
   const chartSteps = view.steps.filter((s) => s.name === 'generate_visualization');
   // A chart that failed (a busy renderer) is drawn once more before the report is written.
   const failed = chartSteps.filter((s) => s.text !== undefined && !chartUrl(s));
-  if (failed.length && chartSteps.length <= chartCalls(result).length) {
+  if (failed.length && chartSteps.length <= chartCalls(result, en).length) {
     return { toolCalls: failed.map((s) => ({ name: s.name, args: s.args })) };
   }
-  const charts = drawnCharts(view, result);
+  const charts = drawnCharts(view, result, en);
   const reportPath = ANALYST_PATHS.report(new Date());
   if (!view.steps.some((s) => s.name === 'write_file' && s.args.file_path === reportPath)) {
     return {
@@ -542,15 +550,48 @@ function analysisResult(view: ConversationView): AnalysisResult | undefined {
 
 type ToolCall = NonNullable<Plan['toolCalls']>[number];
 
+/** The words of a comparison's charts, in the language of its request. */
+const CHART_WORDS = {
+  zh: {
+    erpPrice: 'ERP 目录价',
+    webPrice: '官网报价',
+    quotes: '供应商报价对比',
+    supplier: '供应商',
+    unitPrice: '单价（元）',
+    allSuppliers: '所有供应商',
+    paid: (months: number) => `近 ${months} 个月已下单/已收货加权均价`,
+    month: '月份',
+    webVsErp: '官网价相对 ERP 目录价（%）',
+    deviation: '偏差（%）',
+    moq: '各供应商最小起订量',
+    quantity: '数量',
+  },
+  en: {
+    erpPrice: 'ERP list price',
+    webPrice: 'Web quote',
+    quotes: 'supplier quotes',
+    supplier: 'Supplier',
+    unitPrice: 'Unit price (CNY)',
+    allSuppliers: 'all suppliers',
+    paid: (months: number) => `weighted average paid price (ordered/received), last ${months} months`,
+    month: 'Month',
+    webVsErp: 'web price vs ERP list price (%)',
+    deviation: 'Deviation (%)',
+    moq: 'minimum order quantity per supplier',
+    quantity: 'Quantity',
+  },
+};
+
 /** The charts of a comparison, each with the sources of the figures it draws. */
-function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: string[] }> {
+function chartSpecs(result: AnalysisResult, en: boolean): Array<{ call: ToolCall; from: string[] }> {
+  const words = CHART_WORDS[en ? 'en' : 'zh'];
   const chart = (chart_type: string, chart_config: Record<string, unknown>, from: string[]) => ({
     call: { name: 'generate_visualization', args: { chart_type, chart_config } },
     from,
   });
   const priceData = result.suppliers.flatMap((s) => [
-    { category: s.supplier, value: s.erpPrice, group: 'ERP 目录价' },
-    ...(s.webPrice !== null ? [{ category: s.supplier, value: s.webPrice, group: '官网报价' }] : []),
+    { category: s.supplier, value: s.erpPrice, group: words.erpPrice },
+    ...(s.webPrice !== null ? [{ category: s.supplier, value: s.webPrice, group: words.webPrice }] : []),
   ]);
   const specs = [
     chart(
@@ -558,9 +599,9 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
       {
         data: priceData,
         group: true,
-        title: `${result.category} ${result.model} 供应商报价对比`,
-        axisXTitle: '供应商',
-        axisYTitle: '单价（元）',
+        title: `${result.category} ${result.model} ${words.quotes}`,
+        axisXTitle: words.supplier,
+        axisYTitle: words.unitPrice,
       },
       idsOf(...result.suppliers.flatMap((s) => [s.from.erpPrice, s.from.webPrice])),
     ),
@@ -568,7 +609,7 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
   if (result.trend.length >= 2) {
     // Across suppliers, then each supplier with at least two paid months: the ERP's monthly paid averages.
     const lines = [
-      { name: '所有供应商', months: result.trend },
+      { name: words.allSuppliers, months: result.trend },
       ...result.supplierTrends.filter((t) => t.months.length >= 2).map((t) => ({ name: t.supplier, months: t.months })),
     ];
     specs.push(
@@ -576,9 +617,9 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
         'line',
         {
           data: lines.flatMap((l) => l.months.map((m) => ({ time: m.month, value: m.avgPrice, group: l.name }))),
-          title: `${result.model} 近 ${result.paidMonths} 个月已下单/已收货加权均价`,
-          axisXTitle: '月份',
-          axisYTitle: '单价（元）',
+          title: `${result.model} ${words.paid(result.paidMonths)}`,
+          axisXTitle: words.month,
+          axisYTitle: words.unitPrice,
         },
         idsOf(...lines.flatMap((l) => l.months.map((m) => m.from.avgPrice))),
       ),
@@ -592,9 +633,9 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
             'column',
             {
               data: deviations.map((s) => ({ category: s.supplier, value: s.webVsErpPct })),
-              title: `${result.model} 官网价相对 ERP 目录价（%）`,
-              axisXTitle: '供应商',
-              axisYTitle: '偏差（%）',
+              title: `${result.model} ${words.webVsErp}`,
+              axisXTitle: words.supplier,
+              axisYTitle: words.deviation,
             },
             idsOf(...deviations.map((s) => s.from.webVsErpPct)),
           )
@@ -602,9 +643,9 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
             'column',
             {
               data: result.suppliers.map((s) => ({ category: s.supplier, value: s.moq })),
-              title: `${result.model} 各供应商最小起订量`,
-              axisXTitle: '供应商',
-              axisYTitle: '数量',
+              title: `${result.model} ${words.moq}`,
+              axisXTitle: words.supplier,
+              axisYTitle: words.quantity,
             },
             idsOf(...result.suppliers.map((s) => s.from.moq)),
           ),
@@ -613,11 +654,15 @@ function chartSpecs(result: AnalysisResult): Array<{ call: ToolCall; from: strin
   return specs;
 }
 
-const chartCalls = (result: AnalysisResult) => chartSpecs(result).map((s) => s.call);
+const chartCalls = (result: AnalysisResult, en: boolean) => chartSpecs(result, en).map((s) => s.call);
 
 /** The charts drawn, each with its address and the sources of its figures. */
-function drawnCharts(view: ConversationView, result: AnalysisResult): Array<{ url: string; from: string[] }> {
-  const specs = chartSpecs(result);
+function drawnCharts(
+  view: ConversationView,
+  result: AnalysisResult,
+  en: boolean,
+): Array<{ url: string; from: string[] }> {
+  const specs = chartSpecs(result, en);
   const titleOf = (args: Record<string, unknown>) => (args.chart_config as { title?: unknown } | undefined)?.title;
   return view.steps.flatMap((step) => {
     const url = step.name === 'generate_visualization' ? chartUrl(step) : undefined;
@@ -829,11 +874,12 @@ function comparisonSummary(
   ].join('\n');
 }
 
-function planInventory(view: ConversationView): Plan {
+function planInventory(view: ConversationView, en: boolean): Plan {
   if (!called(view, 'inventory_warning')) return { toolCalls: [{ name: 'inventory_warning', args: {} }] };
   const warnings = items<{
     code: string;
-    name?: string;
+    name: string;
+    nameEn?: string;
     onHand: number;
     safetyStock: number;
     suggestedQuantity: number;
@@ -869,15 +915,19 @@ function planInventory(view: ConversationView): Plan {
   // Every quantity is the ERP's answer to that one request: each line cites it.
   const book = new SourceBook();
   const source = cite([book.erp(lastStep(view, 'inventory_warning') as ToolStep)]);
-  const lines = warnings.map(
-    (w) =>
-      `- ${w.code} ${w.name ?? ''}：现有 ${w.onHand}，在途 ${w.onOrder ?? 0}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`,
-  );
+  const lines = warnings.map((w) => {
+    const name = displayName(w, en);
+    return en
+      ? `- ${w.code} ${name}: on hand ${w.onHand}, on order ${w.onOrder ?? 0}, safety stock ${w.safetyStock}, suggested reorder ${w.suggestedQuantity} ${source}`
+      : `- ${w.code} ${name}：现有 ${w.onHand}，在途 ${w.onOrder ?? 0}，安全库存 ${w.safetyStock}，建议补货 ${w.suggestedQuantity} ${source}`;
+  });
   return {
     text: [
-      `## 库存预警：${warnings.length} 个零部件低于安全库存`,
+      en
+        ? `## Stock warnings: ${warnings.length} parts below safety stock`
+        : `## 库存预警：${warnings.length} 个零部件低于安全库存`,
       ...lines,
-      ...(chart ? [`- 图表：${chart} ${source}`] : []),
+      ...(chart ? [en ? `- Chart: ${chart} ${source}` : `- 图表：${chart} ${source}`] : []),
       ...sourcesList(book.sources),
     ].join('\n'),
   };

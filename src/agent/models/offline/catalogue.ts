@@ -42,12 +42,17 @@ export interface PartRef {
   code: string;
   model: string;
   name: string;
+  nameEn?: string;
   category: string;
   unit?: string;
   unitPrice: number;
   moq: number;
-  supplier: { id: number; name: string };
+  supplier: SupplierRef;
 }
+
+/** A supplier's or part's name in the answer's language: English when asked in English and the ERP gave it. */
+export const displayName = (ref: { name: string; nameEn?: string }, en: boolean) =>
+  en ? ref.nameEn || ref.name : ref.name;
 
 /** Words that describe a company's legal form or line of business, not which company it is. */
 const GENERIC_ZH =
@@ -443,7 +448,7 @@ export function suggestRequests(parts: PartRef[], suppliers: SupplierRef[]): Sug
     out.push({
       flow: 'order',
       text: `给${shortName(supplier)}下 ${orderPart.moq} ${orderPart.unit ?? '个'} ${orderPart.model} ${categoryLabel(order)}的采购单`,
-      textEn: `Order ${orderPart.moq} ${orderPart.model} ${english(order)}s from ${supplier.name}`,
+      textEn: `Order ${orderPart.moq} ${orderPart.model} ${english(order)}s from ${displayName(supplier, true)}`,
     });
   }
   if (trend) {

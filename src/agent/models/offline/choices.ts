@@ -1,5 +1,12 @@
 import type { ChoiceOption } from '../../../protocol/index.ts';
-import { type CategoryRef, categoryLabel, type PartRef, type SupplierRef, shortName } from './catalogue.ts';
+import {
+  type CategoryRef,
+  categoryLabel,
+  displayName,
+  type PartRef,
+  type SupplierRef,
+  shortName,
+} from './catalogue.ts';
 
 /**
  * What an order question offers and how it is put. The options are the ERP's own candidates, as the order agent's
@@ -80,7 +87,7 @@ export type Asked = ReadonlyArray<'supplier' | 'part' | 'quantity' | string>;
 export function restate(u: Understood, asked: Asked): string {
   const { zh, en } = described(u);
   const from = u.supplier
-    ? { zh: `向${shortName(u.supplier)}`, en: ` from ${u.supplier.nameEn || u.supplier.name}` }
+    ? { zh: `向${shortName(u.supplier)}`, en: ` from ${displayName(u.supplier, true)}` }
     : { zh: '', en: '' };
   // One model from several suppliers: choosing the part is choosing whose offer.
   const offers = u.parts.length > 1 && new Set(u.parts.map((p) => p.model)).size === 1;

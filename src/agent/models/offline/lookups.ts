@@ -1,6 +1,6 @@
 import { cite, sourcesList } from '../../../protocol/index.ts';
 import { type FieldBound, isEnglish, readFieldBound, type SupplierField, supplierFields } from './asks.ts';
-import { codeTokens, type PartRef, type SupplierRef } from './catalogue.ts';
+import { codeTokens, displayName, type PartRef, type SupplierRef } from './catalogue.ts';
 import { type ConversationView, items, type Plan, type ToolStep } from './conversation.ts';
 import { type Facts, ground, type TaskTexts } from './grounding.ts';
 import { SourceBook } from './provenance.ts';
@@ -164,13 +164,7 @@ export function planCatalogue(view: ConversationView, texts: TaskTexts): Plan {
     if (!listed && view.tools.has('part_by_supplier'))
       return { toolCalls: [{ name: 'part_by_supplier', args: { supplierId: supplier.id } }] };
     if (listed && listed.text === undefined) return {};
-    if (listed)
-      return catalogueAnswer(
-        items<PartRef>(listed),
-        [listed],
-        english,
-        english ? (supplier.nameEn ?? supplier.name) : supplier.name,
-      );
+    if (listed) return catalogueAnswer(items<PartRef>(listed), [listed], english, displayName(supplier, english));
   }
   let parts = facts.parts;
   // A category named by its name or a synonym (机滤 is 机油滤清器): the ERP's whole listing of it, not only the parts
@@ -213,13 +207,14 @@ function catalogueAnswer(parts: PartRef[], steps: ToolStep[], english: boolean, 
   const book = new SourceBook();
   const at = cite(steps.map((s) => book.erp(s)));
   const models = [...new Set(parts.map((p) => p.model))];
-  const suppliers = [...new Set(parts.map((p) => p.supplier.name))];
+  const suppliers = [...new Set(parts.map((p) => displayName(p.supplier, english)))];
   const lines = models.map((model) => {
     const offers = parts.filter((p) => p.model === model).sort((a, b) => a.unitPrice - b.unitPrice);
-    const name = offers[0].name;
+    const name = displayName(offers[0], english);
     const list = offers
       .map(
-        (p) => `${p.supplier.name} ${p.code} ${yuan(p.unitPrice)}${english ? ` (MOQ ${p.moq})` : `（起订 ${p.moq}）`}`,
+        (p) =>
+          `${displayName(p.supplier, english)} ${p.code} ${yuan(p.unitPrice)}${english ? ` (MOQ ${p.moq})` : `（起订 ${p.moq}）`}`,
       )
       .join(english ? ', ' : '、');
     return english
@@ -244,7 +239,7 @@ function catalogueAnswer(parts: PartRef[], steps: ToolStep[], english: boolean, 
 interface SpendOrder {
   orderNo: string;
   status: string;
-  supplier: { id?: number; name: string };
+  supplier: SupplierRef;
   lines: Array<{ partId: number; code: string; quantity: number; amount: number }>;
 }
 
@@ -336,18 +331,17 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
         : parts.length
           ? facts.current.partWords
           : '',
-    supplier?.name ?? '',
+    supplier ? displayName(supplier, english) : '',
   ]
     .filter(Boolean)
     .join(' · ');
   const when = period ? period.label : english ? 'all recorded orders' : '全部记录';
   const bySupplier = new Map<string, number>();
   for (const r of rows)
-    for (const o of r.orders)
-      bySupplier.set(
-        o.supplier.name,
-        (bySupplier.get(o.supplier.name) ?? 0) + o.lines.reduce((n, l) => n + l.amount, 0),
-      );
+    for (const o of r.orders) {
+      const name = displayName(o.supplier, english);
+      bySupplier.set(name, (bySupplier.get(name) ?? 0) + o.lines.reduce((n, l) => n + l.amount, 0));
+    }
   const top = [...bySupplier].sort((a, b) => b[1] - a[1]).slice(0, 6);
   const status = (s: string) => (english ? s : s === 'ordered' ? '已下单' : '已收货');
   return {
@@ -377,7 +371,7 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
 }
 
 /** A category's name as the ERP's category list gives it, in the answer's language. */
-function categoryName(facts: Facts, code: string | undefined, english: boolean): string {
+export function categoryName(facts: Facts, code: string | undefined, english: boolean): string {
   const c = facts.categories.find((x) => x.code === code);
   return c ? (english ? c.nameEn : c.nameZh) : (code ?? '');
 }

@@ -53,7 +53,10 @@ const ORDINALS: Array<[RegExp, number]> = [
 
 /** The stock-list line a follow-up names (by code or ordinal, else the first) as "code quantity个". */
 function suggestionOf(summary: string, request: string): string | undefined {
-  const lines = [...summary.matchAll(/^- (\S+) .*建议补货 (\d+)/gm)].map((m) => ({ code: m[1], quantity: m[2] }));
+  const lines = [...summary.matchAll(/^- (\S+) .*(?:建议补货|suggested reorder) (\d+)/gm)].map((m) => ({
+    code: m[1],
+    quantity: m[2],
+  }));
   if (!lines.length) return undefined;
   const upper = request.toUpperCase();
   const byCode = lines.find((l) => upper.includes(l.code.toUpperCase()));

@@ -1,6 +1,6 @@
 import type { ChoiceOption } from '../../../protocol/index.ts';
 import { isEnglish, refusalText } from './asks.ts';
-import { type CategoryRef, categoryLabel, codeTokens, type PartRef, shortName } from './catalogue.ts';
+import { type CategoryRef, categoryLabel, codeTokens, displayName, type PartRef, shortName } from './catalogue.ts';
 import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
 import { chosen, type Facts, ground, offeredBy, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
@@ -13,7 +13,7 @@ interface OrderItem {
   orderNo: string;
   status: string;
   version: number;
-  supplier: { id?: number; name: string };
+  supplier: { id?: number; name: string; nameEn?: string };
   totalAmount: number;
   expectedDate?: string | null;
   createdBy?: string;
@@ -243,7 +243,7 @@ function cheapestOffer(parts: PartRef[]): { part: PartRef; why: string } | undef
   const rest = others.map((p) => `${p.supplier.name} ¥${p.unitPrice}`).join('、');
   return {
     part,
-    why: `按 ERP 目录价选最便宜的供应商：${part.supplier.name} ¥${part.unitPrice}（其余：${rest}）/ cheapest ERP list price: ${part.supplier.name} ¥${part.unitPrice}`,
+    why: `按 ERP 目录价选最便宜的供应商：${part.supplier.name} ¥${part.unitPrice}（其余：${rest}）/ cheapest ERP list price: ${displayName(part.supplier, true)} ¥${part.unitPrice}`,
   };
 }
 
@@ -371,10 +371,10 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
   const order = pick?.startsWith('order:') ? open.find((o) => String(o.id) === pick.slice(6)) : undefined;
   if (order) return changeOrder(view, order, intent, taskTexts(view));
   if (called(view, 'ask_user')) return { text: '没有选定订单，未做任何修改。/ No order was chosen: nothing changed.' };
-  const named = [supplier?.name, period?.label].filter(Boolean).join(' · ');
+  const english = isEnglish(texts.words);
+  const named = [supplier && displayName(supplier, english), period?.label].filter(Boolean).join(' · ');
   if (!open.length && named) {
     const listed = items<OrderItem>(search);
-    const english = isEnglish(texts.words);
     const others = listed.length
       ? english
         ? ` It has ${listed.map((o) => `${o.orderNo} (${o.status})`).join(', ')}, none of them yours and open.`
@@ -467,7 +467,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   const filters = [
     mine ? (english ? 'mine' : '我的') : '',
     pending ? (english ? 'pending approval' : '待审批') : (reading.statuses?.label.split(' / ')[english ? 1 : 0] ?? ''),
-    supplier ? supplier.name : '',
+    supplier ? displayName(supplier, english) : '',
     part ? part.code : '',
     model ?? categoryName ?? '',
     reading.period
@@ -507,7 +507,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
       ...delivery,
       ...shown.map(
         (o) =>
-          `- ${o.orderNo} · ${statusText(o.status)} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join('，')} · ¥${o.totalAmount.toFixed(2)}${dated(o)}`,
+          `- ${o.orderNo} · ${statusText(o.status)} · ${displayName(o.supplier, english)} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join(english ? ', ' : '，')} · ¥${o.totalAmount.toFixed(2)}${dated(o)}`,
       ),
     ].join('\n'),
   };

@@ -1,6 +1,6 @@
 import { cite, sourcesList } from '../../../protocol/index.ts';
 import { isEnglish } from './asks.ts';
-import { mostSupplied, type PartRef } from './catalogue.ts';
+import { displayName, mostSupplied, type PartRef } from './catalogue.ts';
 import type { ConversationView, Plan, ToolStep } from './conversation.ts';
 import { type Facts, ground, offeredBy, type TaskTexts } from './grounding.ts';
 import type { Reading } from './intent.ts';
@@ -20,9 +20,9 @@ function partsAsked(facts: Facts, limit: number): { parts: PartRef[] } | { text:
   if (facts.suppliers.length && parts.length) {
     const offered = offeredBy(facts, parts);
     if (!offered.length) {
-      const names = facts.suppliers.map((s) => s.name).join('、');
+      const names = (en: boolean) => facts.suppliers.map((s) => displayName(s, en)).join(en ? ', ' : '、');
       return {
-        text: `${names} 没有「${facts.partWords}」这个零部件。/ ${names} does not supply “${facts.partWords}”.`,
+        text: `${names(false)} 没有「${facts.partWords}」这个零部件。/ ${names(true)} does not supply “${facts.partWords}”.`,
       };
     }
     parts = offered;
@@ -136,12 +136,13 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
     const check = resultOf<Check>(checkOf(p));
     const price = quoted ?? p.unitPrice;
     const what = english ? (quoted ? 'quoted' : 'list price') : quoted ? '报价' : '目录价';
+    const offer = `${displayName(p.supplier, english)} ${p.code} ${displayName(p, english)}`;
     if (check?.traceId) traces.add(check.traceId);
     if (!check || check.median12m === null || check.deviationPct === null) {
       lines.push(
         english
-          ? `- ${p.supplier.name} ${p.code} ${p.name}: ${what} ${yuan(price)} — no paid orders in the last 12 months to judge it by.`
-          : `- ${p.supplier.name} ${p.code} ${p.name}：${what} ${yuan(price)}——近 12 个月没有成交记录，无法判断。`,
+          ? `- ${offer}: ${what} ${yuan(price)} — no paid orders in the last 12 months to judge it by.`
+          : `- ${offer}：${what} ${yuan(price)}——近 12 个月没有成交记录，无法判断。`,
       );
       continue;
     }
@@ -163,8 +164,8 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
       : severityText(check.severity);
     lines.push(
       english
-        ? `- ${p.supplier.name} ${p.code} ${p.name}: ${what} ${yuan(price)} is ${verdict} the 12-month median paid price ${yuan(check.median12m)} (lowest ${yuan(check.minPrice12m ?? check.median12m)}, ${check.basis?.lines ?? 0} paid lines) — ${grade} (${check.severity}).`
-        : `- ${p.supplier.name} ${p.code} ${p.name}：${what} ${yuan(price)}，比近 12 个月成交中位价 ${yuan(check.median12m)} ${verdict}（最低 ${yuan(check.minPrice12m ?? check.median12m)}，${check.basis?.lines ?? 0} 行成交）——${grade}（${check.severity}）。`,
+        ? `- ${offer}: ${what} ${yuan(price)} is ${verdict} the 12-month median paid price ${yuan(check.median12m)} (lowest ${yuan(check.minPrice12m ?? check.median12m)}, ${check.basis?.lines ?? 0} paid lines) — ${grade} (${check.severity}).`
+        : `- ${offer}：${what} ${yuan(price)}，比近 12 个月成交中位价 ${yuan(check.median12m)} ${verdict}（最低 ${yuan(check.minPrice12m ?? check.median12m)}，${check.basis?.lines ?? 0} 行成交）——${grade}（${check.severity}）。`,
     );
   }
   for (const p of asked.parts) {
@@ -239,12 +240,13 @@ export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
   const series = supplier ? answered.find((s) => s.supplierId === supplier.id) : answered[0];
   const kept = (series?.months ?? []).filter(inWindow(window));
   const months = kept.filter((m) => m.lines > 0);
-  const name = `${supplier ? `${supplier.name} ` : ''}${part.name}（${part.model}）`;
+  const whose = supplier ? `${displayName(supplier, english)} ` : '';
+  const name = english ? `${whose}${displayName(part, true)} (${part.model})` : `${whose}${part.name}（${part.model}）`;
   if (!series || months.length < 2) {
     return {
       text: [
         english
-          ? `${part.name} (${part.model}): fewer than two months with paid orders in ${window.en} ${cite([id])}, so no direction can be told. No order was drafted.`
+          ? `${name}: fewer than two months with paid orders in ${window.en} ${cite([id])}, so no direction can be told. No order was drafted.`
           : `${name}：${window.zh}有成交的月份不足两个 ${cite([id])}，无法判断涨跌。未起草订单。`,
         ...sourcesList(book.sources),
       ].join('\n'),
@@ -267,14 +269,12 @@ export function planDirection(view: ConversationView, texts: TaskTexts): Plan {
     : '';
   return {
     text: [
-      english
-        ? `## ${part.name} (${part.model}): ${verdict} over ${window.en}`
-        : `## ${name}：${window.zh}价格${verdict}`,
+      english ? `## ${name}: ${verdict} over ${window.en}` : `## ${name}：${window.zh}价格${verdict}`,
       english
         ? `- ${first.month} ${yuan(first.avgUnitPrice)} ${at} → ${last.month} ${yuan(last.avgUnitPrice)} ${at}: ${text} ${at}`
         : `- ${first.month} ${yuan(first.avgUnitPrice)} ${at} → ${last.month} ${yuan(last.avgUnitPrice)} ${at}：${text} ${at}`,
       english
-        ? `- Paid prices of ${supplier ? supplier.nameEn || supplier.name : 'all suppliers'}, quantity-weighted monthly averages of ordered and received order lines; ${months.length} months with paid lines${average} ${at}.`
+        ? `- Paid prices of ${supplier ? displayName(supplier, true) : 'all suppliers'}, quantity-weighted monthly averages of ordered and received order lines; ${months.length} months with paid lines${average} ${at}.`
         : `- ${supplier ? supplier.name : '所有供应商'}的成交价（已下单/已收货订单行按数量加权的月均价）；${months.length} 个月有成交${average}${at}。`,
       english ? 'No order was drafted.' : '未起草订单。',
       ...sourcesList(book.sources),
@@ -304,13 +304,12 @@ export function planBudget(view: ConversationView, texts: TaskTexts): Plan {
   for (const p of asked.parts) {
     const count = Math.floor(budget / p.unitPrice + 1e-9);
     const total = Math.round(count * p.unitPrice * 100) / 100;
-    const unit = p.unit ?? '';
     const moq =
       count < p.moq ? (english ? ` — below the minimum order quantity ${p.moq}` : `——不足最小起订量 ${p.moq}`) : '';
     lines.push(
       english
-        ? `- ${p.supplier.name} ${p.code} ${p.name} at ${yuan(p.unitPrice)}: ${count} ${unit}, total ${yuan(total)} (left ${yuan(budget - total)})${moq}`
-        : `- ${p.supplier.name} ${p.code} ${p.name}，单价 ${yuan(p.unitPrice)}：可买 ${count}${unit}，合计 ${yuan(total)}（剩余 ${yuan(budget - total)}）${moq}`,
+        ? `- ${displayName(p.supplier, true)} ${p.code} ${displayName(p, true)} at ${yuan(p.unitPrice)}: ${count} units, total ${yuan(total)} (left ${yuan(budget - total)})${moq}`
+        : `- ${p.supplier.name} ${p.code} ${p.name}，单价 ${yuan(p.unitPrice)}：可买 ${count}${p.unit ?? ''}，合计 ${yuan(total)}（剩余 ${yuan(budget - total)}）${moq}`,
     );
   }
   lines.push(

@@ -1,6 +1,6 @@
 import { cite, sourcesList } from '../../../protocol/index.ts';
 import { isEnglish } from './asks.ts';
-import { type CategoryRef, codeTokens } from './catalogue.ts';
+import { type CategoryRef, codeTokens, displayName } from './catalogue.ts';
 import { type ConversationView, items, type Plan } from './conversation.ts';
 import { ground, type TaskTexts } from './grounding.ts';
 import { SourceBook } from './provenance.ts';
@@ -8,9 +8,10 @@ import { SourceBook } from './provenance.ts';
 interface StockItem {
   partId: number;
   code: string;
-  name?: string;
+  name: string;
+  nameEn?: string;
   unit?: string;
-  supplier?: { id: number; name: string };
+  supplier?: { id: number; name: string; nameEn?: string };
   onHand: number;
   safetyStock: number;
   onOrder?: number;
@@ -49,11 +50,12 @@ export function planStock(view: ConversationView, texts: TaskTexts): Plan | unde
     const at = cite([book.erp(step)]);
     for (const s of items<StockItem>(step).filter((s) => !models.size || models.has(s.partId))) {
       const low = s.onHand <= s.safetyStock;
-      const by = s.supplier?.name ?? '';
+      const by = s.supplier ? displayName(s.supplier, english) : '';
+      const name = displayName(s, english);
       lines.push(
         english
-          ? `- ${s.code} ${s.name ?? ''} (${by}): on hand ${s.onHand}, on order ${s.onOrder ?? 0}, safety stock ${s.safetyStock}${low ? `, below safety stock: suggested reorder ${s.suggestedQuantity}` : ''} ${at}`
-          : `- ${s.code} ${s.name ?? ''}（${by}）：现有 ${s.onHand}，在途 ${s.onOrder ?? 0}，安全库存 ${s.safetyStock}${low ? `，低于安全库存，建议补货 ${s.suggestedQuantity}` : ''} ${at}`,
+          ? `- ${s.code} ${name} (${by}): on hand ${s.onHand}, on order ${s.onOrder ?? 0}, safety stock ${s.safetyStock}${low ? `, below safety stock: suggested reorder ${s.suggestedQuantity}` : ''} ${at}`
+          : `- ${s.code} ${name}（${by}）：现有 ${s.onHand}，在途 ${s.onOrder ?? 0}，安全库存 ${s.safetyStock}${low ? `，低于安全库存，建议补货 ${s.suggestedQuantity}` : ''} ${at}`,
       );
     }
   }
@@ -65,7 +67,7 @@ export function planStock(view: ConversationView, texts: TaskTexts): Plan | unde
         const c = categoryNames.find((n) => n.code === code);
         return (english ? c?.nameEn : c?.nameZh) ?? code;
       });
-  const whose = supplier ? (english ? supplier.nameEn || supplier.name : supplier.name) : '';
+  const whose = supplier ? displayName(supplier, english) : '';
   const what = english
     ? [whose, named.join(', ')].filter(Boolean).join(' ')
     : [whose, named.join('、')].filter(Boolean).join(' ');
