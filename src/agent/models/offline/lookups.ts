@@ -47,6 +47,21 @@ function suppliersAsked(facts: Facts, all: SupplierRow[]): SupplierRow[] {
   return all;
 }
 
+/** The common Chinese payment terms said in English, the ERP's own words kept beside them: 月结30天 → net 30 days. */
+const TERMS_EN: Array<[RegExp, (m: RegExpExecArray) => string]> = [
+  [/^月结\s*(\d+)\s*天$/, (m) => `net ${m[1]} days, monthly statement`],
+  [/^(?:款到发货|先款后货|预付全款|预付款)$/, () => 'payment before shipment'],
+  [/^货到付款$/, () => 'cash on delivery'],
+];
+
+function termsInEnglish(terms: string): string {
+  for (const [pattern, say] of TERMS_EN) {
+    const m = pattern.exec(terms.trim());
+    if (m) return `${say(m)} (${terms})`;
+  }
+  return terms;
+}
+
 const BOUND_COMPARE: Record<FieldBound['op'], (a: number, b: number) => boolean> = {
   '>=': (a, b) => a >= b,
   '>': (a, b) => a > b,
@@ -117,7 +132,7 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
     ({
       leadTime: english ? `lead time ${s.leadTimeDays} days` : `交期 ${s.leadTimeDays} 天`,
       rating: english ? `rating ${s.rating} / 5` : `评级 ${s.rating} 分（满分 5）`,
-      terms: english ? `payment terms ${s.paymentTerms}` : `账期 ${s.paymentTerms}`,
+      terms: english ? `payment terms ${termsInEnglish(s.paymentTerms ?? '')}` : `账期 ${s.paymentTerms}`,
       contact: english ? `contact ${s.contact}` : `联系人 ${s.contact}`,
       city: english ? `located in ${s.city}` : `所在地 ${s.city}`,
     })[f];
