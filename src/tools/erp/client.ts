@@ -557,10 +557,10 @@ export class ErpClient {
     name: 'inventory_query',
     label: '查询库存',
     description:
-      '查询一个分类、供应商或零部件的库存（不论是否低于安全库存）：现有、在途、安全库存和建议补货量，覆盖率最低的在前。/ Stock of a category, supplier or part, low or not: on hand, on order, safety stock, suggested reorder.',
+      '一个分类、供应商或零部件的库存，低于安全库存与否 / Stock of a category, supplier or part, low or not.',
     schema: z
       .object({
-        category: contract.CategoryCode.optional().describe('分类代码 / category code'),
+        category: contract.CategoryCode.optional(),
         supplierId: Id.optional(),
         partId: Id.optional(),
       })
