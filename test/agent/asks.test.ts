@@ -403,6 +403,37 @@ describe('only an explicit order request drafts a write (generated phrasings on 
           `${follow}: expected ${warnings[1].code} × ${warnings[1].suggestedQuantity}, got ${JSON.stringify(line ?? order.answer.slice(0, 200))}`,
         );
     }
+    // "从那家订" after "哪家最便宜": the cheapest offer the analysis found.
+    const which = await h.send(
+      h.contextFor('laoxiao', 'cheapest-1'),
+      r.pick(['哪家的火花塞最便宜', '火花塞哪家报价最低？', 'which spark plug supplier is cheapest?']),
+    );
+    const asked = /^## .*?(?:（([^）]+)）|\(([^)]+)\):)/m.exec(which.answer)?.slice(1).find(Boolean);
+    const cheapest = all.filter((o) => o.model === asked).sort((a, b) => a.price - b.price)[0];
+    const fromThat = await h.send(
+      h.contextFor('laoxiao', 'cheapest-1'),
+      r.pick(['从那家订500个', '就在这家买500个', 'order 500 from that one']),
+    );
+    const that = approvalArgs(fromThat, 'order_create');
+    if (!cheapest || that?.supplierId !== cheapest.supplierId || that.lines[0]?.partId !== cheapest.partId)
+      misses.push(
+        `from that one: expected ${cheapest?.code}, got ${JSON.stringify(that ?? fromThat.answer.slice(0, 200))}`,
+      );
+    // "给库存最少的那家下单" after a category's stock: the part with the least on hand.
+    const category = r.pick(['点火线圈', '机滤', '电瓶', '轮胎']);
+    const stocked = await h.send(h.contextFor('laoxiao', 'least-0'), `${category}还有多少库存`);
+    const held = [...stocked.answer.matchAll(/^- (\S+) .*?现有 (\d+)/gm)].map((m) => ({
+      code: m[1],
+      onHand: Number(m[2]),
+    }));
+    const least = [...held].sort((a, b) => a.onHand - b.onHand)[0];
+    const refill = await h.send(h.contextFor('laoxiao', 'least-0'), '给库存最少的那家下单补货，订200个');
+    const refilled = approvalArgs(refill, 'order_create')?.lines[0];
+    const leastPart = all.find((o) => o.code === least?.code);
+    if (!leastPart || refilled?.partId !== leastPart.partId || refilled.quantity < leastPart.moq)
+      misses.push(
+        `least stock of ${category}: expected ${least?.code}, got ${JSON.stringify(refilled ?? refill.answer.slice(0, 200))}`,
+      );
     expect(misses, misses.join('\n')).toEqual([]);
   }, 900_000);
 

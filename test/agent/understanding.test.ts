@@ -896,3 +896,34 @@ describe('deletes, per-piece prices, receipt states and price questions (generat
     }
   });
 });
+
+describe('a model no part has', () => {
+  const battery = (id: number, model: string) => ({
+    ...part(id, `VT-${model}`, model, `摩托车蓄电池 ${model}`),
+    category: 'battery',
+  });
+
+  it('names no part when the model said is not among the parts found, instead of another model of the same words', () => {
+    const found = new Map([['battery', [battery(1, 'YTX7L-BS')]]]);
+    for (const text of ['need 40 batteries L2-400 from Varta', '订40个L2-400电瓶', 'order 40 of the 12N9-4B batteries'])
+      expect(matchParts(text, found), text).toEqual([]);
+    // A count or a size beside the words still finds them, and so does the model itself.
+    for (const text of ['order 300pcs batteries', 'YTX7LBS battery x 40', 'the 7L-BS battery'])
+      expect(matchParts(text, found).map((p) => p.id), text).toEqual([1]);
+  });
+});
+
+describe('noun-phrase questions (generated phrasings)', () => {
+  const g = seeded(61);
+
+  it('reads a supplier field said last as a question about it, never a payment, and 几张单 as a look-up', () => {
+    for (let i = 0; i < 30; i++) {
+      const supplier = g.pick(['正新轮胎', 'Bosch', '马勒', '德尔福']);
+      const field = g.pick(['联系方式', '付款条件', '账期', '交期', '电话', '评分']);
+      const text = `${supplier}的${field}${g.pick(['', '？', '。'])}`;
+      expect(readRequest(text, today).intent, text).toBe('supplierInfo');
+      const count = `${g.pick(['上个月', '上周', '这个月', '今年'])}${g.pick(['一共', '总共', ''])}下了几${g.pick(['张', '笔'])}单`;
+      expect(readRequest(count, today).intent, count).toBe('lookup');
+    }
+  });
+});

@@ -35,6 +35,12 @@ const FIELDS: Array<[SupplierField, RegExp]> = [
   ['city', /所在地|地址|哪个城市|哪个省|在哪个?(?:城市|省)|\blocated\b|\bbased\b|\baddress\b|\bwhich city\b/i],
 ];
 
+/** A field said last, as a noun phrase asks for it ("正新轮胎的联系方式", "Bosch的付款条件"). */
+const endsWithField = (text: string) => {
+  const trimmed = text.replace(/[\s?？!！。.]+$/, '');
+  return FIELDS.some(([, pattern]) => new RegExp(`(?:${pattern.source})$`, pattern.flags).test(trimmed));
+};
+
 /** The supplier fields a text names, in the order above. */
 export const supplierFields = (text: string): SupplierField[] =>
   FIELDS.filter(([, pattern]) => pattern.test(text)).map(([field]) => field);
@@ -190,8 +196,8 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
     return { ask: 'refuse', refusal: 'masterData' };
   if (
     fields.length &&
-    (ASKED.test(text) || readFieldBound(text)) &&
-    !/什么是|是什么意思|什么意思|\bwhat (?:is|are) (?:a|an)\b|\bmean\b/i.test(text) &&
+    (ASKED.test(text) || readFieldBound(text) || endsWithField(text)) &&
+    !/什么是|是什么意思|什么意思|解释|科普|含义|定义|\bwhat (?:is|are) (?:a|an)\b|\bmean\b|\bexplain\b|\bdefin/i.test(text) &&
     // "交货周期是什么？" asks what the term is; "博世的交货周期是什么" asks a supplier's.
     !/^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$/.test(text)
   )

@@ -351,6 +351,16 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
   const parts = new Map<number, PartRef>();
   for (const q of queries) for (const p of results.get(q.query) ?? []) parts.set(p.id, p);
   const codes = codeTokens(text).map(bareCode);
+  // A model said that no part found has (L2-400 where the project buys no L2-400) names none of them: another model
+  // of the same words (batteries) is not what was asked for.
+  const known = (c: string) =>
+    [...parts.values()].some((p) => [p.code, p.model, p.name].some((field) => bareCode(field).includes(c)));
+  // Only a token shaped like a model decides it: a letter before a digit (L2-400, F7TC) or figures joined by a
+  // separator (90/90-18); 300pcs and 125cc are a count and a size.
+  const models = codeTokens(text)
+    .filter((c) => /[A-Z].*\d/i.test(c) || /\d[-/.]\d/.test(c))
+    .map(bareCode);
+  if (models.length && !models.some(known)) return [];
   // A bare number left over ("the 520 chains") is the start of a model, never a quantity (that was read already).
   const numbers = text.match(BARE_NUMBER) ?? [];
   const runs = cjkRuns(text);

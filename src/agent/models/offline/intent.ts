@@ -543,7 +543,8 @@ const DEFINITION =
   /什么是|是什么意思|什么意思|是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
 
 /** A question rather than a command: which, how many, whether. */
-export const QUESTION = /哪些|哪几|哪个|多少|有没有|是否|吗|了没|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
+export const QUESTION =
+  /哪些|哪几|哪个|多少|几[张个笔单次家条]|有没有|是否|吗|了没|[?？]|\b(?:which|what|any|how many|list|show)\b/i;
 
 /** Pointing at the cheapest offer ("cheapest supplier", "哪家便宜就从哪家买", "从最便宜的那家订"). */
 export const CHEAPEST =

@@ -30,6 +30,8 @@ const FOLLOW_UP =
 
 /** Words pointing at the cheapest supplier of the analysis just shown. */
 const CHEAPEST = /最低|最便宜|便宜的那|cheapest|lowest/i;
+/** Words pointing at the one supplier an answer just named ("从那家订", "order from that one"). */
+const THAT_ONE = /那家|这家|那个供应商|\bthat (?:one|supplier|vendor)\b|\bfrom them\b/i;
 
 /** The product and the cheapest supplier an analysis summary names (its list price, or its web quote when asked). */
 function cheapestOf(summary: string, request: string): string[] {
@@ -51,18 +53,27 @@ const ORDINALS: Array<[RegExp, number]> = [
   [/第五|fifth|5th/i, 4],
 ];
 
-/** The stock-list line a follow-up names (by code or ordinal, else the first) as "code quantity个". */
+/** Pointing at the line of the stock list just shown with the least on hand ("给库存最少的那家下单"). */
+const LEAST_STOCK = /库存最少|库存最低|最少的那|最缺的|\b(?:lowest|least) (?:stock|on hand)\b|\bfewest\b/i;
+
+/**
+ * The stock-list line a follow-up names — by code, by ordinal, the one with the least on hand, else the first — as
+ * "code quantity个" at the quantity the list suggested, or as its code alone when the list suggested none.
+ */
 function suggestionOf(summary: string, request: string): string | undefined {
-  const lines = [...summary.matchAll(/^- (\S+) .*(?:建议补货|suggested reorder) (\d+)/gm)].map((m) => ({
+  const lines = [...summary.matchAll(/^- (\S+) .*?(?:现有|on hand) (\d+).*$/gm)].map((m) => ({
     code: m[1],
-    quantity: m[2],
+    onHand: Number(m[2]),
+    quantity: /(?:建议补货|suggested reorder) (\d+)/.exec(m[0])?.[1],
   }));
   if (!lines.length) return undefined;
   const upper = request.toUpperCase();
   const byCode = lines.find((l) => upper.includes(l.code.toUpperCase()));
   const ordinal = ORDINALS.find(([pattern]) => pattern.test(request))?.[1];
-  const line = byCode ?? lines[ordinal ?? 0];
-  return line ? `${RESULT_PREFIX}${line.code} ${line.quantity}个` : undefined;
+  const least = LEAST_STOCK.test(request) ? [...lines].sort((a, b) => a.onHand - b.onHand)[0] : undefined;
+  const line = byCode ?? least ?? lines[ordinal ?? 0];
+  if (!line) return undefined;
+  return line.quantity ? `${RESULT_PREFIX}${line.code} ${line.quantity}个` : `${RESULT_PREFIX}${line.code}`;
 }
 
 interface Delegation {
@@ -123,7 +134,7 @@ export function planOrchestration(view: ConversationView): Plan {
       FOLLOW_UP.test(reading.text));
   // "第二个按建议数量下单" after a stock list: an order of the line it names, at the quantity the list suggested.
   const suggested =
-    previous?.agent === ANALYST && SUGGESTED.test(reading.text)
+    previous?.agent === ANALYST && (SUGGESTED.test(reading.text) || LEAST_STOCK.test(reading.text))
       ? suggestionOf(previous.result, reading.text)
       : undefined;
   const agent = suggested
@@ -176,8 +187,10 @@ export function planOrchestration(view: ConversationView): Plan {
             ? [`${RESULT_PREFIX}${previous.result.split('\n').slice(0, 3).join('；')}`]
             : []),
           // "就从报价最低的那家买": the analysis's cheapest offer, product and supplier, is what the order means.
-          ...(previous.agent === ANALYST && CHEAPEST.test(reading.text)
-            ? cheapestOf(previous.result, reading.text)
+          // "从那家订100个" after "哪家最便宜": that supplier is the cheapest the analysis found.
+          ...(previous.agent === ANALYST &&
+          (CHEAPEST.test(reading.text) || (THAT_ONE.test(reading.text) && CHEAPEST.test(previous.words)))
+            ? cheapestOf(previous.result, CHEAPEST.test(reading.text) ? reading.text : previous.words)
             : []),
           ...(suggested ? [suggested] : []),
         ]
