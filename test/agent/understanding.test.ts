@@ -909,7 +909,10 @@ describe('a model no part has', () => {
       expect(matchParts(text, found), text).toEqual([]);
     // A count or a size beside the words still finds them, and so does the model itself.
     for (const text of ['order 300pcs batteries', 'YTX7LBS battery x 40', 'the 7L-BS battery'])
-      expect(matchParts(text, found).map((p) => p.id), text).toEqual([1]);
+      expect(
+        matchParts(text, found).map((p) => p.id),
+        text,
+      ).toEqual([1]);
   });
 });
 
@@ -925,5 +928,48 @@ describe('noun-phrase questions (generated phrasings)', () => {
       const count = `${g.pick(['上个月', '上周', '这个月', '今年'])}${g.pick(['一共', '总共', ''])}下了几${g.pick(['张', '笔'])}单`;
       expect(readRequest(count, today).intent, count).toBe('lookup');
     }
+  });
+});
+
+describe('own orders, stock left, payments and a day of a month (generated phrasings)', () => {
+  const g = seeded(67);
+
+  it('reads 我…提交的 as the user’s own, what is left of a part as stock, and 打一笔款 as a payment', () => {
+    for (let i = 0; i < 20; i++) {
+      const mine = `我${g.pick(['上周', '上个月', '昨天', '给博世'])}${g.pick(['提交', '下', '订'])}的${g.pick(['订单', '单子'])}有哪些`;
+      const r = readRequest(mine, today);
+      expect([r.intent, (r.scores.mine ?? 0) > 0], mine).toEqual(['lookup', true]);
+      const part = g.pick(['F7TC', '点火线圈', '机滤', 'BP-125F']);
+      const left = g.pick([`${part}还有多少`, `${part}还剩多少个？`, `哪些东西快没货了`, `how many ${part} are left`]);
+      expect(readRequest(left, today).intent, left).toBe('inventory');
+      const pay = `给${g.pick(['德尔福', '博世', '马勒'])}${g.pick(['打一笔款', '打笔款', '汇一笔款'])}`;
+      expect(readRequest(pay, today).refusal, pay).toBe('payment');
+    }
+    // Orders are still looked up: what is left undelivered is a question about orders, not stock.
+    expect(readRequest('上个月还有多少订单没到货', today).intent).toBe('lookup');
+  });
+
+  it('reads a day of a month the orders were placed on as that day, last year’s when it is still to come', () => {
+    for (let i = 0; i < 20; i++) {
+      const month = g.int(1, 12);
+      const day = g.int(1, 28);
+      const text = `${month}月${day}${g.pick(['号', '日'])}${g.pick(['下的单到货了吗', '的订单有哪些', '订的那张单'])}`;
+      const year =
+        month - 1 > today.getUTCMonth() || (month - 1 === today.getUTCMonth() && day > today.getUTCDate())
+          ? 2025
+          : 2026;
+      const iso = `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+      expect(readRequest(text, today).period?.from, text).toBe(iso);
+    }
+    // A delivery date is not a period.
+    expect(readRequest('给博世下200个F7TC，12月20号前到货', today).period).toBeUndefined();
+  });
+
+  it('reads adding to an order as a change of it', () => {
+    for (const text of ['再加100个', '追加50个', '多加200只'])
+      expect([readRequest(text, today).intent, readRequest(text, today).quantity], text).toEqual([
+        'update',
+        Number(/\d+/.exec(text)?.[0]),
+      ]);
   });
 });

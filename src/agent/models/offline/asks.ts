@@ -122,7 +122,7 @@ const SPEND =
   /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|订单(?:总)?金额(?:是|有|一共)?多少|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|最常买|买得最多|买的最多|买最多|采购最多|\bbuy (?:the )?most\b|\bmost often\b|\b(?:spend|spent|spending|expenditure)\b/i;
 
 const PAYMENT =
-  /付款|付钱|打款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
+  /付款|付钱|打款|打(?:一)?笔款|汇(?:一)?笔款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
 const APPROVE =
   /(?:批准|审批通过|通过审批|审批掉|审批一下|审批了|批一下|批了(?!吗)|同意(?:这|那|所有|全部)|(?:都|全部|全都|一起)通过|(?:帮我|帮忙|请|麻烦|给我|你来|替我|去)\s*(?:把\s*\S{0,24}\s*)?(?:审批|审核)(?![中的人流])|(?:审批|审核)\s*(?=PO-\d)|\bapprove\b|\bsign off\b)/i;
 const APPROVE_QUESTION =
@@ -197,7 +197,9 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   if (
     fields.length &&
     (ASKED.test(text) || readFieldBound(text) || endsWithField(text)) &&
-    !/什么是|是什么意思|什么意思|解释|科普|含义|定义|\bwhat (?:is|are) (?:a|an)\b|\bmean\b|\bexplain\b|\bdefin/i.test(text) &&
+    !/什么是|是什么意思|什么意思|解释|科普|含义|定义|\bwhat (?:is|are) (?:a|an)\b|\bmean\b|\bexplain\b|\bdefin/i.test(
+      text,
+    ) &&
     // "交货周期是什么？" asks what the term is; "博世的交货周期是什么" asks a supplier's.
     !/^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$/.test(text)
   )
@@ -340,6 +342,18 @@ export function readPeriod(
   const DAYS_EN = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
   const count = (raw: string) => (/\d/.test(raw) ? Number(raw) : (chineseNumber(raw) ?? 0));
   const rules: Array<[RegExp, (m: RegExpExecArray) => { from: string; to: string; months?: number } | undefined]> = [
+    // A day of a month the orders were placed on (10月20号下的单): that one day, last year's when it is still to come.
+    [
+      /(\d{1,2})\s*月\s*(\d{1,2})\s*[号日](?=[^，,。.？?！!]{0,12}?(?:下的|订的|创建的|提交的|那张|那个|那笔|的单|的订单|的采购单))/,
+      (m) => {
+        const month = Number(m[1]) - 1;
+        const date = Number(m[2]);
+        if (month > 11 || date < 1 || date > 31) return undefined;
+        const thisYear = new Date(Date.UTC(y, month, date));
+        const d = thisYear > today ? new Date(Date.UTC(y - 1, month, date)) : thisYear;
+        return { from: isoDate(d), to: isoDate(d) };
+      },
+    ],
     // A day of last week (上周五): that one day.
     [
       /上个?(?:周|星期|礼拜)([一二三四五六日天])/,

@@ -126,6 +126,7 @@ const CUES: Array<[Cue, number, string[]]> = [
     ['库存', '预警', '存货', '仓库', '需要补货', '该补货', '要补', '该补', 'inventory', 'stock', 'reorder', 'low on'],
   ],
   ['inventory', 1, ['补货', 'restock', 'replenish']],
+  ['inventory', 3, ['没货', '快没货', '要没货', '缺不缺货', 'left in stock', 'how many left']],
   [
     'compare',
     3,
@@ -224,6 +225,10 @@ const CUES: Array<[Cue, number, string[]]> = [
     'update',
     3,
     [
+      '再加',
+      '追加',
+      '多加',
+      '加到',
       '修改',
       '改成',
       '改为',
@@ -498,6 +503,10 @@ export function readRequest(raw: string, today = new Date()): Reading {
     }
   }
   for (const t of taken) scores[t.cue] = (scores[t.cue] ?? 0) + t.weight;
+  // "我上周提交的订单": the user's own, with the period said between 我 and the verb.
+  if (!scores.mine && MINE_AROUND.test(text)) scores.mine = 1;
+  // "F7TC还有多少": what is left of a part, said last and of no order, is its stock.
+  if (STOCK_LEFT.test(text) && !scores.orderNoun) scores.inventory = (scores.inventory ?? 0) + 2;
 
   const reading: Reading = {
     text,
@@ -549,6 +558,10 @@ export const QUESTION =
 /** Pointing at the cheapest offer ("cheapest supplier", "哪家便宜就从哪家买", "从最便宜的那家订"). */
 export const CHEAPEST =
   /最便宜|最低价|价格最低|报价最低|目录价最低|哪家便宜|谁家便宜|便宜的那家|\bcheapest\b|\blowest[- ]priced\b|\blowest (?:list )?price\b/i;
+const STOCK_LEFT =
+  /(?:还有|还剩|剩下?)多少\s*(?:个|只|件|条|套|副|块|支)?\s*[?？。]?\s*$|\bhow many (?:\S+ ){0,2}(?:are |do we have )?left\b/i;
+/** 我 … 下的 / 提交的 / 订的 with a period or supplier between them: the user's own orders. */
+const MINE_AROUND = /我[^，,。.？?！!]{1,12}?(?:下|订|提交|创建|建)的/;
 /** The newest of the orders meant: 最近那张, 最新的一单, 刚下的那个, 上一张, the latest one, my last order. */
 const NEWEST =
   /最近(?:的)?(?:那|这|一)(?:张|个|笔|单)|最新(?:的)?(?:那|这|一)?(?:张|个|笔|单)|最后(?:的)?(?:那|一)(?:张|个|笔|单)|刚(?:才|刚)?(?:下|订|建|提交)的(?:那|这)?(?:张|个|笔|单)?|上一(?:张|笔|单)|\b(?:latest|most recent|newest|last)\s+(?!(?:week|month|year|quarter|time|day)s?\b)(?:[\w-]+\s+){0,3}?(?:one|order|po|purchase order)\b/i;

@@ -300,9 +300,11 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     const change: Record<string, unknown> = {};
     if (current.quantity) {
       const line = namedLine(order, current.rest) ?? order.lines[0];
+      // "再加100个" adds to the line; "改成300" and "加到300" set it.
+      const quantity = ADD_MORE.test(current.text) ? line.quantity + current.quantity : current.quantity;
       change.lines = order.lines.map((l) => ({
         partId: l.partId,
-        quantity: l === line ? current.quantity : l.quantity,
+        quantity: l === line ? quantity : l.quantity,
       }));
     }
     if (current.expectedDate) change.expectedDate = current.expectedDate;
@@ -316,6 +318,9 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
   }
   return { text: describeOrder(order) };
 }
+
+/** Adding to a line's quantity rather than setting it ("再加100个", "追加50", "add 100 more"). */
+const ADD_MORE = /再加|追加|多加|另加|(?<!到)增加(?!到)|\badd\b|\b\d+ more\b/i;
 
 /** The line a change names in a several-line order: by code, by model, else by the most of its name said. */
 function namedLine(order: OrderItem, text: string): OrderItem['lines'][number] | undefined {
