@@ -86,25 +86,32 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
     );
 
     const list: Fresh[] = [];
-    // Which way a price went: the answer's first and last month, change and direction are the ERP's.
-    const direction = (o: Offer) => async (turn: TurnResult) => {
-      if (writeDraft(turn)) return `drafted ${String(writeDraft(turn)?.value.tool)}`;
-      const history = await erpGet<{
-        series: Array<{ months: Array<{ month: string; avgUnitPrice: number; lines: number }> }>;
-      }>(`/parts/${o.partId}/price-history?months=12&by=product`);
-      const months = (history.series[0]?.months ?? []).filter((m) => m.lines > 0);
-      if (months.length < 2) return /不足两个|fewer than two/.test(turn.answer) ? undefined : 'no "too few months"';
-      const [first, last] = [months[0], months.at(-1)!];
-      const change = ((last.avgUnitPrice - first.avgUnitPrice) / first.avgUnitPrice) * 100;
-      const way = change > 0.5 ? /涨了|上涨|\bUp\b/ : change < -0.5 ? /跌了|下降|\bDown\b/ : /持平|\bFlat\b/;
-      const want = [`${first.month} ${yuan(first.avgUnitPrice)}`, `${last.month} ${yuan(last.avgUnitPrice)}`];
-      const missing = want.filter((w) => !turn.answer.includes(w));
-      if (missing.length) return `missing ${missing.join(', ')}: ${turn.answer.slice(0, 160)}`;
-      if (!turn.answer.includes(`${Math.abs(change).toFixed(1)}%`)) return `no change ${change.toFixed(1)}%`;
-      if (!way.test(turn.answer)) return `wrong direction for ${change.toFixed(1)}%`;
-      if (!/\[E\d+\][\s\S]*part_price_history/.test(turn.answer)) return 'figures not cited with the ERP request';
-      return undefined;
-    };
+    // Which way a price went: the answer's first and last month, change and direction are the ERP's — of the
+    // supplier's own paid prices when the question names the supplier (`own`), else across suppliers.
+    const direction =
+      (o: Offer, own = false) =>
+      async (turn: TurnResult) => {
+        if (writeDraft(turn)) return `drafted ${String(writeDraft(turn)?.value.tool)}`;
+        const history = await erpGet<{
+          series: Array<{
+            supplier: { id: number } | null;
+            months: Array<{ month: string; avgUnitPrice: number; lines: number }>;
+          }>;
+        }>(`/parts/${o.partId}/price-history?months=12&by=${own ? 'supplier' : 'product'}`);
+        const series = own ? history.series.find((x) => x.supplier?.id === o.supplierId) : history.series[0];
+        const months = (series?.months ?? []).filter((m) => m.lines > 0);
+        if (months.length < 2) return /不足两个|fewer than two/.test(turn.answer) ? undefined : 'no "too few months"';
+        const [first, last] = [months[0], months.at(-1)!];
+        const change = ((last.avgUnitPrice - first.avgUnitPrice) / first.avgUnitPrice) * 100;
+        const way = change > 0.5 ? /涨了|上涨|\bUp\b/ : change < -0.5 ? /跌了|下降|\bDown\b/ : /持平|\bFlat\b/;
+        const want = [`${first.month} ${yuan(first.avgUnitPrice)}`, `${last.month} ${yuan(last.avgUnitPrice)}`];
+        const missing = want.filter((w) => !turn.answer.includes(w));
+        if (missing.length) return `missing ${missing.join(', ')}: ${turn.answer.slice(0, 160)}`;
+        if (!turn.answer.includes(`${Math.abs(change).toFixed(1)}%`)) return `no change ${change.toFixed(1)}%`;
+        if (!way.test(turn.answer)) return `wrong direction for ${change.toFixed(1)}%`;
+        if (!/\[E\d+\][\s\S]*part_price_history/.test(turn.answer)) return 'figures not cited with the ERP request';
+        return undefined;
+      };
     // Orders cancelled in a period: exactly those the ERP cancelled in it, listed, and nothing offered.
     const cancelled = (p: { from: string; to: string }) => async (turn: TurnResult) => {
       if (writeDraft(turn)) return `drafted ${String(writeDraft(turn)?.value.tool)}`;
@@ -182,14 +189,14 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
         pick([
           { cls: 'direction', say: `${o.model}${when}价格是涨是跌？`, judge: direction(o) },
           { cls: 'direction', say: `${o.model} ${when}涨了还是跌了`, judge: direction(o) },
-          { cls: 'direction', say: `${s}的 ${o.model} ${when}涨价了吗？`, judge: direction(o) },
+          { cls: 'direction', say: `${s}的 ${o.model} ${when}涨价了吗？`, judge: direction(o, true) },
           {
             cls: 'direction',
             say: `Has the price of ${o.model} gone up ${whenEn}?`.replace(' ?', '?'),
             judge: direction(o),
           },
           { cls: 'direction', say: `Did ${o.model} prices go down ${whenEn}?`.replace(' ?', '?'), judge: direction(o) },
-          { cls: 'direction', say: `Is ${o.model} from ${en} getting more expensive?`, judge: direction(o) },
+          { cls: 'direction', say: `Is ${o.model} from ${en} getting more expensive?`, judge: direction(o, true) },
           {
             cls: 'direction-follow-up',
             say: [
