@@ -406,7 +406,12 @@ describe('only an explicit order request drafts a write (generated phrasings on 
     // "从那家订" after "哪家最便宜": the cheapest offer the analysis found.
     const which = await h.send(
       h.contextFor('laoxiao', 'cheapest-1'),
-      r.pick(['哪家的火花塞最便宜', '火花塞哪家报价最低？', 'which spark plug supplier is cheapest?']),
+      r.pick([
+        '哪家的火花塞最便宜',
+        '火花塞哪家便宜',
+        '火花塞哪家报价最低？',
+        'which spark plug supplier is cheapest?',
+      ]),
     );
     const asked = /^## .*?(?:（([^）]+)）|\(([^)]+)\):)/m.exec(which.answer)?.slice(1).find(Boolean);
     const cheapest = all.filter((o) => o.model === asked).sort((a, b) => a.price - b.price)[0];

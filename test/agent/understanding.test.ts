@@ -973,3 +973,33 @@ describe('own orders, stock left, payments and a day of a month (generated phras
       ]);
   });
 });
+
+describe('yuan and jiao, English budgets and catalogue questions (generated phrasings)', () => {
+  const g = seeded(71);
+
+  it('reads 9块5 as nine yuan five jiao, never a count of five', () => {
+    for (let i = 0; i < 20; i++) {
+      const yuan = g.int(2, 90);
+      const jiao = g.int(1, 9);
+      const said = g.pick([
+        `${yuan}块${jiao}`,
+        `${yuan}块${jiao}毛`,
+        `${zhNumber(yuan, false)}块${'一二三四五六七八九'[jiao - 1]}`,
+      ]);
+      const text = `${g.pick(['火炬', '博世'])}的F7TC${g.pick(['报价', '卖', ''])}${said}${g.pick(['一只', '一个', ''])}，${g.pick(['合理吗', '贵不贵'])}`;
+      const r = readRequest(text, today);
+      expect([r.intent, r.money, r.quantity], text).toEqual(['judge', yuan + jiao / 10, undefined]);
+    }
+  });
+
+  it('reads "how many … can N yuan buy" as a budget and "any suppliers for …" as the catalogue', () => {
+    for (let i = 0; i < 10; i++) {
+      const part = g.pick(['3.00-10 tyres', 'F7TC plugs', 'brake pads']);
+      const money = g.int(10, 90) * 100;
+      const budget = `how many ${part} can ${money} yuan buy?`;
+      expect([readRequest(budget, today).intent, readRequest(budget, today).money], budget).toEqual(['budget', money]);
+      const who = `${g.pick(['do we have any', 'which', 'are there any'])} suppliers for ${g.pick(['air filters', 'chains', 'batteries'])}?`;
+      expect(readRequest(who, today).intent, who).toBe('catalogue');
+    }
+  });
+});

@@ -105,7 +105,7 @@ const CATALOGUE_HAVE =
   /\b(?:which|what)\b(?!.*\b(?:orders?|pos?)\b).{1,40}\b(?:do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
 const CATALOGUE_HAVE_WORDS = /\b(?:which|what|do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
 const CATALOGUE_EN =
-  /\bwho (?:supplies|sells|carries|makes|stocks|offers|provides|has)\b|\bwhich (?:suppliers?|vendors?|companies) (?:supply|supplies|sell|sells|carry|carries|stock|stocks|offer|offers|provide|provides|have|has|can supply|make)\b|\b(?:what|which) (?:models?|types?|kinds?|sizes?|variants?) (?:of|do|does|are|can)\b|\bwhere can (?:i|we) (?:buy|get|source|order)\b|\bcan (?:i|we) (?:buy|order|get)\??$/i;
+  /\b(?:any|which|what) (?:suppliers?|vendors?) (?:for|of)\b|\bwho (?:supplies|sells|carries|makes|stocks|offers|provides|has)\b|\bwhich (?:suppliers?|vendors?|companies) (?:supply|supplies|sell|sells|carry|carries|stock|stocks|offer|offers|provide|provides|have|has|can supply|make)\b|\b(?:what|which) (?:models?|types?|kinds?|sizes?|variants?) (?:of|do|does|are|can)\b|\bwhere can (?:i|we) (?:buy|get|source|order)\b|\bcan (?:i|we) (?:buy|order|get)\??$/i;
 
 /** Every match of the patterns in a text. */
 function spansOf(text: string, patterns: RegExp[]): Span[] {
@@ -161,7 +161,7 @@ export function directionSpans(text: string): Span[] {
 const JUDGE =
   /合理吗|合不合理|合理不|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
 const BUDGET =
-  /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,60}\b(?:can|could) (?:i|we) (?:buy|get|order|afford)\b|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|what can i (?:get|buy) for|\bafford\b/i;
+  /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,60}\b(?:can|could) (?:i|we) (?:buy|get|order|afford)\b|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|how many\b.{1,60}\b(?:can|could|will|would)\b.{1,30}\bbuy\b|what can i (?:get|buy) for|\bafford\b/i;
 const KNOWLEDGE =
   /什么是|是什么意思|(?:[A-Za-z\u3400-\u9fff]{2,})\s*是(?:什么|啥)\s*[?？]?\s*$|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
 

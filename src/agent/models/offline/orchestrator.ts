@@ -11,7 +11,7 @@ import {
 } from './conversation.ts';
 import { findTerm, GLOSSARY_PATH, parseGlossary, termAnswer, unknownTermAnswer } from './glossary.ts';
 import { RESULT_PREFIX } from './grounding.ts';
-import { ANALYSIS_INTENTS, ORDER_INTENTS, readRequest } from './intent.ts';
+import { ANALYSIS_INTENTS, CHEAPEST as ASKED_CHEAPEST, ORDER_INTENTS, readRequest } from './intent.ts';
 
 const ORDER_AGENT = 'procurement-order';
 const ANALYST = 'procurement-analyst';
@@ -189,7 +189,7 @@ export function planOrchestration(view: ConversationView): Plan {
           // "就从报价最低的那家买": the analysis's cheapest offer, product and supplier, is what the order means.
           // "从那家订100个" after "哪家最便宜": that supplier is the cheapest the analysis found.
           ...(previous.agent === ANALYST &&
-          (CHEAPEST.test(reading.text) || (THAT_ONE.test(reading.text) && CHEAPEST.test(previous.words)))
+          (CHEAPEST.test(reading.text) || (THAT_ONE.test(reading.text) && ASKED_CHEAPEST.test(previous.words)))
             ? cheapestOf(previous.result, CHEAPEST.test(reading.text) ? reading.text : previous.words)
             : []),
           ...(suggested ? [suggested] : []),

@@ -207,6 +207,11 @@ const PER_PIECE = `(?:\\s*(?:一|每|\\/)\\s*${PIECE})?`;
 // 块 is money only as 块钱 or before a per-piece price (12块一个, 35块一副, 12块/个); 30块 alone is thirty pieces (块 is a unit).
 const CURRENCY_AFTER = `(?:元|块钱|块(?=\\s*(?:一${PIECE}|每|\\/))|rmb\\b|yuan\\b|cny\\b)`;
 
+const jiaoDigit = (d: string) => (/\d/.test(d) ? Number(d) : '〇一二三四五六七八九'.indexOf(d));
+const JIAO = new RegExp(
+  `(${FIGURE})\\s*块\\s*([1-9一二三四五六七八九])\\s*毛?(?![\\d.]|\\s*(?:个|只|件|条|套|副|支|根|片|盒|箱|块))${PER_PIECE}`,
+);
+
 /**
  * A sum of money in a text and where it stands: never an order quantity, whatever else the text says. In a budget
  * question (`budget`) a sum said in 块 ("我手上有六千块") is money too: what a budget buys is never counted in 块.
@@ -233,6 +238,13 @@ export function readMoney(text: string, budget = false): ({ value: number } & Sp
     const value = m ? plainAmount(m[1]) : undefined;
     if (m && value !== undefined && value > 0 && (!best || m.index < best.start))
       best = { value, start: m.index, end: m.index + m[0].length };
+  }
+  // 9块5 (一只) is nine yuan and five jiao: the digit after 块 is tenths, not a count.
+  const jiao = JIAO.exec(text);
+  const yuan = jiao ? plainAmount(jiao[1]) : undefined;
+  if (jiao && yuan !== undefined && (!best || jiao.index < best.end)) {
+    const start = best ? Math.min(best.start, jiao.index) : jiao.index;
+    best = { value: yuan + jiaoDigit(jiao[2]) / 10, start, end: jiao.index + jiao[0].length };
   }
   return best;
 }
