@@ -942,6 +942,8 @@ describe('own orders, stock left, payments and a day of a month (generated phras
       const part = g.pick(['F7TC', '点火线圈', '机滤', 'BP-125F']);
       const left = g.pick([`${part}还有多少`, `${part}还剩多少个？`, `哪些东西快没货了`, `how many ${part} are left`]);
       expect(readRequest(left, today).intent, left).toBe('inventory');
+      const ours = `what is our stock of ${g.pick(['tyres', 'F7TC', 'brake pads'])}?`;
+      expect(readRequest(ours, today).intent, ours).toBe('inventory');
       const pay = `给${g.pick(['德尔福', '博世', '马勒'])}${g.pick(['打一笔款', '打笔款', '汇一笔款'])}`;
       expect(readRequest(pay, today).refusal, pay).toBe('payment');
     }

@@ -223,7 +223,8 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
     return { ask: 'catalogue' };
   if (PRICE_CHANGE.test(text) && !/PO-\d/i.test(text) && /改|调|降|涨|change|set|update|lower|raise|cut/i.test(text))
     return { ask: 'refuse', refusal: 'priceChange' };
-  if (KNOWLEDGE.test(text)) return { ask: 'knowledge' };
+  // "what is our stock of tyres?" asks about the company's own records, not what a term means.
+  if (KNOWLEDGE.test(text) && !/\b(?:our|my|we|us)\b|我们|我的|咱们/i.test(text)) return { ask: 'knowledge' };
   return undefined;
 }
 
