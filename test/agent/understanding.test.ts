@@ -111,6 +111,20 @@ describe('matching parts', () => {
         text,
       ).toEqual([2]);
     expect(wholeCategory('链条', matchParts('链条', found), found, [category]).map((p) => p.id)).toEqual([1, 2]);
+    // A word beside it that only some names hold narrows to them (前刹车片), one all of them hold does not.
+    const pads = [
+      { ...part(3, 'DP-BP-125F', 'BP-125F', '摩托车前刹车片 125cc'), category: 'brake_pad' },
+      { ...part(4, 'DP-BP-150R', 'BP-150R', '摩托车后刹车片 150cc'), category: 'brake_pad' },
+    ];
+    const brakes = { code: 'brake_pad', nameZh: '刹车片', nameEn: 'Brake pad', synonymsZh: [], synonymsEn: [] };
+    // Every query the words make finds both pads, as the ERP's search does.
+    const pick = (text: string) => {
+      const padResults = new Map(partQueries(text).map((q) => [q.query, pads]));
+      return wholeCategory(text, matchParts(text, padResults), padResults, [brakes]).map((p) => p.id);
+    };
+    expect(pick('前刹车片')).toEqual([3]);
+    expect(pick('后刹车片')).toEqual([4]);
+    expect(pick('摩托车刹车片')).toEqual([3, 4]);
   });
 
   it('searches the pieces of a separator-less code the catalogue does not know as typed', () => {

@@ -403,11 +403,16 @@ export function wholeCategory(
   for (const name of names) rest = rest.split(name).join(' ');
   for (const name of english) rest = rest.replace(new RegExp(`\\b${escapeRegExp(name)}(?:e?s)?\\b`, 'gi'), ' ');
   if (rest === text || namesSomething(rest)) return best;
-  // "520链条": the number left beside the category's name is the start of the model matched, not the whole category.
+  // "520链条": the number left beside the category's name is the start of the model matched, not the whole category;
+  // "前刹车片": a word left beside it that the names matched hold (前) narrows the category to them.
   const leading = rest.match(BARE_NUMBER) ?? [];
   if (leading.some((n) => best.some((p) => bareCode(p.model).startsWith(n)))) return best;
   const all = new Map<number, PartRef>();
   for (const list of results.values()) for (const p of list) if (p.category === category.code) all.set(p.id, p);
+  const parts = [...all.values()];
+  const narrows = (run: string) =>
+    best.length < parts.length && best.some((p) => p.name.includes(run)) && !parts.every((p) => p.name.includes(run));
+  if (cjkRuns(rest).some(narrows)) return best;
   return [...all.values()];
 }
 
