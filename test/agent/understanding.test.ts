@@ -127,6 +127,12 @@ describe('matching parts', () => {
     expect(pick('摩托车刹车片')).toEqual([3, 4]);
   });
 
+  it('searches a model’s leading number when nothing else is left to name the part', () => {
+    expect(partQueries(' | 520').map((q) => q.query)).toEqual(['520']);
+    // Beside words that name the part, the words are searched and the number picks among what they find.
+    expect(partQueries('the 520 chains').map((q) => q.query)).toEqual(['chain']);
+  });
+
   it('searches the pieces of a separator-less code the catalogue does not know as typed', () => {
     const first = partQueries('YTX7LBS').map((q) => q.query);
     expect(first).toEqual(['YTX7LBS']);

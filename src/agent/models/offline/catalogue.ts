@@ -310,6 +310,9 @@ const bigrams = (phrase: string) => {
   return chars.slice(0, -1).map((c, i) => c + chars[i + 1]);
 };
 
+/** A number of three or four digits standing alone: the start of a model ("the 520 chains"), once quantities are read. */
+const BARE_NUMBER = /(?<![\w./-])\d{3,4}(?![\w./-])/g;
+
 /**
  * The searches that find every part a text could mean: codes, English words, and each Chinese phrase whole —
  * then, for a phrase the catalogue does not contain as such ("摩托车用的刹车片"), its character pairs.
@@ -320,10 +323,13 @@ export function partQueries(text: string, searched?: Map<string, PartRef[]>): Pa
   );
   // A code typed without its separators (BP150R for BP-150R) is not found as such: its letter and digit pieces are.
   const codes = codeTokens(text).flatMap((c) => (searched?.get(c)?.length === 0 ? [c, ...codePieces(c)] : [c]));
+  const english = contentWords(text);
+  // Nothing else left but a model's leading number ("恒久链传动: 300 pcs 520"): that number is what to search.
+  const numbers = codes.length || zh.length || english.length ? [] : (text.match(BARE_NUMBER) ?? []);
   return [
-    ...[...new Set(codes)].map((query) => ({ query, kind: 'code' as const })),
+    ...[...new Set([...codes, ...numbers])].map((query) => ({ query, kind: 'code' as const })),
     ...[...new Set(zh)].map((query) => ({ query, kind: 'zh' as const })),
-    ...contentWords(text).map((query) => ({ query, kind: 'en' as const })),
+    ...english.map((query) => ({ query, kind: 'en' as const })),
   ];
 }
 
@@ -337,9 +343,6 @@ export interface PartMatch {
   part: PartRef;
   score: number;
 }
-
-/** A number of three or four digits standing alone: the start of a model ("the 520 chains"), once quantities are read. */
-const BARE_NUMBER = /(?<![\w./-])\d{3,4}(?![\w./-])/g;
 
 /**
  * Scores every part the searches returned against the text: an exact code or model wins outright; otherwise the
