@@ -89,7 +89,7 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
     // Which way a price went: the answer's first and last month, change and direction are the ERP's — of the
     // supplier's own paid prices when the question names the supplier (`own`), else across suppliers.
     const direction =
-      (o: Offer, own = false) =>
+      (o: Offer, own = false, window = 12) =>
       async (turn: TurnResult) => {
         if (writeDraft(turn)) return `drafted ${String(writeDraft(turn)?.value.tool)}`;
         const history = await erpGet<{
@@ -97,7 +97,7 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
             supplier: { id: number } | null;
             months: Array<{ month: string; avgUnitPrice: number; lines: number }>;
           }>;
-        }>(`/parts/${o.partId}/price-history?months=12&by=${own ? 'supplier' : 'product'}`);
+        }>(`/parts/${o.partId}/price-history?months=${window}&by=${own ? 'supplier' : 'product'}`);
         const series = own ? history.series.find((x) => x.supplier?.id === o.supplierId) : history.series[0];
         const months = (series?.months ?? []).filter((m) => m.lines > 0);
         if (months.length < 2) return /不足两个|fewer than two/.test(turn.answer) ? undefined : 'no "too few months"';
@@ -184,12 +184,14 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
       const s = shortZh(o.supplierZh);
       const en = shortEn(o.supplierEn);
       const when = pick(['这一年', '最近', '今年', '近一年', '这半年', '']);
+      // The window said: 这半年 is six months, the rest twelve (this year, in December, is twelve too).
+      const months = when === '这半年' ? 6 : 12;
       const whenEn = pick(['this year', 'over the past year', 'lately', 'recently', '']);
       list.push(
         pick([
-          { cls: 'direction', say: `${o.model}${when}价格是涨是跌？`, judge: direction(o) },
-          { cls: 'direction', say: `${o.model} ${when}涨了还是跌了`, judge: direction(o) },
-          { cls: 'direction', say: `${s}的 ${o.model} ${when}涨价了吗？`, judge: direction(o, true) },
+          { cls: 'direction', say: `${o.model}${when}价格是涨是跌？`, judge: direction(o, false, months) },
+          { cls: 'direction', say: `${o.model} ${when}涨了还是跌了`, judge: direction(o, false, months) },
+          { cls: 'direction', say: `${s}的 ${o.model} ${when}涨价了吗？`, judge: direction(o, true, months) },
           {
             cls: 'direction',
             say: `Has the price of ${o.model} gone up ${whenEn}?`.replace(' ?', '?'),
