@@ -27,6 +27,9 @@ const SEED = Date.now() % 1_000_000;
 const random = seededRandom(SEED);
 const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
 const int = (a: number, b: number) => a + Math.floor(random() * (b - a + 1));
+/** One of the words a buyer says a category by in Chinese: its name or a trade synonym (机滤 for 机油滤清器). */
+const chineseWordFor = (c: { name_zh: string; synonyms_zh: string }) =>
+  pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
 
 let stack: StartedStack;
 beforeAll(async () => {
@@ -115,7 +118,7 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
     // Who supplies a category, which models it has: every supplier and model of it the ERP lists.
     for (let i = 0; i < 3; i++) {
       const c = pick(categories);
-      const zh = pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
+      const zh = chineseWordFor(c);
       const en = c.name_en.toLowerCase();
       const inCategory = offers.filter((o) => o.category === c.code);
       const say = pick([
@@ -221,7 +224,7 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
     for (let i = 0; i < 3; i++) {
       const c = pick(categories);
       const p = pick(periods);
-      const zh = pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
+      const zh = chineseWordFor(c);
       const rows = await db
         .selectFrom('order_lines')
         .innerJoin('orders', 'orders.id', 'order_lines.order_id')
@@ -404,7 +407,7 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
       const c = pick(categories.filter((x) => stock.some((r) => r.category === x.code)));
       const byModel = random() < 0.5;
       const model = pick(stock.filter((r) => r.category === c.code)).model;
-      const zh = byModel ? model : pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
+      const zh = byModel ? model : chineseWordFor(c);
       const en = byModel ? model : `${c.name_en.toLowerCase()}s`;
       const held = stock.filter((r) => r.category === c.code && (!byModel || r.model === model));
       list.push({
@@ -466,7 +469,7 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
     {
       const c = pick(categories);
       const p = pick(periods);
-      const zh = pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
+      const zh = chineseWordFor(c);
       const ids = await db
         .selectFrom('orders')
         .innerJoin('order_lines', 'order_lines.order_id', 'orders.id')

@@ -36,9 +36,10 @@ const FIELDS: Array<[SupplierField, RegExp]> = [
 ];
 
 /** A field said last, as a noun phrase asks for it ("正新轮胎的联系方式", "Bosch的付款条件"). */
+const FIELDS_AT_END = FIELDS.map(([, pattern]) => new RegExp(`(?:${pattern.source})$`, pattern.flags));
 const endsWithField = (text: string) => {
   const trimmed = text.replace(/[\s?？!！。.]+$/, '');
-  return FIELDS.some(([, pattern]) => new RegExp(`(?:${pattern.source})$`, pattern.flags).test(trimmed));
+  return FIELDS_AT_END.some((pattern) => pattern.test(trimmed));
 };
 
 /** The supplier fields a text names, in the order above. */

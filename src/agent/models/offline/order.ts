@@ -1,10 +1,11 @@
 import type { ChoiceOption } from '../../../protocol/index.ts';
 import { isEnglish, refusalText } from './asks.ts';
-import { type CategoryRef, categoryLabel, codeTokens, displayName, type PartRef, shortName } from './catalogue.ts';
+import { categoryLabel, codeTokens, displayName, type PartRef, shortName } from './catalogue.ts';
 import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
 import { chosen, type Facts, ground, offeredBy, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
 import { ORDER_INTENTS } from './intent.ts';
+import { categoryName } from './lookups.ts';
 import { severityText } from './price-review.ts';
 import { cjkRuns, sharedRuns } from './text.ts';
 
@@ -434,7 +435,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   const categories = [...new Set(facts.current.parts.map((p) => p.category))];
   const model = !part && models.length === 1 && codeTokens(facts.current.partWords).length ? models[0] : undefined;
   const category = !part && !model && categories.length === 1 ? categories[0] : undefined;
-  const categoryName = category && categoryLabelOf(view, category, isEnglish(texts.words));
+  const named = category && categoryName(facts, category, isEnglish(texts.words));
   // "上周取消了哪些单子" asks when they were cancelled, not when they were placed: a cancelled order's last change.
   const byCancel = statuses?.length === 1 && statuses[0] === 'cancelled' && reading.period !== undefined;
   const args = {
@@ -474,7 +475,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
     pending ? (english ? 'pending approval' : '待审批') : (reading.statuses?.label.split(' / ')[english ? 1 : 0] ?? ''),
     supplier ? displayName(supplier, english) : '',
     part ? part.code : '',
-    model ?? categoryName ?? '',
+    model ?? named ?? '',
     reading.period
       ? byCancel
         ? `${english ? 'cancelled' : '取消于'} ${reading.period.label}`
@@ -516,12 +517,6 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
       ),
     ].join('\n'),
   };
-}
-
-/** A category's name as the ERP's category list gives it, in the answer's language. */
-function categoryLabelOf(view: ConversationView, code: string, english: boolean): string {
-  const category = items<CategoryRef>(view.steps.find((s) => s.name === 'category_list')).find((c) => c.code === code);
-  return (english ? category?.nameEn : category?.nameZh) ?? code;
 }
 
 /** A listed order's date: when it was placed, and for a cancelled one also when it was cancelled. */

@@ -1,8 +1,9 @@
 import { cite, sourcesList } from '../../../protocol/index.ts';
 import { isEnglish } from './asks.ts';
-import { type CategoryRef, codeTokens, displayName } from './catalogue.ts';
+import { codeTokens, displayName } from './catalogue.ts';
 import { type ConversationView, items, type Plan } from './conversation.ts';
 import { ground, type TaskTexts } from './grounding.ts';
+import { categoryName } from './lookups.ts';
 import { SourceBook } from './provenance.ts';
 
 interface StockItem {
@@ -27,7 +28,8 @@ export function planStock(view: ConversationView, texts: TaskTexts): Plan | unde
   if (!view.tools.has('inventory_query')) return undefined;
   const grounded = ground(view, texts);
   if ('plan' in grounded) return grounded.plan;
-  const { current } = grounded.facts;
+  const { facts } = grounded;
+  const { current } = facts;
   const supplier = current.suppliers[0];
   const categories = [...new Set(current.parts.map((p) => p.category))].slice(0, 3);
   if (!categories.length && !supplier) return undefined;
@@ -41,14 +43,14 @@ export function planStock(view: ConversationView, texts: TaskTexts): Plan | unde
   if (missing.length) return { toolCalls: missing.map((args) => ({ name: 'inventory_query', args })) };
   if (steps.some((s) => s?.text === undefined)) return {};
   // A model said (F7TC) narrows its category to that model's parts; a category said keeps all of them.
-  const models = new Set(codeTokens(current.reading.text).length ? current.parts.map((p) => p.id) : []);
+  const namedParts = new Set(codeTokens(current.reading.text).length ? current.parts.map((p) => p.id) : []);
   const book = new SourceBook();
   const english = isEnglish(texts.words);
   const lines: string[] = [];
   for (const step of steps) {
     if (!step) continue;
     const at = cite([book.erp(step)]);
-    for (const s of items<StockItem>(step).filter((s) => !models.size || models.has(s.partId))) {
+    for (const s of items<StockItem>(step).filter((s) => !namedParts.size || namedParts.has(s.partId))) {
       const low = s.onHand <= s.safetyStock;
       const by = s.supplier ? displayName(s.supplier, english) : '';
       const name = displayName(s, english);
@@ -60,17 +62,11 @@ export function planStock(view: ConversationView, texts: TaskTexts): Plan | unde
     }
   }
   // What the stock is of, in the ERP's words: the models said, else the categories, and whose.
-  const categoryNames = items<CategoryRef>(view.steps.find((s) => s.name === 'category_list'));
-  const named = models.size
+  const named = namedParts.size
     ? [...new Set(current.parts.map((p) => p.model))]
-    : categories.map((code) => {
-        const c = categoryNames.find((n) => n.code === code);
-        return (english ? c?.nameEn : c?.nameZh) ?? code;
-      });
+    : categories.map((code) => categoryName(facts, code, english));
   const whose = supplier ? displayName(supplier, english) : '';
-  const what = english
-    ? [whose, named.join(', ')].filter(Boolean).join(' ')
-    : [whose, named.join('、')].filter(Boolean).join(' ');
+  const what = [whose, named.join(english ? ', ' : '、')].filter(Boolean).join(' ');
   if (!lines.length)
     return {
       text: english
