@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentHarness, TurnResult } from '../../bench/eval/local-stack.ts';
+import { type AgentHarness, resume, type TurnResult } from '../../bench/eval/local-stack.ts';
 import { stackHarness, startStack } from '../../bench/eval/stack.ts';
 import { parseGlossary } from '../../src/agent/models/offline/glossary.ts';
 import {
@@ -424,6 +424,21 @@ describe('only an explicit order request drafts a write (generated phrasings on 
       misses.push(
         `from that one: expected ${cheapest?.code}, got ${JSON.stringify(that ?? fromThat.answer.slice(0, 200))}`,
       );
+    // "再加100个" after an order was made: that order's line, its quantity plus the number said.
+    const more = r.pick(all.filter((o) => /^[\u3400-\u9fff]{2,}/.test(o.supplierZh)));
+    const first = Math.max(more.moq, 100);
+    const made = await h.send(h.contextFor('laoxiao', 'add-more-0'), `订${first}个${more.supplierZh}的${more.model}`);
+    const drafted = made.interrupts.find((x) => x.value.kind === 'approval');
+    if (!drafted) misses.push(`add more: no draft for ${more.supplierZh} ${more.model}: ${made.answer.slice(0, 200)}`);
+    else {
+      await h.send(h.contextFor('laoxiao', 'add-more-0'), resume(drafted.id, { type: 'approve' }));
+      const added = await h.send(h.contextFor('laoxiao', 'add-more-0'), r.pick(['再加100个', '追加100个']));
+      const line = approvalArgs(added, 'order_update')?.lines[0];
+      if (line?.partId !== more.partId || line.quantity !== first + 100)
+        misses.push(
+          `add more: expected ${more.code} × ${first + 100}, got ${JSON.stringify(line ?? added.answer.slice(0, 200))}`,
+        );
+    }
     // "给库存最少的那家下单" after a category's stock: the part with the least on hand.
     const category = r.pick(['点火线圈', '机滤', '电瓶', '轮胎']);
     const stocked = await h.send(h.contextFor('laoxiao', 'least-0'), `${category}还有多少库存`);

@@ -27,6 +27,12 @@ const SEED = Date.now() % 1_000_000;
 const random = seededRandom(SEED);
 const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
 const int = (a: number, b: number) => a + Math.floor(random() * (b - a + 1));
+/** Payment terms as an English answer says them: 月结30天 → net 30 days, monthly statement (月结30天). */
+const termsInEnglish = (terms: string) => {
+  const monthly = /^月结(\d+)天$/.exec(terms);
+  if (monthly) return `net ${monthly[1]} days, monthly statement (${terms})`;
+  return terms === '款到发货' ? `payment before shipment (${terms})` : terms;
+};
 /** One of the words a buyer says a category by in Chinese: its name or a trade synonym (机滤 for 机油滤清器). */
 const chineseWordFor = (c: { name_zh: string; synonyms_zh: string }) =>
   pick([c.name_zh, ...(JSON.parse(c.synonyms_zh) as string[])]);
@@ -94,6 +100,8 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         },
         {
           want: [s.payment_terms],
+          // In English the common terms are said in English, the ERP's words beside them.
+          wantEn: [termsInEnglish(s.payment_terms)],
           zh: [`${zh}的账期是多久`, `${zh}的付款条件是什么`],
           en: [`What are ${en}'s payment terms?`],
         },
@@ -109,7 +117,9 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         say: pick(english ? field.en : field.zh),
         judge: (turn) =>
           noWrite(turn) ||
-          (field.want.some((w) => turn.answer.includes(w))
+          (((english && 'wantEn' in field ? field.wantEn : undefined) ?? field.want).some((w) =>
+            turn.answer.includes(w),
+          )
             ? undefined
             : `no ${field.want[0]}: ${turn.answer.slice(0, 160)}`) ||
           (/\[E\d+\][\s\S]*supplier_query/.test(turn.answer) ? undefined : 'not cited with supplier_query'),
