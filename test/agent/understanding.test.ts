@@ -131,6 +131,13 @@ describe('matching parts', () => {
     expect(partQueries(' | 520').map((q) => q.query)).toEqual(['520']);
     // Beside words that name the part, the words are searched and the number picks among what they find.
     expect(partQueries('the 520 chains').map((q) => q.query)).toEqual(['chain']);
+    // A number that starts a piece of several models finds them all, for the user to pick.
+    const bosch = [
+      part(5, 'BS-BP-125F', 'BP-125F', 'pad'),
+      part(6, 'BS-AF-125', 'AF-125', 'filter'),
+      part(7, 'BS-F7TC', 'F7TC', 'plug'),
+    ];
+    expect(matchParts(' | 125', new Map([['125', bosch]])).map((p) => p.id)).toEqual([5, 6]);
   });
 
   it('searches the pieces of a separator-less code the catalogue does not know as typed', () => {

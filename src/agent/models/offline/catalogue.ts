@@ -375,7 +375,11 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
       else if (c === bareCode(part.model)) score += 500;
       else if (c.length >= 3 && bareCode(part.model).includes(c)) score += 100;
     }
-    for (const n of numbers) if (bareCode(part.model).startsWith(n)) score += 100;
+    // A piece of the model starting with it (BP-125F for "125") is a weaker match than the model's start.
+    for (const n of numbers) {
+      if (bareCode(part.model).startsWith(n)) score += 100;
+      else if (part.model.split(/[-/.]/).some((piece) => piece.startsWith(n))) score += 50;
+    }
     for (const run of runs) {
       score += sharedRuns(run, part.name) * 10;
     }
