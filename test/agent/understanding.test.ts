@@ -4,6 +4,7 @@ import { type FieldBound, readFieldBound } from '../../src/agent/models/offline/
 import {
   findSuppliers,
   matchParts,
+  namesSomething,
   type PartRef,
   partQueries,
   partText,
@@ -907,6 +908,18 @@ describe('deletes, per-piece prices, receipt states and price questions (generat
       expect(readRequest(text, today).statuses?.label, text).toMatch(/未到货/);
     for (const name of ['Brembo', 'Bosch', 'Mahle'])
       expect(readRequest(`How long does ${name} take to deliver?`, today).rest, name).toContain(name);
+  });
+
+  it('reads an English direction follow-up as naming no part, so the part of the conversation is meant', () => {
+    for (const text of [
+      'Has it gone up or down?',
+      'Did it go down or up?',
+      'has the price gone up over the last six months?',
+      'Was it going up?',
+    ]) {
+      const r = readRequest(text, today);
+      expect([r.intent, namesSomething(partText(r, []))], text).toEqual(['direction', false]);
+    }
   });
 
   it('reads what a part costs now as a price question, and which supplier is bought from most as spend', () => {

@@ -142,7 +142,7 @@ const DELETE_ONE =
 const DIRECTION_ZH =
   /(?:涨|跌|降|升)了?(?:还是|或是|或者)(?:涨|跌|降|升)|是涨是跌|是升是降|涨跌|(?:涨|跌|降|上涨|下跌|下降|升高|上升)了?(?:吗|没有|没|多少)|有没有(?:涨|跌|降|上涨|下跌|下降)|(?:涨价|降价)了?(?:吗|没有|没)|是否(?:涨|跌|降|上涨|下跌|下降)|(?:变贵|变便宜|贵了还是便宜|便宜了还是贵)/;
 const DIRECTION_EN =
-  /\b(?:gone|go|went|going|moved?|trending|headed|heading)\s+(?:up|down|higher|lower)\b|\bup or down\b|\b(?:risen|rise|rose|rising|fallen|fall|fell|falling|dropped|drop|dropping|increased|increase|decreased|decrease|climbed|declined)\b|\b(?:more|less) expensive\b|\bcheaper or (?:more )?expensive\b/i;
+  /\b(?:gone|go|went|going|moved?|trending|headed|heading)\s+(?:up|down|higher|lower)(?:\s+or\s+(?:up|down|higher|lower))?\b|\bup or down\b|\b(?:risen|rise|rose|rising|fallen|fall|fell|falling|dropped|drop|dropping|increased|increase|decreased|decrease|climbed|declined)\b|\b(?:more|less) expensive\b|\bcheaper or (?:more )?expensive\b/i;
 const ASKED_EN = /\?|^\s*(?:has|have|had|did|do|does|is|are|was|were|which way|whether)\b|\bwhether\b/i;
 
 /** The span a direction question looks back over ("这一年", "lately"): the ERP's 12 months answer it, not a period. */

@@ -221,7 +221,9 @@ const STOP_EN = new Set(
     'would like want wanted pcs pc piece pieces unit units what about how which do does us this that those these ' +
     "all each per yuan rmb cny supplier suppliers vendor vendors let lets let's go kindly also just now asap " +
     'urgent urgently quickly few new set sets pair pairs ea its their there here them they he she it his her one ' +
-    'two three four five six seven eight nine ten hundred thousand qty quantity price prices cost costs unit'
+    'two three four five six seven eight nine ten hundred thousand qty quantity price prices cost costs unit ' +
+    // The auxiliaries a question opens with ("Has it gone up?", "Did it go down?") name no part.
+    'has have had did was were will shall should over'
   ).split(' '),
 );
 
