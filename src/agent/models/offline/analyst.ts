@@ -908,10 +908,11 @@ function planInventory(view: ConversationView, en: boolean): Plan {
       ],
     };
   }
-  const chart = view.steps
-    .filter((s) => s.name === 'generate_visualization')
-    .map(chartUrl)
-    .find(Boolean);
+  // A chart that failed (a busy or restarting renderer) is drawn once more, as an analysis's charts are.
+  const drawn = view.steps.filter((s) => s.name === 'generate_visualization');
+  const failed = drawn.filter((s) => s.text !== undefined && !chartUrl(s));
+  if (drawn.length === 1 && failed.length) return { toolCalls: failed.map((s) => ({ name: s.name, args: s.args })) };
+  const chart = drawn.map(chartUrl).find(Boolean);
   // Every quantity is the ERP's answer to that one request: each line cites it.
   const book = new SourceBook();
   const source = cite([book.erp(lastStep(view, 'inventory_warning') as ToolStep)]);
