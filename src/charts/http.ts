@@ -54,6 +54,10 @@ export function createChartsApp(service: ChartService, log: Logger, token: strin
     if (!sameToken(c.req.param('token'), token))
       throw new ProblemError(404, 'not_found', '没有这个地址 / no such address');
     await next();
+    // The AntV server keeps its connections open with no idle limit of its own and only notices that this server
+    // closed an idle one when it sends the next chart on it ("socket hang up"); a drawing connection therefore ends
+    // with its answer, which costs a loopback connect per chart.
+    c.header('Connection', 'close');
   });
 
   app.post('/:token/api/gpt-vis', async (c) => {

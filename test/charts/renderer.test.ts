@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +48,28 @@ describe('chart renderer service', () => {
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ success: false, errorMessage: expect.stringContaining('data') });
     expect(await (await post('/api/gpt-vis', { nothing: true })).json()).toMatchObject({ success: false });
+  });
+
+  it('a drawing connection ends with its answer, so a keep-alive client never sends a chart on one the renderer closed', async () => {
+    // The AntV server's client keeps idle connections with no limit of its own, as this agent does.
+    const agent = new http.Agent({ keepAlive: true });
+    const url = new URL(`${renderer.renderUrl}/api/gpt-vis`);
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const request = http.request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify({ type: 'pie', data: [{ category: '博世', value: 3 }] }));
+    });
+    expect(status).toBe(200);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(Object.values(agent.freeSockets).flat()).toEqual([]);
+    agent.destroy();
   });
 
   it('draws only for a caller that knows the token: without it, or with a wrong one, 404 and nothing stored', async () => {
