@@ -7,6 +7,7 @@ export interface Offer {
   code: string;
   model: string;
   nameZh: string;
+  nameEn: string;
   category: string;
   price: number;
   moq: number;
@@ -64,6 +65,7 @@ export async function offers(db: AgentHarness['erp']['database']['db']): Promise
       'parts.code',
       'parts.model',
       'parts.name_zh as nameZh',
+      'parts.name_en as nameEn',
       'parts.category',
       'parts.unit_price_e4',
       'parts.moq',

@@ -9,10 +9,13 @@ export interface ChoiceOption {
 /** What the ids of an order write stand for (supplier and part names, list prices), for a readable approval card. */
 export interface ApprovalDetails {
   supplier?: string;
+  /** The supplier's English name, when the ERP has one: the card names it so for a user reading English. */
+  supplierEn?: string;
   lines?: Array<{
     partId: number;
     code: string;
     name: string;
+    nameEn?: string;
     unit: string;
     listPrice: number;
     /** The price the order would pay against the project's 12-month history (absent when the check failed). */

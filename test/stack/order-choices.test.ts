@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentHarness, TurnResult } from '../../bench/eval/local-stack.ts';
 import { resume } from '../../bench/eval/local-stack.ts';
 import { type StartedStack, stackHarness, startStack } from '../../bench/eval/stack.ts';
-import type { ChatEvent, ChoiceOption } from '../../src/protocol/index.ts';
-import { judgeEach, type Offer, offers, shortZh } from '../fresh-requests.ts';
+import type { ApprovalDetails, ChatEvent, ChoiceOption } from '../../src/protocol/index.ts';
+import { judgeEach, type Offer, offers, shortZh, writeDraft } from '../fresh-requests.ts';
 import { seeded } from '../seeded.ts';
 
 /**
@@ -164,6 +164,46 @@ describe('ordering a category without a supplier (generated phrasings on the sta
           misses.push(`${c.code} ${typed ? `typed ${name}` : `picked ${supplier}`}: drafted ${String(drafted)}`);
       }
     }
+    expect(misses, misses.join('\n')).toEqual([]);
+  }, 300_000);
+
+  it('an English order stays English: the options and the approval card name suppliers and parts as the ERP does in English', async () => {
+    const r = seeded(11);
+    const misses = await judgeEach(categories, async (c, i) => {
+      const ctx = h.contextFor('laoxiao', `english-${i}`);
+      const supplier = r.pick(expectedSuppliers(c.code));
+      const parts = all.filter((o) => o.category === c.code && o.supplierId === supplier);
+      const quantity = Math.max(...parts.map((p) => p.moq)) * r.int(1, 4);
+      const say = `order ${quantity} ${plural(c.nameEn.toLowerCase())}`;
+      let turn = await h.send(ctx, say);
+      for (let round = 0; round < 3; round++) {
+        const pending = turn.interrupts[0];
+        if (!pending) return `${say} — no draft: ${turn.answer.slice(0, 200)}`;
+        if (pending.value.kind === 'approval') break;
+        const options = Object.values((pending.value.options ?? {}) as Record<string, ChoiceOption[]>).flat();
+        const list = Array.isArray(pending.value.options) ? (pending.value.options as ChoiceOption[]) : options;
+        const chinese = list.find((o) => /[\u3400-\u9fff]/.test(o.label));
+        if (chinese) return `${say} — an option in Chinese: ${chinese.label}`;
+        const answer =
+          pending.value.kind === 'order_info'
+            ? Object.fromEntries(
+                (pending.value.fields as string[]).map((f) => [
+                  f,
+                  f === 'supplier' ? `supplier:${supplier}` : quantity,
+                ]),
+              )
+            : (list.find((o) => parts.some((p) => o.value === `part:${p.partId}`)) ?? list[0]).value;
+        turn = await h.send(ctx, resume(pending.id, { type: 'answer', answer }));
+      }
+      const details = writeDraft(turn)?.value.details as ApprovalDetails | undefined;
+      if (!details) return `${say} — no approval card`;
+      if (details.supplierEn !== parts[0].supplierEn) return `${say} — card supplier ${details.supplierEn}`;
+      const named = details.lines?.map((l) => l.nameEn) ?? [];
+      const expected = details.lines?.map((l) => all.find((o) => o.partId === l.partId)?.nameEn) ?? [];
+      if (!named.length || JSON.stringify(named) !== JSON.stringify(expected))
+        return `${say} — card parts ${JSON.stringify(named)}, the ERP's ${JSON.stringify(expected)}`;
+      return undefined;
+    });
     expect(misses, misses.join('\n')).toEqual([]);
   }, 300_000);
 });

@@ -47,7 +47,15 @@ export async function startProcura(
 
 async function startOnFreePorts(timeoutMs: number, extraEnv: NodeJS.ProcessEnv, cwd: string): Promise<RunningProcura> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'procura-ui-'));
-  const names = ['ERP_PORT', 'SUPPLIERS_PORT', 'CHARTS_PORT', 'CHART_MCP_PORT', 'ERP_MCP_PORT', 'API_PORT'];
+  const names = [
+    'ERP_PORT',
+    'SUPPLIERS_PORT',
+    'CHARTS_PORT',
+    'CHART_MCP_PORT',
+    'ERP_MCP_PORT',
+    'OAUTH_PORT',
+    'API_PORT',
+  ];
   const ports: Record<string, string> = {};
   for (const name of names) ports[name] = String(await freePort());
   const env = {

@@ -16,6 +16,14 @@ const ANALYSIS = '帮我对摩托车火花塞做供应商比价分析';
 const ORDER = '给博世下 200 个 F7TC 火花塞的采购单';
 const RUN_MS = 150_000;
 
+/** A part as the ERP's REST API answers it: names in both languages, its supplier's too. */
+interface ErpPart {
+  code: string;
+  nameZh: string;
+  nameEn: string;
+  supplier: { nameZh: string; nameEn: string };
+}
+
 describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () => {
   let procura: RunningProcura;
   let browser: Browser;
@@ -193,6 +201,20 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       expect(await card.locator('table.order-lines tbody tr').count()).toBe(1);
       expect(await card.locator('table.order-lines tbody td').nth(2).textContent()).toBe('200');
       await shot('08-approval-card');
+      // The card names the supplier and the part in the page's language, as the ERP names them.
+      const partCell = card.locator('table.order-lines tbody td').nth(1);
+      const [code] = ((await partCell.textContent()) ?? '').split(' ');
+      const found = await fetch(`${procura.erpUrl}/parts/search?name=${encodeURIComponent(code)}`, {
+        headers: { authorization: `Bearer ${procura.tokens.laoxiao}` },
+      });
+      const part = ((await found.json()) as { items: ErpPart[] }).items.find((p) => p.code === code);
+      expect(part, code).toBeDefined();
+      await page.getByRole('button', { name: 'English' }).click();
+      expect(await partCell.textContent()).toBe(`${code} ${part?.nameEn}`);
+      expect(await card.textContent()).toContain(`Supplier: ${part?.supplier.nameEn}`);
+      await page.getByRole('button', { name: '中文' }).click();
+      expect(await partCell.textContent()).toBe(`${code} ${part?.nameZh}`);
+      expect(await card.textContent()).toContain(part?.supplier.nameZh);
       await card.getByRole('button', { name: '批准' }).click();
       await idle();
       await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/PO-\d{6}-/);

@@ -34,13 +34,15 @@ export async function approvalDetails(
       id: number;
       code: string;
       name: string;
+      nameEn?: string;
       unit: string;
       unitPrice: number;
-      supplier: { name: string };
+      supplier: { name: string; nameEn?: string };
     }>;
   };
   const asked = (Array.isArray(args.lines) ? args.lines : []) as Array<{ partId?: number; unitPrice?: number }>;
   details.supplier = parts.items?.[0]?.supplier.name;
+  if (parts.items?.[0]?.supplier.nameEn) details.supplierEn = parts.items[0].supplier.nameEn;
   details.lines = await Promise.all(
     (parts.items ?? [])
       .filter((p) => asked.some((l) => l.partId === p.id))
@@ -56,6 +58,7 @@ export async function approvalDetails(
           partId: p.id,
           code: p.code,
           name: p.name,
+          ...(p.nameEn ? { nameEn: p.nameEn } : {}),
           unit: p.unit,
           listPrice: p.unitPrice,
           ...(check.severity

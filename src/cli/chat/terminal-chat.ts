@@ -266,7 +266,7 @@ function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }
     const amount = price !== undefined && typeof l.quantity === 'number' ? price * l.quantity : undefined;
     sum += amount ?? 0;
     return [
-      `  ${i + 1}. ${part ? `${part.code} ${part.name}` : `part ${String(l.partId ?? l.code ?? '?')}`}`,
+      `  ${i + 1}. ${part ? `${part.code} ${bothNames(part.name, part.nameEn)}` : `part ${String(l.partId ?? l.code ?? '?')}`}`,
       ` × ${String(l.quantity ?? '?')}${part?.unit ?? ''}`,
       price !== undefined ? ` @ ¥${price}` : '',
       amount !== undefined ? ` = ${money(amount)}` : '',
@@ -276,7 +276,7 @@ function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }
   const preview = details?.preview;
   const total = preview && 'totalAmount' in preview ? preview.totalAmount : sum;
   return [
-    ...(details?.supplier ? [`  供应商 / supplier: ${details.supplier}`] : []),
+    ...(details?.supplier ? [`  供应商 / supplier: ${bothNames(details.supplier, details.supplierEn)}`] : []),
     ...(details?.order ? [`  订单 / order: ${details.order.orderNo} (${details.order.status})`] : []),
     ...shown,
     ...(lines.length ? [bold(`  合计 / total: ${money(total)}`)] : []),
@@ -284,6 +284,9 @@ function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }
     ...rest.map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`),
   ].join('\n');
 }
+
+/** A name from the ERP in Chinese, then in English when the ERP has another one: the terminal shows both languages. */
+const bothNames = (zh: string, en?: string) => (en && en !== zh ? `${zh} / ${en}` : zh);
 
 /** The order fields as the card names them. */
 const FIELD_NAMES: Record<string, string> = {

@@ -1,6 +1,6 @@
-import { useState } from 'react';
+import { useContext, useState } from 'react';
 import type { HumanDecision, InterruptData } from '../../../src/protocol/index.ts';
-import { useT } from '../i18n.ts';
+import { LangContext, useT } from '../i18n.ts';
 import { money, PriceCheckBadge } from './PriceCheck.tsx';
 
 type Args = Record<string, unknown>;
@@ -26,6 +26,7 @@ export function ApprovalCard({
   onAlwaysAllow?: () => void;
 }) {
   const t = useT();
+  const english = useContext(LangContext) === 'en';
   const [mode, setMode] = useState<'view' | 'edit' | 'reject'>('view');
   const [args, setArgs] = useState<Args>(() => structuredClone(interrupt.args ?? {}));
   const [reason, setReason] = useState('');
@@ -54,7 +55,9 @@ export function ApprovalCard({
       </header>
       {(interrupt.details?.supplier || interrupt.details?.order) && (
         <p className="muted">
-          {interrupt.details.supplier ? `${t('supplier')}: ${interrupt.details.supplier}` : ''}
+          {interrupt.details.supplier
+            ? `${t('supplier')}: ${(english && interrupt.details.supplierEn) || interrupt.details.supplier}`
+            : ''}
           {interrupt.details.order ? ` · ${interrupt.details.order.orderNo} (${interrupt.details.order.status})` : ''}
         </p>
       )}
@@ -77,7 +80,7 @@ export function ApprovalCard({
                 <td>{i + 1}</td>
                 <td>
                   {partOf(line)
-                    ? `${partOf(line)?.code} ${partOf(line)?.name}`
+                    ? `${partOf(line)?.code} ${(english && partOf(line)?.nameEn) || partOf(line)?.name}`
                     : String(line.name ?? line.code ?? line.partName ?? `#${line.partId ?? '?'}`)}
                 </td>
                 <td className="num">

@@ -23,7 +23,7 @@ const yuan = (n: number) => `¥${n.toFixed(2)}`;
  * The suppliers that supply the matched parts, most matching parts first, then the lowest price: at most 8, each
  * labelled with how many of the parts it has and its lowest list price. Values are `supplier:<id>`.
  */
-export function supplierOptions(parts: PartRef[]): ChoiceOption[] {
+export function supplierOptions(parts: PartRef[], en = false): ChoiceOption[] {
   const bySupplier = new Map<number, { supplier: PartRef['supplier']; count: number; lowest: number }>();
   for (const p of parts) {
     const entry = bySupplier.get(p.supplier.id) ?? { supplier: p.supplier, count: 0, lowest: p.unitPrice };
@@ -34,7 +34,10 @@ export function supplierOptions(parts: PartRef[]): ChoiceOption[] {
   return rankSuppliers([...bySupplier.values()])
     .slice(0, MAX_OPTIONS)
     .map((e) => ({
-      label: `${e.supplier.name} · ${e.count} 个零部件 / parts · ${yuan(e.lowest)} 起 / from`.slice(0, 120),
+      label: (en
+        ? `${displayName(e.supplier, true)} · ${e.count} parts · from ${yuan(e.lowest)}`
+        : `${e.supplier.name} · ${e.count} 个零部件 / parts · ${yuan(e.lowest)} 起 / from`
+      ).slice(0, 120),
       value: `supplier:${e.supplier.id}`,
     }));
 }
@@ -46,10 +49,10 @@ export function rankSuppliers<T extends { supplier: { name: string }; count: num
   );
 }
 
-/** The parts to choose among (supplier, code, name, list price): at most 8, values `part:<id>`. */
-export const partOptions = (parts: PartRef[]): ChoiceOption[] =>
+/** The parts to choose among (supplier, code, name, list price) in the user's language: at most 8, values `part:<id>`. */
+export const partOptions = (parts: PartRef[], en = false): ChoiceOption[] =>
   parts.slice(0, MAX_OPTIONS).map((p) => ({
-    label: `${p.supplier.name} · ${p.code} ${p.name} ${yuan(p.unitPrice)}`.slice(0, 120),
+    label: `${displayName(p.supplier, en)} · ${p.code} ${displayName(p, en)} ${yuan(p.unitPrice)}`.slice(0, 120),
     value: `part:${p.id}`,
   }));
 

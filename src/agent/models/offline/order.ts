@@ -99,6 +99,7 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
     return { text: '没有选定零部件，未创建订单。/ No part was chosen: no order was created.' };
   }
   const supplierNames = facts.suppliers.map((s) => shortName(s)).join('、');
+  const english = isEnglish(texts.words);
   if (facts.suppliers.length && parts.length) {
     const offered = offeredBy(facts, parts);
     if (!offered.length) {
@@ -141,13 +142,13 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
     }
     // The part and the quantity on one card when both are missing; the part alone otherwise.
     if (facts.quantity === undefined && !lastQuantity && !asked) {
-      return orderInfo(understood, facts, ['part', 'quantity'], { part: partOptions(parts) });
+      return orderInfo(understood, facts, ['part', 'quantity'], { part: partOptions(parts, english) });
     }
     return {
       toolCalls: [
         {
           name: 'ask_user',
-          args: { question: restate(understood, ['part']), options: partOptions(parts), multiple: false },
+          args: { question: restate(understood, ['part']), options: partOptions(parts, english), multiple: false },
         },
       ],
     };
@@ -177,7 +178,7 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
       facts,
       belowMoq ? ['quantity'] : missing,
       {
-        ...(needSupplier ? { supplier: supplierOptions(parts) } : {}),
+        ...(needSupplier ? { supplier: supplierOptions(parts, english) } : {}),
         ...(part ? { quantity: quantityOptions(part) } : {}),
       },
     );

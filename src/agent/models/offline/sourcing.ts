@@ -196,7 +196,7 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
     return askUser(
       view,
       `有 ${models.length} 个零部件符合「${facts.partWords}」，要询价哪一个？/ Several parts match — which one?`,
-      partOptions(models),
+      partOptions(models, en),
     );
   const part = models[0];
   if (!facts.quantity) {
