@@ -46,7 +46,9 @@ describe.skipIf(!hasScript)('the terminal approval prompt', () => {
       const line = /1\. (BS-F7TC) (.+?) × (\d+)(\S*) @ ¥([\d.]+) = ¥([\d,.]+) {2}\[(.+?)\]/.exec(card);
       expect(line, card).not.toBeNull();
       const [, code, , shownQuantity, , price, amount, check] = line!;
-      expect(card).toMatch(/供应商 \/ supplier: \S*博世/);
+      // The ERP's names in both languages (the seeded English names).
+      expect(card).toMatch(/供应商 \/ supplier: \S*博世\S* \/ Bosch/);
+      expect(card).toMatch(/1\. BS-F7TC \S+ F7TC \/ Motorcycle spark plug F7TC × /);
       // Named by the ERP, not shown again as its bare id.
       expect(card).not.toMatch(/supplierId/);
       expect(Number(shownQuantity)).toBe(quantity);
