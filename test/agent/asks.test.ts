@@ -50,6 +50,16 @@ describe('only an explicit order request drafts a write (generated phrasings on 
   }, 120_000);
   afterAll(() => h?.close());
 
+  /** Tyre and parts makers the demo ERP does not buy from. */
+  const STRANGERS: Array<[string, string]> = [
+    ['米其林', 'Michelin'],
+    ['固特异', 'Goodyear'],
+    ['普利司通', 'Bridgestone'],
+    ['倍耐力', 'Pirelli'],
+    ['邓禄普', 'Dunlop'],
+    ['法雷奥', 'Valeo'],
+  ];
+
   const priceCheck = async (o: Offer, unitPrice: number) => {
     const res = await h.erp.fetch(
       new Request(
@@ -82,6 +92,36 @@ describe('only an explicit order request drafts a write (generated phrasings on 
         `Is ${quoted} yuan a fair price for ${o.model} from ${shortEn(o.supplierEn)}?`,
       ]);
       out.push({ cls: 'judge', say: judge, check: fair, namesInEnglish: [o.supplierEn] });
+      // A price question over a window tells the paid prices over that window, as the ERP's history gives them.
+      const [months, window] = r.pick<[number, string]>([
+        [6, '最近半年'],
+        [3, '近三个月'],
+        [6, '这半年'],
+      ]);
+      out.push({
+        cls: 'judgeWindow',
+        say: `${o.model}${window}价格怎么样`,
+        check: async (answer) => {
+          const res = await h.erp.fetch(
+            new Request(`http://erp.local/api/parts/${o.partId}/price-history?months=${months}&by=product`, {
+              headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+            }),
+          );
+          const history = (await res.json()) as {
+            series: Array<{ months: Array<{ month: string; avgUnitPrice: number; lines: number }> }>;
+          };
+          const paid = (history.series[0]?.months ?? []).filter((m) => m.lines > 0);
+          const last = paid.at(-1);
+          if (!last) return /没有成交记录/.test(answer) ? undefined : 'no "no paid orders"';
+          const said = `近 ${months} 个月成交价`;
+          if (!answer.includes(said)) return `not told over ${months} months`;
+          return answer.includes(
+            `${paid[0].month} ¥${paid[0].avgUnitPrice.toFixed(2)} → ${last.month} ¥${last.avgUnitPrice.toFixed(2)}`,
+          )
+            ? undefined
+            : `not ${paid[0].month} → ${last.month} of the ERP's ${months}-month history`;
+        },
+      });
       const budget = r.int(2, 90) * 100;
       const count = Math.floor(budget / o.price + 1e-9);
       out.push({
@@ -103,6 +143,24 @@ describe('only an explicit order request drafts a write (generated phrasings on 
           `Pay ${shortEn(o.supplierEn)} ${budget} yuan for the last order`,
         ]),
         check: (a) => (/付款不在|Payments are outside/.test(a) ? undefined : 'no payment reason'),
+      });
+      // A supplier the ERP does not have is said to be unknown, never answered for every supplier or drafted.
+      const [strangerZh, strangerEn] = r.pick(STRANGERS);
+      out.push({
+        cls: 'unknownSupplier',
+        say: r.pick([
+          `${strangerZh}的${o.model}价格这半年是涨是跌？`,
+          `给${strangerZh}下${r.int(1, 9) * 100}个${o.model}`,
+          `从${strangerZh}订${r.int(1, 9) * 100}个${o.model}`,
+          `${strangerZh}的单子有哪些`,
+          `今年在${strangerZh}上花了多少钱`,
+          `order ${r.int(1, 9) * 100} ${o.model} from ${strangerEn}`,
+          `how much is the ${strangerEn} ${o.model}?`,
+        ]),
+        check: (a) =>
+          a.includes(`没有供应商「${strangerZh}」`) || a.includes(`no supplier “${strangerEn}”`)
+            ? undefined
+            : 'not said to be an unknown supplier',
       });
       out.push({
         cls: 'approve',
@@ -301,7 +359,7 @@ describe('only an explicit order request drafts a write (generated phrasings on 
         | undefined;
     // 按上次的数量: the newest order of the part that was not cancelled, as the ERP sorts them.
     const r = seeded(19);
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       const offer = r.pick(all);
       const last = await db
         .selectFrom('order_lines')
@@ -316,6 +374,8 @@ describe('only an explicit order request drafts a write (generated phrasings on 
       const say = r.pick([
         `${shortZh(offer.supplierZh)}的 ${offer.model} 按上次的数量再订一次`,
         `${offer.model} 从${shortZh(offer.supplierZh)}再买一批，数量跟上次一样`,
+        `给${shortZh(offer.supplierZh)}的${offer.model}下单，数量${r.pick(['按', '照', '同'])}上${r.pick(['次', '回'])}的`,
+        `${offer.model}照上回的量再来一批，找${shortZh(offer.supplierZh)}`,
         `order ${offer.model} from ${shortEn(offer.supplierEn)} again, same quantity as last time`,
       ]);
       const turn = await h.send(h.contextFor('laoxiao', `last-${i}`), say);

@@ -12,6 +12,7 @@ import {
 } from '../../src/agent/models/offline/catalogue.ts';
 import { readDate } from '../../src/agent/models/offline/dates.ts';
 import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary.ts';
+import { unknownSupplier } from '../../src/agent/models/offline/grounding.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
 import { historyWindow } from '../../src/agent/models/offline/questions.ts';
@@ -825,6 +826,8 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
         `取消${supplier}最新的一单`,
         `刚才下的那张${supplier}的单子取消`,
         `把${supplier}最后一张订单撤了`,
+        `取消我最近${g.pick(['', '一次'])}${g.pick(['下', '订', '提交'])}的${g.pick(['那张', '那个', ''])}${g.pick(['单', '订单'])}`,
+        `把我最近${g.pick(['下', '订'])}的那张${supplier}的单子撤掉`,
         `cancel my latest order with ${g.pick(['Bosch', 'Mahle'])}`,
         `cancel the most recent ${g.pick(['Bosch', 'Mahle'])} order`,
       ]);
@@ -895,9 +898,10 @@ describe('deletes, per-piece prices, receipt states and price questions (generat
 
   it('reads a price said per piece of any unit as money, never a quantity', () => {
     for (let i = 0; i < 20; i++) {
-      const price = g.int(5, 300);
+      const price = g.pick([g.int(5, 300), g.int(500, 30000) / 100]);
       const unit = g.pick(['一副', '一支', '一根', '一条', '一个', '每套']);
-      const text = `${g.pick(suppliers)}的${g.pick(parts)} ${price} 块${unit}，这个价格正常吗？`;
+      // With its currency word or without it (33.95 一副): the piece after it makes it a price.
+      const text = `${g.pick(suppliers)}的${g.pick(parts)} ${price}${g.pick([' 块', '块', '元', ' ', ''])}${unit}${g.pick(['，这个价格正常吗？', '贵不贵？', '合理吗'])}`;
       const r = readRequest(text, today);
       expect([r.intent, r.money, r.quantity], text).toEqual(['judge', price, undefined]);
     }
@@ -1043,5 +1047,55 @@ describe('yuan and jiao, English budgets and catalogue questions (generated phra
       const who = `${g.pick(['do we have any', 'which', 'are there any'])} suppliers for ${g.pick(['air filters', 'chains', 'batteries'])}?`;
       expect(readRequest(who, today).intent, who).toBe('catalogue');
     }
+  });
+});
+
+describe('a supplier the ERP does not have (generated phrasings)', () => {
+  const g = seeded(83);
+  /** Whether `raw` names a supplier the ERP lacks, when only the part words in `known` find parts. */
+  const stranger = (raw: string, known: string[] = []) => {
+    const words = partText(readRequest(raw, today), []);
+    const found = { id: 1 } as PartRef;
+    const searched = new Map(
+      partQueries(words).map((q) => [q.query, known.includes(q.query) ? [found] : []] as [string, PartRef[]]),
+    );
+    return unknownSupplier(raw, words, searched, known.length > 0);
+  };
+
+  it('reads a name where a supplier goes that the ERP knows as neither supplier nor part', () => {
+    for (let i = 0; i < 30; i++) {
+      const [zh, en] = g.pick([
+        ['米其林', 'Michelin'],
+        ['固特异', 'Goodyear'],
+        ['倍耐力', 'Pirelli'],
+        ['法雷奥', 'Valeo'],
+      ]);
+      const part = g.pick(['轮胎', 'F7TC', '刹车片']);
+      const partEn = g.pick(['tyres', 'F7TC', 'brake pads']);
+      const [text, name, known] = g.pick<[string, string, string[]]>([
+        [`${zh}的${part}价格这半年是涨是跌？`, zh, [part]],
+        [`给${zh}下${g.int(1, 9) * 100}个${part}`, zh, [part]],
+        [`从${zh}订${g.int(1, 9) * 100}个${part}`, zh, [part]],
+        [`${zh}的单子有哪些`, zh, []],
+        [`今年在${zh}上花了多少钱`, zh, []],
+        [`order ${g.int(1, 9) * 100} ${partEn} from ${en}`, en, [partEn.replace(/s$/, '').toLowerCase()]],
+        [`how much is the ${en} ${partEn}?`, en, [partEn.replace(/s$/, '').toLowerCase()]],
+      ]);
+      expect(stranger(text, known), text).toBe(name);
+    }
+  });
+
+  it('reads no supplier in the user, a pronoun, a supplier already meant, a part the ERP lacks or a model code', () => {
+    for (const [text, known] of [
+      ['给我订200个F7TC', ['F7TC']],
+      ['从那家订500个', []],
+      ['给最便宜的那家下单', []],
+      ['火星塞的价格多少', []],
+      ['order 200 tyres from them', ['tyre']],
+      ['how much is the tyre?', ['tyre']],
+      ['how much is the XR-900 plug?', ['plug']],
+      ['给供应商付款', []],
+    ] as Array<[string, string[]]>)
+      expect(stranger(text, known), text).toBeUndefined();
   });
 });

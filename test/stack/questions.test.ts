@@ -389,16 +389,23 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
       const q = Math.max(o.moq, int(2, 12) * 50);
       const word = o.category.replace(/_/g, ' ');
       const Name = name[0].toUpperCase() + name.slice(1);
+      const say = pick([
+        `order ${q} of the ${piece} ${word}s from ${Name} please`,
+        `${Name}: ${q} pcs ${piece}`,
+        `please get ${q} ${piece} ${word}s from ${Name}`,
+      ]);
       list.push({
         cls: 'english-names',
-        say: pick([
-          `order ${q} of the ${piece} ${word}s from ${Name} please`,
-          `${Name}: ${q} pcs ${piece}`,
-          `please get ${q} ${piece} ${word}s from ${Name}`,
-        ]),
+        say,
         judge: (turn) => {
-          // Several models may share the fragment at this supplier: then asking which one is right too.
-          const same = offers.filter((x) => x.supplierId === o.supplierId && x.model.includes(piece));
+          // Several models of the kind said may share the fragment at this supplier: then asking which one is right
+          // too (125 at Bosch is an air filter, a brake pad and a coil; "125 air filters" is one of them).
+          const same = offers.filter(
+            (x) =>
+              x.supplierId === o.supplierId &&
+              (x.category === o.category || !say.includes(word)) &&
+              x.model.includes(piece),
+          );
           if (same.length > 1)
             return turn.interrupts.some((x) => x.value.kind === 'ask_user') ? undefined : 'did not ask';
           return orderedFrom(o, q)(turn);

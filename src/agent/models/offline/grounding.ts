@@ -1,5 +1,8 @@
+import { isEnglish } from './asks.ts';
 import {
   type CategoryRef,
+  categoryLabel,
+  displayName,
   distinctSuppliers,
   findSuppliers,
   matchParts,
@@ -126,6 +129,12 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
   const seen = new Map<number, PartRef>();
   for (const list of searched.values()) for (const p of list) seen.set(p.id, p);
   const current = texts2[currentIndex];
+  // A supplier said that the ERP does not have ("米其林的轮胎", "order tyres from Michelin") is said so, never dropped
+  // for an answer about every supplier.
+  const stranger = current.suppliers.length
+    ? undefined
+    : unknownSupplier(task.words, words[currentIndex], searched, current.parts.length > 0);
+  if (stranger) return { plan: { text: unknownSupplierText(stranger, current.parts, isEnglish(task.words)) } };
   return {
     facts: {
       texts: texts2,
@@ -174,4 +183,54 @@ export function offeredBy(facts: Facts, parts: PartRef[]): PartRef[] {
   const models = new Set(parts.map((p) => p.model));
   const own = bySupplier(parts);
   return own.length ? own : bySupplier([...facts.seen.values()].filter((p) => models.has(p.model)));
+}
+
+/** Words that stand where a supplier's name does but name none: the user, a pronoun, a supplier already meant. */
+const NOT_A_NAME =
+  /^(?:我|我们|咱们|你|你们|他|他们|她|它|这|那|哪|本|该|其他|别的|另|同|原|上次|之前|最便宜|便宜|最贵|供应商|厂家|厂商|商家|公司|卖家)|(?:那家|这家|哪家|那边|这边|供应商|厂家|公司)$/;
+const NOT_A_NAME_EN =
+  /^(?:us|me|them|him|her|it|the|a|an|that|this|which|another|other|our|their|last|same|cheapest|supplier|vendor)$/i;
+
+/**
+ * A name the request puts where a supplier goes (给/从/向/找 X, X的…, 在 X 上花, from X, X's, the X <part>) that the
+ * ERP knows as neither supplier nor part: its part search found nothing.
+ */
+export function unknownSupplier(
+  raw: string,
+  partWords: string,
+  searched: Map<string, PartRef[]>,
+  namesKnownPart: boolean,
+): string | undefined {
+  // "X的" alone may be a part the ERP lacks ("火星塞的价格"): it names a supplier beside a part the ERP has, or before
+  // what only a supplier has (its orders, quotes, contact).
+  const owner = namesKnownPart ? '' : '(?=单|订单|采购单|货|报价|联系|付款|交期|评分)';
+  for (const query of partQueries(partWords, searched).map((q) => q.query)) {
+    if (searched.get(query)?.length !== 0) continue;
+    const zh = /^(?:给|从|向|找|跟|在|和|与)?([\u3400-\u9fff]{2,8}?)(?:那边|那里|家)?(?:下|订|买|采购|上|的)?$/.exec(
+      query,
+    )?.[1];
+    if (zh && !NOT_A_NAME.test(zh)) {
+      const slot = new RegExp(
+        `(?:给|从|向|找|跟|和|与)\\s*${zh}|在\\s*${zh}\\s*(?:上|身上)|(?:^|[，,。\\s])${zh}(?:家)?的${owner}`,
+      );
+      if (slot.test(raw)) return zh;
+    }
+    const en = new RegExp(
+      `(?:\\b(?:from|with|at|by)\\s+|\\bthe\\s+)(${query.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&')})\\b|\\b(${query.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&')})'s\\b`,
+      'i',
+    ).exec(raw);
+    const name = en?.[1] ?? en?.[2];
+    // An English name is a capitalised word: "the tyre" is no supplier, nor is a model code; "the Michelin tyre" is.
+    if (name && /^[A-Z][a-z]+$/.test(name) && !NOT_A_NAME_EN.test(name)) return name;
+  }
+  return undefined;
+}
+
+/** That the ERP has no such supplier, and who supplies the parts the request names, if it names any. */
+function unknownSupplierText(name: string, parts: PartRef[], english: boolean): string {
+  const offering = [...new Map(parts.map((p) => [p.supplier.id, p.supplier])).values()];
+  const who = offering.map((s) => displayName(s, english)).join(english ? ', ' : '、');
+  if (english)
+    return `The ERP has no supplier “${name}”: nothing was answered or drafted for it.${who ? ` The parts asked about come from: ${who}.` : ''}`;
+  return `ERP 中没有供应商「${name}」，未按它作答或起草。${who ? `供应${categoryLabel(parts)}的有：${who}。` : ''}\nThe ERP has no supplier “${name}”.`;
 }

@@ -562,9 +562,9 @@ const STOCK_LEFT =
   /(?:还有|还剩|剩下?)多少\s*(?:个|只|件|条|套|副|块|支)?\s*[?？。]?\s*$|\bhow many (?:\S+ ){0,2}(?:are |do we have )?left\b/i;
 /** 我 … 下的 / 提交的 / 订的 with a period or supplier between them: the user's own orders. */
 const MINE_AROUND = /我[^，,。.？?！!]{1,12}?(?:下|订|提交|创建|建)的/;
-/** The newest of the orders meant: 最近那张, 最新的一单, 刚下的那个, 上一张, the latest one, my last order. */
+/** The newest of the orders meant: 最近那张, 最近下的那张, 最新的一单, 刚下的那个, 上一张, the latest one, my last order. */
 const NEWEST =
-  /最近(?:的)?(?:那|这|一)(?:张|个|笔|单)|最新(?:的)?(?:那|这|一)?(?:张|个|笔|单)|最后(?:的)?(?:那|一)(?:张|个|笔|单)|刚(?:才|刚)?(?:下|订|建|提交)的(?:那|这)?(?:张|个|笔|单)?|上一(?:张|笔|单)|\b(?:latest|most recent|newest|last)\s+(?!(?:week|month|year|quarter|time|day)s?\b)(?:[\w-]+\s+){0,3}?(?:one|order|po|purchase order)\b/i;
+  /最近(?:一次)?(?:(?:下|订|建|提交|买)了?的)?(?:那|这|一)(?:张|个|笔|单)|最近(?:一次)?(?:下|订|建|提交|买)了?的(?:张|个|笔)?(?:单|订单)|最新(?:的)?(?:那|这|一)?(?:张|个|笔|单)|最后(?:的)?(?:那|一)(?:张|个|笔|单)|刚(?:才|刚)?(?:下|订|建|提交)的(?:那|这)?(?:张|个|笔|单)?|上一(?:张|笔|单)|\b(?:latest|most recent|newest|last)\s+(?!(?:week|month|year|quarter|time|day)s?\b)(?:[\w-]+\s+){0,3}?(?:one|order|po|purchase order)\b/i;
 /** Asking for a comparison itself, not for an order from its winner. */
 const COMPARING = /比价|对比|比较|比一比|比一下|分析|报告|趋势|\bcompar|\banaly[sz]|\bbenchmark|\breport\b|\btrend/i;
 

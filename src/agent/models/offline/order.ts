@@ -35,9 +35,9 @@ interface OrderItem {
   }>;
 }
 
-/** Asking for the quantity of the last order of the part ("按上次的数量再订一次", "same quantity as last time"). */
+/** Asking for the quantity of the last order of the part ("按上次的数量再订一次", "数量按上次的", "same quantity as last time"). */
 const LAST_QUANTITY =
-  /上次的?数量|上回的?数量|跟上次一样|和上次一样|同上次|照上次|上次订了?多少|same (?:quantity|amount) as (?:last time|before)|as many as last time|last time's quantity/i;
+  /上[次回]的?(?:数量|量)|(?:数量|量)(?:按|跟|和|同|照|与)上[次回]|(?:跟|和|同|照|按)上[次回](?:一样|相同)|上[次回]订了?多少|same (?:quantity|amount) as (?:last time|before)|as many as last time|last time's quantity/i;
 
 const OPEN_STATUSES = new Set(['draft', 'pending_approval', 'approved']);
 

@@ -226,6 +226,9 @@ export function readMoney(text: string, budget = false): ({ value: number } & Sp
     new RegExp(`(${FIGURE})\\s*(?:的|块钱的|元的)?\\s*(?:预算|budget\\b)`, 'i'),
     // A price per piece said without its currency (16.2 per F7TC, 18.5 each, 12.5/个): money, not a quantity.
     /(?<![\w.-])(\d+(?:\.\d+)?)\s*(?:\/\s*(?:个|只|件|副|条|套|块|pcs?\b|piece\b|unit\b)|per\b(?!\s*(?:box|pack|case|carton|bag|month|week|day|year))|each\b|apiece\b|a piece\b)/i,
+    // A price per piece said in Chinese without its currency (33.95 一副, 12每个): money, unless a count follows the
+    // piece word (200 每箱 20 个 is a pack size).
+    new RegExp(`(?<![\\w.-])(\\d+(?:\\.\\d+)?)\\s*(?:一|每)\\s*${PIECE}(?!\\s*[\\d零〇一二两三四五六七八九十百千万])`),
     // A price said without its currency (单价 18, 开价 18.5): money, not a quantity.
     new RegExp(
       `(?:单价|价格|报价|开价|要价|售价|卖)\\s*(?:是|为|:|：)?\\s*(\\d+(?:\\.\\d+)?)(?![\\d.]|\\s*(?:个|只|件|条|套|盒|箱|pcs))${PER_PIECE}`,

@@ -51,7 +51,7 @@ interface History {
     /** The supplier of a per-supplier series; null across suppliers. */
     supplierId?: number | null;
     label: string;
-    months: Array<{ month: string; avgUnitPrice: number; lines: number }>;
+    months: Array<{ month: string; avgUnitPrice: number; lines: number; quantity: number }>;
     total: { avgUnitPrice: number | null; lines: number };
   }>;
   traceId?: string;
@@ -116,6 +116,8 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
   const asked = partsAsked(facts, 4);
   if ('text' in asked) return asked;
   const quoted = facts.money;
+  // The paid prices are told over the window said ("最近半年价格怎么样"); the ERP's check stays its 12-month median.
+  const window = historyWindow(facts.current.reading.period);
   const checkOf = (p: PartRef) => view.steps.find((s) => s.name === 'price_check' && Number(s.args.partId) === p.id);
   const historyOf = (p: PartRef) =>
     view.steps.find((s) => s.name === 'part_price_history' && Number(s.args.partId) === p.id);
@@ -125,7 +127,7 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
       : [{ name: 'price_check', args: { partId: p.id, unitPrice: quoted ?? p.unitPrice, supplierId: p.supplier.id } }]),
     ...(p !== asked.parts.find((q) => q.model === p.model) || historyOf(p) || !view.tools.has('part_price_history')
       ? []
-      : [{ name: 'part_price_history', args: { partId: p.id, months: 12, by: 'product' } }]),
+      : [{ name: 'part_price_history', args: { partId: p.id, months: window.months, by: 'product' } }]),
   ]);
   if (calls.length) return { toolCalls: calls };
   if (view.steps.some((s) => s.text === undefined)) return {};
@@ -171,17 +173,31 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
   for (const p of asked.parts) {
     const history = resultOf<History>(historyOf(p));
     const series = history?.series?.[0];
-    const months = (series?.months ?? []).filter((m) => m.lines > 0);
+    const months = (series?.months ?? []).filter((m) => m.lines > 0).filter(inWindow(window));
     if (history?.traceId) traces.add(history.traceId);
-    if (!series || months.length < 1) continue;
+    if (!series || months.length < 1) {
+      if (series && window.months !== 12)
+        lines.push(
+          english ? `- ${p.model}: no paid orders over ${window.en}.` : `- ${p.model} ${window.zh}没有成交记录。`,
+        );
+      continue;
+    }
     const first = months[0];
     const last = months[months.length - 1];
     const change = ((last.avgUnitPrice - first.avgUnitPrice) / first.avgUnitPrice) * 100;
     const direction = directionOf(change, english).text;
+    // The ERP's total covers whole months back, which a dated window ("去年下半年") may cut: then the months kept are
+    // summed the way the ERP sums them (quantity-weighted).
+    const cut = Boolean(window.from || window.to);
+    const quantity = months.reduce((sum, m) => sum + m.quantity, 0);
+    const average = cut
+      ? months.reduce((sum, m) => sum + m.avgUnitPrice * m.quantity, 0) / quantity
+      : (series.total.avgUnitPrice ?? last.avgUnitPrice);
+    const paidLines = cut ? months.reduce((sum, m) => sum + m.lines, 0) : series.total.lines;
     lines.push(
       english
-        ? `- Paid prices of ${p.model} (all suppliers, quantity-weighted): ${first.month} ${yuan(first.avgUnitPrice)} → ${last.month} ${yuan(last.avgUnitPrice)}, ${direction}; 12-month average ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)} over ${series.total.lines} lines.`
-        : `- ${p.model} 近 12 个月成交价（所有供应商，按数量加权）：${first.month} ${yuan(first.avgUnitPrice)} → ${last.month} ${yuan(last.avgUnitPrice)}，${direction}；全期均价 ${yuan(series.total.avgUnitPrice ?? last.avgUnitPrice)}（${series.total.lines} 行）。`,
+        ? `- Paid prices of ${p.model} over ${window.en} (all suppliers, quantity-weighted): ${first.month} ${yuan(first.avgUnitPrice)} → ${last.month} ${yuan(last.avgUnitPrice)}, ${direction}; average ${yuan(average)} over ${paidLines} lines.`
+        : `- ${p.model} ${window.zh}成交价（所有供应商，按数量加权）：${first.month} ${yuan(first.avgUnitPrice)} → ${last.month} ${yuan(last.avgUnitPrice)}，${direction}；全期均价 ${yuan(average)}（${paidLines} 行）。`,
     );
   }
   lines.push(
