@@ -507,9 +507,18 @@ describe('only an explicit order request drafts a write (generated phrasings on 
       onHand: Number(m[2]),
     }));
     const least = [...held].sort((a, b) => a.onHand - b.onHand)[0];
-    const refill = await h.send(h.contextFor('laoxiao', 'least-0'), '给库存最少的那家下单补货，订200个');
-    const refilled = approvalArgs(refill, 'order_create')?.lines[0];
+    // With a quantity or without one (then the list's suggestion, or the card asks): either way that part.
+    const refill = await h.send(
+      h.contextFor('laoxiao', 'least-0'),
+      r.pick(['给库存最少的那家下单补货，订200个', '给库存最少的那家下单', '库存最低的那个帮我下单']),
+    );
     const leastPart = all.find((o) => o.code === least?.code);
+    const card = refill.interrupts.find((x) => x.value.kind === 'order_info')?.value.known as
+      | { part?: string }
+      | undefined;
+    const refilled = card?.part?.startsWith(`${least?.code} `)
+      ? { partId: leastPart?.partId, quantity: leastPart?.moq ?? 0 }
+      : approvalArgs(refill, 'order_create')?.lines[0];
     if (!leastPart || refilled?.partId !== leastPart.partId || refilled.quantity < leastPart.moq)
       misses.push(
         `least stock of ${category}: expected ${least?.code}, got ${JSON.stringify(refilled ?? refill.answer.slice(0, 200))}`,

@@ -388,6 +388,8 @@ describe('commands versus questions (generated phrasings)', () => {
       ['What does Incoterms mean?', 'Incoterms'],
       ['火花塞的热值是什么意思', 'Heat range'],
       ['what is a framework agreement', 'Framework agreement'],
+      ['what is three-way matching?', 'Three-way match'],
+      ['explain blanket POs', 'Blanket PO'],
     ];
     for (const [text, term] of asks) {
       expect(readRequest(text, today).intent, text).toBe('knowledge');
@@ -778,7 +780,13 @@ describe('prices with cents, budgets said first, look-back windows, states, mont
   it('reads what a term is as a knowledge question, even when the term names a flow of its own', () => {
     const glossary = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
     for (const entry of glossary) {
-      for (const text of [`什么是${entry.titleZh}`, `${entry.titleZh}是什么？`, `${entry.titleEn} 是什么`]) {
+      for (const text of [
+        `什么是${entry.titleZh}`,
+        `${entry.titleZh}是什么？`,
+        `${entry.titleEn} 是什么`,
+        `什么叫${entry.titleZh}`,
+        `何谓${entry.titleZh}？`,
+      ]) {
         expect(readRequest(text, today).intent, text).toBe('knowledge');
         expect(findTerm(glossary, text)?.titleEn, text).toBe(entry.titleEn);
       }
@@ -1053,13 +1061,13 @@ describe('yuan and jiao, English budgets and catalogue questions (generated phra
 describe('a supplier the ERP does not have (generated phrasings)', () => {
   const g = seeded(83);
   /** Whether `raw` names a supplier the ERP lacks, when only the part words in `known` find parts. */
-  const stranger = (raw: string, known: string[] = []) => {
+  const stranger = (raw: string, known: string[] = [], vocabulary: string[] = []) => {
     const words = partText(readRequest(raw, today), []);
     const found = { id: 1 } as PartRef;
     const searched = new Map(
       partQueries(words).map((q) => [q.query, known.includes(q.query) ? [found] : []] as [string, PartRef[]]),
     );
-    return unknownSupplier(raw, words, searched, known.length > 0);
+    return unknownSupplier(raw, words, searched, known.length > 0, (w) => vocabulary.includes(w));
   };
 
   it('reads a name where a supplier goes that the ERP knows as neither supplier nor part', () => {
@@ -1097,5 +1105,45 @@ describe('a supplier the ERP does not have (generated phrasings)', () => {
       ['给供应商付款', []],
     ] as Array<[string, string[]]>)
       expect(stranger(text, known), text).toBeUndefined();
+    // A category the catalogue knows, where a supplier could stand ("在链条上花了多少"), is spend on that category.
+    for (const word of ['链条', '轮胎', '火花塞'])
+      expect(stranger(`上上个月在${word}上花了多少？`, [], [word]), word).toBeUndefined();
+  });
+});
+
+describe('this quarter, quarters by number and orders already received (generated phrasings)', () => {
+  const g = seeded(97);
+  const suppliers = ['博世', '火炬', '马勒'];
+
+  it('reads this quarter and Q1–Q4 (of this or last year) as the quarter’s months', () => {
+    for (let i = 0; i < 20; i++) {
+      const supplier = g.pick(suppliers);
+      const said = g.pick(['这个季度', '本季度', '这季度', '当前季度']);
+      expect(readRequest(`${said}${supplier}的单子有哪些`, today).period, said).toMatchObject({
+        from: '2026-10-01',
+        to: '2026-12-31',
+      });
+      const n = g.int(1, 4);
+      const lastYear = g.pick([true, false]);
+      const text = `${lastYear ? '去年' : ''}Q${n}${supplier}的订单`;
+      const year = lastYear ? 2025 : 2026;
+      expect(readRequest(text, today).period?.from, text).toBe(`${year}-${String(n * 3 - 2).padStart(2, '0')}-01`);
+    }
+    expect(readRequest("this quarter's orders from Bosch", today).period?.from).toBe('2026-10-01');
+  });
+
+  it('reads a look at a supplier’s scorecard as a question about the supplier', () => {
+    for (let i = 0; i < 10; i++) {
+      const text = `${g.pick(['看看', '查查', '查一下', ''])}${g.pick(suppliers)}的${g.pick(['评分卡', '绩效', '记分卡'])}${g.pick(['', '怎么样', '？'])}`;
+      expect(readRequest(text, today).intent, text).toBe('supplierInfo');
+    }
+  });
+
+  it('reads orders already received as the received state', () => {
+    for (let i = 0; i < 10; i++) {
+      const text = g.pick(['哪些单子已经收货了', '已经到货的订单', `${g.pick(suppliers)}已经收到的单子有哪些`]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.statuses?.statuses], text).toEqual(['lookup', ['received']]);
+    }
   });
 });

@@ -22,7 +22,7 @@ const FIELDS: Array<[SupplierField, RegExp]> = [
   ],
   [
     'rating',
-    /评级|评分|打分|星级|质量|靠不靠谱|靠谱吗|信誉|口碑|表现(?:怎么样|如何)|\bratings?\b|\brated\b|\bscores?\b|\bquality\b|\breliab|\bperform(?:s|ed|ance)?\b|\bscorecard\b/i,
+    /评级|评分卡|记分卡|评分|打分|绩效|星级|质量|靠不靠谱|靠谱吗|信誉|口碑|表现(?:怎么样|如何)|\bratings?\b|\brated\b|\bscores?\b|\bquality\b|\breliab|\bperform(?:s|ed|ance)?\b|\bscorecard\b/i,
   ],
   [
     'terms',
@@ -96,7 +96,7 @@ const LEAD_DAYS =
 
 /** A question rather than a command, for a supplier's fields. */
 const ASKED =
-  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是啥|啥|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|告诉我|发我|发给我|给我|说一?下|提供一?下|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check)\b/i;
+  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是啥|啥|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|看看|查查|告诉我|发我|发给我|给我|说一?下|提供一?下|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check)\b/i;
 
 /** "谁家供应火花塞？", "which models of tyres can I buy?": who carries a part, which models there are. */
 const CATALOGUE_ZH =
@@ -164,11 +164,11 @@ const JUDGE =
 const BUDGET =
   /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,60}\b(?:can|could) (?:i|we) (?:buy|get|order|afford)\b|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|how many\b.{1,60}\b(?:can|could|will|would)\b.{1,30}\bbuy\b|what can i (?:get|buy) for|\bafford\b/i;
 const KNOWLEDGE =
-  /什么是|是什么意思|(?:[A-Za-z\u3400-\u9fff]{2,})\s*是(?:什么|啥)\s*[?？]?\s*$|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
+  /什么是|什么叫|啥叫|何为|何谓|是什么意思|(?:[A-Za-z\u3400-\u9fff]{2,})\s*是(?:什么|啥)\s*[?？]?\s*$|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
 
 /** Asking what a term is ("什么是三单匹配", "交货周期是什么？", "what is a blanket PO?"), not about one's own records. */
 const DEFINING =
-  /什么是|是什么意思|什么意思|^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bwhat does\b.{1,40}\bmean\b/i;
+  /什么是|什么叫|啥叫|何为|何谓|是什么意思|什么意思|^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bwhat does\b.{1,40}\bmean\b/i;
 
 /**
  * The words of a question that name no part or supplier ("谁家供应", "交货周期是多少", "花了多少钱"): blanked before the
@@ -198,7 +198,7 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   if (
     fields.length &&
     (ASKED.test(text) || readFieldBound(text) || endsWithField(text)) &&
-    !/什么是|是什么意思|什么意思|解释|科普|含义|定义|\bwhat (?:is|are) (?:a|an)\b|\bmean\b|\bexplain\b|\bdefin/i.test(
+    !/什么是|什么叫|啥叫|何为|何谓|是什么意思|什么意思|解释|科普|含义|定义|\bwhat (?:is|are) (?:a|an)\b|\bmean\b|\bexplain\b|\bdefin/i.test(
       text,
     ) &&
     // "交货周期是什么？" asks what the term is; "博世的交货周期是什么" asks a supplier's.
@@ -246,7 +246,7 @@ const STATUS_WORDS: Array<[RegExp, string[], string]> = [
     ['cancelled'],
     '已取消 / cancelled',
   ],
-  [/已到货|已收货|到货了|收到了|received|delivered/i, ['received'], '已收货 / received'],
+  [/已经?到货|已经?收货|已经?收到|到货了|收到了|received|delivered/i, ['received'], '已收货 / received'],
   [/草稿|draft/i, ['draft'], '草稿 / draft'],
   [/已审批|审批通过的|(?<!not (?:yet )?)approved\b/i, ['approved'], '已审批 / approved'],
 ];
@@ -395,6 +395,8 @@ export function readPeriod(
     [/\b(first|second|1st|2nd) half of (this|last) year\b/i, (m) => half(yearOf(m[2]), /second|2nd/i.test(m[1]))],
     [/(去年|今年)?\s*第?([一二三四1-4])季度/, (m) => quarter(yearOf(m[1]), count(m[2]))],
     [/上个?季度|\blast quarter\b/i, () => (m0 < 3 ? quarter(y - 1, 4) : quarter(y, Math.floor(m0 / 3)))],
+    [/(?:这个?|本|当前)\s*季度|\bthis quarter\b/i, () => quarter(y, Math.floor(m0 / 3) + 1)],
+    [/(去年|今年)?\s*(?<![A-Za-z])Q([1-4])\b/i, (m) => quarter(yearOf(m[1]), Number(m[2]))],
     [
       /(?:最近|近|过去|这)\s*半年|\b(?:the )?(?:last|past) (?:six|6) months\b|\b(?:the )?(?:last|past) half[- ]year\b/i,
       () => lastMonths(6),

@@ -131,9 +131,12 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
   const current = texts2[currentIndex];
   // A supplier said that the ERP does not have ("米其林的轮胎", "order tyres from Michelin") is said so, never dropped
   // for an answer about every supplier.
+  // A word the catalogue knows (a category, a trade word, a piece of a part's name) is no supplier's name.
+  const known = (word: string) =>
+    trade.includes(word.toLowerCase()) || [...seen.values()].some((p) => p.name.includes(word));
   const stranger = current.suppliers.length
     ? undefined
-    : unknownSupplier(task.words, words[currentIndex], searched, current.parts.length > 0);
+    : unknownSupplier(task.words, words[currentIndex], searched, current.parts.length > 0, known);
   if (stranger) return { plan: { text: unknownSupplierText(stranger, current.parts, isEnglish(task.words)) } };
   return {
     facts: {
@@ -200,6 +203,7 @@ export function unknownSupplier(
   partWords: string,
   searched: Map<string, PartRef[]>,
   namesKnownPart: boolean,
+  known: (word: string) => boolean = () => false,
 ): string | undefined {
   // "X的" alone may be a part the ERP lacks ("火星塞的价格"): it names a supplier beside a part the ERP has, or before
   // what only a supplier has (its orders, quotes, contact).
@@ -209,7 +213,7 @@ export function unknownSupplier(
     const zh = /^(?:给|从|向|找|跟|在|和|与)?([\u3400-\u9fff]{2,8}?)(?:那边|那里|家)?(?:下|订|买|采购|上|的)?$/.exec(
       query,
     )?.[1];
-    if (zh && !NOT_A_NAME.test(zh)) {
+    if (zh && !NOT_A_NAME.test(zh) && !known(zh)) {
       const slot = new RegExp(
         `(?:给|从|向|找|跟|和|与)\\s*${zh}|在\\s*${zh}\\s*(?:上|身上)|(?:^|[，,。\\s])${zh}(?:家)?的${owner}`,
       );
@@ -221,7 +225,7 @@ export function unknownSupplier(
     ).exec(raw);
     const name = en?.[1] ?? en?.[2];
     // An English name is a capitalised word: "the tyre" is no supplier, nor is a model code; "the Michelin tyre" is.
-    if (name && /^[A-Z][a-z]+$/.test(name) && !NOT_A_NAME_EN.test(name)) return name;
+    if (name && /^[A-Z][a-z]+$/.test(name) && !NOT_A_NAME_EN.test(name) && !known(name)) return name;
   }
   return undefined;
 }

@@ -549,7 +549,7 @@ const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 
 /** Asking what a kind of thing is ("what is a blanket PO", "什么是框架订单"), not about one of the user's own. */
 const DEFINITION =
-  /什么是|是什么意思|什么意思|是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
+  /什么是|什么叫|啥叫|何为|何谓|是什么意思|什么意思|是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
 
 /** A question rather than a command: which, how many, whether. */
 export const QUESTION =
@@ -615,7 +615,9 @@ function decide(r: Reading): Intent | undefined {
   // "I need 250 brake pads, cheapest supplier": an order from the cheapest offer, not a comparison.
   if (hasQty && r.cheapest && (s(r, 'create') >= 0.5 || !QUESTION.test(r.text)) && !COMPARING.test(r.text))
     return 'create';
-  if (s(r, 'inventory') >= 2 && !hasQty && s(r, 'inventory') >= analysis) return 'inventory';
+  // "给库存最少的那家下单" names the stock it picks by, but orders.
+  const ordersByStock = !question && s(r, 'create') >= 3;
+  if (s(r, 'inventory') >= 2 && !hasQty && s(r, 'inventory') >= analysis && !ordersByStock) return 'inventory';
   if (s(r, 'update') >= 2.5 && (orderish || hasQty || r.expectedDate || r.note) && s(r, 'create') < 2.5)
     return 'update';
   // A note on its own ("加个备注：尽快发货") is a change to an order, not a new one.
