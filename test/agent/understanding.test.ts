@@ -1067,7 +1067,7 @@ describe('a supplier the ERP does not have (generated phrasings)', () => {
     const searched = new Map(
       partQueries(words).map((q) => [q.query, known.includes(q.query) ? [found] : []] as [string, PartRef[]]),
     );
-    return unknownSupplier(raw, words, searched, known.length > 0, (w) => vocabulary.includes(w));
+    return unknownSupplier(raw, words, searched, known.length > 0, (w) => vocabulary.some((v) => w.includes(v)));
   };
 
   it('reads a name where a supplier goes that the ERP knows as neither supplier nor part', () => {
@@ -1106,8 +1106,10 @@ describe('a supplier the ERP does not have (generated phrasings)', () => {
     ] as Array<[string, string[]]>)
       expect(stranger(text, known), text).toBeUndefined();
     // A category the catalogue knows, where a supplier could stand ("在链条上花了多少"), is spend on that category.
-    for (const word of ['链条', '轮胎', '火花塞'])
+    for (const word of ['链条', '轮胎', '火花塞']) {
       expect(stranger(`上上个月在${word}上花了多少？`, [], [word]), word).toBeUndefined();
+      expect(stranger(`给${word}发询价，问 3 家供应商`, [], [word]), word).toBeUndefined();
+    }
   });
 });
 
@@ -1139,9 +1141,46 @@ describe('this quarter, quarters by number and orders already received (generate
     }
   });
 
+  it('reads an amount range as both bounds of a look-up', () => {
+    for (let i = 0; i < 20; i++) {
+      const low = g.int(1, 9) * 1000;
+      const high = low + g.int(1, 9) * 1000;
+      const text = g.pick([
+        `金额在${low}到${high}之间的订单`,
+        `${low}到${high}元之间的单子有哪些`,
+        `${g.pick(suppliers)}金额${low}-${high}的订单`,
+        `orders between ${low} and ${high} yuan`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.amount?.min, r.amount?.max], text).toEqual(['lookup', low, high]);
+    }
+  });
+
+  it('reads 合适吗 as a judgement, 都删了 as a bulk delete, on-time delivery as a supplier question, 有吗 as the catalogue', () => {
+    for (let i = 0; i < 10; i++) {
+      const supplier = g.pick(suppliers);
+      const price = g.int(10, 90);
+      const judge = `${supplier}的刹车片报价 ${price} 一副，${g.pick(['合适吗', '合不合适', '算便宜吗'])}`;
+      expect([readRequest(judge, today).intent, readRequest(judge, today).money], judge).toEqual(['judge', price]);
+      const purge = `帮我把${g.pick(['草稿单', '取消的订单', '这些单子'])}${g.pick(['都删了', '全删了', '统统删除'])}`;
+      expect(readRequest(purge, today).refusal, purge).toBe('deleteAll');
+      const onTime = g.pick([`how is ${g.pick(['Bosch', 'Mahle'])}'s on-time delivery?`, `${supplier}的准时率怎么样`]);
+      expect(readRequest(onTime, today).intent, onTime).toBe('supplierInfo');
+      const has = `${g.pick(['邓禄普的轮胎', 'F7TC', `${supplier}的机滤`])}${g.pick(['有吗', '有没有', '有吗？'])}`;
+      expect(readRequest(has, today).intent, has).toBe('catalogue');
+    }
+    for (const text of ['F7TC还有吗', '有没有超过两万块的订单？', '给火炬下500个F7TC，要准时到货'])
+      expect(['catalogue', 'supplierInfo'], text).not.toContain(readRequest(text, today).intent);
+  });
+
   it('reads orders already received as the received state', () => {
     for (let i = 0; i < 10; i++) {
-      const text = g.pick(['哪些单子已经收货了', '已经到货的订单', `${g.pick(suppliers)}已经收到的单子有哪些`]);
+      const text = g.pick([
+        '哪些单子已经收货了',
+        '已经到货的订单',
+        `${g.pick(suppliers)}已经收到的单子有哪些`,
+        '上个月收货的订单有哪些',
+      ]);
       const r = readRequest(text, today);
       expect([r.intent, r.statuses?.statuses], text).toEqual(['lookup', ['received']]);
     }

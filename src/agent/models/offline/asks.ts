@@ -22,7 +22,7 @@ const FIELDS: Array<[SupplierField, RegExp]> = [
   ],
   [
     'rating',
-    /评级|评分卡|记分卡|评分|打分|绩效|星级|质量|靠不靠谱|靠谱吗|信誉|口碑|表现(?:怎么样|如何)|\bratings?\b|\brated\b|\bscores?\b|\bquality\b|\breliab|\bperform(?:s|ed|ance)?\b|\bscorecard\b/i,
+    /评级|评分卡|记分卡|评分|打分|绩效|准时(?:交货|交付|到货)?(?:率|情况|表现)|准不准时|\bon[- ]time\b|\bdelivery performance\b|星级|质量|靠不靠谱|靠谱吗|信誉|口碑|表现(?:怎么样|如何)|\bratings?\b|\brated\b|\bscores?\b|\bquality\b|\breliab|\bperform(?:s|ed|ance)?\b|\bscorecard\b/i,
   ],
   [
     'terms',
@@ -101,6 +101,8 @@ const ASKED =
 /** "谁家供应火花塞？", "which models of tyres can I buy?": who carries a part, which models there are. */
 const CATALOGUE_ZH =
   /目录里有(?:哪些|什么)|谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|在卖|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
+/** "邓禄普的轮胎有吗", "F7TC有没有": whether the catalogue carries something (not stock, not orders). */
+const CATALOGUE_HAS = /^(?![^，,。]*(?:还有|库存|存货|单|货|预算))[^，,。]{2,24}?有(?:吗|么|没有)\s*[?？]?\s*$/;
 /** "which air filters do we have in the catalogue?": the words around the part, never the part itself. */
 const CATALOGUE_HAVE =
   /\b(?:which|what)\b(?!.*\b(?:orders?|pos?)\b).{1,40}\b(?:do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
@@ -131,7 +133,7 @@ const APPROVE_QUESTION =
 const PRICE_CHANGE =
   /(?:目录价|标价|牌价|价目表|报价单|list price|catalogue price|catalog price|(?:零部件|零件|配件|part)(?:的)?(?:单价|价格))|(?:把|将).{0,20}(?:单价|价格).{0,6}(?:改成|改为|调到|调整为|降到|涨到|降为|改)|(?:单价|价格|价钱)\s*(?:改成|改为|调到|调成|调整为|降到|涨到|降为)|(?:change|set|update|lower|raise|cut)\b.{0,30}\bprice\b.{0,20}\bto\b/i;
 const DELETE_ALL =
-  /(?:删除|删掉|清空|清除|删光|抹掉)(?:掉)?(?:所有|全部|一切)|(?:所有|全部|一切)(?:的)?(?:订单|数据|记录|东西|供应商)?.{0,4}(?:都)?(?:删除|删掉|清空|删了)|\bdelete\b.*\b(?:all|everything)\b|\bwipe\b|\bdrop\b.*\b(?:table|database)\b|\berase\b.*\b(?:all|everything)\b/i;
+  /(?:删除|删掉|清空|清除|删光|抹掉)(?:掉)?(?:所有|全部|一切)|(?:单|订单|采购单|数据|记录)[^，,。]{0,4}(?:都|全|全部|统统)(?:给我)?(?:删|清空)|(?:所有|全部|一切)(?:的)?(?:订单|数据|记录|东西|供应商)?.{0,4}(?:都)?(?:删除|删掉|清空|删了)|\bdelete\b.*\b(?:all|everything)\b|\bwipe\b|\bdrop\b.*\b(?:table|database)\b|\berase\b.*\b(?:all|everything)\b/i;
 const DELETE_ONE =
   /(?:把|将)[^，,。]{1,24}?(?:删除|删掉|删了|删去|去掉|移除|抹掉)|(?:删除|删掉|移除)(?:这个|那个|掉)?(?:供应商|零部件|零件|物料|记录|历史)|\b(?:delete|remove|erase)\b.{0,40}\b(?:supplier|vendor|part|record|history|entry)\b/i;
 /**
@@ -160,7 +162,7 @@ export function directionSpans(text: string): Span[] {
 }
 
 const JUDGE =
-  /合理吗|合不合理|合理不|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
+  /合理吗|合不合理|合理不|合适吗|合不合适|算便宜吗|便宜吗|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
 const BUDGET =
   /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,60}\b(?:can|could) (?:i|we) (?:buy|get|order|afford)\b|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|how many\b.{1,60}\b(?:can|could|will|would)\b.{1,30}\bbuy\b|what can i (?:get|buy) for|\bafford\b/i;
 const KNOWLEDGE =
@@ -218,7 +220,7 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   if (SPEND.test(text)) return { ask: 'spend' };
   // "which vendor has the cheapest ignition coils" asks for a comparison, not for the catalogue.
   if (
-    (CATALOGUE_ZH.test(text) || CATALOGUE_EN.test(text) || CATALOGUE_HAVE.test(text)) &&
+    (CATALOGUE_ZH.test(text) || CATALOGUE_EN.test(text) || CATALOGUE_HAVE.test(text) || CATALOGUE_HAS.test(text)) &&
     !/便宜|最低|价|贵|cheap|lowest|pric|expensive/i.test(text)
   )
     return { ask: 'catalogue' };
@@ -246,7 +248,11 @@ const STATUS_WORDS: Array<[RegExp, string[], string]> = [
     ['cancelled'],
     '已取消 / cancelled',
   ],
-  [/已经?到货|已经?收货|已经?收到|到货了|收到了|received|delivered/i, ['received'], '已收货 / received'],
+  [
+    /已经?到货|已经?收货|已经?收到|到货了|收到了|(?:收货|到货|收到)的(?:订单|采购单|单子|单)|received|delivered/i,
+    ['received'],
+    '已收货 / received',
+  ],
   [/草稿|draft/i, ['draft'], '草稿 / draft'],
   [/已审批|审批通过的|(?<!not (?:yet )?)approved\b/i, ['approved'], '已审批 / approved'],
 ];
@@ -275,6 +281,27 @@ export function readAmountFilter(text: string): ({ min?: number; max?: number; l
     if (m) return Number(m[1]) * ({ k: 1000, K: 1000, 千: 1000, 万: 10000, w: 10000 }[m[2] ?? ''] ?? 1);
     return chineseNumber(t);
   };
+  // A range ("金额在一万到两万之间", "between 5000 and 10000 yuan"): both bounds, money by its word or its currency.
+  const range =
+    new RegExp(
+      `(?:金额|总额|总价)\\s*(?:在|是)?\\s*${money}${n}${unit}\\s*(?:到|至|-|~|～|—)\\s*${money}${n}${unit}(?:\\s*之间)?`,
+      'i',
+    ).exec(text) ??
+    new RegExp(
+      `${money}${n}${unit}\\s*(?:到|至|-|~|～|—)\\s*${money}${n}\\s*(?:元|块钱|块|rmb|yuan|cny)?\\s*之间`,
+      'i',
+    ).exec(text) ??
+    new RegExp(`\\bbetween\\s+${money}${n}${unit}\\s+and\\s+${money}${n}${unit}`, 'i').exec(text);
+  const low = range ? value(range[1]) : undefined;
+  const high = range ? value(range[2]) : undefined;
+  if (range && low !== undefined && high !== undefined && low > 0 && high > low)
+    return {
+      min: low,
+      max: high,
+      label: `金额 ¥${low} – ¥${high} / amount ¥${low} – ¥${high}`,
+      start: range.index,
+      end: range.index + range[0].length,
+    };
   const rules: Array<[RegExp, 'min' | 'max']> = [
     [
       new RegExp(

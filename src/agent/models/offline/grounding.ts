@@ -131,9 +131,11 @@ export function ground(view: ConversationView, task: TaskTexts, today = new Date
   const current = texts2[currentIndex];
   // A supplier said that the ERP does not have ("米其林的轮胎", "order tyres from Michelin") is said so, never dropped
   // for an answer about every supplier.
-  // A word the catalogue knows (a category, a trade word, a piece of a part's name) is no supplier's name.
+  // A word the catalogue knows (holding a category or trade word, or a piece of a part's name) is no supplier's name
+  // ("给火花塞发询价" sends an RFQ for spark plugs).
   const known = (word: string) =>
-    trade.includes(word.toLowerCase()) || [...seen.values()].some((p) => p.name.includes(word));
+    trade.some((t) => [...t].length >= 2 && word.toLowerCase().includes(t)) ||
+    [...seen.values()].some((p) => p.name.includes(word));
   const stranger = current.suppliers.length
     ? undefined
     : unknownSupplier(task.words, words[currentIndex], searched, current.parts.length > 0, known);
