@@ -1141,6 +1141,36 @@ describe('this quarter, quarters by number and orders already received (generate
     }
   });
 
+  it('reads the last n days or weeks as a rolling window ending today; last week stays the calendar week', () => {
+    for (let i = 0; i < 20; i++) {
+      const [text, days] = g.pick<[string, number]>([
+        ['最近一周下的单', 7],
+        ['过去7天的订单', 7],
+        ['近两周博世的单子', 14],
+        ['最近10天的订单', 10],
+        ['orders from the last 7 days', 7],
+        ['show me orders from the past week', 7],
+        ['orders in the last two weeks', 14],
+      ]);
+      const from = new Date(today);
+      from.setUTCDate(from.getUTCDate() - days + 1);
+      expect(readRequest(text, today).period, text).toMatchObject({
+        from: from.toISOString().slice(0, 10),
+        to: today.toISOString().slice(0, 10),
+      });
+    }
+    expect(readRequest('last week orders', today).period?.from).toBe('2026-11-23');
+  });
+
+  it('reads a price a supplier said in English (quoted, asking, charging) as money, never a quantity', () => {
+    for (let i = 0; i < 20; i++) {
+      const price = g.pick([g.int(5, 90), g.int(500, 9000) / 100]);
+      const text = `${g.pick(['MAHLE', 'Bosch', 'Denso'])} ${g.pick(['quoted', 'quoted us', 'is asking', 'is charging'])} ${price} ${g.pick(['for HF204', 'per F7TC', 'each for D8TC'])}, ${g.pick(['is that ok?', 'reasonable?', 'too expensive?'])}`;
+      const r = readRequest(text, today);
+      expect([r.intent, r.money, r.quantity], text).toEqual(['judge', price, undefined]);
+    }
+  });
+
   it('reads an amount range as both bounds of a look-up', () => {
     for (let i = 0; i < 20; i++) {
       const low = g.int(1, 9) * 1000;
@@ -1164,6 +1194,8 @@ describe('this quarter, quarters by number and orders already received (generate
       expect([readRequest(judge, today).intent, readRequest(judge, today).money], judge).toEqual(['judge', price]);
       const purge = `帮我把${g.pick(['草稿单', '取消的订单', '这些单子'])}${g.pick(['都删了', '全删了', '统统删除'])}`;
       expect(readRequest(purge, today).refusal, purge).toBe('deleteAll');
+      const drop = `${g.pick(['删除', '删掉', '移除'])}${supplier}${g.pick(['这个', '这家', ''])}供应商`;
+      expect(readRequest(drop, today).refusal, drop).toBe('delete');
       const onTime = g.pick([`how is ${g.pick(['Bosch', 'Mahle'])}'s on-time delivery?`, `${supplier}的准时率怎么样`]);
       expect(readRequest(onTime, today).intent, onTime).toBe('supplierInfo');
       const has = `${g.pick(['邓禄普的轮胎', 'F7TC', `${supplier}的机滤`])}${g.pick(['有吗', '有没有', '有吗？'])}`;

@@ -135,7 +135,7 @@ const PRICE_CHANGE =
 const DELETE_ALL =
   /(?:删除|删掉|清空|清除|删光|抹掉)(?:掉)?(?:所有|全部|一切)|(?:单|订单|采购单|数据|记录)[^，,。]{0,4}(?:都|全|全部|统统)(?:给我)?(?:删|清空)|(?:所有|全部|一切)(?:的)?(?:订单|数据|记录|东西|供应商)?.{0,4}(?:都)?(?:删除|删掉|清空|删了)|\bdelete\b.*\b(?:all|everything)\b|\bwipe\b|\bdrop\b.*\b(?:table|database)\b|\berase\b.*\b(?:all|everything)\b/i;
 const DELETE_ONE =
-  /(?:把|将)[^，,。]{1,24}?(?:删除|删掉|删了|删去|去掉|移除|抹掉)|(?:删除|删掉|移除)(?:这个|那个|掉)?(?:供应商|零部件|零件|物料|记录|历史)|\b(?:delete|remove|erase)\b.{0,40}\b(?:supplier|vendor|part|record|history|entry)\b/i;
+  /(?:把|将)[^，,。]{1,24}?(?:删除|删掉|删了|删去|去掉|移除|抹掉)|(?:删除|删掉|移除)[^，,。]{1,16}?(?:这个|这家|那家|那个)?(?:供应商|零部件|零件|物料)|(?:删除|删掉|移除)(?:这个|那个|掉)?(?:供应商|零部件|零件|物料|记录|历史)|\b(?:delete|remove|erase)\b.{0,40}\b(?:supplier|vendor|part|record|history|entry)\b/i;
 /**
  * Which way a price went ("这一年是涨了还是跌了？", "has the price gone up?"): a question about the ERP's price history,
  * never an order, however it names the rise. English asks it as a question (a "?" or a leading auxiliary), so
@@ -186,7 +186,7 @@ export function askSpans(text: string, ask: Ask | undefined): Span[] {
   if (ask === 'judge')
     return spansOf(text, [
       JUDGE,
-      /(?:这个价|报价|开价|要价|售价|单价|价格|\bprice\b|\bquote[ds]?\b)(?!\s*(?:是|为|:|：|of)?\s*[¥$￥]?\s*\d)/i,
+      /(?:这个价|报价|开价|要价|售价|单价|价格|\bprice\b|\bquote[ds]?\b)(?!\s*(?:是|为|:|：|of|us)?\s*[¥$￥]?\s*\d)/i,
     ]);
   return [];
 }
@@ -367,6 +367,11 @@ export function readPeriod(
     n >= 1 && n <= 36
       ? { from: isoDate(new Date(Date.UTC(y, m0 - n, today.getUTCDate()))), to: isoDate(today), months: n }
       : undefined;
+  // The last n days up to today ("最近一周" 7 days, "过去10天", "last 14 days"): a rolling window.
+  const lastDays = (n: number) =>
+    n >= 1 && n <= 366
+      ? { from: isoDate(new Date(Date.UTC(y, m0, today.getUTCDate() - n + 1))), to: isoDate(today) }
+      : undefined;
   const WEEKDAYS = '一二三四五六日天';
   const DAYS_EN = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
   const count = (raw: string) => (/\d/.test(raw) ? Number(raw) : (chineseNumber(raw) ?? 0));
@@ -438,6 +443,24 @@ export function readPeriod(
             : ['', 'one', 'two', 'three', 'four', 'five', 'six', '', '', 'nine', '', '', 'twelve'].indexOf(
                 m[1].toLowerCase(),
               ),
+        ),
+    ],
+    [/(?:最近|近|过去)\s*(\d{1,3}|[一二两三四五六七八九十]{1,3})\s*(?:天|日)/, (m) => lastDays(count(m[1]))],
+    [
+      /(?:最近|近|过去)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*(?:周|个?星期|个?礼拜)/,
+      (m) => lastDays(7 * count(m[1])),
+    ],
+    [
+      /\b(?:the )?(?:last|past) (\d{1,3}|seven|ten|fourteen|thirty) days\b|\b(?:the )?past (week|two weeks)\b|\b(?:the )?last (two weeks)\b/i,
+      (m) =>
+        lastDays(
+          (m[2] ?? m[3])
+            ? (m[2] ?? m[3]).toLowerCase() === 'week'
+              ? 7
+              : 14
+            : /\d/.test(m[1])
+              ? Number(m[1])
+              : ({ seven: 7, ten: 10, fourteen: 14, thirty: 30 }[m[1].toLowerCase()] ?? 0),
         ),
     ],
     [/上上个?月/, () => monthOf(y, m0 - 2)],

@@ -228,7 +228,7 @@ const STOP_EN = new Set(
 );
 
 /** Characters that are grammar, not names: a bigram made of them is never searched. */
-const STOP_ZH = new Set([...'的了吗呢吧啊呀我你您请帮给向从跟把被要想个些哪谁么什和与及或也都还就让是这那再对做']);
+const STOP_ZH = new Set([...'的了吗呢吧啊呀我们你您请帮给向从跟把被要想个些哪谁么什和与及或也都还就让是这那再对做在']);
 /** Words about the request, never in a part's name. */
 const FILLER_ZH = /供应商|厂家|厂商|各家|几家|哪些|哪个|哪家|什么|多少|一下|零部件|零件|配件/g;
 
@@ -397,6 +397,19 @@ export function matchParts(text: string, results: Map<string, PartRef[]>): PartR
  * that category the searches found, not only those whose names share the most with the words (机油滤清器 would
  * leave out 机油滤芯). A text that says more (a model, 摩托车, 铱金) keeps its best matches.
  */
+/**
+ * What a text says besides a category's names and synonyms, when it says one of them and nothing else that names a
+ * part ("在机油滤清器上" leaves "在 上"); undefined when it names no name of the category or more than it.
+ */
+export function withoutCategory(text: string, category: CategoryRef): string | undefined {
+  const names = [category.nameZh, ...category.synonymsZh].filter(Boolean).sort((a, b) => b.length - a.length);
+  const english = [category.nameEn, ...category.synonymsEn].filter(Boolean);
+  let rest = text;
+  for (const name of names) rest = rest.split(name).join(' ');
+  for (const name of english) rest = rest.replace(new RegExp(`\\b${escapeRegExp(name)}(?:e?s)?\\b`, 'gi'), ' ');
+  return rest === text || namesSomething(rest) ? undefined : rest;
+}
+
 export function wholeCategory(
   text: string,
   best: PartRef[],
@@ -406,12 +419,8 @@ export function wholeCategory(
   const codes = new Set(best.map((p) => p.category));
   const category = codes.size === 1 ? categories.find((c) => codes.has(c.code)) : undefined;
   if (!category) return best;
-  const names = [category.nameZh, ...category.synonymsZh].filter(Boolean).sort((a, b) => b.length - a.length);
-  const english = [category.nameEn, ...category.synonymsEn].filter(Boolean);
-  let rest = text;
-  for (const name of names) rest = rest.split(name).join(' ');
-  for (const name of english) rest = rest.replace(new RegExp(`\\b${escapeRegExp(name)}(?:e?s)?\\b`, 'gi'), ' ');
-  if (rest === text || namesSomething(rest)) return best;
+  const rest = withoutCategory(text, category);
+  if (rest === undefined) return best;
   // "520链条": the number left beside the category's name is the start of the model matched, not the whole category;
   // "前刹车片": a word left beside it that the names matched hold (前) narrows the category to them.
   const leading = rest.match(BARE_NUMBER) ?? [];

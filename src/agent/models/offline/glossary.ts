@@ -43,7 +43,9 @@ export function findTerm(entries: GlossaryEntry[], question: string): GlossaryEn
     for (const name of entry.names) {
       const latin = /^[a-z0-9 .-]+$/.test(name);
       const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      const found = latin ? new RegExp(`(?<![a-z])${escaped}(?:s|es|ed|ing|ings)?(?![a-z])`).test(text) : text.includes(name);
+      const found = latin
+        ? new RegExp(`(?<![a-z])${escaped}(?:s|es|ed|ing|ings)?(?![a-z])`).test(text)
+        : text.includes(name);
       if (found && (!best || name.length > best.length)) best = { entry, length: name.length };
     }
   }

@@ -1,6 +1,6 @@
 import { cite, sourcesList } from '../../../protocol/index.ts';
 import { type FieldBound, isEnglish, readFieldBound, type SupplierField, supplierFields } from './asks.ts';
-import { codeTokens, displayName, type PartRef, type SupplierRef } from './catalogue.ts';
+import { codeTokens, displayName, type PartRef, type SupplierRef, withoutCategory } from './catalogue.ts';
 import { type ConversationView, items, type Plan, type ToolStep } from './conversation.ts';
 import { type Facts, ground, type TaskTexts } from './grounding.ts';
 import { SourceBook } from './provenance.ts';
@@ -283,8 +283,13 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
   const models = [...new Set(parts.map((p) => p.model))];
   const seen = [...facts.seen.values()];
   // A model named (F7TC, or a name only one model has): that model's lines; else the lines of the categories named.
+  // The category's own name ("在机油滤清器上花了多少") is the category, even when only one model's name holds it.
+  const namedCategory = facts.categories.find((c) => c.code === parts[0].category);
+  const saysCategory =
+    namedCategory !== undefined && withoutCategory(facts.current.partWords, namedCategory) !== undefined;
   const byModel =
     models.length === 1 &&
+    !saysCategory &&
     (codeTokens(facts.current.partWords).length > 0 ||
       seen.some((p) => p.category === parts[0].category && p.model !== models[0]));
   const category = categories.length === 1 ? categories[0] : undefined;

@@ -229,6 +229,8 @@ export function readMoney(text: string, budget = false): ({ value: number } & Sp
     // A price per piece said in Chinese without its currency (33.95 一副, 12每个): money, unless a count follows the
     // piece word (200 每箱 20 个 is a pack size).
     new RegExp(`(?<![\\w.-])(\\d+(?:\\.\\d+)?)\\s*(?:一|每)\\s*${PIECE}(?!\\s*[\\d零〇一二两三四五六七八九十百千万])`),
+    // A price a supplier said, in English without its currency ("MAHLE quoted 26 for HF204", "asking 16 each").
+    /\b(?:quoted|quoting|asking|priced at|charges?|charging|wants)\s+(?:us\s+)?(?:¥|￥|rmb\s*|cny\s*|\$)?(\d+(?:\.\d+)?)(?![\d.]|\s*(?:pcs|pieces|units|sets|boxes|x\b|%))/i,
     // A price said without its currency (单价 18, 开价 18.5): money, not a quantity.
     new RegExp(
       `(?:单价|价格|报价|开价|要价|售价|卖)\\s*(?:是|为|:|：)?\\s*(\\d+(?:\\.\\d+)?)(?![\\d.]|\\s*(?:个|只|件|条|套|盒|箱|pcs))${PER_PIECE}`,
