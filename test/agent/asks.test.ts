@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentHarness, resume, type TurnResult } from '../../bench/eval/local-stack.ts';
 import { stackHarness, startStack } from '../../bench/eval/stack.ts';
 import { parseGlossary } from '../../src/agent/models/offline/glossary.ts';
+import type { ChoiceOption } from '../../src/protocol/index.ts';
 import {
   judgeEach,
   notEnglish,
@@ -414,6 +415,26 @@ describe('only an explicit order request drafts a write (generated phrasings on 
         misses.push(
           `${say} — expected ${JSON.stringify(expected)}, got ${JSON.stringify(args?.lines ?? turn.answer.slice(0, 200))}`,
         );
+      // Naming no line: which one is asked with the order's lines, and the line picked is the one changed.
+      const vague = r.pick([`把${order.order_no}的数量改成${quantity}`, `${order.order_no} 改成 ${quantity} 个`]);
+      const ctx = h.contextFor('laoxiao', `vague-line-${order.id}`);
+      const asked = await h.send(ctx, vague);
+      const question = asked.interrupts.find((x) => x.value.kind === 'ask_user');
+      const offered = ((question?.value.options ?? []) as ChoiceOption[]).map((o) => o.value);
+      if (JSON.stringify(offered) !== JSON.stringify(lines.map((l) => `part:${l.part_id}`)))
+        misses.push(
+          `${vague} — expected the lines asked, got ${JSON.stringify(question?.value ?? asked.answer.slice(0, 200))}`,
+        );
+      else {
+        const picked = await h.send(
+          ctx,
+          resume(question?.id ?? '', { type: 'answer', answer: `part:${target.part_id}` }),
+        );
+        if (JSON.stringify(approvalArgs(picked, 'order_update')?.lines) !== JSON.stringify(expected))
+          misses.push(
+            `${vague} — after picking: ${JSON.stringify(approvalArgs(picked, 'order_update') ?? picked.answer)}`,
+          );
+      }
       break;
     }
     // 就从报价最低的那家买: after an analysis, the analysed product from the supplier with the lowest list price.

@@ -182,7 +182,23 @@ async function judge(
     }
     case 'update': {
       const o = await orderNumber(expectation.order);
-      const args = approvalOf(first, 'order_update');
+      let decided = first;
+      // A several-line order whose line the text does not name is asked about with exactly its lines; the first
+      // line picked is then the one changed.
+      if (o && first?.value.kind === 'ask_user') {
+        const lines = await db
+          .selectFrom('order_lines')
+          .select('part_id')
+          .where('order_id', '=', o.id)
+          .orderBy('line_no')
+          .execute();
+        const offered = ((first.value.options as Array<{ value: string }> | undefined) ?? []).map((x) => x.value);
+        if (lines.length < 2 || JSON.stringify(offered) !== JSON.stringify(lines.map((l) => `part:${l.part_id}`)))
+          return `asked, but not which of the order's lines — ${seen}`;
+        const ctx = h.contextFor('laoxiao', session);
+        decided = (await h.send(ctx, resume(first.id, { type: 'answer', answer: offered[0] }))).interrupts[0];
+      }
+      const args = approvalOf(decided, 'order_update');
       if (!args || !o || args.orderId !== o.id) return `no order_update approval for ${o?.order_no} — ${seen}`;
       const quantity = (args.lines as Array<{ quantity: number }> | undefined)?.[0]?.quantity;
       if (expectation.quantity && quantity !== expectation.quantity) return `quantity ${quantity}`;

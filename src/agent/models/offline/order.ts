@@ -3,7 +3,7 @@ import { isEnglish, refusalText } from './asks.ts';
 import { categoryLabel, codeTokens, displayName, type PartRef, shortName } from './catalogue.ts';
 import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
-import { chosen, type Facts, ground, offeredBy, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
+import { askUser, chosen, type Facts, ground, offeredBy, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
 import { ORDER_INTENTS } from './intent.ts';
 import { categoryName } from './lookups.ts';
 import { severityText } from './price-review.ts';
@@ -301,7 +301,20 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     if (updated) return { text: confirmation(updated) };
     const change: Record<string, unknown> = {};
     if (current.quantity) {
-      const line = namedLine(order, current.rest) ?? order.lines[0];
+      const line = namedLine(order, current.rest) ?? pickedLine(view, order);
+      // Several lines and none named or picked: which one is asked, never guessed.
+      if (!line) {
+        if (askedLine(view))
+          return { text: '没有选定要改的订单行，未做任何修改。/ No line was chosen: nothing changed.' };
+        return askUser(
+          view,
+          `订单 ${order.orderNo} 有 ${order.lines.length} 行，要改哪一行？/ ${order.orderNo} has ${order.lines.length} lines — which one should change?`,
+          order.lines.map((l) => ({
+            label: `${l.code} ${l.name} × ${l.quantity}`.slice(0, 120),
+            value: `part:${l.partId}`,
+          })),
+        );
+      }
       // "再加100个" adds to the line; "改成300" and "加到300" set it.
       const quantity = ADD_MORE.test(current.text) ? line.quantity + current.quantity : current.quantity;
       change.lines = order.lines.map((l) => ({
@@ -321,6 +334,19 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
   return { text: describeOrder(order) };
 }
 
+/** Whether the latest question asked which line of an order (its options are the lines' parts). */
+const askedLine = (view: ConversationView) => {
+  const options = lastStep(view, 'ask_user')?.args.options;
+  return Array.isArray(options) && options.some((o) => String((o as ChoiceOption).value).startsWith('part:'));
+};
+
+/** The line picked from that question, or the only line. */
+function pickedLine(view: ConversationView, order: OrderItem): OrderItem['lines'][number] | undefined {
+  if (order.lines.length === 1) return order.lines[0];
+  const picked = askedLine(view) ? optionId(chosen(view), 'part') : undefined;
+  return order.lines.find((l) => l.partId === picked);
+}
+
 /** Adding to a line's quantity rather than setting it ("再加100个", "追加50", "add 100 more"). */
 const ADD_MORE = /再加|追加|多加|另加|(?<!到)增加(?!到)|\badd\b|\b\d+ more\b/i;
 
@@ -330,6 +356,9 @@ function namedLine(order: OrderItem, text: string): OrderItem['lines'][number] |
   const bare = (code: string) => code.toUpperCase().replace(/[-/.\s]/g, '');
   const byCode = order.lines.find((l) => upper.includes(bare(l.code)));
   if (byCode || order.lines.length < 2) return byCode;
+  // The model without the supplier's prefix (D8TC for NG-D8TC), when it names one line only.
+  const byModel = order.lines.filter((l) => upper.includes(bare(l.code.replace(/^[A-Z]{2,3}-/, ''))));
+  if (byModel.length === 1) return byModel[0];
   const runs = cjkRuns(text);
   const scored = order.lines
     .map((l) => ({ l, score: runs.reduce((n, r) => n + sharedRuns(r, l.name), 0) }))
