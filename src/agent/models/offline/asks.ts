@@ -165,12 +165,24 @@ const JUDGE =
   /合理吗|合不合理|合理不|合适吗|合不合适|算便宜吗|便宜吗|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
 const BUDGET =
   /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,60}\b(?:can|could) (?:i|we) (?:buy|get|order|afford)\b|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|how many\b.{1,60}\b(?:can|could|will|would)\b.{1,30}\bbuy\b|what can i (?:get|buy) for|\bafford\b/i;
-const KNOWLEDGE =
-  /什么是|什么叫|啥叫|何为|何谓|是什么意思|(?:[A-Za-z\u3400-\u9fff]{2,})\s*是(?:什么|啥)\s*[?？]?\s*$|什么意思|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b/i;
+/** The Chinese words that ask what a term means (什么是, 什么叫, 何谓, …): every definition cue starts from them. */
+export const WHAT_IS_ZH = '什么是|什么叫|啥叫|何为|何谓|是什么意思|什么意思';
+const KNOWLEDGE = new RegExp(
+  String.raw`${WHAT_IS_ZH}|(?:[A-Za-z\u3400-\u9fff]{2,})\s*是(?:什么|啥)\s*[?？]?\s*$|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b`,
+  'i',
+);
+
+/** Words that make a question about a supplier's field one about what the field's term means. */
+const DEFINITION_WORDS = new RegExp(
+  String.raw`${WHAT_IS_ZH}|解释|科普|含义|定义|\bwhat (?:is|are) (?:a|an)\b|\bmean\b|\bexplain\b|\bdefin`,
+  'i',
+);
 
 /** Asking what a term is ("什么是三单匹配", "交货周期是什么？", "what is a blanket PO?"), not about one's own records. */
-const DEFINING =
-  /什么是|什么叫|啥叫|何为|何谓|是什么意思|什么意思|^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bwhat does\b.{1,40}\bmean\b/i;
+const DEFINING = new RegExp(
+  String.raw`${WHAT_IS_ZH}|^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bwhat does\b.{1,40}\bmean\b`,
+  'i',
+);
 
 /**
  * The words of a question that name no part or supplier ("谁家供应", "交货周期是多少", "花了多少钱"): blanked before the
@@ -200,9 +212,7 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   if (
     fields.length &&
     (ASKED.test(text) || readFieldBound(text) || endsWithField(text)) &&
-    !/什么是|什么叫|啥叫|何为|何谓|是什么意思|什么意思|解释|科普|含义|定义|\bwhat (?:is|are) (?:a|an)\b|\bmean\b|\bexplain\b|\bdefin/i.test(
-      text,
-    ) &&
+    !DEFINITION_WORDS.test(text) &&
     // "交货周期是什么？" asks what the term is; "博世的交货周期是什么" asks a supplier's.
     !/^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$/.test(text)
   )

@@ -238,7 +238,7 @@ export interface PartQuery {
   kind: 'code' | 'zh' | 'en';
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The text a request has left once suppliers are blanked out, with the categories' synonyms written by the

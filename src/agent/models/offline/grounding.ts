@@ -4,6 +4,7 @@ import {
   categoryLabel,
   displayName,
   distinctSuppliers,
+  escapeRegExp,
   findSuppliers,
   matchParts,
   namesSomething,
@@ -221,10 +222,8 @@ export function unknownSupplier(
       );
       if (slot.test(raw)) return zh;
     }
-    const en = new RegExp(
-      `(?:\\b(?:from|with|at|by)\\s+|\\bthe\\s+)(${query.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&')})\\b|\\b(${query.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&')})'s\\b`,
-      'i',
-    ).exec(raw);
+    const word = escapeRegExp(query);
+    const en = new RegExp(`(?:\\b(?:from|with|at|by)\\s+|\\bthe\\s+)(${word})\\b|\\b(${word})'s\\b`, 'i').exec(raw);
     const name = en?.[1] ?? en?.[2];
     // An English name is a capitalised word: "the tyre" is no supplier, nor is a model code; "the Michelin tyre" is.
     if (name && /^[A-Z][a-z]+$/.test(name) && !NOT_A_NAME_EN.test(name) && !known(name)) return name;

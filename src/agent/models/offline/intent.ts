@@ -10,6 +10,7 @@ import {
   readAsk,
   readPeriod,
   readStatuses,
+  WHAT_IS_ZH,
 } from './asks.ts';
 import { readDate } from './dates.ts';
 import { quantitySpans, readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
@@ -548,8 +549,10 @@ export function readRequest(raw: string, today = new Date()): Reading {
 const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 
 /** Asking what a kind of thing is ("what is a blanket PO", "什么是框架订单"), not about one of the user's own. */
-const DEFINITION =
-  /什么是|什么叫|啥叫|何为|何谓|是什么意思|什么意思|是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b/i;
+const DEFINITION = new RegExp(
+  String.raw`${WHAT_IS_ZH}|是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b`,
+  'i',
+);
 
 /** A question rather than a command: which, how many, whether. */
 export const QUESTION =
