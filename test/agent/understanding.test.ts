@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type FieldBound, readFieldBound } from '../../src/agent/models/offline/asks.ts';
+import { type Extreme, type FieldBound, readExtreme, readFieldBound } from '../../src/agent/models/offline/asks.ts';
 import {
   findSuppliers,
   matchParts,
@@ -291,6 +291,35 @@ describe('periods, spend and quoted prices (generated phrasings)', () => {
       ]);
       const r = readRequest(text, today);
       expect([r.intent, r.quantity], text).toEqual(['spend', undefined]);
+    }
+  });
+
+  it('reads the total of orders in a state as a spend question over those states, never a list or an order', () => {
+    const states: Array<[string[], string[], string[]]> = [
+      [
+        ['pending_approval'],
+        ['待审批的订单', '还没审批的单子', '等审批的采购单'],
+        ['orders awaiting approval', 'pending orders'],
+      ],
+      [
+        ['approved', 'ordered'],
+        ['还没到货的订单', '未到货的单子'],
+        ['orders not yet delivered', 'outstanding orders'],
+      ],
+      [['cancelled'], ['已取消的订单', '作废的单子'], ['cancelled orders']],
+    ];
+    for (let i = 0; i < 40; i++) {
+      const [statuses, zh, en] = g.pick(states);
+      const who = g.pick(['', g.pick(suppliers)]);
+      const text = g.pick([
+        `${who}${g.pick(zh)}金额一共多少`,
+        `${who}${g.pick(zh)}${g.pick(['总共', '一共', '加起来'])}多少钱`,
+        `${who}${g.pick(zh)}总金额是多少？`,
+        `How much are the ${g.pick(en)} worth in total?`,
+        `What's the total value of ${g.pick(en)}?`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.statuses?.statuses, r.quantity], text).toEqual(['spend', statuses, undefined]);
     }
   });
 
@@ -865,6 +894,31 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
       expect([r.intent, r.quantity], text).toEqual(['supplierInfo', undefined]);
     }
     expect(readFieldBound('博世的交期是多少')).toBeUndefined();
+  });
+
+  it('reads the best or worst supplier by a field, and a ranking, as a supplier question with that ranking', () => {
+    for (let i = 0; i < 40; i++) {
+      const within = g.pick(['', `${g.pick(['火花塞', '刹车片', '轮胎', '链条', '电瓶'])}的供应商里`]);
+      const [text, extreme] = g.pick<[string, Extreme]>([
+        [`${within}哪家供应商的评分最高`, { by: 'rating', want: 'max', end: true }],
+        [`${within}评级最低的是哪家`, { by: 'rating', want: 'min', end: true }],
+        [`${within}哪家交期最短？`, { by: 'leadTime', want: 'min', end: true }],
+        [`${within}哪家交货最快`, { by: 'leadTime', want: 'min', end: true }],
+        [`${within}交期最长的是哪家`, { by: 'leadTime', want: 'max', end: true }],
+        [`${within}哪家供应商准时交货率最高`, { by: 'onTime', want: 'max', end: true }],
+        [`按准时交货率给供应商排个名`, { by: 'onTime', want: 'max', end: false }],
+        [`供应商按评分排名`, { by: 'rating', want: 'max', end: false }],
+        ['which supplier is rated highest?', { by: 'rating', want: 'max', end: true }],
+        ['which supplier has the best lead time?', { by: 'leadTime', want: 'min', end: true }],
+        ['who has the longest lead time?', { by: 'leadTime', want: 'max', end: true }],
+        ['rank suppliers by on-time delivery', { by: 'onTime', want: 'max', end: false }],
+        ['which vendor has the worst on-time delivery rate?', { by: 'onTime', want: 'min', end: true }],
+      ]);
+      expect(readExtreme(text), text).toEqual(extreme);
+      const r = readRequest(text, today);
+      expect([r.intent, r.quantity], text).toEqual(['supplierInfo', undefined]);
+    }
+    expect(readExtreme('博世的交期是多少')).toBeUndefined();
   });
 
   it('reads a stock question about a part as a stock question, never an order', () => {

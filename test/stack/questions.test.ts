@@ -158,6 +158,58 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         },
       });
     }
+    // The best or worst supplier by rating or lead time, of all or of a category's suppliers: the ERP's winners (ties
+    // included) named first with the figure, no other supplier beside them.
+    for (let i = 0; i < 3; i++) {
+      const c = random() < 0.5 ? pick(categories) : undefined;
+      const pool = c
+        ? carried.filter((s) => offers.some((o) => o.category === c.code && o.supplierId === s.id))
+        : carried;
+      const zh = c ? `${chineseWordFor(c)}的供应商里` : '';
+      const en = c ? `${c.name_en.toLowerCase()} ` : '';
+      const ask = pick([
+        {
+          by: 'rating' as const,
+          want: 'max' as const,
+          say: [`${zh}哪家供应商的评分最高`, `${zh}谁的评级最高？`, `which ${en}supplier is rated highest?`],
+        },
+        {
+          by: 'rating' as const,
+          want: 'min' as const,
+          say: [`${zh}评分最低的是哪家`, `which ${en}supplier has the lowest rating?`],
+        },
+        {
+          by: 'lead_time_days' as const,
+          want: 'min' as const,
+          say: [`${zh}哪家交期最短`, `${zh}哪家交货最快？`, `Which ${en}supplier has the shortest lead time?`],
+        },
+        {
+          by: 'lead_time_days' as const,
+          want: 'max' as const,
+          say: [`${zh}交期最长的是哪家`, `which ${en}supplier has the longest lead time?`],
+        },
+      ]);
+      const values = pool.map((s) => Number(s[ask.by]));
+      const end = ask.want === 'max' ? Math.max(...values) : Math.min(...values);
+      const winners = pool.filter((s) => Number(s[ask.by]) === end);
+      const say = pick(ask.say);
+      const english = inEnglish(say);
+      list.push({
+        cls: 'supplier-extreme',
+        say,
+        judge: (turn) => {
+          const headline = turn.answer.split('\n').find((l) => l.startsWith('**')) ?? '';
+          const name = (s: (typeof carried)[number]) => (english ? s.name_en : s.name_zh);
+          const others = carried.filter((s) => !winners.includes(s) && headline.includes(name(s)));
+          return (
+            noWrite(turn) ||
+            (winners.every((s) => headline.includes(name(s))) && headline.includes(String(end)) && !others.length
+              ? undefined
+              : `expected ${winners.map(name).join(', ')} (${end}) first: ${turn.answer.slice(0, 200)}`)
+          );
+        },
+      });
+    }
     // 2. Orders awaiting approval: exactly the ERP's pending ones.
     const pending = await db
       .selectFrom('orders')
@@ -263,6 +315,55 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
           (turn.answer.includes(yuan(total))
             ? undefined
             : `no total ${yuan(total)} (${p.from}–${p.to}): ${turn.answer.slice(0, 160)}`) ||
+          (turn.answer.includes(`${count} 个订单`) || turn.answer.includes(`${count} orders`)
+            ? undefined
+            : `not ${count} orders`),
+      });
+    }
+    // The total of the orders in a state said (awaiting approval, not yet delivered, cancelled), of one supplier or all:
+    // those states' order lines, never the ordered and received spend.
+    type Status = 'pending_approval' | 'approved' | 'ordered' | 'cancelled';
+    for (let i = 0; i < 2; i++) {
+      const state = pick<{ statuses: Status[]; zh: string[]; en: string[] }>([
+        {
+          statuses: ['pending_approval'],
+          zh: ['待审批的订单', '还没审批的单子', '等审批的采购单'],
+          en: ['orders awaiting approval', 'pending orders', 'unapproved orders'],
+        },
+        {
+          statuses: ['approved', 'ordered'],
+          zh: ['还没到货的订单', '未到货的单子', '在途的订单'],
+          en: ['orders not yet delivered', 'outstanding orders', 'orders in transit'],
+        },
+        { statuses: ['cancelled'], zh: ['已取消的订单', '作废的单子'], en: ['cancelled orders'] },
+      ]);
+      const s = random() < 0.5 ? pick(carried) : undefined;
+      let query = db
+        .selectFrom('order_lines')
+        .innerJoin('orders', 'orders.id', 'order_lines.order_id')
+        .select(['order_lines.quantity', 'order_lines.unit_price_e4', 'orders.id'])
+        .where('orders.project_id', '=', 'P001')
+        .where('orders.status', 'in', state.statuses);
+      if (s) query = query.where('orders.supplier_id', '=', s.id);
+      const rows = await query.execute();
+      const total = Math.round(rows.reduce((n, r) => n + (r.quantity * r.unit_price_e4) / 10_000, 0) * 100) / 100;
+      const count = new Set(rows.map((r) => r.id)).size;
+      const zh = `${s ? shortZh(s.name_zh) : ''}${pick(state.zh)}`;
+      const en = `${s ? `${shortEn(s.name_en)}'s ` : ''}${pick(state.en)}`;
+      const say = pick([
+        `${zh}金额一共多少`,
+        `${zh}总共多少钱`,
+        `${zh}总金额是多少？`,
+        `How much are the ${en} worth in total?`,
+        `What's the total value of ${en}?`,
+      ]);
+      list.push({
+        cls: 'total-by-state',
+        say,
+        judge: (turn) =>
+          noWrite(turn) ||
+          (inEnglish(say) ? notEnglish(turn.answer) : undefined) ||
+          (turn.answer.includes(yuan(total)) ? undefined : `no total ${yuan(total)}: ${turn.answer.slice(0, 160)}`) ||
           (turn.answer.includes(`${count} 个订单`) || turn.answer.includes(`${count} orders`)
             ? undefined
             : `not ${count} orders`),

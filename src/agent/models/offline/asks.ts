@@ -18,7 +18,7 @@ export type SupplierField = 'leadTime' | 'rating' | 'terms' | 'contact' | 'city'
 const FIELDS: Array<[SupplierField, RegExp]> = [
   [
     'leadTime',
-    /交期|交货期|交货周期|交付周期|供货周期|货期|多久(?:能)?(?:到货|交货|发货|送到)|几天(?:能)?(?:到货|交货|发货|送到)|(?:到货|交货|发货|送货)(?:要|需要|得)?(?:多少天|几天|多久|多长时间)|\blead[- ]?times?\b|\bdelivery times?\b|\bhow (?:long|fast|quickly)\b(?=.{0,30}\b(?:deliver|ship|take))/i,
+    /交期|交货期|交货周期|交付周期|供货周期|货期|多久(?:能)?(?:到货|交货|发货|送到)|几天(?:能)?(?:到货|交货|发货|送到)|(?:交货|到货|发货|送货)(?:最快|最慢|快|慢)|(?:到货|交货|发货|送货)(?:要|需要|得)?(?:多少天|几天|多久|多长时间)|\blead[- ]?times?\b|\bdelivery times?\b|\bhow (?:long|fast|quickly)\b(?=.{0,30}\b(?:deliver|ship|take))/i,
   ],
   [
     'rating',
@@ -87,6 +87,42 @@ export function readFieldBound(text: string): FieldBound | undefined {
   return { field, op, value: Number(value) };
 }
 
+/** What a supplier question ranks by ("按准时率排个名", "交期最短的是哪家", "who is rated highest"). */
+export interface Extreme {
+  by: 'rating' | 'leadTime' | 'onTime';
+  /** The lowest value wins (shortest lead time, lowest rating) or the highest. */
+  want: 'min' | 'max';
+  /** Asking for the one at the end of the ranking (最高, shortest), not for the whole ranking. */
+  end: boolean;
+}
+
+const HIGH = /最高|最好|最棒|最强|最靠谱|最长|最慢|最久|\b(?:highest|best|top|longest|slowest)\b|\bmost reliable\b/i;
+const LOW = /最低|最差|最短|最快|最不靠谱|\b(?:lowest|worst|shortest|fastest|quickest)\b|\bleast reliable\b/i;
+const ON_TIME = /准时|按时|\bon[- ]time\b|\bdelivery performance\b/i;
+const RANK = /排名|排行|排个名|排一下|排序|\brank(?:s|ed|ing)?\b|\bsort(?:ed)?\b/i;
+
+/**
+ * The best or worst supplier a question asks for, by the field it names: "哪家供应商的评分最高" wants the highest rating;
+ * "交期最短/最快" the shortest lead time; "准时交货率最高" the best on-time rate; "best lead time" the shortest.
+ */
+export function readExtreme(text: string): Extreme | undefined {
+  const high = HIGH.test(text);
+  const low = LOW.test(text);
+  // "按准时交货率排名", "rank suppliers by rating": the whole ranking, best first.
+  const ranked = RANK.test(text);
+  if (high === low && !ranked) return undefined;
+  const end = high !== low;
+  const fields = supplierFields(text);
+  if (ON_TIME.test(text)) return { by: 'onTime', want: low ? 'min' : 'max', end };
+  if (fields[0] === 'leadTime') {
+    // A lead time is best short: "best", "fastest" and "shortest" all want the fewest days.
+    const longest = /最长|最慢|最久|\b(?:longest|slowest)\b/i.test(text);
+    return { by: 'leadTime', want: longest ? 'max' : 'min', end };
+  }
+  if (fields[0] === 'rating') return { by: 'rating', want: low ? 'min' : 'max', end };
+  return undefined;
+}
+
 /** Changing a supplier's master data ("把博世的评级改成5分", "change Bosch's rating to 3"). */
 const CHANGE =
   /改成|改为|改到|改一下|修改|调成|调到|调整为|调整成|调高|调低|提高到|降低到|设为|设置为|设成|更新为|更新成|换成|\b(?:change|changed|update|updated|set|modify|edit|raise|lower|increase|reduce|make)\b/i;
@@ -96,7 +132,7 @@ const LEAD_DAYS =
 
 /** A question rather than a command, for a supplier's fields. */
 const ASKED =
-  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是啥|啥|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|看看|查查|告诉我|发我|发给我|给我|说一?下|提供一?下|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check)\b/i;
+  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是啥|啥|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|看看|查查|告诉我|发我|发给我|给我|说一?下|提供一?下|排名|排行|排个名|排序|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check|rank|sort)\b/i;
 
 /** "谁家供应火花塞？", "which models of tyres can I buy?": who carries a part, which models there are. */
 const CATALOGUE_ZH =
@@ -122,7 +158,7 @@ function spansOf(text: string, patterns: RegExp[]): Span[] {
 
 /** How much was spent ("去年下半年在轮胎上花了多少钱", "how much did we spend on batteries"). */
 const SPEND =
-  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|订单(?:总)?金额(?:是|有|一共)?多少|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|最常买|买得最多|买的最多|买最多|采购最多|\bbuy (?:the )?most\b|\bmost often\b|\b(?:spend|spent|spending|expenditure)\b/i;
+  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|(?<=单|单子)的?(?:总)?金额(?:是|有|一共|总共|合计)?多少|(?:总金额|合计金额|总价值)(?:是|有|一共)?多少|(?<=单|单子)[^，,。]{0,8}?(?:总共|一共|合计|总计|加起来)(?:是|有)?多少钱|\btotal (?:value|amount|worth)\b|\bhow much (?:are|is|were|was)\b(?=.{0,60}\b(?:worth|in total|altogether)\b)|\badd up to\b|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|最常买|买得最多|买的最多|买最多|采购最多|\bbuy (?:the )?most\b|\bmost often\b|\b(?:spend|spent|spending|expenditure)\b/i;
 
 const PAYMENT =
   /付款|付钱|打款|打(?:一)?笔款|汇(?:一)?笔款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
@@ -192,7 +228,7 @@ export function askSpans(text: string, ask: Ask | undefined): Span[] {
   if (ask === 'catalogue')
     return spansOf(text, [CATALOGUE_ZH, CATALOGUE_EN, CATALOGUE_HAVE_WORDS, /\bcan (?:i|we) (?:buy|order|get)\b/i]);
   if (ask === 'supplierInfo') return spansOf(text, [...FIELDS.map(([, p]) => p), ASKED]);
-  if (ask === 'spend') return spansOf(text, [SPEND, /一共|总共|合计|\bin total\b/i]);
+  if (ask === 'spend') return spansOf(text, [SPEND, /一共|总共|合计|\bin total\b|\bworth\b|\baltogether\b/i]);
   // "德尔福的机油滤清器报价高不高": the judgement and the price words name no part.
   // A price word with its figure after it (单价 53) is left for the money it cues.
   if (ask === 'judge')
@@ -267,6 +303,19 @@ const STATUS_WORDS: Array<[RegExp, string[], string]> = [
   [/已审批|审批通过的|(?<!not (?:yet )?)approved\b/i, ['approved'], '已审批 / approved'],
 ];
 
+const STATUS_ZH: Record<string, string> = {
+  draft: '草稿',
+  pending_approval: '待审批',
+  approved: '已审批',
+  ordered: '已下单',
+  received: '已收货',
+  cancelled: '已取消',
+};
+
+/** An order state as the user reads it: 待审批 in Chinese, "pending approval" in English. */
+export const statusName = (status: string, english: boolean) =>
+  english ? status.replace(/_/g, ' ') : (STATUS_ZH[status] ?? status);
+
 /** Asking whether orders have arrived ("上周五下的单到货了没有", "has the Bosch order arrived?"): their states answer. */
 export const DELIVERY_QUESTION =
   /(?:到货|到|收到|收货|送到|送达|交货)了?(?:没有|没|吗|了吗|了没)|有没有(?:到货|到|收到|送到)|是否(?:已经?)?(?:到货|收到|送达)|\b(?:has|have|did|is|are)\b.{0,60}\b(?:arrived?|been delivered|been received|come in|delivered|received)\b|\b(?:arrived|delivered|received) yet\b/i;
@@ -274,9 +323,12 @@ export const DELIVERY_QUESTION =
 /** Cancelled orders named by their state ("已取消的订单", "作废的单子"): the words say which orders, not to cancel. */
 export const CANCELLED_STATE = /已取消|被取消|(?:取消|作废|撤销)(?:掉)?的(?=订单|采购单|单子|单)/g;
 
-/** The states a look-up asks for ("还没到货的", "cancelled"), with the filter's label. */
-export function readStatuses(text: string): { statuses: string[]; label: string } | undefined {
-  for (const [pattern, statuses, label] of STATUS_WORDS) if (pattern.test(text)) return { statuses, label };
+/** The states a look-up asks for ("还没到货的", "cancelled"), with the filter's label and where it was said. */
+export function readStatuses(text: string): ({ statuses: string[]; label: string } & Span) | undefined {
+  for (const [pattern, statuses, label] of STATUS_WORDS) {
+    const m = pattern.exec(text);
+    if (m) return { statuses, label, start: m.index, end: m.index + m[0].length };
+  }
   return undefined;
 }
 

@@ -457,7 +457,9 @@ export function readRequest(raw: string, today = new Date()): Reading {
   let working = blankSpans(text, spans);
   const delivery = DELIVERY_QUESTION.test(working);
   const statuses = delivery ? undefined : readStatuses(working);
-  if (statuses?.statuses.includes('cancelled'))
+  // "还没到货的订单总金额是多少": the state the total is of names no part.
+  if (statuses && asked?.ask === 'spend') working = blankSpans(working, [statuses]);
+  else if (statuses?.statuses.includes('cancelled'))
     working = blankSpans(
       working,
       [...working.matchAll(CANCELLED_STATE)].map((m) => ({ start: m.index, end: m.index + m[0].length })),
@@ -523,7 +525,7 @@ export function readRequest(raw: string, today = new Date()): Reading {
     ask: asked?.ask,
     refusal: asked?.refusal,
     period: period && { from: period.from, to: period.to, label: period.label, months: period.months },
-    statuses,
+    statuses: statuses && { statuses: statuses.statuses, label: statuses.label },
     delivery: delivery || undefined,
     cheapest: CHEAPEST.test(text) || undefined,
     newest: NEWEST.test(text) || undefined,

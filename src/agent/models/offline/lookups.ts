@@ -1,5 +1,14 @@
 import { cite, sourcesList } from '../../../protocol/index.ts';
-import { type FieldBound, isEnglish, readFieldBound, type SupplierField, supplierFields } from './asks.ts';
+import {
+  type Extreme,
+  type FieldBound,
+  isEnglish,
+  readExtreme,
+  readFieldBound,
+  type SupplierField,
+  statusName,
+  supplierFields,
+} from './asks.ts';
 import { codeTokens, displayName, type PartRef, type SupplierRef, withoutCategory } from './catalogue.ts';
 import { type ConversationView, items, type Plan, type ToolStep } from './conversation.ts';
 import { type Facts, ground, type TaskTexts } from './grounding.ts';
@@ -110,8 +119,14 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
           ? 'No supplier in the ERP matches.'
           : 'ERP 中没有找到这个供应商。/ No supplier in the ERP matches.',
     };
-  // Quality is how a supplier has served the project: its scorecard, for the few suppliers named.
-  const scored = fields.includes('rating') && asked.length <= 4 && view.tools.has('supplier_scorecard');
+  // "交期最短的是哪家": the one supplier (or the tied few) at the end of the ranking said, named first.
+  const extreme = readExtreme(texts.words);
+  // Quality is how a supplier has served the project: its scorecard, for the few suppliers named, or for every
+  // supplier asked when they are ranked by on-time delivery.
+  const scored =
+    fields.includes('rating') &&
+    (asked.length <= 4 || extreme?.by === 'onTime') &&
+    view.tools.has('supplier_scorecard');
   const cardOf = (s: SupplierRow) =>
     view.steps.find((x) => x.name === 'supplier_scorecard' && Number(x.args.supplierId) === s.id);
   const wanted = scored ? asked.filter((s) => !cardOf(s)) : [];
@@ -120,14 +135,30 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
   if (view.steps.some((s) => s.text === undefined)) return {};
   const book = new SourceBook();
   const at = cite([book.erp(list)]);
-  // Many suppliers: sorted by the field asked (shortest lead time, best rating first).
-  const sorted = [...asked].sort((a, b) =>
-    fields[0] === 'leadTime'
-      ? (a.leadTimeDays ?? 0) - (b.leadTimeDays ?? 0)
-      : fields[0] === 'rating'
-        ? (b.rating ?? 0) - (a.rating ?? 0)
-        : 0,
-  );
+  const onTimeOf = (s: SupplierRow) => {
+    const card = cardOf(s);
+    const result = ok(card) ? (card?.result as Scorecard | undefined) : undefined;
+    return result?.delivery.onTimePct ?? undefined;
+  };
+  const measure = (s: SupplierRow, by: Extreme['by']) =>
+    by === 'onTime' ? onTimeOf(s) : by === 'rating' ? s.rating : s.leadTimeDays;
+  // Many suppliers: sorted by the ranking said, else by the field asked (shortest lead time, best rating first).
+  const rankBy: Extreme =
+    extreme ??
+    (fields[0] === 'leadTime'
+      ? { by: 'leadTime', want: 'min', end: false }
+      : { by: 'rating', want: 'max', end: false });
+  const sorted =
+    extreme || fields[0] === 'leadTime' || fields[0] === 'rating'
+      ? [...asked].sort((a, b) => {
+          const [x, y] = [measure(a, rankBy.by), measure(b, rankBy.by)];
+          // A supplier without the figure (no delivery yet) ranks last either way.
+          if (x === undefined || y === undefined) return (x === undefined ? 1 : 0) - (y === undefined ? 1 : 0);
+          return rankBy.want === 'min' ? x - y : y - x;
+        })
+      : asked;
+  const top = extreme?.end ? measure(sorted[0], extreme.by) : undefined;
+  const winners = top === undefined ? [] : sorted.filter((s) => measure(s, extreme!.by) === top);
   const value = (s: SupplierRow, f: SupplierField) =>
     ({
       leadTime: english ? `lead time ${s.leadTimeDays} days` : `交期 ${s.leadTimeDays} 天`,
@@ -154,6 +185,18 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
   return {
     text: [
       english ? '## Supplier details (from the ERP)' : '## 供应商信息（ERP 主数据）/ Supplier details',
+      ...(extreme && winners.length
+        ? [
+            extremeText(
+              extreme,
+              winners,
+              top as number,
+              english,
+              // An on-time rate is the scorecard's figure: the winners' scorecards are its source.
+              extreme.by === 'onTime' ? cite(winners.map((w) => book.erp(cardOf(w) as ToolStep))) : at,
+            ),
+          ]
+        : []),
       ...(boundLabel ? [english ? `Filter: ${boundLabel} ${at}` : `筛选 / filter：${boundLabel} ${at}`] : []),
       ...lines,
       english
@@ -164,6 +207,24 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
       ...sourcesList(book.sources),
     ].join('\n'),
   };
+}
+
+/** The headline of a ranking question: who is at its end, with the figure ("**交期最短：电装（5 天）**"). */
+function extremeText(extreme: Extreme, winners: SupplierRow[], value: number, english: boolean, at: string): string {
+  const names = winners.map((s) => (english ? (s.nameEn ?? s.name) : s.name)).join(english ? ', ' : '、');
+  const min = extreme.want === 'min';
+  const [what, figure] = {
+    leadTime: english
+      ? [min ? 'Shortest lead time' : 'Longest lead time', `${value} days`]
+      : [min ? '交期最短' : '交期最长', `${value} 天`],
+    rating: english
+      ? [min ? 'Lowest rating' : 'Highest rating', `${value} / 5`]
+      : [min ? '评级最低' : '评级最高', `${value} 分`],
+    onTime: english
+      ? [min ? 'Lowest on-time delivery rate' : 'Highest on-time delivery rate', `${value}%, last 12 months`]
+      : [min ? '准时交货率最低' : '准时交货率最高', `近 12 个月 ${value}%`],
+  }[extreme.by];
+  return english ? `**${what}: ${names} (${figure})** ${at}` : `**${what}：${names}（${figure}）** ${at}`;
 }
 
 /** "谁家供应火花塞？", "which models of tyres can we buy?": the parts the ERP lists, by model, with their suppliers. */
@@ -263,7 +324,10 @@ const SPENT = ['ordered', 'received'] as const;
 const SPEND_PAGE = 50;
 const SPEND_MAX_PAGES = 10;
 
-/** "去年下半年在轮胎上花了多少钱？": the sum of ordered and received order lines of what is named, in the period. */
+/**
+ * "去年下半年在轮胎上花了多少钱？": the sum of ordered and received order lines of what is named, in the period; the
+ * states said instead when the question names them ("待审批的订单金额一共多少").
+ */
 export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
   const grounded = ground(view, texts);
   if ('plan' in grounded) return grounded.plan;
@@ -271,6 +335,7 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
   const english = isEnglish(texts.words);
   const reading = facts.current.reading;
   const period = reading.period;
+  const states: readonly string[] = reading.statuses?.statuses ?? SPENT;
   const supplier = facts.current.suppliers[0];
   const parts = facts.current.parts.length ? facts.current.parts : [];
   if (facts.current.namesPart && facts.current.partWords && !parts.length && !supplier)
@@ -284,7 +349,7 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
   const seen = [...facts.seen.values()];
   // A model named (F7TC, or a name only one model has): that model's lines; else the lines of the categories named.
   // The category's own name ("在机油滤清器上花了多少") is the category, even when only one model's name holds it.
-  const namedCategory = facts.categories.find((c) => c.code === parts[0].category);
+  const namedCategory = parts.length ? facts.categories.find((c) => c.code === parts[0].category) : undefined;
   const saysCategory =
     namedCategory !== undefined && withoutCategory(facts.current.partWords, namedCategory) !== undefined;
   const byModel =
@@ -307,7 +372,7 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
   });
   const pages = (status: string) =>
     view.steps.filter((s) => s.name === 'order_search_details' && s.args.status === status);
-  const next = SPENT.flatMap((status) => {
+  const next = states.flatMap((status) => {
     const done = pages(status);
     const last = done.at(-1);
     if (!last) return [{ name: 'order_search_details', args: { ...args(status), page: 1 } }];
@@ -321,7 +386,7 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
   if (next.length) return { toolCalls: next };
   if (view.steps.some((s) => s.text === undefined)) return {};
   const book = new SourceBook();
-  const rows = SPENT.map((status) => {
+  const rows = states.map((status) => {
     const steps = pages(status).filter((s) => ok(s));
     const ids = steps.map((s) => book.erp(s));
     const orders = steps
@@ -363,12 +428,18 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
       bySupplier.set(name, (bySupplier.get(name) ?? 0) + o.lines.reduce((n, l) => n + l.amount, 0));
     }
   const top = [...bySupplier].sort((a, b) => b[1] - a[1]).slice(0, 6);
-  const status = (s: string) => (english ? s : s === 'ordered' ? '已下单' : '已收货');
+  const status = (s: string) => statusName(s, english);
+  // The states as the question said them (未到货 is approved and ordered); the rows below give each state.
+  const said = reading.statuses?.label.split(' / ')[english ? 1 : 0];
   return {
     text: [
-      english
-        ? `## Spend${what ? ` on ${what}` : ''}, ${when}: ${yuan(total)} ${all}`
-        : `## ${when}${what ? `「${what}」` : ''}采购支出：${yuan(total)} ${all}`,
+      said
+        ? english
+          ? `## Orders ${said}${what ? ` · ${what}` : ''}, ${when}: ${yuan(total)} ${all}`
+          : `## ${what ? `「${what}」` : ''}${said}订单金额（${when}）：${yuan(total)} ${all}`
+        : english
+          ? `## Spend${what ? ` on ${what}` : ''}, ${when}: ${yuan(total)} ${all}`
+          : `## ${when}${what ? `「${what}」` : ''}采购支出：${yuan(total)} ${all}`,
       english
         ? `- ${orders} orders, ${lines} lines, quantity ${quantity} ${all}`
         : `- ${orders} 个订单、${lines} 行、数量 ${quantity} ${all}`,
@@ -382,9 +453,13 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
               : `- 按供应商：${top.map(([n, a]) => `${n} ${yuan(a)}`).join('、')} ${all}`,
           ]
         : []),
-      english
-        ? `Rule: the amounts of the order lines${what ? ` of ${what}` : ''} on ordered and received orders, by order date${period ? ` (${period.label})` : ''}; drafts, orders awaiting approval, approved and cancelled orders are not counted.`
-        : `口径：已下单和已收货订单中${what ? `「${what}」的` : ''}订单行金额之和，按下单日期${period ? `（${period.label}）` : ''}；草稿、待审批、已审批和已取消的订单不计。`,
+      said
+        ? english
+          ? `Rule: the amounts of the order lines${what ? ` of ${what}` : ''} on orders ${said} (${states.map(status).join(', ')}), by order date${period ? ` (${period.label})` : ''}.`
+          : `口径：${said}（${states.map(status).join('、')}）订单中${what ? `「${what}」的` : ''}订单行金额之和，按下单日期${period ? `（${period.label}）` : ''}。`
+        : english
+          ? `Rule: the amounts of the order lines${what ? ` of ${what}` : ''} on ordered and received orders, by order date${period ? ` (${period.label})` : ''}; drafts, orders awaiting approval, approved and cancelled orders are not counted.`
+          : `口径：已下单和已收货订单中${what ? `「${what}」的` : ''}订单行金额之和，按下单日期${period ? `（${period.label}）` : ''}；草稿、待审批、已审批和已取消的订单不计。`,
       ...sourcesList(book.sources),
     ].join('\n'),
   };

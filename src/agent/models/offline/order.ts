@@ -1,5 +1,5 @@
 import type { ChoiceOption } from '../../../protocol/index.ts';
-import { isEnglish, refusalText } from './asks.ts';
+import { isEnglish, refusalText, statusName } from './asks.ts';
 import { categoryLabel, codeTokens, displayName, type PartRef, shortName } from './catalogue.ts';
 import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
@@ -638,15 +638,7 @@ function answerText(view: ConversationView): string {
   return parts.filter(Boolean).join('，');
 }
 
-const STATUS_ZH: Record<string, string> = {
-  draft: '草稿',
-  pending_approval: '待审批',
-  approved: '已审批',
-  ordered: '已下单',
-  received: '已收货',
-  cancelled: '已取消',
-};
-const statusText = (status: string) => `${STATUS_ZH[status] ?? status} / ${status}`;
+const statusText = (status: string) => `${statusName(status, false)} / ${status}`;
 
 function confirmation(step: ToolStep, draft?: string): string {
   const result = step.result as { success?: boolean; order?: OrderItem; error?: string } | undefined;
