@@ -26,7 +26,7 @@ import { seeded } from '../seeded.ts';
 interface Case {
   cls: string;
   say: string;
-  user?: 'laoxiao' | 'viewer';
+  user?: 'laoxiao' | 'viewer' | 'admin';
   /** Why the answer is wrong, or undefined. */
   check: (answer: string) => Promise<string | undefined> | string | undefined;
   /** Said in English, the answer is all English and names these suppliers by their English names. */
@@ -195,6 +195,26 @@ describe('only an explicit order request drafts a write (generated phrasings on 
         check: (a) => (/只读|read-only/.test(a) ? undefined : 'no read-only reason'),
       });
     }
+    // Asking what one's own account may do: answered from the role the chat API resolved from the token, nothing tried.
+    const [user, role] = r.pick([
+      ['viewer', /你的账号是访客|Your account is a viewer/],
+      ['laoxiao', /你的账号是采购员|Your account is a buyer/],
+      ['admin', /你的账号是管理员|Your account is an admin/],
+    ] as const);
+    out.push({
+      cls: 'permission',
+      user,
+      say: r.pick([
+        `我是${user === 'viewer' ? '只读' : ''}账号，能下单吗`,
+        '我有权限审批订单吗？',
+        '我可以取消订单吗',
+        '我的权限是什么',
+        'can I approve orders?',
+        'am I allowed to place orders?',
+        'what is my role?',
+      ]),
+      check: (a) => (role.test(a) ? undefined : `not answered for the ${user}'s role`),
+    });
     out.push({
       cls: 'deleteAll',
       say: r.pick(['把所有订单都删掉', '清空全部数据', 'delete everything', '删除所有供应商']),

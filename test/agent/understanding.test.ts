@@ -896,6 +896,32 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
     expect(readFieldBound('博世的交期是多少')).toBeUndefined();
   });
 
+  it('reads a question about what one’s own account may do as a permission question, and an order asked politely as an order', () => {
+    for (let i = 0; i < 40; i++) {
+      const verb = g.pick(['下单', '审批', '取消订单', '修改订单', '采购']);
+      const text = g.pick([
+        `我是${g.pick(['只读', '访客', '采购员', ''])}账号，${g.pick(['能', '可以', '能不能'])}${verb}吗`,
+        `我有${g.pick(['', '没有'])}权限${verb}${g.pick(['吗', '？'])}`,
+        `当前账号可以${verb}吗？`,
+        `我的${g.pick(['权限', '角色'])}是什么`,
+        `${g.pick(['can', 'may'])} I ${g.pick(['approve', 'place', 'cancel', 'create'])} ${g.pick(['orders', 'an order', 'purchase orders'])}?`,
+        `am I allowed to ${g.pick(['approve', 'cancel', 'place'])} orders?`,
+        `do I have permission to ${g.pick(['approve', 'order'])}?`,
+        `what is my role?`,
+      ]);
+      expect(readRequest(text, today).intent, text).toBe('permission');
+    }
+    for (let i = 0; i < 20; i++) {
+      const q = g.int(2, 40) * 10;
+      const text = g.pick([
+        `我能给${g.pick(suppliers)}下${q}个F7TC吗`,
+        `can I order ${q} F7TC from ${g.pick(['Bosch', 'Denso'])}?`,
+        `我可以订${q}个刹车片吗`,
+      ]);
+      expect(readRequest(text, today).intent, text).toBe('create');
+    }
+  });
+
   it('reads the best or worst supplier by a field, and a ranking, as a supplier question with that ranking', () => {
     for (let i = 0; i < 40; i++) {
       const within = g.pick(['', `${g.pick(['火花塞', '刹车片', '轮胎', '链条', '电瓶'])}的供应商里`]);

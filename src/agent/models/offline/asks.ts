@@ -10,7 +10,16 @@ import { chineseNumber, type Span } from './quantities.ts';
 /** The writes Procura refuses from chat, each with its own reason. */
 export type Refusal = 'payment' | 'approve' | 'priceChange' | 'deleteAll' | 'delete' | 'readOnly' | 'masterData';
 
-export type Ask = 'refuse' | 'judge' | 'budget' | 'knowledge' | 'direction' | 'supplierInfo' | 'catalogue' | 'spend';
+export type Ask =
+  | 'refuse'
+  | 'judge'
+  | 'budget'
+  | 'knowledge'
+  | 'direction'
+  | 'supplierInfo'
+  | 'catalogue'
+  | 'spend'
+  | 'permission';
 
 /** What the ERP keeps about a supplier that a buyer asks about: lead time, rating, payment terms, contact, place. */
 export type SupplierField = 'leadTime' | 'rating' | 'terms' | 'contact' | 'city';
@@ -239,6 +248,13 @@ export function askSpans(text: string, ask: Ask | undefined): Span[] {
   return [];
 }
 
+/**
+ * Asking what one's own account may do ("我是只读账号能下单吗", "我有权限审批吗", "can I approve orders?"): answered
+ * from the role, never by trying the write. A request with the thing to order ("我能给博世下100个F7TC吗") is an order.
+ */
+const PERMISSION =
+  /(?:我|我们|本账号|这个账号|当前账号|我的账号|我这个账号)[^。？?]{0,14}?(?:能不能|可不可以|能否|可否|能|可以|有没有权限|有权限?|有没有权)(?:去)?(?:下单|审批|批准|审核|取消订单|取消|改单|修改订单|修改|订货|采购|删除|删单)(?:订单|采购单|单子)?(?:吗|么|不|呢)?\s*[?？]?\s*$|(?:我|我的|当前)(?:账号|账户)?(?:的)?(?:权限|角色)(?:是什么|是啥|有哪些|有什么|是哪个|是多少)?\s*[?？]?\s*$|有(?:没有)?(?:下单|审批|取消|修改)(?:的)?权限|\b(?:can|may|could) i\b\s+(?:place|create|make|approve|cancel|change|edit|submit|raise)\s+(?:an?\s+|any\s+)?(?:orders?|pos?|purchase orders?)\s*\??\s*$|\b(?:am i|are we) allowed to\b|\bdo i have (?:the )?(?:permission|rights?|access)\b|\bwhat(?:'s| is) my role\b|\bmy (?:permissions|role)\b/i;
+
 /** The refusal or question a request is, if any; read in this order, so "帮我给博世付款 200 元" is a payment. */
 export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefined {
   // A supplier's fields first: 付款条件 is a supplier's terms, not a payment; changing them is master data.
@@ -255,6 +271,9 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
     return { ask: 'supplierInfo' };
   // "Payment terms 是什么" asks what words mean, before any write they name is refused.
   if (DEFINING.test(text)) return { ask: 'knowledge' };
+  // "刚下的那张单可以取消吗" asks about an order of the conversation: a follow-up, not the account's rights.
+  if (PERMISSION.test(text) && !/刚|那张|这张|那个|这个|上一|那单|这单|\b(?:it|this|that)\b/i.test(text))
+    return { ask: 'permission' };
   if (PAYMENT.test(text)) return { ask: 'refuse', refusal: 'payment' };
   if (DELETE_ALL.test(text)) return { ask: 'refuse', refusal: 'deleteAll' };
   // Deleting one supplier, part or record ("把德尔福删掉"); an order ("把那张单删掉") is cancelled instead.
@@ -577,6 +596,26 @@ export function readPeriod(
 
 /** Whether a text is English (no Chinese in it): the answer then speaks English. */
 export const isEnglish = (text: string) => !/[\u3400-\u9fff]/.test(text) && /[A-Za-z]/.test(text);
+
+/** What an account of this role may do in Procura, and what not: the answer to a permission question. */
+export function permissionText(english: boolean, role?: string): string {
+  const [zh, en] =
+    role === 'viewer'
+      ? [
+          '你的账号是访客（只读）：可以查询订单、供应商和库存，做比价和价格分析；不能创建、修改或取消采购订单，也不能审批。需要下单请联系采购员或管理员。',
+          'Your account is a viewer (read-only): you can look up orders, suppliers and stock and run price analyses; you cannot create, change or cancel purchase orders, nor approve them. Ask a buyer or an admin to order.',
+        ]
+      : role === 'admin'
+        ? [
+            '你的账号是管理员：可以查询和分析，起草、修改、取消采购订单（每次写入前由你确认），并在「待审批」面板中审批订单（四眼原则：不能审批自己创建或修改的订单）。',
+            'Your account is an admin: you can look up and analyse, draft, change and cancel purchase orders (you confirm each write first), and approve orders in the Approvals panel (four eyes: never an order you created or changed).',
+          ]
+        : [
+            '你的账号是采购员：可以查询和分析，起草、修改、取消采购订单（每次写入前由你确认），也可以发起询价；订单的审批由管理员在「待审批」面板中完成，采购员不能审批。',
+            'Your account is a buyer: you can look up and analyse, draft, change and cancel purchase orders (you confirm each write first) and send requests for quotation; orders are approved by an admin in the Approvals panel, not by buyers.',
+          ];
+  return english ? en : `${zh}\n${en}`;
+}
 
 /** Why Procura does not do a refused write, in the user's language. */
 export function refusalText(refusal: Refusal, english: boolean, role?: string): string {

@@ -44,6 +44,8 @@ export type Intent =
   | 'supplierInfo'
   /** Who supplies a part, which models of it there are: the ERP's catalogue. */
   | 'catalogue'
+  /** What the user's own account may do (order, approve): answered from the role, never by trying. */
+  | 'permission'
   /** What was spent on a category, part or supplier in a period: ordered and received order lines. */
   | 'spend';
 
@@ -580,6 +582,7 @@ function decide(r: Reading): Intent | undefined {
   // Refused writes, price judgements and budget questions first: however many numbers or order words they hold,
   // they are never an order.
   if (r.ask === 'refuse') return 'refuse';
+  if (r.ask === 'permission' && !hasQty && !r.orderNo) return 'permission';
   if (r.ask === 'judge' || r.ask === 'budget') return r.ask;
   if (r.ask === 'direction' && !r.orderNo) return 'direction';
   // Questions about suppliers, the catalogue and spend are answered from the ERP: never an order.

@@ -1,4 +1,4 @@
-import { isEnglish, refusalText } from './asks.ts';
+import { isEnglish, permissionText, refusalText } from './asks.ts';
 import {
   CONTEXT_LABEL,
   type ConversationView,
@@ -116,6 +116,7 @@ export function planOrchestration(view: ConversationView): Plan {
   const english = isEnglish(request);
   const role = /角色:\s*([a-z]+)/.exec(view.system)?.[1];
   if (reading.intent === 'refuse' && reading.refusal) return { text: refusalText(reading.refusal, english, role) };
+  if (reading.intent === 'permission') return { text: permissionText(english, role) };
   if (role === 'viewer' && (reading.intent === 'create' || reading.intent === 'update' || reading.intent === 'cancel'))
     return { text: refusalText('readOnly', english, role) };
   if (reading.intent === 'knowledge') return planKnowledge(view, request, english);
