@@ -381,6 +381,9 @@ describe('commands versus questions (generated phrasings)', () => {
         `${part}涨价了吗`,
         `has the price of ${part} gone ${g.pick(['up', 'down'])}${g.pick([' this year', ' lately', ''])}?`,
         `did ${part} prices ${g.pick(['rise', 'fall', 'drop', 'increase'])} over the past year?`,
+        `${part}${g.pick(['价格', ''])}是不是越来越${g.pick(['贵', '便宜'])}了`,
+        `${part}${g.pick(['贵', '便宜'])}了不少吗`,
+        `are ${part} getting ${g.pick(['pricier', 'cheaper', 'more expensive'])}?`,
       ]);
       expect(readRequest(text, today).intent, text).toBe('direction');
     }
@@ -894,6 +897,45 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
       expect([r.intent, r.quantity], text).toEqual(['supplierInfo', undefined]);
     }
     expect(readFieldBound('博世的交期是多少')).toBeUndefined();
+  });
+
+  it('reads a state-named cancel as a cancel, how many orders and what was paid as spend, who supplies as catalogue, and a difference as knowledge', () => {
+    for (let i = 0; i < 40; i++) {
+      const s = g.pick(suppliers);
+      const [state, statuses] = g.pick<[string, string[]]>([
+        ['待审批', ['pending_approval']],
+        ['还没审批', ['pending_approval']],
+        ['还没到货', ['approved', 'ordered']],
+      ]);
+      const cancel = g.pick([
+        `帮我把${s}那张${state}的单取消掉`,
+        `${s}${state}的订单撤了吧`,
+        `把${s}${state}的那个单子作废`,
+      ]);
+      const r = readRequest(cancel, today);
+      expect([r.intent, r.statuses?.statuses], cancel).toEqual(['cancel', statuses]);
+      const count = g.pick([
+        `${g.pick(['上个月', '今年', '这个月'])}一共下了几张单，总金额多少`,
+        `${g.pick(['上个月', '今年'])}下了多少个订单，一共花了多少钱`,
+      ]);
+      const c = readRequest(count, today);
+      expect([c.intent, namesSomething(partText(c, []))], count).toEqual(['spend', false]);
+      const paid = g.pick([
+        `What did we pay for ${g.pick(['CR7HIX', 'F7TC', 'brake pads'])} ${g.pick(['over the last six months', 'last year', 'this year', ''])}?`,
+        `what price did we pay for ${g.pick(['F7TC', 'tyres'])}?`,
+      ]);
+      expect(readRequest(paid, today).intent, paid).toBe('spend');
+      const who = `${g.pick(['点火线圈', '火花塞', '轮胎'])}${g.pick(['有几家在供货', '有几家供应商能供应', '几家在卖'])}`;
+      expect(readRequest(who, today).intent, who).toBe('catalogue');
+      const diff = g.pick([
+        "what's the difference between a blanket order and a framework agreement",
+        'what is the difference between MOQ and lot size?',
+        '框架订单和一揽子订单有什么区别',
+      ]);
+      expect(readRequest(diff, today).intent, diff).toBe('knowledge');
+    }
+    expect(readRequest('上周取消了哪些单子', today).intent).toBe('lookup');
+    expect(readRequest('帮我给博世付款 200 元', today).refusal).toBe('payment');
   });
 
   it('reads a question about what one’s own account may do as a permission question, and an order asked politely as an order', () => {

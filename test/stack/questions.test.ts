@@ -125,21 +125,29 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
           (/\[E\d+\][\s\S]*supplier_query/.test(turn.answer) ? undefined : 'not cited with supplier_query'),
       });
     }
-    // Who supplies a category, which models it has: every supplier and model of it the ERP lists.
-    for (let i = 0; i < 3; i++) {
+    // Who supplies a category (or two), which models it has: every supplier and model of it the ERP lists.
+    for (let i = 0; i < 4; i++) {
       const c = pick(categories);
       const zh = chineseWordFor(c);
       const en = c.name_en.toLowerCase();
-      const inCategory = offers.filter((o) => o.category === c.code);
-      const say = pick([
-        `谁家供应${zh}？`,
-        `哪些供应商能供应${zh}`,
-        `${zh}有哪些型号`,
-        `who supplies ${en}s?`,
-        `which suppliers carry ${en}s?`,
-        `What models of ${en}s can we buy?`,
-        `which ${en}s do we have in the catalogue?`,
-      ]);
+      const other = i === 3 ? pick(categories.filter((x) => x.code !== c.code)) : undefined;
+      const inCategory = offers.filter((o) => o.category === c.code || o.category === other?.code);
+      const say = other
+        ? pick([
+            `${zh}和${chineseWordFor(other)}分别有哪些供应商`,
+            `谁家供应${zh}和${chineseWordFor(other)}？`,
+            `who supplies ${en}s and ${other.name_en.toLowerCase()}s?`,
+          ])
+        : pick([
+            `谁家供应${zh}？`,
+            `哪些供应商能供应${zh}`,
+            `${zh}有哪些型号`,
+            `${zh}有几家在供货`,
+            `who supplies ${en}s?`,
+            `which suppliers carry ${en}s?`,
+            `What models of ${en}s can we buy?`,
+            `which ${en}s do we have in the catalogue?`,
+          ]);
       // Asked in English, the suppliers go by their English names.
       const english = inEnglish(say);
       list.push({
@@ -630,6 +638,39 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         return draft?.tool === 'order_cancel' && (draft.args as { orderId: number }).orderId === todaysOrder
           ? undefined
           : `expected a cancel of order ${todaysOrder}, got ${JSON.stringify(draft?.args ?? turn.answer.slice(0, 160))}`;
+      },
+    });
+
+    // Cancelling a supplier's order named by its state ("把冠军那张待审批的单取消掉"): that order itself, or the choice of
+    // exactly the supplier's orders in that state — never a list of them instead of the cancel.
+    const pendingOf = await db
+      .selectFrom('orders')
+      .innerJoin('suppliers', 'suppliers.id', 'orders.supplier_id')
+      .select(['orders.id', 'suppliers.name_zh', 'suppliers.name_en'])
+      .where('orders.project_id', '=', 'P001')
+      .where('orders.status', '=', 'pending_approval')
+      .where('orders.created_by', 'in', db.selectFrom('users').select('id').where('username', '=', 'laoxiao'))
+      .execute();
+    const withPending = pick(pendingOf);
+    const theirs = pendingOf.filter((o) => o.name_zh === withPending.name_zh).map((o) => o.id);
+    list.push({
+      cls: 'cancel-by-state',
+      say: pick([
+        `帮我把${shortZh(withPending.name_zh)}那张待审批的单取消掉`,
+        `${shortZh(withPending.name_zh)}还没审批的订单撤了吧`,
+        `cancel the pending ${shortEn(withPending.name_en)} order`,
+      ]),
+      judge: (turn) => {
+        const draft = writeDraft(turn)?.value;
+        if (theirs.length === 1)
+          return draft?.tool === 'order_cancel' && (draft.args as { orderId: number }).orderId === theirs[0]
+            ? undefined
+            : `expected a cancel of order ${theirs[0]}, got ${JSON.stringify(draft?.args ?? turn.answer.slice(0, 160))}`;
+        const options = (turn.interrupts[0]?.value.options ?? []) as Array<{ value: string }>;
+        const offered = options.map((o) => Number(o.value.replace('order:', ''))).sort((a, b) => a - b);
+        return JSON.stringify(offered) === JSON.stringify([...theirs].sort((a, b) => a - b))
+          ? undefined
+          : `expected the choice of ${theirs.join(', ')}, got ${JSON.stringify(offered)}: ${turn.answer.slice(0, 160)}`;
       },
     });
 

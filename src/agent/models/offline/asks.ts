@@ -145,7 +145,7 @@ const ASKED =
 
 /** "谁家供应火花塞？", "which models of tyres can I buy?": who carries a part, which models there are. */
 const CATALOGUE_ZH =
-  /目录里有(?:哪些|什么)|谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|在卖|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
+  /目录里有(?:哪些|什么)|(?:有)?几家(?:供应商|厂家)?(?:在|能|可以)?(?:供货|供应|在卖|卖|做|有货)|谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|在卖|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
 /** "邓禄普的轮胎有吗", "F7TC有没有": whether the catalogue carries something (not stock, not orders). */
 const CATALOGUE_HAS = /^(?![^，,。]*(?:还有|库存|存货|单|货|预算))[^，,。]{2,24}?有(?:吗|么|没有)\s*[?？]?\s*$/;
 /** "which air filters do we have in the catalogue?": the words around the part, never the part itself. */
@@ -167,7 +167,7 @@ function spansOf(text: string, patterns: RegExp[]): Span[] {
 
 /** How much was spent ("去年下半年在轮胎上花了多少钱", "how much did we spend on batteries"). */
 const SPEND =
-  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|(?<=单|单子)的?(?:总)?金额(?:是|有|一共|总共|合计)?多少|(?:总金额|合计金额|总价值)(?:是|有|一共)?多少|(?<=单|单子)[^，,。]{0,8}?(?:总共|一共|合计|总计|加起来)(?:是|有)?多少钱|\btotal (?:value|amount|worth)\b|\bhow much (?:are|is|were|was)\b(?=.{0,60}\b(?:worth|in total|altogether)\b)|\badd up to\b|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|最常买|买得最多|买的最多|买最多|采购最多|\bbuy (?:the )?most\b|\bmost often\b|\b(?:spend|spent|spending|expenditure)\b/i;
+  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|(?<=单|单子)的?(?:总)?金额(?:是|有|一共|总共|合计)?多少|(?:总金额|合计金额|总价值)(?:是|有|一共)?多少|(?<=单|单子)[^，,。]{0,8}?(?:总共|一共|合计|总计|加起来)(?:是|有)?多少钱|\btotal (?:value|amount|worth)\b|\bhow much (?:are|is|were|was)\b(?=.{0,60}\b(?:worth|in total|altogether)\b)|\badd up to\b|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|\bwhat (?:did|have|do) (?:we|i) (?:pay|paid|spend|spent)\b|\bwhat (?:have|had) (?:we|i) (?:paid|spent)\b|\bwhat (?:price|prices) (?:did|have|do) (?:we|i) (?:pay|paid|get|got)\b|最常买|买得最多|买的最多|买最多|采购最多|\bbuy (?:the )?most\b|\bmost often\b|\b(?:spend|spent|spending|expenditure)\b/i;
 
 const PAYMENT =
   /付款|付钱|打款|打(?:一)?笔款|汇(?:一)?笔款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
@@ -187,9 +187,9 @@ const DELETE_ONE =
  * "prices went up, order 200 from Denso" stays an order.
  */
 const DIRECTION_ZH =
-  /(?:涨|跌|降|升)了?(?:还是|或是|或者)(?:涨|跌|降|升)|是涨是跌|是升是降|涨跌|(?:涨|跌|降|上涨|下跌|下降|升高|上升)了?(?:吗|没有|没|多少)|有没有(?:涨|跌|降|上涨|下跌|下降)|(?:涨价|降价)了?(?:吗|没有|没)|是否(?:涨|跌|降|上涨|下跌|下降)|(?:变贵|变便宜|贵了还是便宜|便宜了还是贵)/;
+  /(?:涨|跌|降|升)(?:价)?了?(?:还是|或是|或者)(?:涨|跌|降|升)(?:价)?|是涨是跌|是升是降|涨跌|(?:涨|跌|降|上涨|下跌|下降|升高|上升)了?(?:吗|没有|没|多少)|有没有(?:涨|跌|降|上涨|下跌|下降)|(?:涨价|降价)了?(?:吗|没有|没)|是否(?:涨|跌|降|上涨|下跌|下降)|(?:变贵|变便宜|贵了还是便宜|便宜了还是贵)|越来越(?:贵|便宜|高|低)|(?:贵|便宜)了(?:不少|很多|一些|点)(?:吗|没有)/;
 const DIRECTION_EN =
-  /\b(?:gone|go|went|going|moved?|trending|headed|heading)\s+(?:up|down|higher|lower)(?:\s+or\s+(?:up|down|higher|lower))?\b|\bup or down\b|\b(?:risen|rise|rose|rising|fallen|fall|fell|falling|dropped|drop|dropping|increased|increase|decreased|decrease|climbed|declined)\b|\b(?:more|less) expensive\b|\bcheaper or (?:more )?expensive\b/i;
+  /\b(?:gone|go|went|going|moved?|trending|headed|heading)\s+(?:up|down|higher|lower)(?:\s+or\s+(?:up|down|higher|lower))?\b|\bup or down\b|\b(?:risen|rise|rose|rising|fallen|fall|fell|falling|dropped|drop|dropping|increased|increase|decreased|decrease|climbed|declined)\b|\b(?:more|less) expensive\b|\bcheaper or (?:more )?expensive\b|\b(?:getting|got|become|became) (?:pricier|cheaper|dearer|costlier)\b/i;
 const ASKED_EN = /\?|^\s*(?:has|have|had|did|do|does|is|are|was|were|which way|whether)\b|\bwhether\b/i;
 
 /** The span a direction question looks back over ("这一年", "lately"): the ERP's 12 months answer it, not a period. */
@@ -213,7 +213,7 @@ const BUDGET =
 /** The Chinese words that ask what a term means (什么是, 什么叫, 何谓, …): every definition cue starts from them. */
 export const WHAT_IS_ZH = '什么是|什么叫|啥叫|何为|何谓|是什么意思|什么意思';
 const KNOWLEDGE = new RegExp(
-  String.raw`${WHAT_IS_ZH}|(?:[A-Za-z\u3400-\u9fff]{2,})\s*是(?:什么|啥)\s*[?？]?\s*$|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b`,
+  String.raw`${WHAT_IS_ZH}|(?:[A-Za-z\u3400-\u9fff]{2,})\s*是(?:什么|啥)\s*[?？]?\s*$|是指什么|指的是什么|是什么东西|啥是|啥意思|解释一下|科普一下|含义|定义是|有什么区别|和.{1,12}的区别|\bwhat(?:'s| is| are| does)\b.{1,40}\b(?:mean|stand for)\b|\bwhat(?:'s| is| are) (?:a |an |the )?(?:[a-z-]+\s?){1,4}\??$|\bexplain\b|\bdefine\b|\bdefinition of\b|\bmeaning of\b|\bdifference between\b|\bhow (?:is|does|do|are) .{1,50}\bdiffer\b`,
   'i',
 );
 
@@ -237,7 +237,13 @@ export function askSpans(text: string, ask: Ask | undefined): Span[] {
   if (ask === 'catalogue')
     return spansOf(text, [CATALOGUE_ZH, CATALOGUE_EN, CATALOGUE_HAVE_WORDS, /\bcan (?:i|we) (?:buy|order|get)\b/i]);
   if (ask === 'supplierInfo') return spansOf(text, [...FIELDS.map(([, p]) => p), ASKED]);
-  if (ask === 'spend') return spansOf(text, [SPEND, /一共|总共|合计|\bin total\b|\bworth\b|\baltogether\b/i]);
+  if (ask === 'spend')
+    return spansOf(text, [
+      SPEND,
+      /一共|总共|合计|\bin total\b|\bworth\b|\baltogether\b/i,
+      // "一共下了几张单": how many orders is part of the answer, not a part's name.
+      /(?:下|订|买|采购)?了?(?:几|多少)(?:张|个|笔|份)(?:单子?|订单|采购单)?|\bhow many orders\b/i,
+    ]);
   // "德尔福的机油滤清器报价高不高": the judgement and the price words name no part.
   // A price word with its figure after it (单价 53) is left for the money it cues.
   if (ask === 'judge')
@@ -274,7 +280,8 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
   // "刚下的那张单可以取消吗" asks about an order of the conversation: a follow-up, not the account's rights.
   if (PERMISSION.test(text) && !/刚|那张|这张|那个|这个|上一|那单|这单|\b(?:it|this|that)\b/i.test(text))
     return { ask: 'permission' };
-  if (PAYMENT.test(text)) return { ask: 'refuse', refusal: 'payment' };
+  // "What did we pay for CR7HIX" asks what was spent, not for a payment.
+  if (PAYMENT.test(text) && !SPEND.test(text)) return { ask: 'refuse', refusal: 'payment' };
   if (DELETE_ALL.test(text)) return { ask: 'refuse', refusal: 'deleteAll' };
   // Deleting one supplier, part or record ("把德尔福删掉"); an order ("把那张单删掉") is cancelled instead.
   if (DELETE_ONE.test(text) && !/PO-\d|单|\border/i.test(text)) return { ask: 'refuse', refusal: 'delete' };

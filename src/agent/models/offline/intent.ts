@@ -554,7 +554,7 @@ const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 
 /** Asking what a kind of thing is ("what is a blanket PO", "什么是框架订单"), not about one of the user's own. */
 const DEFINITION = new RegExp(
-  String.raw`${WHAT_IS_ZH}|是(?:什么|啥)\s*[?？]?\s*$|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b`,
+  String.raw`${WHAT_IS_ZH}|是(?:什么|啥)\s*[?？]?\s*$|有什么区别|的区别|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b|\bdifference between\b`,
   'i',
 );
 
@@ -596,7 +596,9 @@ function decide(r: Reading): Intent | undefined {
   const asksOrders =
     question || s(r, 'lookup') > 0 || (s(r, 'orderNoun') > 0 && s(r, 'cancel') === 0 && s(r, 'update') === 0);
   const rfqish = r.rfqNo !== undefined || s(r, 'rfq') >= 2;
-  if (filtered && !r.orderNo && !rfqish && !hasQty && analysisCue < 2 && asksOrders) return 'lookup';
+  // "帮我把冠军那张待审批的单取消掉": the state says which order to cancel; the request is the cancel.
+  const cancelling = s(r, 'cancel') >= 3 && !question && !r.statuses?.statuses.includes('cancelled');
+  if (filtered && !r.orderNo && !rfqish && !hasQty && analysisCue < 2 && asksOrders && !cancelling) return 'lookup';
   if (
     r.ask === 'knowledge' &&
     !r.orderNo &&

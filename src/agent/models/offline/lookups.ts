@@ -240,27 +240,35 @@ export function planCatalogue(view: ConversationView, texts: TaskTexts): Plan {
     if (!listed && view.tools.has('part_by_supplier'))
       return { toolCalls: [{ name: 'part_by_supplier', args: { supplierId: supplier.id } }] };
     if (listed && listed.text === undefined) return {};
-    if (listed) return catalogueAnswer(items<PartRef>(listed), [listed], english, displayName(supplier, english));
+    if (listed)
+      return catalogueAnswer(
+        [{ parts: items<PartRef>(listed), steps: [listed], what: displayName(supplier, english) }],
+        english,
+      );
   }
   let parts = facts.parts;
-  // A category named by its name or a synonym (机滤 is 机油滤清器): the ERP's whole listing of it, not only the parts
-  // whose names hold the word (机油滤芯 is one too).
+  // Categories named by their names or synonyms (机滤 is 机油滤清器; "空滤和机滤" names two): the ERP's whole listing
+  // of each, not only the parts whose names hold the word (机油滤芯 is an oil filter too).
   const words = facts.partWords.toLowerCase();
-  const category = facts.categories.find(
-    (c) =>
-      parts.length > 0 &&
-      parts.every((p) => p.category === c.code) &&
-      !codeTokens(words).length &&
-      (words.includes(c.nameZh) || words.includes(c.nameEn.toLowerCase())),
-  );
-  const listing = category && view.steps.find((s) => s.name === 'part_query' && s.args.category === category.code);
-  if (category && !listing && view.tools.has('part_query'))
-    return { toolCalls: [{ name: 'part_query', args: { category: category.code, size: 50 } }] };
-  if (listing && listing.text === undefined) return {};
-  if (category && listing && items<PartRef>(listing).length) {
+  const named = codeTokens(words).length
+    ? []
+    : facts.categories.filter(
+        (c) =>
+          // Any search found the category (the best matches may favour the other category said).
+          [...facts.seen.values()].some((p) => p.category === c.code) &&
+          [c.nameZh, ...c.synonymsZh, c.nameEn, ...c.synonymsEn].some((w) => w && words.includes(w.toLowerCase())),
+      );
+  const listingOf = (code: string) => view.steps.find((s) => s.name === 'part_query' && s.args.category === code);
+  const unlisted = named.filter((c) => !listingOf(c.code));
+  if (unlisted.length && view.tools.has('part_query'))
+    return { toolCalls: unlisted.map((c) => ({ name: 'part_query', args: { category: c.code, size: 50 } })) };
+  if (named.some((c) => listingOf(c.code)?.text === undefined)) return {};
+  const sections = named.flatMap((c) => {
+    const listing = listingOf(c.code) as ToolStep;
     const listed = items<PartRef>(listing).filter((p) => !supplier || p.supplier.id === supplier.id);
-    if (listed.length) return catalogueAnswer(listed, [listing], english, english ? category.nameEn : category.nameZh);
-  }
+    return listed.length ? [{ parts: listed, steps: [listing], what: english ? c.nameEn : c.nameZh }] : [];
+  });
+  if (sections.length) return catalogueAnswer(sections, english);
   if (supplier) parts = parts.filter((p) => facts.current.suppliers.some((s) => s.id === p.supplier.id));
   if (!parts.length)
     return {
@@ -276,11 +284,32 @@ export function planCatalogue(view: ConversationView, texts: TaskTexts): Plan {
   const searches = view.steps.filter((s) => s.name === 'part_search' && items<PartRef>(s).some((p) => ids.has(p.id)));
   const only = facts.categories.find((c) => parts.every((p) => p.category === c.code));
   const what = only ? (english ? only.nameEn : only.nameZh) : facts.partWords.replace(/[?？!！。.,，\s]+$/, '');
-  return catalogueAnswer(parts, searches, english, what);
+  return catalogueAnswer([{ parts, steps: searches, what }], english);
 }
 
-function catalogueAnswer(parts: PartRef[], steps: ToolStep[], english: boolean, what: string): Plan {
+/** The parts of one category (or supplier, or search) a catalogue answer lists, and the ERP calls they came from. */
+interface CatalogueSection {
+  parts: PartRef[];
+  steps: ToolStep[];
+  what: string;
+}
+
+/** One section per category asked, by model with every supplier's price, and one list of sources. */
+function catalogueAnswer(sections: CatalogueSection[], english: boolean): Plan {
   const book = new SourceBook();
+  const lines = sections.flatMap((section) => catalogueLines(section, english, book));
+  return {
+    text: [
+      ...lines,
+      english
+        ? 'List prices and minimum order quantities are the ERP catalogue’s; say e.g. “order N … from …” to order.'
+        : '单价和起订量为 ERP 目录数据；要下单可以说“给某供应商下 N 个…”。',
+      ...sourcesList(book.sources),
+    ].join('\n'),
+  };
+}
+
+function catalogueLines({ parts, steps, what }: CatalogueSection, english: boolean, book: SourceBook): string[] {
   const at = cite(steps.map((s) => book.erp(s)));
   const models = [...new Set(parts.map((p) => p.model))];
   const suppliers = [...new Set(parts.map((p) => displayName(p.supplier, english)))];
@@ -297,19 +326,13 @@ function catalogueAnswer(parts: PartRef[], steps: ToolStep[], english: boolean, 
       ? `- ${model} ${name}: ${offers.length} supplier${offers.length > 1 ? 's' : ''} — ${list} ${at}`
       : `- ${model} ${name}：${offers.length} 家 —— ${list} ${at}`;
   });
-  return {
-    text: [
-      english
-        ? `## ${what}: ${models.length} model${models.length > 1 ? 's' : ''} from ${suppliers.length} supplier${suppliers.length > 1 ? 's' : ''}`
-        : `## ${what}：${models.length} 个型号，${suppliers.length} 家供应商`,
-      english ? `Suppliers: ${suppliers.join(', ')} ${at}` : `供应商：${suppliers.join('、')} ${at}`,
-      ...lines,
-      english
-        ? 'List prices and minimum order quantities are the ERP catalogue’s; say e.g. “order N … from …” to order.'
-        : '单价和起订量为 ERP 目录数据；要下单可以说“给某供应商下 N 个…”。',
-      ...sourcesList(book.sources),
-    ].join('\n'),
-  };
+  return [
+    english
+      ? `## ${what}: ${models.length} model${models.length > 1 ? 's' : ''} from ${suppliers.length} supplier${suppliers.length > 1 ? 's' : ''}`
+      : `## ${what}：${models.length} 个型号，${suppliers.length} 家供应商`,
+    english ? `Suppliers: ${suppliers.join(', ')} ${at}` : `供应商：${suppliers.join('、')} ${at}`,
+    ...lines,
+  ];
 }
 
 interface SpendOrder {
@@ -443,6 +466,14 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
       english
         ? `- ${orders} orders, ${lines} lines, quantity ${quantity} ${all}`
         : `- ${orders} 个订单、${lines} 行、数量 ${quantity} ${all}`,
+      // One model: what was paid per piece on average ("what did we pay for CR7HIX").
+      ...(byModel && quantity > 0
+        ? [
+            english
+              ? `- Average paid price of ${models[0]}: ${yuan(total / quantity)} per piece (amount ÷ quantity) ${all}`
+              : `- ${models[0]} 平均成交单价：${yuan(total / quantity)}（金额 ÷ 数量）${all}`,
+          ]
+        : []),
       english
         ? `- By state: ${rows.map((r) => `${status(r.status)} ${yuan(r.amount)} (${r.orders.length} orders) ${cite(r.ids)}`).join('; ')}`
         : `- 按状态：${rows.map((r) => `${status(r.status)} ${yuan(r.amount)}（${r.orders.length} 单）${cite(r.ids)}`).join('；')}`,

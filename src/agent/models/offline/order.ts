@@ -385,6 +385,8 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
   const { current } = grounded.facts;
   const supplier = current.suppliers[0];
   const period = current.reading.period;
+  // "冠军那张待审批的单": the state said narrows the orders meant.
+  const states = current.reading.statuses?.statuses;
   const search = lastStep(view, 'order_search_details');
   if (!search)
     return {
@@ -393,6 +395,7 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
           name: 'order_search_details',
           args: {
             size: 20,
+            ...(states?.length === 1 ? { status: states[0] } : {}),
             ...(supplier ? { supplierId: supplier.id } : {}),
             ...(period ? { dateFrom: period.from, dateTo: period.to } : {}),
           },
@@ -401,14 +404,18 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
     };
   const user = userId(view);
   const open = items<OrderItem>(search).filter(
-    (o) => OPEN_STATUSES.has(o.status) && (!user || !o.createdBy || o.createdBy === user),
+    (o) =>
+      OPEN_STATUSES.has(o.status) &&
+      (!states || states.includes(o.status)) &&
+      (!user || !o.createdBy || o.createdBy === user),
   );
   const pick = chosen(view);
   const order = pick?.startsWith('order:') ? open.find((o) => String(o.id) === pick.slice(6)) : undefined;
   if (order) return changeOrder(view, order, intent, taskTexts(view));
   if (called(view, 'ask_user')) return { text: '没有选定订单，未做任何修改。/ No order was chosen: nothing changed.' };
   const english = isEnglish(texts.words);
-  const named = [supplier && displayName(supplier, english), period?.label].filter(Boolean).join(' · ');
+  const stateLabel = current.reading.statuses?.label.split(' / ')[english ? 1 : 0];
+  const named = [supplier && displayName(supplier, english), period?.label, stateLabel].filter(Boolean).join(' · ');
   if (!open.length && named) {
     const listed = items<OrderItem>(search);
     const others = listed.length
