@@ -15,7 +15,7 @@ import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary
 import { unknownSupplier } from '../../src/agent/models/offline/grounding.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
-import { historyWindow } from '../../src/agent/models/offline/questions.ts';
+import { asksOnePrice, historyWindow } from '../../src/agent/models/offline/questions.ts';
 import { rfqAction } from '../../src/agent/models/offline/sourcing.ts';
 import { seeded } from '../seeded.ts';
 
@@ -936,6 +936,28 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
     }
     expect(readRequest('上周取消了哪些单子', today).intent).toBe('lookup');
     expect(readRequest('帮我给博世付款 200 元', today).refusal).toBe('payment');
+  });
+
+  it('tells a question about what one supplier’s part costs from a comparison of offers', () => {
+    for (let i = 0; i < 30; i++) {
+      const s = g.pick(suppliers);
+      const part = g.pick(['A7TC', '高压包', 'F7TC', '刹车片']);
+      const one = g.pick([
+        `${s}的${part}多少钱一个`,
+        `${s}的${part}现在什么价？`,
+        `${s}的${part}单价是多少`,
+        `what's ${s}'s price for ${part}?`,
+        `how much is ${part} from ${s}?`,
+      ]);
+      expect(asksOnePrice(one), one).toBe(true);
+      const many = g.pick([
+        `${part}哪家最便宜`,
+        `${part}多少钱，帮我比价`,
+        `compare the price of ${part}`,
+        `which supplier has the cheapest ${part}?`,
+      ]);
+      expect(asksOnePrice(many), many).toBe(false);
+    }
   });
 
   it('reads a question about what one’s own account may do as a permission question, and an order asked politely as an order', () => {

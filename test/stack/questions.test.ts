@@ -641,6 +641,28 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
       },
     });
 
+    // What one supplier's part costs: its ERP list price and MOQ, set against the paid prices — not a comparison.
+    for (let i = 0; i < 2; i++) {
+      const o = pick(offers);
+      const say = pick([
+        `${shortZh(o.supplierZh)}的${o.model}多少钱一个`,
+        `${shortZh(o.supplierZh)}的${o.model}现在什么价？`,
+        `what's ${shortEn(o.supplierEn)}'s price for ${o.model}?`,
+        `how much is ${o.model} from ${shortEn(o.supplierEn)}?`,
+      ]);
+      list.push({
+        cls: 'supplier-price',
+        say,
+        judge: (turn) =>
+          noWrite(turn) ||
+          (turn.answer.includes(o.code) &&
+          turn.answer.includes(yuan(o.price)) &&
+          (turn.answer.includes(`起订 ${o.moq}`) || turn.answer.includes(`MOQ ${o.moq}`)) &&
+          !turn.toolCalls.some((t) => /运行分析代码|run analysis code/.test(t))
+            ? undefined
+            : `expected ${o.code} at ${yuan(o.price)} (MOQ ${o.moq}) alone: ${turn.answer.slice(0, 160)}`),
+      });
+    }
     // Cancelling a supplier's order named by its state ("把冠军那张待审批的单取消掉"): that order itself, or the choice of
     // exactly the supplier's orders in that state — never a list of them instead of the cancel.
     const pendingOf = await db

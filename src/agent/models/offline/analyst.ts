@@ -34,7 +34,7 @@ import {
   scorecardSection,
 } from './price-review.ts';
 import { allFrom, citeAll, citeOf, type From, idsOf, SourceBook } from './provenance.ts';
-import { directionOf, historyWindow, planBudget, planDirection, planJudgement } from './questions.ts';
+import { asksOnePrice, directionOf, historyWindow, planBudget, planDirection, planJudgement } from './questions.ts';
 import { planStock } from './stock.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
@@ -149,6 +149,12 @@ export function planAnalysis(view: ConversationView): Plan {
   if (intent === 'supplierInfo') return planSupplierInfo(view, texts);
   if (intent === 'catalogue') return planCatalogue(view, texts);
   if (intent === 'spend') return planSpend(view, texts);
+  // "火炬的A7TC现在多少钱一只": one supplier's price, with how it sits against the paid prices — not a comparison.
+  if (intent === 'compare' && asksOnePrice(texts.words)) {
+    const one = ground(view, texts);
+    if (!('plan' in one) && one.facts.current.suppliers.length === 1 && one.facts.parts.length)
+      return planJudgement(view, texts, 'price');
+  }
   // 1. skills + ERP data: the supplier list, then the parts the request names
   const grounded = ground(view, texts);
   if ('plan' in grounded) {

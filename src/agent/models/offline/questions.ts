@@ -108,8 +108,20 @@ const inWindow = (w: HistoryWindow) => (m: { month: string }) =>
 const resultOf = <T>(step: ToolStep | undefined) =>
   step && (step.result as { success?: boolean } | undefined)?.success !== false ? (step.result as T) : undefined;
 
-/** "这个价合理吗？": each part's price (quoted, else its list price) against the ERP's 12-month paid prices. */
-export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
+/** Asking what one thing costs ("德尔福的高压包多少钱一个", "what's Torch's price for A7TC?"), not comparing offers. */
+const PRICE_OF =
+  /多少钱|什么价|啥价|几块钱|价格是多少|价钱|单价(?:是)?多少|怎么卖|卖多少|\bhow much (?:is|are|does|do)\b|\bprice (?:of|for)\b|\bwhat(?:'s| is| does)\b.{0,40}\b(?:price|cost|charge)s?\b/i;
+const COMPARING =
+  /比价|对比|比较|比一比|哪家|谁家|最便宜|最低|分析|报告|趋势|划算|\bcompar|\bcheapest\b|\banaly[sz]|\breport\b|\btrend\b|\bwhich\b/i;
+
+/** A price question about one supplier's part: answered with that price and how it sits, never a whole comparison. */
+export const asksOnePrice = (words: string) => PRICE_OF.test(words) && !COMPARING.test(words);
+
+/**
+ * "这个价合理吗？": each part's price (quoted, else its list price) against the ERP's 12-month paid prices. Asked only
+ * what a supplier's part costs ("火炬的A7TC现在多少钱一只"), the same figures answer it under a price heading.
+ */
+export function planJudgement(view: ConversationView, texts: TaskTexts, asking: 'judge' | 'price' = 'judge'): Plan {
   const grounded = ground(view, texts);
   if ('plan' in grounded) return grounded.plan;
   const { facts } = grounded;
@@ -132,19 +144,28 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
   if (calls.length) return { toolCalls: calls };
   if (view.steps.some((s) => s.text === undefined)) return {};
   const english = isEnglish(texts.words);
-  const lines: string[] = [english ? '## Is the price fair?' : '## 价格判断 / Is the price fair?'];
+  const lines: string[] = [
+    asking === 'price'
+      ? english
+        ? '## Current price (ERP catalogue)'
+        : '## 当前价格（ERP 目录）/ Current price'
+      : english
+        ? '## Is the price fair?'
+        : '## 价格判断 / Is the price fair?',
+  ];
   const traces = new Set<string>();
   for (const p of asked.parts) {
     const check = resultOf<Check>(checkOf(p));
     const price = quoted ?? p.unitPrice;
-    const what = english ? (quoted ? 'quoted' : 'list price') : quoted ? '报价' : '目录价';
+    const moq = asking === 'price' && !quoted ? (english ? ` (MOQ ${p.moq})` : `（起订 ${p.moq}）`) : '';
+    const what = `${english ? (quoted ? 'quoted' : 'list price') : quoted ? '报价' : '目录价'}`;
     const offer = `${displayName(p.supplier, english)} ${p.code} ${displayName(p, english)}`;
     if (check?.traceId) traces.add(check.traceId);
     if (!check || check.median12m === null || check.deviationPct === null) {
       lines.push(
         english
-          ? `- ${offer}: ${what} ${yuan(price)} — no paid orders in the last 12 months to judge it by.`
-          : `- ${offer}：${what} ${yuan(price)}——近 12 个月没有成交记录，无法判断。`,
+          ? `- ${offer}: ${what} ${yuan(price)}${moq} — no paid orders in the last 12 months to judge it by.`
+          : `- ${offer}：${what} ${yuan(price)}${moq}——近 12 个月没有成交记录，无法判断。`,
       );
       continue;
     }
@@ -166,8 +187,8 @@ export function planJudgement(view: ConversationView, texts: TaskTexts): Plan {
       : severityText(check.severity);
     lines.push(
       english
-        ? `- ${offer}: ${what} ${yuan(price)} is ${verdict} the 12-month median paid price ${yuan(check.median12m)} (lowest ${yuan(check.minPrice12m ?? check.median12m)}, ${check.basis?.lines ?? 0} paid lines) — ${grade} (${check.severity}).`
-        : `- ${offer}：${what} ${yuan(price)}，比近 12 个月成交中位价 ${yuan(check.median12m)} ${verdict}（最低 ${yuan(check.minPrice12m ?? check.median12m)}，${check.basis?.lines ?? 0} 行成交）——${grade}（${check.severity}）。`,
+        ? `- ${offer}: ${what} ${yuan(price)}${moq} is ${verdict} the 12-month median paid price ${yuan(check.median12m)} (lowest ${yuan(check.minPrice12m ?? check.median12m)}, ${check.basis?.lines ?? 0} paid lines) — ${grade} (${check.severity}).`
+        : `- ${offer}：${what} ${yuan(price)}${moq}，比近 12 个月成交中位价 ${yuan(check.median12m)} ${verdict}（最低 ${yuan(check.minPrice12m ?? check.median12m)}，${check.basis?.lines ?? 0} 行成交）——${grade}（${check.severity}）。`,
     );
   }
   for (const p of asked.parts) {
