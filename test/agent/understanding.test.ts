@@ -1,8 +1,15 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type Extreme, type FieldBound, readExtreme, readFieldBound } from '../../src/agent/models/offline/asks.ts';
+import {
+  type Extreme,
+  type FieldBound,
+  readExtreme,
+  readFieldBound,
+  readPlace,
+} from '../../src/agent/models/offline/asks.ts';
 import {
   findSuppliers,
+  inPlace,
   matchParts,
   namesSomething,
   type PartRef,
@@ -16,7 +23,7 @@ import { unknownSupplier } from '../../src/agent/models/offline/grounding.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
 import { asksOnePrice, historyWindow } from '../../src/agent/models/offline/questions.ts';
-import { rfqAction } from '../../src/agent/models/offline/sourcing.ts';
+import { rfqAction, rfqDates } from '../../src/agent/models/offline/sourcing.ts';
 import { seeded } from '../seeded.ts';
 
 /**
@@ -957,6 +964,76 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
         `which supplier has the cheapest ${part}?`,
       ]);
       expect(asksOnePrice(many), many).toBe(false);
+    }
+  });
+
+  it('reads a price change asked about as a direction, a month to date as spend, an English price judgement, and the newest order asked about alone', () => {
+    for (let i = 0; i < 40; i++) {
+      const part = g.pick(['铱金火花塞', 'F7TC', '刹车片', '链条']);
+      const direction = g.pick([
+        `${g.pick(['NGK的', '博世的', ''])}${part}${g.pick(['最近三个月', '今年', ''])}价格有变化吗`,
+        `${part}的价格有没有变化`,
+        `${part}价格变了吗`,
+        `has the price of ${g.pick(['F7TC', 'brake pads'])} changed ${g.pick(['this year', 'lately', ''])}?`,
+      ]);
+      expect(readRequest(direction, today).intent, direction).toBe('direction');
+      const spend = `${g.pick(['这个月', '今年', '这个季度'])}${g.pick(['到现在', '至今', '到目前为止'])}${g.pick(['花了多少钱', '一共花了多少钱', '花费多少钱'])}`;
+      const r = readRequest(spend, today);
+      expect([r.intent, namesSomething(partText(r, []))], spend).toEqual(['spend', false]);
+      const price = g.int(5, 60);
+      const judge = g.pick([
+        `Is ${price} yuan for a ${g.pick(['D8TC spark plug', 'BP-150R brake pad'])} expensive?`,
+        `is Bosch's F7TC at ${price}.5 cheap?`,
+        `Are ${price} yuan tyres pricey?`,
+      ]);
+      const j = readRequest(judge, today);
+      expect([j.intent, Math.floor(j.money ?? 0)], judge).toEqual(['judge', price]);
+      const newest = `${g.pick(suppliers)}最近的${g.pick(['单子', '订单', '那张单'])}${g.pick(['到货了吗', '到了没有', '状态怎么样'])}`;
+      const n = readRequest(newest, today);
+      expect([n.intent, n.newest], newest).toEqual(['lookup', true]);
+    }
+    expect(readRequest('最近的订单有哪些', today).newest).toBeUndefined();
+  });
+
+  it('reads the place a supplier question narrows to, and finds a city in it by its Chinese or its pinyin', () => {
+    for (let i = 0; i < 30; i++) {
+      const [zh, en] = g.pick([
+        ['江苏', 'Jiangsu'],
+        ['上海', 'Shanghai'],
+        ['浙江', 'Zhejiang'],
+        ['广州', 'Guangzhou'],
+      ]);
+      const text = g.pick([
+        `哪些供应商在${zh}`,
+        `有没有在${zh}的供应商？`,
+        `${zh}的供应商有哪些`.replace(/^/, '位于'),
+        `Which suppliers are based in ${en}?`,
+        `suppliers in ${en}`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, readPlace(text), namesSomething(partText(r, []))], text).toEqual([
+        'supplierInfo',
+        /[a-z]/i.test(text) ? en : zh,
+        false,
+      ]);
+    }
+    expect(inPlace('江苏苏州', '江苏')).toBe(true);
+    expect(inPlace('江苏苏州', 'Suzhou')).toBe(true);
+    expect(inPlace('上海', 'shanghai')).toBe(true);
+    expect(inPlace('浙江杭州', 'Jiangsu')).toBe(false);
+    expect(inPlace('天津', '上海')).toBe(false);
+  });
+
+  it('reads an RFQ deadline said before or after its words, and the rest as the required date', () => {
+    const now = new Date('2026-12-05T04:00:00Z');
+    for (const [text, deadline] of [
+      ['给德尔福发个询价，F7TC 2000个，下周五截止', '2026-12-11'],
+      ['F7TC 询价 500个，报价截止到下周三', '2026-12-09'],
+      ['询价 F7TC 500个，周三前截止', '2026-12-09'],
+    ] as const) {
+      const { replyDeadline, requiredDate } = rfqDates(text, {}, now);
+      expect(new Date(replyDeadline).toISOString(), text).toBe(new Date(`${deadline}T18:00:00+08:00`).toISOString());
+      expect(requiredDate > deadline, text).toBe(true);
     }
   });
 

@@ -641,6 +641,81 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
       },
     });
 
+    // Suppliers in a province or city ("哪些供应商在江苏", "suppliers based in Shanghai"): exactly the ERP's suppliers there.
+    {
+      const s = pick(suppliers);
+      const byProvince = random() < 0.5;
+      const zh = byProvince ? s.province : s.city;
+      const en = pinyin(zh, { toneType: 'none', type: 'array' })
+        .join('')
+        .replace(/^./, (c) => c.toUpperCase());
+      const there = suppliers.filter((x) => (byProvince ? x.province === zh : x.city === zh));
+      const say = pick([`哪些供应商在${zh}`, `有没有在${zh}的供应商？`, `Which suppliers are based in ${en}?`]);
+      const english = inEnglish(say);
+      list.push({
+        cls: 'supplier-place',
+        say,
+        judge: (turn) => {
+          const name = (x: (typeof suppliers)[number]) => (english ? x.name_en : x.name_zh);
+          const listed = suppliers.filter((x) => turn.answer.includes(`- ${name(x)}`));
+          return (
+            noWrite(turn) ||
+            (JSON.stringify(listed.map((x) => x.id).sort()) === JSON.stringify(there.map((x) => x.id).sort())
+              ? undefined
+              : `expected ${there.map(name).join(', ')} in ${zh}: ${turn.answer.slice(0, 200)}`)
+          );
+        },
+      });
+    }
+    // The cheapest item of a kind: the lowest ERP list price across every model of the category, named first.
+    {
+      const c = pick(categories);
+      const low = Math.min(...offers.filter((o) => o.category === c.code).map((o) => o.price));
+      const lowest = offers.filter((o) => o.category === c.code && o.price === low);
+      const say = pick([
+        `最便宜的${chineseWordFor(c)}是哪款？`,
+        `What's the cheapest ${c.name_en.toLowerCase()} we can buy?`,
+        `${chineseWordFor(c)}哪个型号最便宜`,
+      ]);
+      list.push({
+        cls: 'cheapest-item',
+        say,
+        judge: (turn) => {
+          const headline = turn.answer.split('\n')[0] ?? '';
+          return (
+            noWrite(turn) ||
+            (lowest.every((o) => headline.includes(o.code)) && headline.includes(yuan(low))
+              ? undefined
+              : `expected ${lowest.map((o) => o.code).join(', ')} at ${yuan(low)} first: ${turn.answer.slice(0, 200)}`)
+          );
+        },
+      });
+    }
+    // An order from "whichever is cheapest" of a kind with several models: the choice of models, each at its cheapest
+    // offer — never the choice of suppliers.
+    {
+      const c = pick(
+        categories.filter((x) => new Set(offers.filter((o) => o.category === x.code).map((o) => o.model)).size > 1),
+      );
+      const models = [...new Set(offers.filter((o) => o.category === c.code).map((o) => o.model))];
+      const cheapestIds = models.map((m) => cheapestOf(m).partId).sort((a, b) => a - b);
+      const q = int(2, 10) * 100;
+      list.push({
+        cls: 'cheapest-of-kind',
+        say: pick([
+          `我想要${q}个${chineseWordFor(c)}，哪家最便宜`,
+          `${chineseWordFor(c)}要${q}个，找最便宜的`,
+          `I need ${q} ${c.name_en.toLowerCase()}s, cheapest supplier`,
+        ]),
+        judge: (turn) => {
+          const options = (turn.interrupts[0]?.value.options ?? []) as Array<{ value: string }>;
+          const offered = options.map((o) => Number(o.value.replace('part:', ''))).sort((a, b) => a - b);
+          return JSON.stringify(offered) === JSON.stringify(cheapestIds)
+            ? undefined
+            : `expected the cheapest offer of each of ${models.join(', ')}, got ${JSON.stringify(turn.interrupts[0]?.value ?? turn.answer.slice(0, 160))}`;
+        },
+      });
+    }
     // What one supplier's part costs: its ERP list price and MOQ, set against the paid prices — not a comparison.
     for (let i = 0; i < 2; i++) {
       const o = pick(offers);

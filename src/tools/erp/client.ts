@@ -55,7 +55,8 @@ const supplierView = (s: SupplierWire): contract.SupplierView => ({
   id: s.id,
   name: s.nameZh,
   nameEn: s.nameEn,
-  city: `${s.region.province}${s.region.city}`,
+  // A municipality is its own province (上海, 上海): said once.
+  city: s.region.city.startsWith(s.region.province) ? s.region.city : `${s.region.province}${s.region.city}`,
   rating: s.rating,
   leadTimeDays: s.leadTimeDays,
   paymentTerms: s.paymentTerms,

@@ -131,6 +131,10 @@ console.log(JSON.stringify({ ...computed, anomalies: anomalies.map(key), file: '
 
 export const ANALYSIS_COMMAND = `node ${ANALYST_PATHS.script}`;
 
+/** Asking for the cheapest item of a kind ("最便宜的轮胎是哪款", "cheapest tyre we can buy"), not the cheapest supplier. */
+const CHEAPEST_ITEM =
+  /最便宜的[^，,。？?]{0,10}?(?:是)?(?:哪个|哪款|哪种|哪一款|哪一种)|(?:哪个|哪款|哪种|哪一款|哪一种)(?:型号)?(?:最便宜|价格最低)|能买到的最便宜|\bcheapest\b.{0,40}\b(?:we|i) can (?:buy|get|order)\b|\bwhich (?:model|one|type|kind)\b.{0,30}\bcheapest\b/i;
+
 /**
  * The analyst: scan skills → ERP data + supplier prices → the ERP's price checks and scorecards → analysis code →
  * 2–4 charts → report → summary.
@@ -149,6 +153,8 @@ export function planAnalysis(view: ConversationView): Plan {
   if (intent === 'supplierInfo') return planSupplierInfo(view, texts);
   if (intent === 'catalogue') return planCatalogue(view, texts);
   if (intent === 'spend') return planSpend(view, texts);
+  // "What's the cheapest tyre we can buy?": the catalogue's lowest list price across the kind, not one model compared.
+  if (intent === 'compare' && CHEAPEST_ITEM.test(texts.words)) return planCatalogue(view, texts, true);
   // "火炬的A7TC现在多少钱一只": one supplier's price, with how it sits against the paid prices — not a comparison.
   if (intent === 'compare' && asksOnePrice(texts.words)) {
     const one = ground(view, texts);

@@ -41,7 +41,10 @@ const FIELDS: Array<[SupplierField, RegExp]> = [
     'contact',
     /联系人|联系方式|联系电话|电话|手机|邮箱|对接人|\bcontacts?\b|\bphone\b|\be-?mail\b|\bwho (?:do|should) (?:i|we) (?:call|contact)\b/i,
   ],
-  ['city', /所在地|地址|哪个城市|哪个省|在哪个?(?:城市|省)|\blocated\b|\bbased\b|\baddress\b|\bwhich city\b/i],
+  [
+    'city',
+    /所在地|地址|哪个城市|哪个省|在哪个?(?:城市|省)|(?:供应商|厂家|厂商|供货商)(?:都|是)?(?:在|位于|来自)(?=[\u4e00-\u9fff]{2,6}(?:省|市)?(?:的|吗|呢|\s*[?？]|$))|(?:在|位于|来自)[\u4e00-\u9fff]{2,6}?(?:省|市)?的(?:供应商|厂家|厂商|供货商)|\blocated\b|\bbased\b|\baddress\b|\bwhich city\b|\b(?:suppliers?|vendors?)\b.{0,20}\b(?:in|from|near)\s+(?!the\b)[A-Za-z]{3,}\s*\??$/i,
+  ],
 ];
 
 /** A field said last, as a noun phrase asks for it ("正新轮胎的联系方式", "Bosch的付款条件"). */
@@ -54,6 +57,17 @@ const endsWithField = (text: string) => {
 /** The supplier fields a text names, in the order above. */
 export const supplierFields = (text: string): SupplierField[] =>
   FIELDS.filter(([, pattern]) => pattern.test(text)).map(([field]) => field);
+
+/** The place a supplier question narrows to ("哪些供应商在江苏", "suppliers based in Shanghai"), as said. */
+export function readPlace(text: string): string | undefined {
+  const zh =
+    /(?:在|位于|来自)\s*([\u4e00-\u9fff]{2,6}?)(?:省|市)?(?:的(?:供应商|厂家|厂商|供货商)|吗|呢|有哪些|\s*[?？]|$)/.exec(
+      text,
+    );
+  if (zh && !/哪|什么|那里|这里/.test(zh[1])) return zh[1];
+  const en = /\b(?:in|from|near)\s+(?!the\b|which\b|what\b)([A-Za-z]{3,}(?:\s+[A-Za-z]{3,})?)\s*\??\s*$/i.exec(text);
+  return en?.[1];
+}
 
 /** A bound on a supplier's rating or lead time ("评分4.5以上", "交期10天以内", "rated at least 4.5", "lead time under 10 days"). */
 export interface FieldBound {
@@ -141,7 +155,7 @@ const LEAD_DAYS =
 
 /** A question rather than a command, for a supplier's fields. */
 const ASKED =
-  /多少|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是啥|啥|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|看看|查查|告诉我|发我|发给我|给我|说一?下|提供一?下|排名|排行|排个名|排序|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check|rank|sort)\b/i;
+  /多少|有没有|多久|多长|几天|几分|怎么样|如何|怎样|是什么|是啥|啥|是谁|是多少|哪个|哪家|哪些|吗|呢|[?？]|查一?下|看一?下|看看|查查|告诉我|发我|发给我|给我|说一?下|提供一?下|排名|排行|排个名|排序|\b(?:what|what's|whats|how|who|which|tell me|show|list|give me|check|rank|sort)\b/i;
 
 /** "谁家供应火花塞？", "which models of tyres can I buy?": who carries a part, which models there are. */
 const CATALOGUE_ZH =
@@ -167,7 +181,7 @@ function spansOf(text: string, patterns: RegExp[]): Span[] {
 
 /** How much was spent ("去年下半年在轮胎上花了多少钱", "how much did we spend on batteries"). */
 const SPEND =
-  /花了多少|花费(?:了)?多少|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|(?<=单|单子)的?(?:总)?金额(?:是|有|一共|总共|合计)?多少|(?:总金额|合计金额|总价值)(?:是|有|一共)?多少|(?<=单|单子)[^，,。]{0,8}?(?:总共|一共|合计|总计|加起来)(?:是|有)?多少钱|\btotal (?:value|amount|worth)\b|\bhow much (?:are|is|were|was)\b(?=.{0,60}\b(?:worth|in total|altogether)\b)|\badd up to\b|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|\bwhat (?:did|have|do) (?:we|i) (?:pay|paid|spend|spent)\b|\bwhat (?:have|had) (?:we|i) (?:paid|spent)\b|\bwhat (?:price|prices) (?:did|have|do) (?:we|i) (?:pay|paid|get|got)\b|最常买|买得最多|买的最多|买最多|采购最多|\bbuy (?:the )?most\b|\bmost often\b|\b(?:spend|spent|spending|expenditure)\b/i;
+  /花了多少(?:钱)?|花费(?:了)?多少(?:钱)?|花多少钱|一共花|总共花|共花了|开销|支出(?:了|是|有)?多少|采购(?:总)?(?:额|金额|总额)(?:是|有)?多少|(?:买|下|订|采购)了多少钱|多少钱的(?:单|订单|采购单|货)|(?<=单|单子)的?(?:总)?金额(?:是|有|一共|总共|合计)?多少|(?:总金额|合计金额|总价值)(?:是|有|一共)?多少|(?<=单|单子)[^，,。]{0,8}?(?:总共|一共|合计|总计|加起来)(?:是|有)?多少钱|\btotal (?:value|amount|worth)\b|\bhow much (?:are|is|were|was)\b(?=.{0,60}\b(?:worth|in total|altogether)\b)|\badd up to\b|\bhow much (?:did|have|do) (?:we|i) (?:spend|spent|pay|paid)\b|\bwhat (?:did|have|do) (?:we|i) (?:pay|paid|spend|spent)\b|\bwhat (?:have|had) (?:we|i) (?:paid|spent)\b|\bwhat (?:price|prices) (?:did|have|do) (?:we|i) (?:pay|paid|get|got)\b|最常买|买得最多|买的最多|买最多|采购最多|\bbuy (?:the )?most\b|\bmost often\b|\b(?:spend|spent|spending|expenditure)\b/i;
 
 const PAYMENT =
   /付款|付钱|打款|打(?:一)?笔款|汇(?:一)?笔款|支付|转账|汇款|结款|结账|付清|付尾款|货款|付一下|结一下|\bpay(?:ing|ment|ments)?\b|\bwire\b.*\b(?:money|funds)\b|\bremit|\bsettle\b.*\binvoice/i;
@@ -187,9 +201,9 @@ const DELETE_ONE =
  * "prices went up, order 200 from Denso" stays an order.
  */
 const DIRECTION_ZH =
-  /(?:涨|跌|降|升)(?:价)?了?(?:还是|或是|或者)(?:涨|跌|降|升)(?:价)?|是涨是跌|是升是降|涨跌|(?:涨|跌|降|上涨|下跌|下降|升高|上升)了?(?:吗|没有|没|多少)|有没有(?:涨|跌|降|上涨|下跌|下降)|(?:涨价|降价)了?(?:吗|没有|没)|是否(?:涨|跌|降|上涨|下跌|下降)|(?:变贵|变便宜|贵了还是便宜|便宜了还是贵)|越来越(?:贵|便宜|高|低)|(?:贵|便宜)了(?:不少|很多|一些|点)(?:吗|没有)/;
+  /(?:涨|跌|降|升)(?:价)?了?(?:还是|或是|或者)(?:涨|跌|降|升)(?:价)?|是涨是跌|是升是降|涨跌|(?:涨|跌|降|上涨|下跌|下降|升高|上升)了?(?:吗|没有|没|多少)|有没有(?:涨|跌|降|上涨|下跌|下降)|(?:涨价|降价)了?(?:吗|没有|没)|是否(?:涨|跌|降|上涨|下跌|下降)|(?:变贵|变便宜|贵了还是便宜|便宜了还是贵)|越来越(?:贵|便宜|高|低)|(?:有|有没有)(?:什么|啥)?(?:变化|变动|波动)(?:吗|没有|么)?|变化大(?:吗|不大)|变了(?:吗|没有|没)|(?:贵|便宜)了(?:不少|很多|一些|点)(?:吗|没有)/;
 const DIRECTION_EN =
-  /\b(?:gone|go|went|going|moved?|trending|headed|heading)\s+(?:up|down|higher|lower)(?:\s+or\s+(?:up|down|higher|lower))?\b|\bup or down\b|\b(?:risen|rise|rose|rising|fallen|fall|fell|falling|dropped|drop|dropping|increased|increase|decreased|decrease|climbed|declined)\b|\b(?:more|less) expensive\b|\bcheaper or (?:more )?expensive\b|\b(?:getting|got|become|became) (?:pricier|cheaper|dearer|costlier)\b/i;
+  /\b(?:gone|go|went|going|moved?|trending|headed|heading)\s+(?:up|down|higher|lower)(?:\s+or\s+(?:up|down|higher|lower))?\b|\bup or down\b|\b(?:risen|rise|rose|rising|fallen|fall|fell|falling|dropped|drop|dropping|increased|increase|decreased|decrease|climbed|declined)\b|\b(?:more|less) expensive\b|\bcheaper or (?:more )?expensive\b|\b(?:getting|got|become|became) (?:pricier|cheaper|dearer|costlier)\b|\bprices?\b.{0,40}\bchanged?\b|\bchanged?\b.{0,20}\bprices?\b/i;
 const ASKED_EN = /\?|^\s*(?:has|have|had|did|do|does|is|are|was|were|which way|whether)\b|\bwhether\b/i;
 
 /** The span a direction question looks back over ("这一年", "lately"): the ERP's 12 months answer it, not a period. */
@@ -207,7 +221,7 @@ export function directionSpans(text: string): Span[] {
 }
 
 const JUDGE =
-  /合理吗|合不合理|合理不|合适吗|合不合适|算便宜吗|便宜吗|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
+  /^\s*(?:is|are|was|would|isn't)\b(?=[^?!]*\b(?:expensive|cheap|pricey|steep)\b)|合理吗|合不合理|合理不|合适吗|合不合适|算便宜吗|便宜吗|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
 const BUDGET =
   /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,60}\b(?:can|could) (?:i|we) (?:buy|get|order|afford)\b|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|how many\b.{1,60}\b(?:can|could|will|would)\b.{1,30}\bbuy\b|what can i (?:get|buy) for|\bafford\b/i;
 /** The Chinese words that ask what a term means (什么是, 什么叫, 何谓, …): every definition cue starts from them. */
@@ -236,11 +250,20 @@ const DEFINING = new RegExp(
 export function askSpans(text: string, ask: Ask | undefined): Span[] {
   if (ask === 'catalogue')
     return spansOf(text, [CATALOGUE_ZH, CATALOGUE_EN, CATALOGUE_HAVE_WORDS, /\bcan (?:i|we) (?:buy|order|get)\b/i]);
-  if (ask === 'supplierInfo') return spansOf(text, [...FIELDS.map(([, p]) => p), ASKED]);
+  if (ask === 'supplierInfo')
+    return spansOf(text, [
+      ...FIELDS.map(([, p]) => p),
+      ASKED,
+      // The place a question narrows to ("在江苏", "in Shanghai") names no part.
+      /(?:在|位于|来自)\s*[\u4e00-\u9fff]{2,6}?(?:省|市)?(?=的|吗|呢|有哪些|\s*[?？]|$)/,
+      /\b(?:in|from|near)\s+(?!the\b)[A-Za-z]{3,}(?:\s+[A-Za-z]{3,})?(?=\s*\??\s*$)/i,
+    ]);
   if (ask === 'spend')
     return spansOf(text, [
       SPEND,
       /一共|总共|合计|\bin total\b|\bworth\b|\baltogether\b/i,
+      // "这个月到现在": the period runs to today, which the period read already says.
+      /到现在|至今|到目前为止|截至目前|截止目前|\bso far\b|\bto date\b/i,
       // "一共下了几张单": how many orders is part of the answer, not a part's name.
       /(?:下|订|买|采购)?了?(?:几|多少)(?:张|个|笔|份)(?:单子?|订单|采购单)?|\bhow many orders\b/i,
     ]);
@@ -249,6 +272,7 @@ export function askSpans(text: string, ask: Ask | undefined): Span[] {
   if (ask === 'judge')
     return spansOf(text, [
       JUDGE,
+      /\b(?:expensive|cheap|pricey|steep)\b/i,
       /(?:这个价|报价|开价|要价|售价|单价|价格|\bprice\b|\bquote[ds]?\b)(?!\s*(?:是|为|:|：|of|us)?\s*[¥$￥]?\s*\d)/i,
     ]);
   return [];

@@ -102,6 +102,21 @@ function spelledOut(zh: string): string {
 }
 
 /**
+ * Whether a supplier's city (the ERP's 江苏苏州, 上海) lies in the place a question names: a piece of it in Chinese
+ * (江苏, 苏州), or its pinyin in English (Jiangsu, Suzhou, Shanghai).
+ */
+export function inPlace(city: string, place: string): boolean {
+  const wanted = place.trim().toLowerCase().replace(/\s+/g, '');
+  if (!wanted || !city) return false;
+  if (/[\u4e00-\u9fff]/.test(wanted)) return city.includes(wanted) || wanted.includes(city);
+  const chars = [...city];
+  for (let start = 0; start < chars.length; start++)
+    for (let length = 2; length <= 3 && start + length <= chars.length; length++)
+      if (spelledOut(chars.slice(start, start + length).join('')) === wanted) return true;
+  return false;
+}
+
+/**
  * The names and short forms a buyer uses for a supplier, derived from the names the ERP gives; `trade` (the
  * categories' words) is what a name may end in besides its legal form.
  */

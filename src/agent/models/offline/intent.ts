@@ -309,7 +309,21 @@ const CUES: Array<[Cue, number, string[]]> = [
   [
     'orderNoun',
     1,
-    ['订单', '采购单', '单子', '这单', '那单', '下的单', '订的单', 'po', 'pos', 'orders', 'purchase order'],
+    [
+      '订单',
+      '采购单',
+      '单子',
+      '这单',
+      '那单',
+      '这张单',
+      '那张单',
+      '下的单',
+      '订的单',
+      'po',
+      'pos',
+      'orders',
+      'purchase order',
+    ],
   ],
   [
     'anaphora',
@@ -471,7 +485,7 @@ export function readRequest(raw: string, today = new Date()): Reading {
   if (price) working = blankSpans(working, [price]);
   const amount = readAmountFilter(working);
   if (amount) working = blankSpans(working, [amount]);
-  const money = readMoney(working, asked?.ask === 'budget');
+  const money = readMoney(working, asked?.ask === 'budget' || asked?.ask === 'judge' ? asked.ask : undefined);
   if (money) working = blankSpans(working, [money]);
   // A past period ("3月份", "last month") is a look-up's filter; it is not a delivery date.
   const period = lookback ?? readPeriod(working, today);
@@ -571,7 +585,7 @@ const STOCK_LEFT =
 const MINE_AROUND = /我[^，,。.？?！!]{1,12}?(?:下|订|提交|创建|建)的/;
 /** The newest of the orders meant: 最近那张, 最近下的那张, 最新的一单, 刚下的那个, 上一张, the latest one, my last order. */
 const NEWEST =
-  /最近(?:一次)?(?:(?:下|订|建|提交|买)了?的)?(?:那|这|一)(?:张|个|笔|单)|最近(?:一次)?(?:下|订|建|提交|买)了?的(?:张|个|笔)?(?:单|订单)|最新(?:的)?(?:那|这|一)?(?:张|个|笔|单)|最后(?:的)?(?:那|一)(?:张|个|笔|单)|刚(?:才|刚)?(?:下|订|建|提交)的(?:那|这)?(?:张|个|笔|单)?|上一(?:张|笔|单)|\b(?:latest|most recent|newest|last)\s+(?!(?:week|month|year|quarter|time|day)s?\b)(?:[\w-]+\s+){0,3}?(?:one|order|po|purchase order)\b/i;
+  /最近的(?:那|这)?(?:张|个|笔)?(?:单子|订单|单)(?=[^，,。]{0,4}(?:到货|收到|到了|送到|状态|进度|怎么样))|最近(?:一次)?(?:(?:下|订|建|提交|买)了?的)?(?:那|这|一)(?:张|个|笔|单)|最近(?:一次)?(?:下|订|建|提交|买)了?的(?:张|个|笔)?(?:单|订单)|最新(?:的)?(?:那|这|一)?(?:张|个|笔|单)|最后(?:的)?(?:那|一)(?:张|个|笔|单)|刚(?:才|刚)?(?:下|订|建|提交)的(?:那|这)?(?:张|个|笔|单)?|上一(?:张|笔|单)|\b(?:latest|most recent|newest|last)\s+(?!(?:week|month|year|quarter|time|day)s?\b)(?:[\w-]+\s+){0,3}?(?:one|order|po|purchase order)\b/i;
 /** Asking for a comparison itself, not for an order from its winner. */
 const COMPARING = /比价|对比|比较|比一比|比一下|分析|报告|趋势|\bcompar|\banaly[sz]|\bbenchmark|\breport\b|\btrend/i;
 

@@ -5,11 +5,12 @@ import {
   isEnglish,
   readExtreme,
   readFieldBound,
+  readPlace,
   type SupplierField,
   statusName,
   supplierFields,
 } from './asks.ts';
-import { codeTokens, displayName, type PartRef, type SupplierRef, withoutCategory } from './catalogue.ts';
+import { codeTokens, displayName, inPlace, type PartRef, type SupplierRef, withoutCategory } from './catalogue.ts';
 import { type ConversationView, items, type Plan, type ToolStep } from './conversation.ts';
 import { type Facts, ground, type TaskTexts } from './grounding.ts';
 import { SourceBook } from './provenance.ts';
@@ -107,17 +108,27 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
   const bound = readFieldBound(texts.words);
   const fields =
     bound && !fieldsAsked(texts).includes(bound.field) ? [bound.field, ...fieldsAsked(texts)] : fieldsAsked(texts);
-  const asked = suppliersAsked(facts, all).filter((s) => !bound || withinBound(s, bound));
-  const boundLabel = bound && boundText(bound, english);
+  // "哪些供应商在江苏", "suppliers based in Shanghai": those whose city lies there, the city shown.
+  const place = fields.includes('city') ? readPlace(texts.words) : undefined;
+  const asked = suppliersAsked(facts, all).filter(
+    (s) => (!bound || withinBound(s, bound)) && (!place || inPlace(s.city ?? '', place)),
+  );
+  const boundLabel = bound
+    ? boundText(bound, english)
+    : place && (english ? `located in ${place}` : `所在地：${place}`);
   if (!asked.length)
     return {
-      text: boundLabel
+      text: place
         ? english
-          ? `No supplier in the ERP has ${boundLabel}.`
-          : `ERP 中没有${boundLabel}的供应商。/ No supplier in the ERP has ${boundText(bound, true)}.`
-        : english
-          ? 'No supplier in the ERP matches.'
-          : 'ERP 中没有找到这个供应商。/ No supplier in the ERP matches.',
+          ? `No supplier in the ERP is located in ${place}.`
+          : `ERP 中没有位于「${place}」的供应商。/ No supplier in the ERP is located in ${place}.`
+        : boundLabel && bound
+          ? english
+            ? `No supplier in the ERP has ${boundLabel}.`
+            : `ERP 中没有${boundLabel}的供应商。/ No supplier in the ERP has ${boundText(bound, true)}.`
+          : english
+            ? 'No supplier in the ERP matches.'
+            : 'ERP 中没有找到这个供应商。/ No supplier in the ERP matches.',
     };
   // "交期最短的是哪家": the one supplier (or the tied few) at the end of the ranking said, named first.
   const extreme = readExtreme(texts.words);
@@ -228,7 +239,7 @@ function extremeText(extreme: Extreme, winners: SupplierRow[], value: number, en
 }
 
 /** "谁家供应火花塞？", "which models of tyres can we buy?": the parts the ERP lists, by model, with their suppliers. */
-export function planCatalogue(view: ConversationView, texts: TaskTexts): Plan {
+export function planCatalogue(view: ConversationView, texts: TaskTexts, cheapest = false): Plan {
   const grounded = ground(view, texts);
   if ('plan' in grounded) return grounded.plan;
   const { facts } = grounded;
@@ -268,7 +279,7 @@ export function planCatalogue(view: ConversationView, texts: TaskTexts): Plan {
     const listed = items<PartRef>(listing).filter((p) => !supplier || p.supplier.id === supplier.id);
     return listed.length ? [{ parts: listed, steps: [listing], what: english ? c.nameEn : c.nameZh }] : [];
   });
-  if (sections.length) return catalogueAnswer(sections, english);
+  if (sections.length) return catalogueAnswer(sections, english, cheapest);
   if (supplier) parts = parts.filter((p) => facts.current.suppliers.some((s) => s.id === p.supplier.id));
   if (!parts.length)
     return {
@@ -284,7 +295,7 @@ export function planCatalogue(view: ConversationView, texts: TaskTexts): Plan {
   const searches = view.steps.filter((s) => s.name === 'part_search' && items<PartRef>(s).some((p) => ids.has(p.id)));
   const only = facts.categories.find((c) => parts.every((p) => p.category === c.code));
   const what = only ? (english ? only.nameEn : only.nameZh) : facts.partWords.replace(/[?？!！。.,，\s]+$/, '');
-  return catalogueAnswer([{ parts, steps: searches, what }], english);
+  return catalogueAnswer([{ parts, steps: searches, what }], english, cheapest);
 }
 
 /** The parts of one category (or supplier, or search) a catalogue answer lists, and the ERP calls they came from. */
@@ -294,12 +305,24 @@ interface CatalogueSection {
   what: string;
 }
 
-/** One section per category asked, by model with every supplier's price, and one list of sources. */
-function catalogueAnswer(sections: CatalogueSection[], english: boolean): Plan {
+/**
+ * One section per category asked, by model with every supplier's price, and one list of sources; asked for the
+ * cheapest ("What's the cheapest tyre we can buy?"), the lowest list price of them all first.
+ */
+function catalogueAnswer(sections: CatalogueSection[], english: boolean, cheapest = false): Plan {
   const book = new SourceBook();
   const lines = sections.flatMap((section) => catalogueLines(section, english, book));
+  const offers = sections.flatMap((section) => section.parts.map((part) => ({ part, steps: section.steps })));
+  const low = Math.min(...offers.map((o) => o.part.unitPrice));
+  const lowest = offers.filter((o) => o.part.unitPrice === low);
+  const headline = lowest.map(({ part, steps }) => {
+    const at = cite(steps.map((s) => book.erp(s)));
+    const name = `${displayName(part.supplier, english)} ${part.code} ${displayName(part, english)} ${yuan(part.unitPrice)}`;
+    return english ? `**Cheapest: ${name} (MOQ ${part.moq})** ${at}` : `**最便宜：${name}（起订 ${part.moq}）** ${at}`;
+  });
   return {
     text: [
+      ...(cheapest && offers.length ? headline : []),
       ...lines,
       english
         ? 'List prices and minimum order quantities are the ERP catalogue’s; say e.g. “order N … from …” to order.'

@@ -121,11 +121,18 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
     parts = affordable;
   }
   // "cheapest supplier" with none named: of one model's offers, the lowest ERP list price, said on the draft.
-  const cheapest = !facts.suppliers.length && facts.current.reading.cheapest ? cheapestOffer(parts) : undefined;
+  const wantsCheapest = !facts.suppliers.length && facts.current.reading.cheapest === true;
+  const cheapest = wantsCheapest ? cheapestOffer(parts) : undefined;
   if (cheapest) parts = [cheapest.part];
+  // "300个机滤，哪家最便宜" over several models: each model's cheapest offer, for the buyer to pick the model.
+  else if (wantsCheapest && parts.length > 1)
+    parts = [...new Set(parts.map((p) => p.model))].map(
+      (model) => [...parts].filter((p) => p.model === model).sort((a, b) => a.unitPrice - b.unitPrice)[0],
+    );
   const offering = new Set(parts.map((p) => p.supplier.id));
   // Several kinds of part from several suppliers and none said: who supplies is asked first, among those that do.
-  const needSupplier = !facts.suppliers.length && offering.size > 1 && new Set(parts.map((p) => p.model)).size > 1;
+  const needSupplier =
+    !facts.suppliers.length && !wantsCheapest && offering.size > 1 && new Set(parts.map((p) => p.model)).size > 1;
   const supplier =
     facts.suppliers[0] ??
     (offering.size === 1 ? facts.supplierList.find((s) => s.id === parts[0].supplier.id) : undefined);
@@ -497,7 +504,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
   if (!last || (filteredHere && fetched < total && pages.length < LOOKUP_MAX_PAGES)) {
     return { toolCalls: [{ name: 'order_search_details', args: { ...args, page: pages.length + 1 } }] };
   }
-  const orders = pages
+  const matching = pages
     .flatMap((p) => items<OrderItem>(p))
     .filter(
       (o) =>
@@ -506,6 +513,10 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
         (min === undefined || o.totalAmount > min) &&
         (max === undefined || o.totalAmount < max),
     );
+  // "朝阳轮胎最近的单子到货了吗": the newest of them, alone.
+  const orders = reading.newest
+    ? [...matching].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt))).slice(0, 1)
+    : matching;
   const english = isEnglish(texts.words);
   const filters = [
     mine ? (english ? 'mine' : '我的') : '',
@@ -519,6 +530,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
         : reading.period.label
       : '',
     reading.amount ? (reading.amount.label.split(' / ')[english ? 1 : 0] ?? '') : '',
+    reading.newest ? (english ? 'newest' : '最新一张') : '',
   ].filter(Boolean);
   const applied = filters.length ? filters.join(' · ') : english ? 'none (newest orders)' : '无（最近的订单）';
   if (!orders.length)
@@ -527,7 +539,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
         ? `No orders match (filters: ${applied}).`
         : `没有找到符合条件的订单（筛选：${applied}）。/ No matching orders.`,
     };
-  const count = filteredHere ? orders.length : Math.max(total, orders.length);
+  const count = filteredHere || reading.newest ? orders.length : Math.max(total, orders.length);
   const shown = orders.slice(0, 10);
   // "到货了没有": how many of the orders found were received, and the states of the rest.
   const arrived = orders.filter((o) => o.status === 'received').length;

@@ -214,11 +214,14 @@ const JIAO = new RegExp(
 
 /**
  * A sum of money in a text and where it stands: never an order quantity, whatever else the text says. In a budget
- * question (`budget`) a sum said in 块 ("我手上有六千块") is money too: what a budget buys is never counted in 块.
+ * question (`budget`) a sum said in 块 ("我手上有六千块") is money too: what a budget buys is never counted in 块; in a
+ * price judgement (`judge`) so is a figure after "at".
  */
-export function readMoney(text: string, budget = false): ({ value: number } & Span) | undefined {
+export function readMoney(text: string, asked?: 'budget' | 'judge'): ({ value: number } & Span) | undefined {
   const patterns = [
-    ...(budget ? [new RegExp(`(${FIGURE})\\s*块(?!\\s*(?:一${PIECE}|每|\\/))`, 'i')] : []),
+    ...(asked === 'budget' ? [new RegExp(`(${FIGURE})\\s*块(?!\\s*(?:一${PIECE}|每|\\/))`, 'i')] : []),
+    // A price being judged, said after "at" ("is Bosch's F7TC at 14.5 cheap?").
+    ...(asked === 'judge' ? [/\bat\s+(?:¥|￥|\$)?(\d+(?:\.\d+)?)(?![\d.])/i] : []),
     new RegExp(`${CURRENCY_BEFORE}\\s*(${NUMBER})${PER_PIECE}`, 'i'),
     new RegExp(`(${NUMBER})\\s*${CURRENCY_AFTER}${PER_PIECE}`, 'i'),
     new RegExp(`(?:预算|budget(?:\\s+of|\\s+is)?|花|spend|总价|总额|金额)\\s*(?:是|为|有|:|：)?\\s*(${NUMBER})`, 'i'),

@@ -213,7 +213,7 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   const invited = invitees(facts, part);
   if (!invited.suppliers.length)
     return { text: `没有供应「${part.model}」的供应商，未创建询价单。/ No supplier offers ${part.model}: no RFQ.` };
-  const { requiredDate, replyDeadline } = dates(texts.words, facts);
+  const { requiredDate, replyDeadline } = rfqDates(texts.words, facts);
   if (replyDeadline >= `${requiredDate}T00:00:00Z`)
     return {
       text: `报价截止时间须早于需求日期 ${requiredDate}，未创建询价单。/ The reply deadline must come before the required date ${requiredDate}.`,
@@ -255,12 +255,25 @@ function invitees(facts: Facts, part: PartRef): { suppliers: SupplierRef[]; shor
 }
 
 /** The required date (said, else in {@link DEFAULT_LEAD_DAYS} days) and the reply deadline (said, else in 72 hours). */
-function dates(words: string, facts: Facts, now = new Date()): { requiredDate: string; replyDeadline: string } {
+export function rfqDates(
+  words: string,
+  facts: Pick<Facts, 'expectedDate'>,
+  now = new Date(),
+): { requiredDate: string; replyDeadline: string } {
   const keyword = DEADLINE.exec(words);
   const after = keyword ? words.slice(keyword.index + keyword[0].length) : '';
-  const said = keyword ? readDate(after, now) : undefined;
-  // A date after the deadline words is the deadline (end of that day, China time); any other is the required date.
-  const deadlineSpan = said && keyword && { start: keyword.index, end: keyword.index + keyword[0].length + said.end };
+  // A date right before the deadline words ("下周五截止", "周三前截止") is the deadline as well.
+  const before = keyword && !readDate(after, now) ? readDate(words.slice(0, keyword.index), now) : undefined;
+  const leading =
+    before && /^\s*(?:前|之前|为)?\s*$/.test(words.slice(before.end, keyword?.index)) ? before : undefined;
+  const said = keyword ? (leading ?? readDate(after, now)) : undefined;
+  // A date beside the deadline words is the deadline (end of that day, China time); any other is the required date.
+  const deadlineSpan =
+    said &&
+    keyword &&
+    (leading
+      ? { start: leading.start, end: keyword.index + keyword[0].length }
+      : { start: keyword.index, end: keyword.index + keyword[0].length + said.end });
   const required = deadlineSpan
     ? readDate(blankSpans(words, [deadlineSpan]), now)?.value
     : (readDate(words, now)?.value ?? facts.expectedDate);
