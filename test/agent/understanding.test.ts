@@ -1024,6 +1024,23 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
     expect(inPlace('天津', '上海')).toBe(false);
   });
 
+  it('reads what a supplier sells as a catalogue question and whether it delivers on time as a supplier question', () => {
+    for (let i = 0; i < 30; i++) {
+      const s = g.pick(['布雷博', '博世', '正新轮胎', 'Brembo', 'Bosch']);
+      const sells = g.pick([
+        `${s}都卖哪些东西`,
+        `${s}有什么产品`,
+        `${s}卖什么`,
+        `what does ${s} sell?`,
+        `what can ${s} supply`,
+      ]);
+      const r = readRequest(sells, today);
+      expect([r.intent, r.rest.replace(/[|\s?]/g, '')], sells).toEqual(['catalogue', s]);
+      const onTime = g.pick([`${s}交货准时吗`, `${s}到货及时吗`, `${s}按时交货吗`, `${s}发货准时吗`]);
+      expect(readRequest(onTime, today).intent, onTime).toBe('supplierInfo');
+    }
+  });
+
   it('reads an RFQ deadline said before or after its words, and the rest as the required date', () => {
     const now = new Date('2026-12-05T04:00:00Z');
     for (const [text, deadline] of [

@@ -95,7 +95,7 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         },
         {
           want: [`${s.rating}`],
-          zh: [`${zh}的评分怎么样`, `${zh}质量靠谱吗`, `${zh}的评级是多少`],
+          zh: [`${zh}的评分怎么样`, `${zh}质量靠谱吗`, `${zh}的评级是多少`, `${zh}交货准时吗`],
           en: [`How is ${en} rated?`, `what's the quality score of ${en}?`],
         },
         {
@@ -716,6 +716,27 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         },
       });
     }
+    // What one supplier sells ("布雷博都卖哪些东西", "what does Brembo sell?"): every model the ERP lists for it.
+    {
+      const s = pick(carried);
+      const say = pick([
+        `${shortZh(s.name_zh)}都卖哪些东西`,
+        `${shortZh(s.name_zh)}有什么产品`,
+        `what does ${shortEn(s.name_en)} sell?`,
+      ]);
+      const models = [...new Set(offers.filter((o) => o.supplierId === s.id).map((o) => o.model))];
+      list.push({
+        cls: 'supplier-catalogue',
+        say,
+        judge: (turn) => {
+          const missing = models.filter((m) => !turn.answer.includes(m));
+          return (
+            noWrite(turn) ||
+            (missing.length ? `missing ${missing.join(', ')}: ${turn.answer.slice(0, 160)}` : undefined)
+          );
+        },
+      });
+    }
     // What one supplier's part costs: its ERP list price and MOQ, set against the paid prices — not a comparison.
     for (let i = 0; i < 2; i++) {
       const o = pick(offers);
@@ -740,23 +761,31 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
     }
     // Cancelling a supplier's order named by its state ("把冠军那张待审批的单取消掉"): that order itself, or the choice of
     // exactly the supplier's orders in that state — never a list of them instead of the cancel.
-    const pendingOf = await db
+    // An ordered order (not yet delivered) cancels too, as the ERP allows.
+    const undelivered = random() < 0.5;
+    const inState = await db
       .selectFrom('orders')
       .innerJoin('suppliers', 'suppliers.id', 'orders.supplier_id')
       .select(['orders.id', 'suppliers.name_zh', 'suppliers.name_en'])
       .where('orders.project_id', '=', 'P001')
-      .where('orders.status', '=', 'pending_approval')
+      .where('orders.status', 'in', undelivered ? ['approved', 'ordered'] : ['pending_approval'])
       .where('orders.created_by', 'in', db.selectFrom('users').select('id').where('username', '=', 'laoxiao'))
       .execute();
-    const withPending = pick(pendingOf);
-    const theirs = pendingOf.filter((o) => o.name_zh === withPending.name_zh).map((o) => o.id);
+    const withPending = pick(inState);
+    const theirs = inState.filter((o) => o.name_zh === withPending.name_zh).map((o) => o.id);
     list.push({
       cls: 'cancel-by-state',
-      say: pick([
-        `帮我把${shortZh(withPending.name_zh)}那张待审批的单取消掉`,
-        `${shortZh(withPending.name_zh)}还没审批的订单撤了吧`,
-        `cancel the pending ${shortEn(withPending.name_en)} order`,
-      ]),
+      say: undelivered
+        ? pick([
+            `把${shortZh(withPending.name_zh)}还没到货的那张单撤了`,
+            `${shortZh(withPending.name_zh)}未到货的订单取消掉`,
+            `cancel the ${shortEn(withPending.name_en)} order that is not yet delivered`,
+          ])
+        : pick([
+            `帮我把${shortZh(withPending.name_zh)}那张待审批的单取消掉`,
+            `${shortZh(withPending.name_zh)}还没审批的订单撤了吧`,
+            `cancel the pending ${shortEn(withPending.name_en)} order`,
+          ]),
       judge: (turn) => {
         const draft = writeDraft(turn)?.value;
         if (theirs.length === 1)

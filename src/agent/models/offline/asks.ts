@@ -31,7 +31,7 @@ const FIELDS: Array<[SupplierField, RegExp]> = [
   ],
   [
     'rating',
-    /评级|评分卡|记分卡|评分|打分|绩效|准时(?:交货|交付|到货)?(?:率|情况|表现)|准不准时|\bon[- ]time\b|\bdelivery performance\b|星级|质量|靠不靠谱|靠谱吗|信誉|口碑|表现(?:怎么样|如何)|\bratings?\b|\brated\b|\bscores?\b|\bquality\b|\breliab|\bperform(?:s|ed|ance)?\b|\bscorecard\b/i,
+    /评级|评分卡|记分卡|评分|打分|绩效|准时(?:交货|交付|到货)?(?:率|情况|表现)|准不准时|(?:交货|到货|送货|发货)(?:准时|及时|按时)|准时吗|按时(?:交货|到货|送货)?吗|\bon[- ]time\b|\bdelivery performance\b|星级|质量|靠不靠谱|靠谱吗|信誉|口碑|表现(?:怎么样|如何)|\bratings?\b|\brated\b|\bscores?\b|\bquality\b|\breliab|\bperform(?:s|ed|ance)?\b|\bscorecard\b/i,
   ],
   [
     'terms',
@@ -159,7 +159,7 @@ const ASKED =
 
 /** "谁家供应火花塞？", "which models of tyres can I buy?": who carries a part, which models there are. */
 const CATALOGUE_ZH =
-  /目录里有(?:哪些|什么)|(?:有)?几家(?:供应商|厂家)?(?:在|能|可以)?(?:供货|供应|在卖|卖|做|有货)|谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|在卖|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
+  /目录里有(?:哪些|什么)|(?:都)?(?:卖|供应|供货|经营)(?:些)?(?:哪些|什么|啥)(?:东西|产品|零件|零部件|货)?|有(?:哪些|什么)(?:产品|东西|货)|(?:有)?几家(?:供应商|厂家)?(?:在|能|可以)?(?:供货|供应|在卖|卖|做|有货)|谁家(?:有|在)?(?:供应|供货|供|卖|做|能供)?|谁(?:供应|供货|在供|能供|在卖|卖|家有)|(?:哪些|哪几|哪)家?(?:供应商|供货商|厂家|厂商)?(?:能|可以|在)?(?:供应|供货|提供|在卖|卖)|(?:哪些|哪几家|哪家)(?:供应商|供货商|厂家|厂商)(?:能|可以|在)?(?:有|做)|有(?:哪些|什么|几种|几个|哪几种|哪几个)(?:型号|规格|款式|款|种类|品种)|(?:哪些|哪几种|哪几个|什么)(?:型号|规格|款式)|型号有哪些|(?:可以|能)(?:买|订|采购)(?:哪些|什么|哪几种)/;
 /** "邓禄普的轮胎有吗", "F7TC有没有": whether the catalogue carries something (not stock, not orders). */
 const CATALOGUE_HAS = /^(?![^，,。]*(?:还有|库存|存货|单|货|预算))[^，,。]{2,24}?有(?:吗|么|没有)\s*[?？]?\s*$/;
 /** "which air filters do we have in the catalogue?": the words around the part, never the part itself. */
@@ -167,7 +167,7 @@ const CATALOGUE_HAVE =
   /\b(?:which|what)\b(?!.*\b(?:orders?|pos?)\b).{1,40}\b(?:do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
 const CATALOGUE_HAVE_WORDS = /\b(?:which|what|do we have|are there|are available|in (?:the|our) catalog(?:ue)?)\b/i;
 const CATALOGUE_EN =
-  /\b(?:any|which|what) (?:suppliers?|vendors?) (?:for|of)\b|\bwho (?:supplies|sells|carries|makes|stocks|offers|provides|has)\b|\bwhich (?:suppliers?|vendors?|companies) (?:supply|supplies|sell|sells|carry|carries|stock|stocks|offer|offers|provide|provides|have|has|can supply|make)\b|\b(?:what|which) (?:models?|types?|kinds?|sizes?|variants?) (?:of|do|does|are|can)\b|\bwhere can (?:i|we) (?:buy|get|source|order)\b|\bcan (?:i|we) (?:buy|order|get)\??$/i;
+  /\bwhat (?:does|do|can)\b(?=.{1,30}\b(?:sell|supply|offer|carry|make|stock)\b)|\b(?:any|which|what) (?:suppliers?|vendors?) (?:for|of)\b|\bwho (?:supplies|sells|carries|makes|stocks|offers|provides|has)\b|\bwhich (?:suppliers?|vendors?|companies) (?:supply|supplies|sell|sells|carry|carries|stock|stocks|offer|offers|provide|provides|have|has|can supply|make)\b|\b(?:what|which) (?:models?|types?|kinds?|sizes?|variants?) (?:of|do|does|are|can)\b|\bwhere can (?:i|we) (?:buy|get|source|order)\b|\bcan (?:i|we) (?:buy|order|get)\??$/i;
 
 /** Every match of the patterns in a text. */
 function spansOf(text: string, patterns: RegExp[]): Span[] {
@@ -249,7 +249,13 @@ const DEFINING = new RegExp(
  */
 export function askSpans(text: string, ask: Ask | undefined): Span[] {
   if (ask === 'catalogue')
-    return spansOf(text, [CATALOGUE_ZH, CATALOGUE_EN, CATALOGUE_HAVE_WORDS, /\bcan (?:i|we) (?:buy|order|get)\b/i]);
+    return spansOf(text, [
+      CATALOGUE_ZH,
+      CATALOGUE_EN,
+      CATALOGUE_HAVE_WORDS,
+      /\bcan (?:i|we) (?:buy|order|get)\b/i,
+      /\b(?:sell|supply|offer|carry|make|stock)\b\s*\??\s*$/i,
+    ]);
   if (ask === 'supplierInfo')
     return spansOf(text, [
       ...FIELDS.map(([, p]) => p),

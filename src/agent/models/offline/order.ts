@@ -39,7 +39,11 @@ interface OrderItem {
 const LAST_QUANTITY =
   /上[次回]的?(?:数量|量)|(?:数量|量)(?:按|跟|和|同|照|与)上[次回]|(?:跟|和|同|照|按)上[次回](?:一样|相同)|上[次回]订了?多少|same (?:quantity|amount) as (?:last time|before)|as many as last time|last time's quantity/i;
 
-const OPEN_STATUSES = new Set(['draft', 'pending_approval', 'approved']);
+/** The states an order can still be cancelled or changed in, as the ERP allows (an ordered one cancels, not changes). */
+const OPEN_FOR: Record<'cancel' | 'update', ReadonlySet<string>> = {
+  cancel: new Set(['draft', 'pending_approval', 'approved', 'ordered']),
+  update: new Set(['draft', 'pending_approval', 'approved']),
+};
 
 /** The order agent: understand the operation, ground supplier and part in the ERP, ask for what is missing. */
 export function planOrder(view: ConversationView): Plan {
@@ -290,7 +294,7 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
       return { text: '当前账号是只读权限，不能取消订单。/ This account is read-only: it cannot cancel orders.' };
     const cancelled = lastStep(view, 'order_cancel');
     if (cancelled) return { text: confirmation(cancelled) };
-    if (!OPEN_STATUSES.has(order.status))
+    if (!OPEN_FOR.cancel.has(order.status))
       return {
         text: `订单 ${order.orderNo} 状态为 ${order.status}，不能取消。/ An order in ${order.status} cannot be cancelled.`,
       };
@@ -412,7 +416,7 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
   const user = userId(view);
   const open = items<OrderItem>(search).filter(
     (o) =>
-      OPEN_STATUSES.has(o.status) &&
+      OPEN_FOR[intent].has(o.status) &&
       (!states || states.includes(o.status)) &&
       (!user || !o.createdBy || o.createdBy === user),
   );
