@@ -390,6 +390,7 @@ describe('commands versus questions (generated phrasings)', () => {
         `did ${part} prices ${g.pick(['rise', 'fall', 'drop', 'increase'])} over the past year?`,
         `${part}${g.pick(['价格', ''])}是不是越来越${g.pick(['贵', '便宜'])}了`,
         `${part}${g.pick(['贵', '便宜'])}了不少吗`,
+        `${part}${g.pick(['最近', ''])}价格${g.pick(['稳定吗', '稳不稳定', '波动大吗'])}`,
         `are ${part} getting ${g.pick(['pricier', 'cheaper', 'more expensive'])}?`,
       ]);
       expect(readRequest(text, today).intent, text).toBe('direction');
@@ -982,6 +983,7 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
       expect([r.intent, namesSomething(partText(r, []))], spend).toEqual(['spend', false]);
       const price = g.int(5, 60);
       const judge = g.pick([
+        `${g.pick(suppliers)}报${g.pick(['F7TC', 'A7TC'])}单价${price}块，这个价怎么样`,
         `Is ${price} yuan for a ${g.pick(['D8TC spark plug', 'BP-150R brake pad'])} expensive?`,
         `is Bosch's F7TC at ${price}.5 cheap?`,
         `Are ${price} yuan tyres pricey?`,

@@ -201,7 +201,7 @@ const DELETE_ONE =
  * "prices went up, order 200 from Denso" stays an order.
  */
 const DIRECTION_ZH =
-  /(?:涨|跌|降|升)(?:价)?了?(?:还是|或是|或者)(?:涨|跌|降|升)(?:价)?|是涨是跌|是升是降|涨跌|(?:涨|跌|降|上涨|下跌|下降|升高|上升)了?(?:吗|没有|没|多少)|有没有(?:涨|跌|降|上涨|下跌|下降)|(?:涨价|降价)了?(?:吗|没有|没)|是否(?:涨|跌|降|上涨|下跌|下降)|(?:变贵|变便宜|贵了还是便宜|便宜了还是贵)|越来越(?:贵|便宜|高|低)|(?:有|有没有)(?:什么|啥)?(?:变化|变动|波动)(?:吗|没有|么)?|变化大(?:吗|不大)|变了(?:吗|没有|没)|(?:贵|便宜)了(?:不少|很多|一些|点)(?:吗|没有)/;
+  /(?:涨|跌|降|升)(?:价)?了?(?:还是|或是|或者)(?:涨|跌|降|升)(?:价)?|是涨是跌|是升是降|涨跌|(?:涨|跌|降|上涨|下跌|下降|升高|上升)了?(?:吗|没有|没|多少)|有没有(?:涨|跌|降|上涨|下跌|下降)|(?:涨价|降价)了?(?:吗|没有|没)|是否(?:涨|跌|降|上涨|下跌|下降)|(?:变贵|变便宜|贵了还是便宜|便宜了还是贵)|越来越(?:贵|便宜|高|低)|(?:价格|价钱|报价)?(?:稳定吗|稳不稳定|稳不稳|平稳吗)|波动大(?:吗|不大)|(?:有|有没有)(?:什么|啥)?(?:变化|变动|波动)(?:吗|没有|么)?|变化大(?:吗|不大)|变了(?:吗|没有|没)|(?:贵|便宜)了(?:不少|很多|一些|点)(?:吗|没有)/;
 const DIRECTION_EN =
   /\b(?:gone|go|went|going|moved?|trending|headed|heading)\s+(?:up|down|higher|lower)(?:\s+or\s+(?:up|down|higher|lower))?\b|\bup or down\b|\b(?:risen|rise|rose|rising|fallen|fall|fell|falling|dropped|drop|dropping|increased|increase|decreased|decrease|climbed|declined)\b|\b(?:more|less) expensive\b|\bcheaper or (?:more )?expensive\b|\b(?:getting|got|become|became) (?:pricier|cheaper|dearer|costlier)\b|\bprices?\b.{0,40}\bchanged?\b|\bchanged?\b.{0,20}\bprices?\b/i;
 const ASKED_EN = /\?|^\s*(?:has|have|had|did|do|does|is|are|was|were|which way|whether)\b|\bwhether\b/i;
@@ -221,7 +221,7 @@ export function directionSpans(text: string): Span[] {
 }
 
 const JUDGE =
-  /^\s*(?:is|are|was|would|isn't)\b(?=[^?!]*\b(?:expensive|cheap|pricey|steep)\b)|合理吗|合不合理|合理不|合适吗|合不合适|算便宜吗|便宜吗|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
+  /(?:这个|这|那个)价(?:格|钱|位)?(?:怎么样|如何|行不行|可以吗|能接受吗)|^\s*(?:is|are|was|would|isn't)\b(?=[^?!]*\b(?:expensive|cheap|pricey|steep)\b)|合理吗|合不合理|合理不|合适吗|合不合适|算便宜吗|便宜吗|贵不贵|贵吗|贵了|高不高|偏高吗|偏贵|太贵|划算吗|划不划算|值不值|公道|靠谱吗|正常吗|是不是(?:太)?贵|价格(?:怎么样|如何)|报价(?:怎么样|如何)|\breasonable\b|\bfair\b|\btoo (?:expensive|high|much)\b|\boverpriced\b|\bover-?priced\b|\ba good price\b|\brip-?off\b|\bworth it\b|\bsounds? (?:right|ok|okay|fair)\b|\bpricey\b|\bis that (?:ok|okay|normal)\b/i;
 const BUDGET =
   /预算|能买多少|可以买多少|能买几|可以买几|够买多少|够买几|买得起多少|能订多少|可以订多少|\bbudget\b|how many (?:can|could)|how many\b.{1,60}\b(?:can|could) (?:i|we) (?:buy|get|order|afford)\b|how many\b.{1,40}\b(?:will|would)\b.{1,30}\bget\b|how many\b.{1,60}\b(?:can|could|will|would)\b.{1,30}\bbuy\b|what can i (?:get|buy) for|\bafford\b/i;
 /** The Chinese words that ask what a term means (什么是, 什么叫, 何谓, …): every definition cue starts from them. */
