@@ -1043,6 +1043,22 @@ describe('trend words, the newest order, supplier bounds and stock questions (ge
     }
   });
 
+  it('reads every glossary term, asked in every way, as a knowledge question', () => {
+    const entries = parseGlossary(fs.readFileSync('skills/main/procurement-glossary/SKILL.md', 'utf8'));
+    // Inside a sentence a term is written in lower case, an acronym (MOQ) as it is.
+    const inSentence = (title: string) => (/^[A-Z][a-z]/.test(title) ? title.toLowerCase() : title);
+    for (const e of entries)
+      for (const say of [
+        `What is ${inSentence(e.titleEn)}?`,
+        `what does ${e.titleEn} mean`,
+        `Explain ${e.titleEn}`,
+        `什么是${e.titleZh}？`,
+        `${e.titleZh}是什么意思`,
+        `解释一下${e.titleZh}`,
+      ])
+        expect(readRequest(say, today).intent, say).toBe('knowledge');
+  });
+
   it('reads an RFQ deadline said before or after its words, and the rest as the required date', () => {
     const now = new Date('2026-12-05T04:00:00Z');
     for (const [text, deadline] of [

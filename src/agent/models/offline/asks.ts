@@ -31,7 +31,7 @@ const FIELDS: Array<[SupplierField, RegExp]> = [
   ],
   [
     'rating',
-    /评级|评分卡|记分卡|评分|打分|绩效|准时(?:交货|交付|到货)?(?:率|情况|表现)|准不准时|(?:交货|到货|送货|发货)(?:准时|及时|按时)|准时吗|按时(?:交货|到货|送货)?吗|\bon[- ]time\b|\bdelivery performance\b|星级|质量|靠不靠谱|靠谱吗|信誉|口碑|表现(?:怎么样|如何)|\bratings?\b|\brated\b|\bscores?\b|\bquality\b|\breliab|\bperform(?:s|ed|ance)?\b|\bscorecard\b/i,
+    /评级|评分卡|记分卡|评分|打分|绩效|准时(?:交货|交付|到货)?(?:率|情况|表现)|准不准时|(?:交货|到货|送货|发货)(?:准时|及时|按时)|准时吗|按时(?:交货|到货|送货)?吗|\bon[- ]time(?: delivery)?(?: rate)?\b|\bdelivery performance\b|星级|质量|靠不靠谱|靠谱吗|信誉|口碑|表现(?:怎么样|如何)|\bratings?\b|\brated\b|\bscores?\b|\bquality\b|\breliab|\bperform(?:s|ed|ance)?\b|\bscorecard\b/i,
   ],
   [
     'terms',
@@ -291,6 +291,24 @@ export function askSpans(text: string, ask: Ask | undefined): Span[] {
 const PERMISSION =
   /(?:我|我们|本账号|这个账号|当前账号|我的账号|我这个账号)[^。？?]{0,14}?(?:能不能|可不可以|能否|可否|能|可以|有没有权限|有权限?|有没有权)(?:去)?(?:下单|审批|批准|审核|取消订单|取消|改单|修改订单|修改|订货|采购|删除|删单)(?:订单|采购单|单子)?(?:吗|么|不|呢)?\s*[?？]?\s*$|(?:我|我的|当前)(?:账号|账户)?(?:的)?(?:权限|角色)(?:是什么|是啥|有哪些|有什么|是哪个|是多少)?\s*[?？]?\s*$|有(?:没有)?(?:下单|审批|取消|修改)(?:的)?权限|\b(?:can|may|could) i\b\s+(?:place|create|make|approve|cancel|change|edit|submit|raise)\s+(?:an?\s+|any\s+)?(?:orders?|pos?|purchase orders?)\s*\??\s*$|\b(?:am i|are we) allowed to\b|\bdo i have (?:the )?(?:permission|rights?|access)\b|\bwhat(?:'s| is) my role\b|\bmy (?:permissions|role)\b/i;
 
+/** "What is payment terms?", "what are lead times": a question of nothing but a field's term (no supplier, no part). */
+function bareTerm(text: string): boolean {
+  if (!/^\s*what(?:'s| is| are)\b/i.test(text)) return false;
+  let rest = text.replace(/^\s*what(?:'s| is| are)\b/i, ' ');
+  for (const [, pattern] of FIELDS)
+    rest = rest.replace(new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`), ' ');
+  // "What is the lead time?" may ask the suppliers' own, and "what is Bosch's lead time" or "what is Delphi rating"
+  // one supplier's: only a term said bare, with a/an, or with one lower-case word of its own ("filtration rating";
+  // a company is a capitalised name) is defined.
+  const left = rest
+    .replace(/^[\s?？.!]*(?:(?:a|an)\b)?/, '')
+    .replace(/[\s?？.!]+$/, '')
+    .trim();
+  return (
+    left === '' || (/^[a-z][a-z-]*$/.test(left) && !/^(?:the|our|my|your|their|its|this|that|his|her)$/.test(left))
+  );
+}
+
 /** The refusal or question a request is, if any; read in this order, so "帮我给博世付款 200 元" is a payment. */
 export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefined {
   // A supplier's fields first: 付款条件 is a supplier's terms, not a payment; changing them is master data.
@@ -301,12 +319,15 @@ export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefin
     fields.length &&
     (ASKED.test(text) || readFieldBound(text) || endsWithField(text)) &&
     !DEFINITION_WORDS.test(text) &&
+    // "What is payment terms?" names nothing but the term: it asks what the term means.
+    !bareTerm(text) &&
     // "交货周期是什么？" asks what the term is; "博世的交货周期是什么" asks a supplier's.
     !/^[^的]{2,30}是(?:什么|啥)\s*[?？]?\s*$/.test(text)
   )
     return { ask: 'supplierInfo' };
   // "Payment terms 是什么" asks what words mean, before any write they name is refused.
-  if (DEFINING.test(text)) return { ask: 'knowledge' };
+  if (DEFINING.test(text) || (fields.length && (bareTerm(text) || DEFINITION_WORDS.test(text))))
+    return { ask: 'knowledge' };
   // "刚下的那张单可以取消吗" asks about an order of the conversation: a follow-up, not the account's rights.
   if (PERMISSION.test(text) && !/刚|那张|这张|那个|这个|上一|那单|这单|\b(?:it|this|that)\b/i.test(text))
     return { ask: 'permission' };

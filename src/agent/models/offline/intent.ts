@@ -568,7 +568,7 @@ const s = (r: Reading, cue: Cue) => r.scores[cue] ?? 0;
 
 /** Asking what a kind of thing is ("what is a blanket PO", "什么是框架订单"), not about one of the user's own. */
 const DEFINITION = new RegExp(
-  String.raw`${WHAT_IS_ZH}|是(?:什么|啥)\s*[?？]?\s*$|有什么区别|的区别|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b|\bdifference between\b`,
+  String.raw`${WHAT_IS_ZH}|是(?:什么|啥)\s*[?？]?\s*$|有什么区别|的区别|解释一下|解释下|科普一下|\bwhat(?:'s| is| are) (?:a|an)\b|\bexplain\b|\bdefine\b|\bmeaning of\b|\bdifference between\b|\bwhat does\b.{1,40}\b(?:mean|stand for)\b|^\s*what(?:'s| is| are)\s+(?:an?\s+)?(?!the\b|my\b|our\b)[a-z][a-z\s-]{1,40}\??\s*$`,
   'i',
 );
 
