@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  asksOnePrice,
   type Extreme,
   type FieldBound,
   readExtreme,
@@ -22,7 +23,7 @@ import { findTerm, parseGlossary } from '../../src/agent/models/offline/glossary
 import { unknownSupplier } from '../../src/agent/models/offline/grounding.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
-import { asksOnePrice, historyWindow } from '../../src/agent/models/offline/questions.ts';
+import { historyWindow } from '../../src/agent/models/offline/questions.ts';
 import { rfqAction, rfqDates } from '../../src/agent/models/offline/sourcing.ts';
 import { seeded } from '../seeded.ts';
 

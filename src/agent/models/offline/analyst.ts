@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import { cite, SOURCES_HEADING, type Source, sourcesList, sourcesSection } from '../../../protocol/index.ts';
 import { FULL_RESULT_KEY } from '../../tool-results.ts';
+import { asksCheapestItem, asksOnePrice } from './asks.ts';
 import { capabilitiesText } from './capabilities.ts';
 import {
   categoryLabel,
@@ -34,7 +35,7 @@ import {
   scorecardSection,
 } from './price-review.ts';
 import { allFrom, citeAll, citeOf, type From, idsOf, SourceBook } from './provenance.ts';
-import { asksOnePrice, directionOf, historyWindow, planBudget, planDirection, planJudgement } from './questions.ts';
+import { directionOf, historyWindow, planBudget, planDirection, planJudgement } from './questions.ts';
 import { planStock } from './stock.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
@@ -131,10 +132,6 @@ console.log(JSON.stringify({ ...computed, anomalies: anomalies.map(key), file: '
 
 export const ANALYSIS_COMMAND = `node ${ANALYST_PATHS.script}`;
 
-/** Asking for the cheapest item of a kind ("最便宜的轮胎是哪款", "cheapest tyre we can buy"), not the cheapest supplier. */
-const CHEAPEST_ITEM =
-  /最便宜的[^，,。？?]{0,10}?(?:是)?(?:哪个|哪款|哪种|哪一款|哪一种)|(?:哪个|哪款|哪种|哪一款|哪一种)(?:型号)?(?:最便宜|价格最低)|能买到的最便宜|\bcheapest\b.{0,40}\b(?:we|i) can (?:buy|get|order)\b|\bwhich (?:model|one|type|kind)\b.{0,30}\bcheapest\b/i;
-
 /**
  * The analyst: scan skills → ERP data + supplier prices → the ERP's price checks and scorecards → analysis code →
  * 2–4 charts → report → summary.
@@ -154,13 +151,7 @@ export function planAnalysis(view: ConversationView): Plan {
   if (intent === 'catalogue') return planCatalogue(view, texts);
   if (intent === 'spend') return planSpend(view, texts);
   // "What's the cheapest tyre we can buy?": the catalogue's lowest list price across the kind, not one model compared.
-  if (intent === 'compare' && CHEAPEST_ITEM.test(texts.words)) return planCatalogue(view, texts, true);
-  // "火炬的A7TC现在多少钱一只": one supplier's price, with how it sits against the paid prices — not a comparison.
-  if (intent === 'compare' && asksOnePrice(texts.words)) {
-    const one = ground(view, texts);
-    if (!('plan' in one) && one.facts.current.suppliers.length === 1 && one.facts.parts.length)
-      return planJudgement(view, texts, 'price');
-  }
+  if (intent === 'compare' && asksCheapestItem(texts.words)) return planCatalogue(view, texts, true);
   // 1. skills + ERP data: the supplier list, then the parts the request names
   const grounded = ground(view, texts);
   if ('plan' in grounded) {
@@ -170,6 +161,9 @@ export function planAnalysis(view: ConversationView): Plan {
       : { toolCalls: [{ name: 'ls', args: { path: ANALYST_PATHS.skills } }, ...calls] };
   }
   const { facts } = grounded;
+  // "火炬的A7TC现在多少钱一只": one supplier's price, with how it sits against the paid prices — not a comparison.
+  if (intent === 'compare' && asksOnePrice(texts.words) && facts.current.suppliers.length === 1 && facts.parts.length)
+    return planJudgement(view, texts, 'price');
   const pick = chosen(view);
   let category = pick?.startsWith('category:') ? pick.slice(9) : undefined;
   if (!category && called(view, 'ask_user'))

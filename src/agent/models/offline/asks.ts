@@ -309,6 +309,21 @@ function bareTerm(text: string): boolean {
   );
 }
 
+/** Asking what one thing costs ("德尔福的高压包多少钱一个", "what's Torch's price for A7TC?"), not comparing offers. */
+const PRICE_OF =
+  /多少钱|什么价|啥价|几块钱|价格是多少|价钱|单价(?:是)?多少|怎么卖|卖多少|\bhow much (?:is|are|does|do)\b|\bprice (?:of|for)\b|\bwhat(?:'s| is| does)\b.{0,40}\b(?:price|cost|charge)s?\b/i;
+/** Words that weigh several offers (比价, 哪家, cheapest): a price question with them is a comparison. */
+const ACROSS_OFFERS =
+  /比价|对比|比较|比一比|哪家|谁家|最便宜|最低|分析|报告|趋势|划算|\bcompar|\bcheapest\b|\banaly[sz]|\breport\b|\btrend\b|\bwhich\b/i;
+
+/** A price question about one supplier's part: answered with that price and how it sits, never a whole comparison. */
+export const asksOnePrice = (words: string) => PRICE_OF.test(words) && !ACROSS_OFFERS.test(words);
+
+/** Asking for the cheapest item of a kind ("最便宜的轮胎是哪款", "cheapest tyre we can buy"), not the cheapest supplier. */
+const CHEAPEST_ITEM =
+  /最便宜的[^，,。？?]{0,10}?(?:是)?(?:哪个|哪款|哪种|哪一款|哪一种)|(?:哪个|哪款|哪种|哪一款|哪一种)(?:型号)?(?:最便宜|价格最低)|能买到的最便宜|\bcheapest\b.{0,40}\b(?:we|i) can (?:buy|get|order)\b|\bwhich (?:model|one|type|kind)\b.{0,30}\bcheapest\b/i;
+export const asksCheapestItem = (words: string) => CHEAPEST_ITEM.test(words);
+
 /** The refusal or question a request is, if any; read in this order, so "帮我给博世付款 200 元" is a payment. */
 export function readAsk(text: string): { ask: Ask; refusal?: Refusal } | undefined {
   // A supplier's fields first: 付款条件 is a supplier's terms, not a payment; changing them is master data.
@@ -388,6 +403,9 @@ const STATUS_ZH: Record<string, string> = {
   received: '已收货',
   cancelled: '已取消',
 };
+
+/** A bilingual filter label ("未到货 / not yet delivered") in the answer's language. */
+export const labelIn = (label: string, english: boolean) => label.split(' / ')[english ? 1 : 0] ?? label;
 
 /** An order state as the user reads it: 待审批 in Chinese, "pending approval" in English. */
 export const statusName = (status: string, english: boolean) =>

@@ -3,6 +3,7 @@ import {
   type Extreme,
   type FieldBound,
   isEnglish,
+  labelIn,
   readExtreme,
   readFieldBound,
   readPlace,
@@ -154,20 +155,21 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
   const measure = (s: SupplierRow, by: Extreme['by']) =>
     by === 'onTime' ? onTimeOf(s) : by === 'rating' ? s.rating : s.leadTimeDays;
   // Many suppliers: sorted by the ranking said, else by the field asked (shortest lead time, best rating first).
-  const rankBy: Extreme =
+  const rankBy: Extreme | undefined =
     extreme ??
     (fields[0] === 'leadTime'
       ? { by: 'leadTime', want: 'min', end: false }
-      : { by: 'rating', want: 'max', end: false });
-  const sorted =
-    extreme || fields[0] === 'leadTime' || fields[0] === 'rating'
-      ? [...asked].sort((a, b) => {
-          const [x, y] = [measure(a, rankBy.by), measure(b, rankBy.by)];
-          // A supplier without the figure (no delivery yet) ranks last either way.
-          if (x === undefined || y === undefined) return (x === undefined ? 1 : 0) - (y === undefined ? 1 : 0);
-          return rankBy.want === 'min' ? x - y : y - x;
-        })
-      : asked;
+      : fields[0] === 'rating'
+        ? { by: 'rating', want: 'max', end: false }
+        : undefined);
+  const sorted = rankBy
+    ? [...asked].sort((a, b) => {
+        const [x, y] = [measure(a, rankBy.by), measure(b, rankBy.by)];
+        // A supplier without the figure (no delivery yet) ranks last either way.
+        if (x === undefined || y === undefined) return (x === undefined ? 1 : 0) - (y === undefined ? 1 : 0);
+        return rankBy.want === 'min' ? x - y : y - x;
+      })
+    : asked;
   const top = extreme?.end ? measure(sorted[0], extreme.by) : undefined;
   const winners = top === undefined ? [] : sorted.filter((s) => measure(s, extreme!.by) === top);
   const value = (s: SupplierRow, f: SupplierField) =>
@@ -261,12 +263,13 @@ export function planCatalogue(view: ConversationView, texts: TaskTexts, cheapest
   // Categories named by their names or synonyms (机滤 is 机油滤清器; "空滤和机滤" names two): the ERP's whole listing
   // of each, not only the parts whose names hold the word (机油滤芯 is an oil filter too).
   const words = facts.partWords.toLowerCase();
+  // Any search found the category (the best matches may favour the other category said).
+  const found = new Set([...facts.seen.values()].map((p) => p.category));
   const named = codeTokens(words).length
     ? []
     : facts.categories.filter(
         (c) =>
-          // Any search found the category (the best matches may favour the other category said).
-          [...facts.seen.values()].some((p) => p.category === c.code) &&
+          found.has(c.code) &&
           [c.nameZh, ...c.synonymsZh, c.nameEn, ...c.synonymsEn].some((w) => w && words.includes(w.toLowerCase())),
       );
   const listingOf = (code: string) => view.steps.find((s) => s.name === 'part_query' && s.args.category === code);
@@ -476,7 +479,7 @@ export function planSpend(view: ConversationView, texts: TaskTexts): Plan {
   const top = [...bySupplier].sort((a, b) => b[1] - a[1]).slice(0, 6);
   const status = (s: string) => statusName(s, english);
   // The states as the question said them (未到货 is approved and ordered); the rows below give each state.
-  const said = reading.statuses?.label.split(' / ')[english ? 1 : 0];
+  const said = reading.statuses && labelIn(reading.statuses.label, english);
   return {
     text: [
       said

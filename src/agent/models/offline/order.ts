@@ -1,5 +1,5 @@
 import type { ChoiceOption } from '../../../protocol/index.ts';
-import { isEnglish, refusalText, statusName } from './asks.ts';
+import { isEnglish, labelIn, refusalText, statusName } from './asks.ts';
 import { categoryLabel, codeTokens, displayName, type PartRef, shortName } from './catalogue.ts';
 import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
@@ -425,7 +425,7 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
   if (order) return changeOrder(view, order, intent, taskTexts(view));
   if (called(view, 'ask_user')) return { text: '没有选定订单，未做任何修改。/ No order was chosen: nothing changed.' };
   const english = isEnglish(texts.words);
-  const stateLabel = current.reading.statuses?.label.split(' / ')[english ? 1 : 0];
+  const stateLabel = current.reading.statuses && labelIn(current.reading.statuses.label, english);
   const named = [supplier && displayName(supplier, english), period?.label, stateLabel].filter(Boolean).join(' · ');
   if (!open.length && named) {
     const listed = items<OrderItem>(search);
@@ -444,8 +444,7 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
   // The one open order of the supplier and day named is the one meant, and so is the newest when that is said.
   if (named && open.length === 1) return changeOrder(view, open[0], intent, taskTexts(view));
   if (current.reading.newest) {
-    const newest = [...open].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
-    return changeOrder(view, newest, intent, taskTexts(view));
+    return changeOrder(view, newestOf(open), intent, taskTexts(view));
   }
   return {
     toolCalls: [
@@ -518,13 +517,17 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
         (max === undefined || o.totalAmount < max),
     );
   // "朝阳轮胎最近的单子到货了吗": the newest of them, alone.
-  const orders = reading.newest
-    ? [...matching].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt))).slice(0, 1)
-    : matching;
+  const orders = reading.newest && matching.length ? [newestOf(matching)] : matching;
   const english = isEnglish(texts.words);
   const filters = [
     mine ? (english ? 'mine' : '我的') : '',
-    pending ? (english ? 'pending approval' : '待审批') : (reading.statuses?.label.split(' / ')[english ? 1 : 0] ?? ''),
+    pending
+      ? english
+        ? 'pending approval'
+        : '待审批'
+      : reading.statuses
+        ? labelIn(reading.statuses.label, english)
+        : '',
     supplier ? displayName(supplier, english) : '',
     part ? part.code : '',
     model ?? named ?? '',
@@ -533,7 +536,7 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
         ? `${english ? 'cancelled' : '取消于'} ${reading.period.label}`
         : reading.period.label
       : '',
-    reading.amount ? (reading.amount.label.split(' / ')[english ? 1 : 0] ?? '') : '',
+    reading.amount ? labelIn(reading.amount.label, english) : '',
     reading.newest ? (english ? 'newest' : '最新一张') : '',
   ].filter(Boolean);
   const applied = filters.length ? filters.join(' · ') : english ? 'none (newest orders)' : '无（最近的订单）';
@@ -660,6 +663,10 @@ function answerText(view: ConversationView): string {
   ];
   return parts.filter(Boolean).join('，');
 }
+
+/** The newest of some orders (a non-empty list), by when each was placed. */
+const newestOf = (orders: OrderItem[]) =>
+  [...orders].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
 
 const statusText = (status: string) => `${statusName(status, false)} / ${status}`;
 

@@ -108,15 +108,6 @@ const inWindow = (w: HistoryWindow) => (m: { month: string }) =>
 const resultOf = <T>(step: ToolStep | undefined) =>
   step && (step.result as { success?: boolean } | undefined)?.success !== false ? (step.result as T) : undefined;
 
-/** Asking what one thing costs ("德尔福的高压包多少钱一个", "what's Torch's price for A7TC?"), not comparing offers. */
-const PRICE_OF =
-  /多少钱|什么价|啥价|几块钱|价格是多少|价钱|单价(?:是)?多少|怎么卖|卖多少|\bhow much (?:is|are|does|do)\b|\bprice (?:of|for)\b|\bwhat(?:'s| is| does)\b.{0,40}\b(?:price|cost|charge)s?\b/i;
-const COMPARING =
-  /比价|对比|比较|比一比|哪家|谁家|最便宜|最低|分析|报告|趋势|划算|\bcompar|\bcheapest\b|\banaly[sz]|\breport\b|\btrend\b|\bwhich\b/i;
-
-/** A price question about one supplier's part: answered with that price and how it sits, never a whole comparison. */
-export const asksOnePrice = (words: string) => PRICE_OF.test(words) && !COMPARING.test(words);
-
 /**
  * "这个价合理吗？": each part's price (quoted, else its list price) against the ERP's 12-month paid prices. Asked only
  * what a supplier's part costs ("火炬的A7TC现在多少钱一只"), the same figures answer it under a price heading.

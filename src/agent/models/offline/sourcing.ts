@@ -262,11 +262,12 @@ export function rfqDates(
 ): { requiredDate: string; replyDeadline: string } {
   const keyword = DEADLINE.exec(words);
   const after = keyword ? words.slice(keyword.index + keyword[0].length) : '';
+  const following = keyword ? readDate(after, now) : undefined;
   // A date right before the deadline words ("下周五截止", "周三前截止") is the deadline as well.
-  const before = keyword && !readDate(after, now) ? readDate(words.slice(0, keyword.index), now) : undefined;
+  const before = keyword && !following ? readDate(words.slice(0, keyword.index), now) : undefined;
   const leading =
     before && /^\s*(?:前|之前|为)?\s*$/.test(words.slice(before.end, keyword?.index)) ? before : undefined;
-  const said = keyword ? (leading ?? readDate(after, now)) : undefined;
+  const said = leading ?? following;
   // A date beside the deadline words is the deadline (end of that day, China time); any other is the required date.
   const deadlineSpan =
     said &&
