@@ -218,6 +218,35 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
         },
       });
     }
+    // The best on-time delivery rate: every supplier's 12-month scorecard from the ERP, the best (ties included) first.
+    {
+      const rates = await Promise.all(
+        carried.map(async (s) => {
+          const res = await fetch(`${stack.erpUrl}/suppliers/${s.id}/scorecard?months=12`, { headers });
+          const card = (await res.json()) as { delivery: { onTimePct: number | null } };
+          return { s, pct: card.delivery.onTimePct };
+        }),
+      );
+      const best = Math.max(...rates.flatMap((r) => (r.pct === null ? [] : [r.pct])));
+      const winners = rates.filter((r) => r.pct === best).map((r) => r.s);
+      const say = pick(['哪家供应商准时交货率最高', 'which supplier has the best on-time delivery rate?']);
+      const english = inEnglish(say);
+      list.push({
+        cls: 'supplier-on-time',
+        say,
+        judge: (turn) => {
+          const headline = turn.answer.split('\n').find((l) => l.startsWith('**')) ?? '';
+          const name = (s: (typeof carried)[number]) => (english ? s.name_en : s.name_zh);
+          const others = carried.filter((s) => !winners.includes(s) && headline.includes(name(s)));
+          return (
+            noWrite(turn) ||
+            (winners.every((s) => headline.includes(name(s))) && headline.includes(`${best}%`) && !others.length
+              ? undefined
+              : `expected ${winners.map(name).join(', ')} (${best}%) first: ${turn.answer.slice(0, 200)}`)
+          );
+        },
+      });
+    }
     // 2. Orders awaiting approval: exactly the ERP's pending ones.
     const pending = await db
       .selectFrom('orders')
@@ -375,6 +404,34 @@ describe(`questions, filters, choices and names judged against the ERP (seed ${S
           (turn.answer.includes(`${count} 个订单`) || turn.answer.includes(`${count} orders`)
             ? undefined
             : `not ${count} orders`),
+      });
+    }
+    // What was paid for one model this year ("What did we pay for CR7HIX?"): its spend and its average paid price,
+    // amount ÷ quantity of its ordered and received lines.
+    {
+      const o = pick(offers);
+      const rows = await db
+        .selectFrom('order_lines')
+        .innerJoin('orders', 'orders.id', 'order_lines.order_id')
+        .innerJoin('parts', 'parts.id', 'order_lines.part_id')
+        .select(['order_lines.quantity', 'order_lines.unit_price_e4'])
+        .where('orders.project_id', '=', 'P001')
+        .where('orders.status', 'in', ['ordered', 'received'])
+        .where('parts.model', '=', o.model)
+        .where('orders.created_at', '>=', `${y}-01-01`)
+        .where('orders.created_at', '<', `${y}-12-31T99`)
+        .execute();
+      const amount = Math.round(rows.reduce((n, r) => n + (r.quantity * r.unit_price_e4) / 10_000, 0) * 100) / 100;
+      const quantity = rows.reduce((n, r) => n + r.quantity, 0);
+      const say = pick([`What did we pay for ${o.model} this year?`, `今年${o.model}一共花了多少钱`]);
+      list.push({
+        cls: 'paid-for-model',
+        say,
+        judge: (turn) =>
+          noWrite(turn) ||
+          (!quantity || turn.answer.includes(yuan(amount / quantity))
+            ? undefined
+            : `no average ${yuan(amount / quantity)} of ${o.model}: ${turn.answer.slice(0, 200)}`),
       });
     }
     // Cancelling an order named by supplier and day: today's order itself; a day without one is said so.
