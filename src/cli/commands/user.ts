@@ -30,11 +30,15 @@ export function registerUserCommands(program: Command): void {
     });
   user
     .command('revoke <username>')
-    .description('revoke every API token of a user (refused everywhere within 10 s)')
+    .description('revoke every token and sign-in of a user: API tokens, OAuth grants (refused everywhere within 10 s)')
     .option('--data-dir <dir>', 'data directory')
     .action(async (username: string, opts) => {
-      const count = await withErp(opts, (erp) => erp.services.users.revokeTokens(username));
-      console.log(`已吊销 ${count} 个令牌 / revoked ${count} token(s) of ${username}`);
+      const { apiTokens, oauthRecords } = await withErp(opts, (erp) => erp.services.users.revokeTokens(username));
+      console.log(
+        `已吊销 ${username} 的 ${apiTokens} 个 API 令牌，结束 ${oauthRecords} 条 OAuth 登录记录，此前签发的访问令牌不再接受` +
+          ` / revoked ${apiTokens} API token(s) of ${username}, ended ${oauthRecords} OAuth record(s) (grants, sessions,` +
+          ' codes, refresh tokens) and refused every access token issued to them before now',
+      );
     });
   user
     .command('create <username>')

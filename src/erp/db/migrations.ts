@@ -455,6 +455,21 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           await db.schema.createIndex(`oauth_records_${column}`).on('oauth_records').column(column).execute();
       },
     },
+    '013_user_revocation': {
+      // Revoking a user ends their OAuth sign-ins too: the records of their account are found by a column of their
+      // own (those kept before it are read from the payload once, here), and the access tokens signed before the
+      // revocation, which live on as JWTs, are refused from the moment it was made.
+      async up(db: Db) {
+        await db.schema.alterTable('users').addColumn('tokens_revoked_at', 'text').execute();
+        await db.schema.alterTable('oauth_records').addColumn('account_id', 'text').execute();
+        const accountOf =
+          dialect === 'postgres'
+            ? sql`coalesce(payload::json->>'accountId', payload::json#>>'{result,login,accountId}', payload::json#>>'{session,accountId}')`
+            : sql`coalesce(json_extract(payload, '$.accountId'), json_extract(payload, '$.result.login.accountId'), json_extract(payload, '$.session.accountId'))`;
+        await db.updateTable('oauth_records').set({ account_id: accountOf }).execute();
+        await db.schema.createIndex('oauth_records_account_id').on('oauth_records').column('account_id').execute();
+      },
+    },
   };
 }
 

@@ -24,6 +24,8 @@ export interface ErpTables {
     role: Role;
     project_ids: string; // comma-separated, first is the default project
     created_at: string;
+    /** When all the user's tokens were last revoked: OAuth access tokens signed until then are refused. */
+    tokens_revoked_at: string | null;
   };
   api_tokens: {
     id: Generated<number>;
@@ -255,6 +257,8 @@ export interface ErpTables {
     grant_id: string | null;
     user_code: string | null;
     uid: string | null;
+    /** The user the record belongs to (grants, sessions, codes, tokens, a finished sign-in); null for a client. */
+    account_id: string | null;
     /** When the record was used up (epoch seconds, oidc-provider's `consumed`): one update, not a payload rewrite. */
     consumed: number | string | null;
     /** Past this the record is gone (kept until swept); null for one that does not expire, as a registered client. */

@@ -48,14 +48,24 @@ export const isJwt = (token: string) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test(token);
 export interface OAuthSettings {
   /** The authorization server's issuer URL. */
   issuer: string;
-  /** The protected resources tokens are issued for (the ERP MCP server's `/mcp` URL). */
+  /**
+   * The protected resources tokens are issued for: Procura's parts that take them (the ERP MCP server's `/mcp` URL
+   * first, the default resource; the chat API's and the agent MCP server's), all of which the ERP stands behind.
+   */
   resources: string[];
+}
+
+/** Who an access token was issued to, and when (epoch seconds, its `iat`). */
+export interface AccessTokenSubject {
+  username: string;
+  issuedAt: number;
 }
 
 /**
  * Verifies access tokens of the ERP's own authorization server: its signature, issuer, expiry, type (`at+jwt`) and an
- * audience among the configured resources. The ERP MCP server is the ERP's own face, so a token issued for it is
- * the user's credential at the ERP it fronts; a token for any other audience is refused.
+ * audience among the configured resources. Every one of them is a part of Procura in front of the ERP, acting as
+ * the user at the ERP, so a token for any of them is the user's credential here (each of those parts checks the
+ * audience it takes itself); a token for any other audience is refused.
  */
 export class AccessTokenVerifier {
   private readonly keys: ReturnType<typeof createLocalJWKSet>;
@@ -67,16 +77,16 @@ export class AccessTokenVerifier {
     this.keys = createLocalJWKSet(publicJwks(jwks) as { keys: JWK[] });
   }
 
-  /** The username the token was issued to; 401 for a token that is not a valid one of ours. */
-  async username(token: string): Promise<string> {
+  /** The user the token was issued to and when; 401 for a token that is not a valid one of ours. */
+  async verify(token: string): Promise<AccessTokenSubject> {
     try {
       const { payload } = await jwtVerify(token, this.keys, {
         issuer: this.settings.issuer,
         audience: this.settings.resources,
         typ: 'at+jwt',
       });
-      if (typeof payload.sub !== 'string') throw new Error('no subject');
-      return payload.sub;
+      if (typeof payload.sub !== 'string' || typeof payload.iat !== 'number') throw new Error('no subject or iat');
+      return { username: payload.sub, issuedAt: payload.iat };
     } catch {
       throw unauthorized(
         '访问令牌无效、已过期或不是为此资源签发 / invalid or expired access token, or issued for another resource',

@@ -6,9 +6,16 @@ import type { ErpTables } from '../db/schema.ts';
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
 /**
+ * The account a record belongs to: a grant's, session's, code's or token's own; for a sign-in under way, the user
+ * it was finished for or the signed-in user it asks to consent (it would otherwise end in a grant for them).
+ */
+const accountOf = (payload: AdapterPayload): string | null =>
+  payload.accountId ?? payload.result?.login?.accountId ?? payload.session?.accountId ?? null;
+
+/**
  * oidc-provider's storage in the ERP database (`oauth_records`): one instance per model (Client, Grant, Session,
  * AuthorizationCode, RefreshToken, …), each record keyed by model and id, with the fields the provider looks
- * records up by (grant, user code, session uid) in columns of their own. Every write is one statement, so two
+ * records up by (grant, user code, session uid), and the account revoking a user deletes by, in columns of their own. Every write is one statement, so two
  * processes on one database see each other's records.
  */
 export class OAuthRecords implements Adapter {
@@ -16,6 +23,15 @@ export class OAuthRecords implements Adapter {
   static adapter(db: Kysely<ErpTables>): AdapterFactory {
     const sweeper = { last: 0 };
     return (model) => new OAuthRecords(db, model, sweeper);
+  }
+
+  /**
+   * Ends every sign-in of an account (its user revoked): deletes its grants, sessions, authorization codes, refresh
+   * tokens and finished sign-ins, so nothing of it is found again and no token is issued from it; returns how many.
+   */
+  static async revokeAccount(db: Kysely<ErpTables>, accountId: string): Promise<number> {
+    const deleted = await db.deleteFrom('oauth_records').where('account_id', '=', accountId).executeTakeFirst();
+    return Number(deleted.numDeletedRows);
   }
 
   private constructor(
@@ -31,6 +47,7 @@ export class OAuthRecords implements Adapter {
       grant_id: payload.grantId ?? null,
       user_code: payload.userCode ?? null,
       uid: payload.uid ?? null,
+      account_id: accountOf(payload),
       expires_at: expiresIn === undefined ? null : new Date(Date.now() + expiresIn * 1000).toISOString(),
     };
     await this.db

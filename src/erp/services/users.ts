@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { forbidden, notFound, unauthorized, unprocessable } from '../../shared/index.ts';
 import type { ErpTables, Role } from '../db/schema.ts';
-import { isJwt } from '../oauth/keys.ts';
+import { type AccessTokenSubject, isJwt } from '../oauth/keys.ts';
+import { OAuthRecords } from '../oauth/records.ts';
 import { nowIso } from './context.ts';
 
 export interface ErpUser {
@@ -23,26 +24,30 @@ export class UserDirectory {
   private readonly cache = new Map<string, { user: ErpUser; until: number }>();
 
   /** Verifies OAuth access tokens of the ERP's authorization server, when it has one. */
-  private accessTokens?: { username(token: string): Promise<string> };
+  private accessTokens?: { verify(token: string): Promise<AccessTokenSubject> };
 
   constructor(private readonly db: Kysely<ErpTables>) {}
 
   /** Takes OAuth access tokens of the ERP's own authorization server besides API tokens (see `src/erp/oauth`). */
-  acceptAccessTokens(verifier: { username(token: string): Promise<string> }): void {
+  acceptAccessTokens(verifier: { verify(token: string): Promise<AccessTokenSubject> }): void {
     this.accessTokens = verifier;
   }
 
   /**
    * The user a bearer token belongs to: an API token, or an OAuth access token of the ERP's authorization server
    * (its user as the ERP knows them now, whatever role the token was issued with); 401 for an unknown, revoked or
-   * expired token.
+   * expired token. An access token signed in or before the second its user's tokens were revoked is refused: it
+   * cannot be taken back, but it is no longer taken. Asked of the database on every request, so in every ERP process
+   * at once.
    */
   async authenticate(token: string): Promise<ErpUser> {
     if (this.accessTokens && isJwt(token)) {
-      const username = await this.accessTokens.username(token);
-      return this.byUsername(username).catch(() => {
-        throw unauthorized();
-      });
+      const { username, issuedAt } = await this.accessTokens.verify(token);
+      const row = await this.userRows().select('tokens_revoked_at').where('username', '=', username).executeTakeFirst();
+      if (!row) throw unauthorized();
+      if (row.tokens_revoked_at && issuedAt <= Math.floor(Date.parse(row.tokens_revoked_at) / 1000))
+        throw unauthorized('访问令牌已吊销 / the access token was revoked');
+      return toUser(row);
     }
     return this.apiTokenUser(token);
   }
@@ -110,22 +115,19 @@ export class UserDirectory {
   }
 
   async list(): Promise<ErpUser[]> {
-    const rows = await this.db
-      .selectFrom('users')
-      .select(['id', 'username', 'display_name', 'role', 'project_ids'])
-      .orderBy('id')
-      .execute();
+    const rows = await this.userRows().orderBy('id').execute();
     return rows.map(toUser);
   }
 
   async byUsername(username: string): Promise<ErpUser> {
-    const row = await this.db
-      .selectFrom('users')
-      .select(['id', 'username', 'display_name', 'role', 'project_ids'])
-      .where('username', '=', username)
-      .executeTakeFirst();
+    const row = await this.userRows().where('username', '=', username).executeTakeFirst();
     if (!row) throw notFound(`用户不存在 / no user ${username}`);
     return toUser(row);
+  }
+
+  /** The columns of a user that make an {@link ErpUser}. */
+  private userRows() {
+    return this.db.selectFrom('users').select(['id', 'username', 'display_name', 'role', 'project_ids']);
   }
 
   /** Issues a new token for a user; the plain token is returned once and never stored. */
@@ -140,20 +142,29 @@ export class UserDirectory {
   }
 
   /**
-   * Revokes every live token of a user (a person leaving, a leaked token); returns how many. This process forgets
-   * them at once; another ERP process holding one in its cache refuses it within {@link TOKEN_CACHE_MS}.
+   * Revokes everything a user signed in with (a person leaving, a leaked token): their live API tokens; their OAuth
+   * grants, sessions, authorization codes and refresh tokens, so no access token is issued to them again from those;
+   * and every access token already issued to them, which the ERP refuses from now on (see {@link authenticate}).
+   * This process forgets the API tokens at once; another ERP process holding one in its cache refuses it within
+   * {@link TOKEN_CACHE_MS}. Returns how many API tokens and OAuth records were ended.
    */
-  async revokeTokens(username: string): Promise<number> {
+  async revokeTokens(username: string): Promise<{ apiTokens: number; oauthRecords: number }> {
     const user = await this.byUsername(username);
-    const revoked = await this.db
-      .updateTable('api_tokens')
-      .set({ revoked_at: nowIso() })
-      .where('user_id', '=', user.id)
-      .where('revoked_at', 'is', null)
-      .returning('token_hash')
-      .execute();
+    const now = nowIso();
+    const { revoked, oauthRecords } = await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set({ tokens_revoked_at: now }).where('id', '=', user.id).execute();
+      const revoked = await trx
+        .updateTable('api_tokens')
+        .set({ revoked_at: now })
+        .where('user_id', '=', user.id)
+        .where('revoked_at', 'is', null)
+        .returning('token_hash')
+        .execute();
+      // Without its grant, no code or refresh token of it is redeemed, even one a request under way saves later.
+      return { revoked, oauthRecords: await OAuthRecords.revokeAccount(trx, user.username) };
+    });
     for (const { token_hash } of revoked) this.cache.delete(token_hash);
-    return revoked.length;
+    return { apiTokens: revoked.length, oauthRecords };
   }
 }
 
