@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type AgentRuntime, agentConfigs, GenAiTracer, suggestionsFor } from '../agent/index.ts';
+import { AccessTokenCheck } from '../mcp/index.ts';
 import { listen, logger, type RunningServer, startTelemetry } from '../shared/index.ts';
 import { loadWebSettings } from '../tools/index.ts';
 import { DemoSignIn, type DemoSignInMode, type DemoUser } from './admin/demo.ts';
@@ -29,6 +30,11 @@ export interface ApiOptions {
   erpUrl: string;
   dataDir: string;
   databaseUrl?: string;
+  /**
+   * The OAuth access tokens the API takes besides API tokens: signed by these issuers for one of these audiences
+   * (its own resource and the agent MCP server's, which runs it as its user). Without it, the ERP's answer alone.
+   */
+  accessTokens?: { issuers: readonly string[]; audiences: readonly string[] };
   /** PostgreSQL schema of the API tables (default `procura_api`). */
   databaseSchema?: string;
   /** Fan run events out to every API process. */
@@ -127,7 +133,12 @@ export async function createApi(options: ApiOptions): Promise<Api> {
   }
   const history = new History({ db: database.db, runs: store, sessions, runtime: options.runtime, usage });
   const erpBase = options.erpUrl.replace(/\/$/, '');
-  const users = new ErpUsers(erpBase);
+  const accessTokens = options.accessTokens && new AccessTokenCheck(options.accessTokens.issuers);
+  const users = new ErpUsers(
+    erpBase,
+    fetch,
+    accessTokens && ((token) => accessTokens.verify(token, options.accessTokens!.audiences)),
+  );
   const env = options.runtime.options.env ?? process.env;
   const now = options.scheduler?.now ?? (() => new Date());
   const sealer = scheduleSealer(options.dataDir, env);

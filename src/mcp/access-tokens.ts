@@ -5,10 +5,10 @@ import { ProblemError, unauthorized } from '../shared/index.ts';
 const RETRY_DISCOVERY_MS = 5_000;
 
 /**
- * Verifies OAuth access tokens (JWTs) for one MCP endpoint: signed by a key of one of the named authorization
- * servers (their JWKS found through their metadata, RFC 8414 / OpenID discovery), issued by it, not expired, typed
- * `at+jwt`, and with this endpoint's resource URL as audience (RFC 8707), so a token obtained for another resource
- * is refused.
+ * Verifies OAuth access tokens (JWTs) for one resource server (an MCP endpoint, the chat API): signed by a key of one
+ * of the named authorization servers (their JWKS found through their metadata, RFC 8414 / OpenID discovery), issued
+ * by it, not expired, typed `at+jwt`, and with an audience the server takes (RFC 8707: its own resource, or that of
+ * a part of Procura that acts as its user through it), so a token obtained for another resource is refused.
  */
 export class AccessTokenCheck {
   private readonly keys = new Map<string, { at: number; keys: Promise<ReturnType<typeof createRemoteJWKSet>> }>();
@@ -18,8 +18,8 @@ export class AccessTokenCheck {
     private readonly fetchFn: typeof fetch = fetch,
   ) {}
 
-  /** The token's claims; 401 for a token that is not valid for `resource`, 503 when its issuer cannot be asked. */
-  async verify(token: string, resource: string): Promise<JWTPayload> {
+  /** The token's claims; 401 for a token not valid for one of `audiences`, 503 when its issuer cannot be asked. */
+  async verify(token: string, audiences: string | readonly string[]): Promise<JWTPayload> {
     let issuer: unknown;
     try {
       issuer = decodeJwt(token).iss;
@@ -32,7 +32,11 @@ export class AccessTokenCheck {
       );
     const keys = await this.keysOf(issuer);
     try {
-      const { payload } = await jwtVerify(token, keys, { issuer, audience: resource, typ: 'at+jwt' });
+      const { payload } = await jwtVerify(token, keys, {
+        issuer,
+        audience: typeof audiences === 'string' ? audiences : [...audiences],
+        typ: 'at+jwt',
+      });
       return payload;
     } catch {
       throw unauthorized(

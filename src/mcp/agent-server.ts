@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { isJwt, MCP_SCOPE } from '../erp/index.ts';
 import {
   ApiError,
   ChatClient,
@@ -23,13 +24,15 @@ import {
   NUMBER_FIELDS,
   type StreamResult,
 } from '../protocol/index.ts';
-import { listen, type RunningServer } from '../shared/index.ts';
+import { listen, ProblemError, type RunningServer } from '../shared/index.ts';
+import { AccessTokenCheck } from './access-tokens.ts';
 import {
   credentialsFromHeaders,
   guardMcpEndpoint,
   hostsFor,
   type McpGuardOptions,
   RpcError,
+  resourceOfRequest,
   rpcError,
 } from './server.ts';
 
@@ -371,17 +374,38 @@ export type AgentMcpHttpOptions = McpGuardOptions & { apiUrl: string };
 /** A session no request used for this long is closed (a client that went away without DELETE). */
 const SESSION_IDLE_MS = 60 * 60_000;
 
+/** How long the chat API's acceptance of a token stands before a request asks it again (a revoked user's end). */
+const TOKEN_CHECK_MS = 4_000;
+
 const digest = (token: string) => createHash('sha256').update(token).digest();
 
 /**
  * The agent MCP server over streamable HTTP at `/mcp`. Stateful: an elicitation is the server's request to the
  * client in the middle of a call, so each client has a session (its transport and server) whose answers reach the
- * call that waits for them. A session belongs to the bearer token that opened it, which the chat API accepted; every
- * later request must carry the same token. A request without one answers 401 with `WWW-Authenticate`.
+ * call that waits for them. A session belongs to the bearer token that opened it; every later request must carry the
+ * same token. Every request's token must be one the chat API takes, asked again once {@link TOKEN_CHECK_MS} has
+ * passed, so a revoked user's session ends too; an OAuth access token must also be one of the configured
+ * authorization servers for this server's resource (not the ERP MCP server's, say). A request without a token, or
+ * with one refused, answers 401 with `WWW-Authenticate`.
  */
 export function createAgentMcpApp(options: AgentMcpHttpOptions): Hono {
   const app = new Hono();
-  const { challenge } = guardMcpEndpoint(app, options);
+  const { challenge } = guardMcpEndpoint(app, {
+    scopes: options.authorizationServers?.length ? [MCP_SCOPE] : undefined,
+    ...options,
+  });
+  const accessTokens = new AccessTokenCheck(options.authorizationServers ?? []);
+  /** Token digest → until when the chat API's last acceptance of it stands. */
+  const accepted = new Map<string, number>();
+  /** Throws a 401 (ProblemError or ApiError) for a token this server does not take. */
+  const checkToken = async (token: string, request: Request) => {
+    if (isJwt(token)) await accessTokens.verify(token, resourceOfRequest(options.resourceUrl, request));
+    const key = digest(token).toString('hex');
+    if ((accepted.get(key) ?? 0) > Date.now()) return;
+    await new ChatClient(options.apiUrl, token).me();
+    if (accepted.size > 10_000) accepted.clear();
+    accepted.set(key, Date.now() + TOKEN_CHECK_MS);
+  };
   const sessions = new Map<
     string,
     { transport: WebStandardStreamableHTTPServerTransport; owner: Buffer; lastSeen: number }
@@ -390,6 +414,15 @@ export function createAgentMcpApp(options: AgentMcpHttpOptions): Hono {
     const token = credentialsFromHeaders(Object.fromEntries(c.req.raw.headers)).token;
     if (!token)
       return rpcError(401, -32001, '需要登录：缺少访问令牌 / sign-in required: no access token', challenge(c));
+    try {
+      await checkToken(token, c.req.raw);
+    } catch (error) {
+      if ((error instanceof ProblemError || error instanceof ApiError) && error.status === 401) {
+        return rpcError(401, -32001, '访问令牌无效或已过期 / invalid or expired token', challenge(c, 'invalid_token'));
+      }
+      if (error instanceof ProblemError) return rpcError(error.status, -32000, error.message);
+      throw error;
+    }
     const sessionId = c.req.header('mcp-session-id');
     if (sessionId) {
       const session = sessions.get(sessionId);
@@ -407,16 +440,7 @@ export function createAgentMcpApp(options: AgentMcpHttpOptions): Hono {
       }
     }
     if (c.req.method !== 'POST') return rpcError(400, -32000, '缺少会话 / no session: initialize first');
-    const client = new ChatClient(options.apiUrl, token);
-    try {
-      await client.me();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) {
-        return rpcError(401, -32001, '访问令牌无效或已过期 / invalid or expired token', challenge(c, 'invalid_token'));
-      }
-      throw error;
-    }
-    const server = createAgentMcpServer(client, { name: options.name });
+    const server = createAgentMcpServer(new ChatClient(options.apiUrl, token), { name: options.name });
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {

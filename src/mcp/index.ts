@@ -1,3 +1,4 @@
+export { AccessTokenCheck } from './access-tokens.ts';
 export {
   type AgentMcpHttpOptions,
   approvalMessage,

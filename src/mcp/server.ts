@@ -343,10 +343,17 @@ export interface ErpMcpOptions {
 }
 
 export type ErpMcpHttpOptions = ErpMcpOptions &
-  Pick<McpHttpOptions, 'allowedHosts' | 'resourceUrl' | 'authorizationServers'>;
+  Pick<McpHttpOptions, 'allowedHosts' | 'resourceUrl' | 'authorizationServers'> & {
+    /**
+     * The audiences of the access tokens taken: this server's resource and those of the parts of Procura in front
+     * of it, which call it as their user with the token they were given (the chat API's agent); this server's
+     * resource alone by default.
+     */
+    audiences?: readonly string[];
+  };
 
 /** The resource a request reaches: the configured URL, else `/mcp` at the address the request was sent to. */
-const resourceOfRequest = (resourceUrl: string | undefined, request: Request) =>
+export const resourceOfRequest = (resourceUrl: string | undefined, request: Request) =>
   resourceUrl ?? `${new URL(request.url).origin}/mcp`;
 
 /** The ERP tools' registry, as the ERP MCP server exposes them. */
@@ -357,8 +364,9 @@ const erpUsers = (erp: ErpEndpoint) => new ErpUsers(erp.baseUrl.replace(/\/$/, '
 /**
  * The ERP MCP server's HTTP app: every request carries the caller's bearer token, project and trace id, which go
  * on to the ERP with each call. The token is an ERP API token or an OAuth access token of a configured authorization
- * server: the latter is verified here first (signature, issuer, expiry, this server's resource as audience), and the
- * ERP, which knows its own authorization server, checks it again and says who the user is now.
+ * server: the latter is verified here first (signature, issuer, expiry, an audience this server takes), and the
+ * ERP, which knows its own authorization server, checks it again and says who the user is now (and whether their
+ * tokens were revoked since it was signed).
  */
 export function createErpMcpApp(options: ErpMcpHttpOptions): Hono {
   const users = erpUsers(options.erp);
@@ -371,7 +379,10 @@ export function createErpMcpApp(options: ErpMcpHttpOptions): Hono {
     scopes: accessTokens ? [MCP_SCOPE] : undefined,
     identify: async (credentials, request) => {
       if (accessTokens && credentials.token && isJwt(credentials.token))
-        await accessTokens.verify(credentials.token, resourceOfRequest(options.resourceUrl, request));
+        await accessTokens.verify(
+          credentials.token,
+          options.audiences ?? resourceOfRequest(options.resourceUrl, request),
+        );
       return callerContext(users, credentials);
     },
   });

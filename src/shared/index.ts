@@ -19,7 +19,16 @@ export { withPostgresSetupLock } from './postgres-setup.ts';
 export { hashSeed, seededRandom } from './random.ts';
 export { CredentialSealer } from './sealer.ts';
 export { findSecrets, REDACTED, redactKnown, redactSecrets, redactSecretsIn, type SecretMatch } from './secrets.ts';
-export { loadSettings, type PartAddresses, parseSettings, partAddresses, type Settings } from './settings.ts';
+export {
+  audiencesTakenBy,
+  loadSettings,
+  type OAuthResources,
+  oauthResources,
+  type PartAddresses,
+  parseSettings,
+  partAddresses,
+  type Settings,
+} from './settings.ts';
 export { sleep } from './sleep.ts';
 export {
   httpServerSpans,

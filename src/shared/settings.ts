@@ -26,6 +26,8 @@ const settingsSchema = z.object({
   /** The chart MCP server's bearer token (a local one started by Procura gets a fresh one unless this is set). */
   chartMcpToken: z.string().min(16).max(200).optional().meta({ env: 'CHART_MCP_TOKEN' }),
   erpMcpPort: z.coerce.number().int().min(0).max(65535).default(8000).meta({ env: 'ERP_MCP_PORT' }),
+  /** The agent MCP server's port (`procura mcp agent`); its `/mcp` URL there is the resource its tokens name. */
+  agentMcpPort: z.coerce.number().int().min(0).max(65535).default(8010).meta({ env: 'AGENT_MCP_PORT' }),
   /** The authorization server where MCP clients sign in as a Procura user (OAuth 2.1). */
   oauthPort: z.coerce.number().int().min(0).max(65535).default(8020).meta({ env: 'OAUTH_PORT' }),
   /** Its public issuer URL, when clients reach it by another address than `http://<host>:<OAUTH_PORT>`. */
@@ -173,6 +175,44 @@ function envNamesOf(schema: z.ZodObject): Record<string, string> {
       return [key, env];
     }),
   );
+}
+
+/**
+ * The OAuth resources (RFC 8707) of Procura's parts, each the audience of the access tokens issued for it. Front to
+ * back, each part acts as its user through the next with the token it was given: the agent MCP server runs the
+ * chat API, whose agent calls the ERP MCP server, which calls the ERP.
+ */
+export interface OAuthResources {
+  /** The agent MCP server's `/mcp` URL. */
+  agentMcp: string;
+  /** The chat API's base, `…/api/v1` (under `PROCURA_PUBLIC_URL` when set). */
+  api: string;
+  /** The ERP MCP server's `/mcp` URL: the resource of a token asked for without naming one. */
+  erpMcp: string;
+}
+
+const FRONT_TO_BACK = ['agentMcp', 'api', 'erpMcp'] as const;
+
+/** The resources of the parts on this host and their ports; a part bound to every interface is named by loopback. */
+export function oauthResources(
+  settings: Pick<Settings, 'host' | 'agentMcpPort' | 'apiPort' | 'erpMcpPort' | 'publicUrl'>,
+): OAuthResources {
+  const named = ['0.0.0.0', '::'].includes(settings.host) ? '127.0.0.1' : settings.host;
+  const host = named.includes(':') ? `[${named}]` : named;
+  return {
+    agentMcp: `http://${host}:${settings.agentMcpPort}/mcp`,
+    api: `${settings.publicUrl ?? `http://${host}:${settings.apiPort}`}/api/v1`,
+    erpMcp: `http://${host}:${settings.erpMcpPort}/mcp`,
+  };
+}
+
+/**
+ * The audiences a part takes: its own, and those of the parts in front of it, which reach it as their user with the
+ * token they were given. Never those behind it: a token for the ERP MCP server opens no chat API, whose runs, history
+ * and files are more than the ERP tools the user granted that client.
+ */
+export function audiencesTakenBy(resources: OAuthResources, part: keyof OAuthResources): string[] {
+  return FRONT_TO_BACK.slice(0, FRONT_TO_BACK.indexOf(part) + 1).map((front) => resources[front]);
 }
 
 /** Where each part is reached. */

@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import { agentRuntimeFor } from '../../agent/index.ts';
 import { type DemoSignInMode, type DemoUser, startApiServer } from '../../api/index.ts';
-import { type PartAddresses, partAddresses, type Settings } from '../../shared/index.ts';
+import {
+  audiencesTakenBy,
+  oauthResources,
+  type PartAddresses,
+  partAddresses,
+  type Settings,
+} from '../../shared/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
 
 export interface ApiAddresses extends PartAddresses {
@@ -26,6 +32,8 @@ export async function startApi(settings: Settings, addresses: ApiAddresses) {
   const api = await startApiServer({
     runtime,
     erpUrl: addresses.erpUrl,
+    // OAuth access tokens of Procura's authorization server for the chat API, or for the agent MCP server in front.
+    accessTokens: { issuers: [addresses.oauthIssuer], audiences: audiencesTakenBy(oauthResources(settings), 'api') },
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
     redisUrl: settings.redisUrl,

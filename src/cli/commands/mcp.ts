@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { runAgentMcpStdio, runErpMcpStdio, startAgentMcpServer, startErpMcpServer } from '../../mcp/index.ts';
-import { logger, partAddresses } from '../../shared/index.ts';
+import { logger, oauthResources, partAddresses } from '../../shared/index.ts';
 import { closeOnSignal, settingsFrom, withCommonOptions } from '../options.ts';
 
 export function registerMcpCommands(program: Command): void {
@@ -42,12 +42,12 @@ export function registerMcpCommands(program: Command): void {
       .command('agent')
       .description('Procura itself over MCP: supplier analysis, order drafts / Procura 智能体 MCP 服务'),
   )
-    .option('--port <port>', 'port / 端口 (8010)', '8010')
+    .option('--port <port>', 'port / 端口 (8010, AGENT_MCP_PORT)')
     .option('--stdio', 'serve on stdin/stdout for one user / 以 stdio 方式为单个用户服务')
     .option('--url <url>', 'chat API address (default PROCURA_API_URL or http://<host>:<API_PORT>)')
     .option('--token <token>', 'stdio: the user token (PROCURA_TOKEN) / 用户令牌')
     .action(async (opts) => {
-      const settings = settingsFrom(opts);
+      const settings = settingsFrom(opts, { agentMcpPort: opts.port });
       const apiUrl = opts.url ?? process.env.PROCURA_API_URL ?? `http://${settings.host}:${settings.apiPort}`;
       if (!/^https?:\/\/[^\s]+$/.test(apiUrl)) throw new Error(`--url 无效 / invalid --url: ${apiUrl}`);
       if (opts.stdio) {
@@ -58,14 +58,14 @@ export function registerMcpCommands(program: Command): void {
         await runAgentMcpStdio({ apiUrl, token });
         return;
       }
-      const port = Number(opts.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535)
-        throw new Error(`--port 无效 / invalid --port: ${opts.port}`);
+      // OAuth clients sign in at `procura start`'s authorization server for this server's resource.
       const server = await startAgentMcpServer({
         apiUrl,
         host: settings.host,
-        port,
+        port: settings.agentMcpPort,
         allowedHosts: settings.mcpAllowedHosts,
+        resourceUrl: oauthResources(settings).agentMcp,
+        authorizationServers: [partAddresses(settings).oauthIssuer],
       });
       console.log(`Agent MCP  ${server.mcpUrl}   (chat API ${apiUrl})`);
       closeOnSignal(server.close);

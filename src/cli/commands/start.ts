@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { AgentRuntime } from '../../agent/index.ts';
 import type { Erp } from '../../erp/index.ts';
-import type { Settings } from '../../shared/index.ts';
+import { audiencesTakenBy, type OAuthResources, oauthResources, type Settings } from '../../shared/index.ts';
 import { closeOnSignal, settingsFrom, urlHost, withCommonOptions } from '../options.ts';
 import { ensureWebUi } from '../web-ui.ts';
 
@@ -54,8 +54,8 @@ export interface StartOptions {
 type Plan = Settings & {
   rendererHost: string;
   rendererToken: string;
-  /** The local ERP MCP server's resource URL (what MCP clients' tokens are issued for) and the issuer they sign in at. */
-  erpMcpResource: string;
+  /** The parts' OAuth resources (what clients' tokens are issued for) and the issuer they sign in at. */
+  resources: OAuthResources;
   oauthIssuer: string;
 };
 
@@ -66,20 +66,21 @@ export async function planOf(settings: Settings): Promise<Plan> {
   // first. A wildcard bind is reached, and named, by loopback.
   const erpMcpPort = settings.erpMcpPort || (await freePort(settings.host));
   const oauthPort = settings.oauthPort || (await freePort(settings.host));
+  // Known before the chat API starts: its resource, and the RFQ mail links each invitation's quote form under it.
+  const apiPort = settings.apiPort || (await freePort(settings.host));
   const named = urlHost(['0.0.0.0', '::'].includes(settings.host) ? '127.0.0.1' : settings.host);
   return {
     ...settings,
     erpMcpPort,
     oauthPort,
-    erpMcpResource: `http://${named}:${erpMcpPort}/mcp`,
+    apiPort,
+    resources: oauthResources({ ...settings, erpMcpPort, apiPort }),
     oauthIssuer: settings.oauthIssuer ?? `http://${named}:${oauthPort}`,
     rendererHost,
     rendererToken: randomBytes(24).toString('base64url'),
     chartsPort: settings.chartsPort || (await freePort(rendererHost)),
     chartMcpPort: settings.chartMcpUrl || settings.chartMcpPort ? settings.chartMcpPort : await freePort('127.0.0.1'),
     chartMcpToken: settings.chartMcpToken ?? randomBytes(24).toString('base64url'),
-    // Known before the chat API starts: the RFQ mail links each invitation's quote form under it.
-    apiPort: settings.apiPort || (await freePort(settings.host)),
   };
 }
 
@@ -92,7 +93,11 @@ const parts: PartSpec[] = [
       const erp = await startErpServer({
         ...settings,
         port: settings.erpPort,
-        oauth: { issuer: settings.oauthIssuer, resources: [settings.erpMcpResource] },
+        // The ERP MCP server's resource first: a token asked for without naming one is for it.
+        oauth: {
+          issuer: settings.oauthIssuer,
+          resources: [settings.resources.erpMcp, settings.resources.api, settings.resources.agentMcp],
+        },
       });
       return {
         url: `${erp.server.url}/api`,
@@ -113,7 +118,8 @@ const parts: PartSpec[] = [
         host: settings.host,
         port: settings.erpMcpPort,
         allowedHosts: settings.mcpAllowedHosts,
-        resourceUrl: settings.erpMcpResource,
+        resourceUrl: settings.resources.erpMcp,
+        audiences: audiencesTakenBy(settings.resources, 'erpMcp'),
         authorizationServers: [settings.oauthIssuer],
       });
       return { url: mcp.mcpUrl, detail: 'streamable HTTP, Bearer token or OAuth sign-in', close: mcp.close };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Role } from '../../protocol/index.ts';
 import { forbidden, ProblemError, unauthorized } from '../../shared/index.ts';
+import { isJwt } from '../oauth/keys.ts';
 
 /** The user a request acts for, as the ERP's `GET /me` names them, with the token that proves it. */
 export interface ActingUser {
@@ -22,7 +23,9 @@ export const USER_CACHE_MS = 4_000;
  * Resolves bearer tokens to ERP users through the ERP's own `GET /me`, so the API runs as a separate process and
  * the ERP stays the only place that knows tokens. Answers are cached briefly per token and project, and requests
  * arriving together with the same token share one lookup (a burst of new chats asks the ERP once, not per chat).
- * A 401 from the ERP for a token drops it for every project at once.
+ * A 401 from the ERP for a token drops it for every project at once. An OAuth access token is first checked by
+ * `checkAccessToken` when given (the caller's own audience: the ERP takes a token for any of Procura's parts), and
+ * refused without asking the ERP when that fails.
  */
 export class ErpUsers {
   /** token hash → project → answer. */
@@ -32,6 +35,7 @@ export class ErpUsers {
   constructor(
     private readonly erpUrl: string,
     private readonly fetchFn: (request: Request) => Response | Promise<Response> = fetch,
+    private readonly checkAccessToken?: (token: string) => Promise<unknown>,
   ) {}
 
   async resolve(authorization: string | undefined, projectId: string | undefined): Promise<ActingUser> {
@@ -82,6 +86,7 @@ export class ErpUsers {
   }
 
   private async lookUp(token: string, projectId: string | undefined): Promise<ActingUser> {
+    if (this.checkAccessToken && isJwt(token)) await this.checkAccessToken(token);
     let response: Response;
     try {
       response = await this.fetchFn(
