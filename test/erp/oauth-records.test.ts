@@ -47,6 +47,32 @@ describe.each(BACKENDS)('OAuth records on $name', (backend) => {
     expect(await adapter('Client').find('s1')).toBeDefined();
   });
 
+  it.skipIf(!backend.enabled)(
+    'deletes every record of one account, and only those, when its user is revoked',
+    async () => {
+      await adapter('Grant').upsert('g-lx', { accountId: 'lx', clientId: 'c' }, 3600);
+      await adapter('Session').upsert('s-lx', { uid: 'su-lx', accountId: 'lx' }, 3600);
+      await adapter('RefreshToken').upsert('r-lx', { accountId: 'lx', grantId: 'g-lx' }, 3600);
+      await adapter('AuthorizationCode').upsert('a-lx', { accountId: 'lx', grantId: 'g-lx' }, 60);
+      await adapter('Interaction').upsert('i-done', { uid: 'i1', result: { login: { accountId: 'lx' } } }, 600);
+      await adapter('Interaction').upsert('i-consent', { uid: 'i2', session: { accountId: 'lx', uid: 'su-lx' } }, 600);
+      await adapter('Grant').upsert('g-zw', { accountId: 'zw', clientId: 'c' }, 3600);
+      await adapter('Client').upsert('c', { client_id: 'c' });
+      expect(await OAuthRecords.revokeAccount(database.db, 'lx')).toBe(6);
+      for (const [model, id] of [
+        ['Grant', 'g-lx'],
+        ['Session', 's-lx'],
+        ['RefreshToken', 'r-lx'],
+        ['AuthorizationCode', 'a-lx'],
+        ['Interaction', 'i-done'],
+        ['Interaction', 'i-consent'],
+      ])
+        expect(await adapter(model).find(id), `${model} ${id}`).toBeUndefined();
+      expect(await adapter('Grant').find('g-zw')).toBeDefined();
+      expect(await adapter('Client').find('c')).toBeDefined();
+    },
+  );
+
   it.skipIf(!backend.enabled)('marks a record consumed once and keeps it consumed when saved again', async () => {
     const codes = adapter('AuthorizationCode');
     await codes.upsert('c1', { grantId: 'g1', kind: 'AuthorizationCode' }, 60);
