@@ -181,6 +181,36 @@ export const PriceThresholdsSchema = z.strictObject({
 });
 export type PriceThresholds = z.infer<typeof PriceThresholdsSchema>;
 
+export const UpdatePolicyInputSchema = z.strictObject({
+  version: z.number().int().min(0),
+  buyerLimit: z.number().min(0).max(1_000_000_000).optional(),
+  adminSuppliers: z.array(Id).max(500).optional(),
+  adminCategories: z.array(Text(40).min(1)).max(100).optional(),
+  priceThresholds: PriceThresholdsSchema.optional(),
+  fourEyes: z.boolean().optional(),
+});
+export type UpdatePolicyInput = z.infer<typeof UpdatePolicyInputSchema>;
+
+/**
+ * A change of the policy that loosens a control (four eyes off, a higher buyer limit or price threshold, a supplier
+ * or category no longer forced to an admin): proposed by one admin, applied only when another confirms it.
+ */
+export const PolicyProposalSchema = z.object({
+  id: z.string(),
+  /** The fields of the update as proposed. */
+  changes: UpdatePolicyInputSchema.omit({ version: true }),
+  /** Each control it loosens, in words (Chinese / English). */
+  loosens: z.array(z.string()),
+  /** The policy version it was proposed on: a policy changed since voids it. */
+  baseVersion: z.number(),
+  proposedBy: z.string(),
+  proposedAt: z.string(),
+});
+export type PolicyProposal = z.infer<typeof PolicyProposalSchema>;
+
+export const ConfirmPolicyInputSchema = z.strictObject({ proposalId: z.string().min(1).max(64) });
+export type ConfirmPolicyInput = z.infer<typeof ConfirmPolicyInputSchema>;
+
 export const ApprovalPolicySchema = z.object({
   projectId: z.string(),
   /** Orders up to this total (yuan) with no flag are approved at once when a buyer submits them. */
@@ -196,18 +226,10 @@ export const ApprovalPolicySchema = z.object({
   /** 0 while the project runs on the defaults. */
   version: z.number(),
   updatedAt: z.string().nullable(),
+  /** A loosening change waiting for a second admin, if any. */
+  pendingChange: PolicyProposalSchema.nullable(),
 });
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
-
-export const UpdatePolicyInputSchema = z.strictObject({
-  version: z.number().int().min(0),
-  buyerLimit: z.number().min(0).max(1_000_000_000).optional(),
-  adminSuppliers: z.array(Id).max(500).optional(),
-  adminCategories: z.array(Text(40).min(1)).max(100).optional(),
-  priceThresholds: PriceThresholdsSchema.optional(),
-  fourEyes: z.boolean().optional(),
-});
-export type UpdatePolicyInput = z.infer<typeof UpdatePolicyInputSchema>;
 
 export const OrderDecisionInputSchema = z.strictObject({
   version: z.number().int().positive(),

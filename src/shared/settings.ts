@@ -32,6 +32,14 @@ const settingsSchema = z.object({
   oauthPort: z.coerce.number().int().min(0).max(65535).default(8020).meta({ env: 'OAUTH_PORT' }),
   /** Its public issuer URL, when clients reach it by another address than `http://<host>:<OAUTH_PORT>`. */
   oauthIssuer: httpUrl.optional().meta({ env: 'OAUTH_ISSUER' }),
+  /** Seconds a client registered there lives until a token is issued to it (a day by default). */
+  oauthUnusedClientSeconds: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 24 * 60 * 60)
+    .optional()
+    .meta({ env: 'OAUTH_UNUSED_CLIENT_SECONDS' }),
   /**
    * The key that seals the MCP servers' OAuth tokens Procura keeps per user (at least 16 characters; every API
    * process of a deployment needs the same); a random key in `<data-dir>/mcp-tokens.key` when unset.

@@ -47,27 +47,82 @@ for (const backend of BACKENDS) {
     });
     afterAll(() => h?.close());
 
-    it('is a project policy, on by default, that an admin switches (versioned, audited)', async () => {
+    it('is a project policy, on by default, that one admin cannot lift alone: a second admin confirms', async () => {
       expect((await h.call('GET', '/api/approval-policy')).body).toMatchObject({ fourEyes: true, version: 0 });
-      const off = await h.call('PUT', '/api/approval-policy', {
+      const proposed = await h.call('PUT', '/api/approval-policy', {
         token: h.tokens.admin,
         body: { version: 0, fourEyes: false },
       });
-      expect(off.body).toMatchObject({ fourEyes: false, version: 1 });
+      // Proposed, not applied: four eyes stays on until another admin confirms.
+      expect(proposed.status).toBe(202);
+      expect(proposed.body).toMatchObject({ fourEyes: true, version: 0 });
+      expect(proposed.body.pendingChange).toMatchObject({ changes: { fourEyes: false }, proposedBy: 'admin' });
       const mine = await pendingOrder(h.tokens.admin);
-      // With the policy off, an admin may approve his own order.
+      const refused = await h.call('POST', `/api/orders/${mine.id}/approve`, {
+        token: h.tokens.admin,
+        body: { version: mine.version },
+      });
+      expect(refused.status).toBe(403);
+      const self = await h.call('POST', '/api/approval-policy/confirm', {
+        token: h.tokens.admin,
+        body: { proposalId: proposed.body.pendingChange.id },
+      });
+      expect(self.status).toBe(403);
+      expect(self.body).toMatchObject({ code: 'four_eyes' });
+      expect((await h.call('GET', '/api/approval-policy')).body).toMatchObject({ fourEyes: true, version: 0 });
+
+      const off = await h.call('POST', '/api/approval-policy/confirm', {
+        token: admin2,
+        body: { proposalId: proposed.body.pendingChange.id },
+      });
+      expect(off.body).toMatchObject({ fourEyes: false, version: 1, pendingChange: null });
+      // With the policy off by two admins, an admin may approve his own order.
       const approved = await h.call('POST', `/api/orders/${mine.id}/approve`, {
         token: h.tokens.admin,
         body: { version: mine.version },
       });
       expect(approved.status).toBe(200);
+      // Tightening applies at once, by one admin.
       const on = await h.call('PUT', '/api/approval-policy', {
         token: h.tokens.admin,
         body: { version: 1, fourEyes: true },
       });
+      expect(on.status).toBe(200);
       expect(on.body).toMatchObject({ fourEyes: true, version: 2 });
       const audit = await h.call('GET', '/api/audit?entity=approval_policy&entityId=P001', { token: h.tokens.admin });
-      expect(audit.body.items.map((e: { after: { fourEyes?: boolean } }) => e.after.fourEyes)).toEqual([false, true]);
+      expect(audit.body.items.map((e: { action: string }) => e.action)).toEqual(['propose', 'confirm', 'update']);
+    });
+
+    it('holds any loosening for a second admin: a raised limit waits, and a proposal on a changed policy is void', async () => {
+      const now = (await h.call('GET', '/api/approval-policy')).body;
+      const raise = await h.call('PUT', '/api/approval-policy', {
+        token: admin2,
+        body: { version: now.version, buyerLimit: 1_000_000 },
+      });
+      expect(raise.status).toBe(202);
+      expect(raise.body.buyerLimit).toBe(now.buyerLimit);
+      // A tightening change meanwhile moves the policy on: the proposal no longer applies.
+      const tighter = await h.call('PUT', '/api/approval-policy', {
+        token: h.tokens.admin,
+        body: { version: now.version, buyerLimit: now.buyerLimit - 1 },
+      });
+      expect(tighter.status).toBe(200);
+      expect(tighter.body.pendingChange).toBeNull();
+      const stale = await h.call('POST', '/api/approval-policy/confirm', {
+        token: h.tokens.admin,
+        body: { proposalId: raise.body.pendingChange.id },
+      });
+      expect(stale.status).toBe(409);
+      expect((await h.call('GET', '/api/approval-policy')).body.buyerLimit).toBe(now.buyerLimit - 1);
+      const restore = await h.call('PUT', '/api/approval-policy', {
+        token: h.tokens.admin,
+        body: { version: tighter.body.version, buyerLimit: now.buyerLimit },
+      });
+      const restored = await h.call('POST', '/api/approval-policy/confirm', {
+        token: admin2,
+        body: { proposalId: restore.body.pendingChange.id },
+      });
+      expect(restored.body.buyerLimit).toBe(now.buyerLimit);
     });
 
     it('lets only the creator or an admin change or cancel an order; a refusal is 403 four_eyes and audited', async () => {

@@ -240,10 +240,18 @@ for (const backend of BACKENDS) {
           headers: { 'x-project-id': 'P002' },
         });
         expect(p2.body).toMatchObject({ projectId: 'P002', buyerLimit: 5000 });
-        await h.call('PUT', '/api/approval-policy', {
+        // Loosening it again takes a second admin.
+        const restore = await h.call('PUT', '/api/approval-policy', {
           body: { version: 1, buyerLimit: 5000, adminCategories: [] },
           token: h.tokens.admin,
         });
+        expect(restore.status).toBe(202);
+        await h.erp.services.users.create({ username: 'admin-controls', role: 'admin', projectIds: ['P001'] });
+        const confirmed = await h.call('POST', '/api/approval-policy/confirm', {
+          body: { proposalId: restore.body.pendingChange.id },
+          token: await h.erp.services.users.issueToken('admin-controls'),
+        });
+        expect(confirmed.body).toMatchObject({ buyerLimit: 5000, adminCategories: [], version: 2 });
       });
     });
 

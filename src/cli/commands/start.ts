@@ -144,6 +144,7 @@ const parts: PartSpec[] = [
         host: settings.host,
         port: settings.oauthPort,
         demo: mode === 'off' ? undefined : { mode, users: DEMO_USERS.filter((u) => erp.demoTokens[u.username]) },
+        registration: settings.oauthUnusedClientSeconds ? { unusedClientTtlS: settings.oauthUnusedClientSeconds } : {},
       });
       return {
         url: server.issuer,

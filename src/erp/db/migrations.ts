@@ -470,6 +470,22 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('oauth_records_account_id').on('oauth_records').column('account_id').execute();
       },
     },
+    '014_approval_policy_proposals': {
+      // Four eyes on the policy itself: a change that loosens a control waits here for a second admin.
+      async up(db: Db) {
+        await db.schema
+          .createTable('approval_policy_proposals')
+          .addColumn('project_id', 'text', (c) => c.primaryKey())
+          .addColumn('id', 'text', (c) => c.notNull())
+          .addColumn('changes', 'text', (c) => c.notNull())
+          .addColumn('loosens', 'text', (c) => c.notNull())
+          .addColumn('base_version', 'integer', (c) => c.notNull())
+          .addColumn('proposed_by', 'integer', (c) => c.notNull())
+          .addColumn('proposed_by_name', 'text', (c) => c.notNull())
+          .addColumn('proposed_at', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -136,6 +136,19 @@ export interface ErpTables {
     updated_by: number | null;
     updated_at: string;
   };
+  /** A loosening change of a project's approval policy, waiting for a second admin (one per project). */
+  approval_policy_proposals: {
+    project_id: string;
+    id: string;
+    /** JSON: the fields of the update, without its version. */
+    changes: string;
+    /** JSON array: each control the change loosens, in words. */
+    loosens: string;
+    base_version: number;
+    proposed_by: number;
+    proposed_by_name: string;
+    proposed_at: string;
+  };
   idempotency_keys: {
     user_id: number;
     key: string;

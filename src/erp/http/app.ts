@@ -47,6 +47,16 @@ function standard(ok: z.ZodType, status: 200 | 201 = 200) {
   };
 }
 
+/** `standard`, plus 202: a change taken as a proposal that waits for another admin. */
+function proposable(ok: z.ZodType) {
+  const parts = standard(ok);
+  const proposed = {
+    description: '已提议，待另一位管理员确认 / proposed: waits for another admin to confirm',
+    content: { 'application/json': { schema: ok } },
+  };
+  return { ...parts, responses: { ...parts.responses, 202: proposed } };
+}
+
 const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
 
 /** The headers every operation takes besides its token (declared once, as components). */
@@ -326,12 +336,28 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
       method: 'put',
       operationId: 'updateApprovalPolicy',
       path: '/approval-policy',
-      summary: '修改审批策略（管理员）/ change the approval policy (admin)',
+      summary:
+        '修改审批策略（管理员）：收紧即生效，放宽须另一位管理员确认 / change the approval policy (admin): tightening applies, loosening waits for another admin',
       tags: ['approval'],
       request: { body: json(s.UpdatePolicyBody) },
+      ...proposable(s.ApprovalPolicySchema),
+    }),
+    async (c) => {
+      const { policy, applied } = await services.policies.update(c.var.ctx, c.req.valid('json'));
+      return applied ? c.json(policy, 200) : c.json(policy, 202);
+    },
+  );
+  app.openapi(
+    route({
+      method: 'post',
+      operationId: 'confirmApprovalPolicy',
+      path: '/approval-policy/confirm',
+      summary: '确认另一位管理员提议的放宽修改（四眼）/ confirm a loosening change another admin proposed (four eyes)',
+      tags: ['approval'],
+      request: { body: json(s.ConfirmPolicyBody) },
       ...standard(s.ApprovalPolicySchema),
     }),
-    async (c) => c.json(await services.policies.update(c.var.ctx, c.req.valid('json')), 200),
+    async (c) => c.json(await services.policies.confirm(c.var.ctx, c.req.valid('json')), 200),
   );
 
   // Orders

@@ -82,6 +82,7 @@ export const PriceHistoryQuery = z.object({
 }) satisfies z.ZodType<contract.PriceHistoryQuery, unknown>;
 export const ScorecardQuery = z.object({ months: z.coerce.number().int().min(1).max(36).default(12) });
 export const UpdatePolicyBody = documented(contract.UpdatePolicyInputSchema).openapi('UpdateApprovalPolicy');
+export const ConfirmPolicyBody = documented(contract.ConfirmPolicyInputSchema).openapi('ConfirmApprovalPolicy');
 export const OrderDecisionBody = documented(contract.OrderDecisionInputSchema).openapi('OrderDecision');
 
 export const IdempotencyHeader = z.object({

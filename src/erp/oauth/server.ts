@@ -10,6 +10,14 @@ import type { UserDirectory } from '../services/users.ts';
 import { MCP_SCOPE, type OAuthKeys, type OAuthSettings } from './keys.ts';
 import { errorPage, signInPage } from './pages.ts';
 import { OAuthRecords } from './records.ts';
+import {
+  DEFAULT_REGISTRATION_RULES,
+  keepUsedClients,
+  REGISTRATION_PATH,
+  RegistrationLimiter,
+  type RegistrationRules,
+  registeredClients,
+} from './registration.ts';
 
 /** Seconds an access token lives: short, since a JWT is taken until it expires (revoking API tokens does not reach it). */
 export const ACCESS_TOKEN_TTL_S = 10 * 60;
@@ -24,15 +32,21 @@ export interface AuthorizationServerOptions extends OAuthSettings {
    * (`network`); none by default. Admins are never offered.
    */
   demo?: { users: Array<{ username: string; displayName: string; role: string }>; mode: 'loopback' | 'network' };
+  /** Open registration's limits, where they differ from the defaults. */
+  registration?: Partial<RegistrationRules>;
 }
 
 type Bindings = { Bindings: HttpBindings };
 
 const UID = /^[\w-]{1,64}$/;
 
+/** Sent with every answer of the authorization server: no page of it (sign-in, consent, errors) is ever framed. */
+const NO_FRAMING = { 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY' };
+
 /**
  * The authorization server MCP clients sign in at, built on `oidc-provider` (an OpenID Certified implementation):
- * authorization code with PKCE (S256, required), dynamic client registration (RFC 7591), resource indicators
+ * the authorization code flow alone, with PKCE (S256, required), and the authorization code and refresh token grants
+ * alone; dynamic client registration (RFC 7591) bounded by `registration.ts`; resource indicators
  * (RFC 8707) whose access tokens are JWTs for exactly one of the configured resources, carrying the user's role and
  * projects, and refresh tokens for clients that register for them. Users are the ERP's: they sign in with an ERP
  * API token (or a demo user's button) and consent on one form. Clients, grants, sessions and tokens live in the ERP
@@ -45,6 +59,8 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   // Loaded when a server starts, not by every importer of the ERP.
   const { default: OidcProvider, errors } = await import('oidc-provider');
   const { users } = options;
+  const rules = { ...DEFAULT_REGISTRATION_RULES, ...options.registration };
+  const adapter = registeredClients(OAuthRecords.adapter(options.db), rules, errors);
   const resourceServer = (indicator: string) => {
     if (!options.resources.includes(indicator))
       throw new errors.InvalidTarget(`未知资源 / unknown resource: ${indicator.slice(0, 200)}`);
@@ -57,7 +73,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     };
   };
   const configuration: Configuration = {
-    adapter: OAuthRecords.adapter(options.db),
+    adapter,
     jwks: options.keys.jwks as Configuration['jwks'],
     cookies: { keys: options.keys.cookieKeys },
     // `mcp` is the resource server's scope (below); listed here too, since clients register with the scopes they
@@ -65,6 +81,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     scopes: ['openid', 'offline_access', MCP_SCOPE],
     claims: { openid: ['sub'], profile: ['name'] },
     pkce: { required: () => true },
+    // No implicit or hybrid flow (OAuth 2.1): tokens only from the token endpoint, for a code and its PKCE verifier.
+    responseTypes: ['code'],
+    routes: { registration: REGISTRATION_PATH },
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false },
@@ -110,6 +129,10 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   const provider = new OidcProvider(options.issuer, configuration);
   const log = logger.child({ part: 'oauth' });
   provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'authorization server error'));
+  provider.use(new RegistrationLimiter(rules).middleware());
+  keepUsedClients(provider, adapter('Client'), rules, (error) =>
+    log.warn({ err: error }, 'client expiry not extended'),
+  );
 
   const pages = new Hono<Bindings>();
   const demoUsersFor = (c: Context<Bindings>) =>
@@ -225,7 +248,10 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   const oidc = provider.callback();
   return {
     provider,
-    listener: (req, res) => (req.url?.startsWith('/interaction/') ? interactions(req, res) : oidc(req, res)),
+    listener: (req, res) => {
+      for (const [name, value] of Object.entries(NO_FRAMING)) res.setHeader(name, value);
+      return req.url?.startsWith('/interaction/') ? interactions(req, res) : oidc(req, res);
+    },
   };
 }
 
