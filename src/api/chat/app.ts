@@ -1,14 +1,7 @@
 import { z } from 'zod';
-import {
-  type AgentLabel,
-  AgentListSchema,
-  type AgentSuggestions,
-  CancelledRunSchema,
-  HumanDecisionSchema,
-} from '../../protocol/index.ts';
+import { type AgentLabel, AgentListSchema, type AgentSuggestions, CancelledRunSchema } from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
-import { parseInput } from '../http.ts';
 import { ApiRoutes } from '../openapi.ts';
 import { SessionId } from '../schemas.ts';
 import { AgUiRunInput, agUiStream, chatRequestOf } from './ag-ui.ts';
