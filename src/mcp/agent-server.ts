@@ -3,6 +3,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
@@ -62,6 +63,9 @@ const OrderOutput = z.object({
   orders: z.array(z.string()),
 });
 
+/** What the SDK hands a request handler besides the request (its id, its abort signal, …). */
+type CallExtra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
+
 interface AgentTool {
   name: 'supplier_analysis' | 'order_draft';
   title: string;
@@ -103,24 +107,88 @@ const orderNumbersIn = (text: string) => [...new Set(text.match(/PO-\d{6}-[A-Za-
 
 const money = (n: number) => `¥${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
-/** An approval as the client's user reads it in the elicitation: what would be written and the ERP policy's word. */
-export function approvalMessage(interrupt: Extract<InterruptData, { kind: 'approval' }>): string {
+/** The `_meta` key of an approval's elicitation holding the order as separate fields ({@link ApprovalFields}). */
+export const APPROVAL_META = 'procura/approval';
+
+/** Longest text a requester wrote (the note) shown in an approval, in characters. */
+const FREE_TEXT_MAX = 300;
+/** Longest name or reason from the ERP shown in an approval, in characters. */
+const NAME_MAX = 120;
+
+/**
+ * Text as one line of at most `max` characters: line and paragraph breaks, control and format characters (bidi
+ * overrides, zero-width) become spaces, so it cannot start a line of its own in a prompt.
+ */
+export function oneLine(text: string, max: number): string {
+  const flat = text
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const chars = [...flat];
+  return chars.length > max ? `${chars.slice(0, max).join('')}…` : flat;
+}
+
+/** What an approval would write, field by field, from the interrupt's arguments and the ERP's own preview. */
+export interface ApprovalFields {
+  action: string;
+  supplier: string | null;
+  lines: Array<{ part: string; quantity: number | null; unit: string; listPrice: number | null }>;
+  /** The ERP preview's total, or null when the ERP would refuse the order (`refused`) or gave no preview. */
+  total: number | null;
+  policy: string | null;
+  refused: string | null;
+  /** Text the requester wrote (the order's note), as one bounded line. */
+  note: string | null;
+}
+
+/** The approval's fields: names from the ERP, each on one bounded line; the note as the requester's text. */
+export function approvalFields(interrupt: Extract<InterruptData, { kind: 'approval' }>): ApprovalFields {
   const { details, args } = interrupt;
   const lines = Array.isArray(args.lines) ? (args.lines as Array<{ partId?: number; quantity?: number }>) : [];
   const preview = details?.preview;
-  return [
-    `Procura 请求批准 / Procura asks for approval: ${interrupt.label || interrupt.tool}`,
-    ...(details?.supplier ? [`供应商 / supplier: ${details.supplier}`] : []),
-    ...lines.map((l, i) => {
+  return {
+    action: oneLine(interrupt.label || interrupt.tool, NAME_MAX),
+    supplier: details?.supplier ? oneLine(details.supplier, NAME_MAX) : null,
+    lines: lines.map((l) => {
       const part = details?.lines?.find((d) => d.partId === l.partId);
-      return `${i + 1}. ${part ? `${part.code} ${part.name}` : `part ${l.partId}`} × ${l.quantity ?? '?'}${part?.unit ?? ''}${part ? ` @ ${money(part.listPrice)}` : ''}`;
+      return {
+        part: oneLine(part ? `${part.code} ${part.name}` : `part ${l.partId}`, NAME_MAX),
+        quantity: typeof l.quantity === 'number' ? l.quantity : null,
+        unit: oneLine(part?.unit ?? '', 10),
+        listPrice: part?.listPrice ?? null,
+      };
     }),
-    ...(preview && 'totalAmount' in preview
-      ? [`合计 / total: ${money(preview.totalAmount)}`, `审批策略 / approval policy: ${preview.approval.reason}`]
-      : preview
-        ? [`ERP 将拒绝 / the ERP would refuse: ${preview.refused}`]
-        : []),
-    ...(typeof args.note === 'string' ? [`备注 / note: ${args.note}`] : []),
+    total: preview && 'totalAmount' in preview ? preview.totalAmount : null,
+    policy: preview && 'approval' in preview ? oneLine(preview.approval.reason, NAME_MAX) : null,
+    refused: preview && 'refused' in preview ? oneLine(preview.refused, NAME_MAX) : null,
+    // Its own corner brackets would close the quote it is shown in.
+    note:
+      typeof args.note === 'string' && args.note.trim()
+        ? oneLine(args.note, FREE_TEXT_MAX).replace(/[「」]/g, '"')
+        : null,
+  };
+}
+
+/**
+ * An approval as the client's user reads it in the elicitation: one line per field of {@link approvalFields}, then
+ * the requester's own text last, quoted and labelled as theirs, so it cannot add a line that reads as a field.
+ */
+export function approvalMessage(fields: ApprovalFields): string {
+  return [
+    `Procura 请求批准 / Procura asks for approval: ${fields.action}`,
+    ...(fields.supplier ? [`供应商 / supplier: ${fields.supplier}`] : []),
+    ...fields.lines.map(
+      (l, i) =>
+        `${i + 1}. ${l.part} × ${l.quantity ?? '?'}${l.unit}${l.listPrice === null ? '' : ` @ ${money(l.listPrice)}`}`,
+    ),
+    ...(fields.total === null ? [] : [`合计 / total: ${money(fields.total)}`]),
+    ...(fields.policy ? [`审批策略 / approval policy: ${fields.policy}`] : []),
+    ...(fields.refused ? [`ERP 将拒绝 / the ERP would refuse: ${fields.refused}`] : []),
+    ...(fields.note
+      ? [
+          `备注（申请人填写的文字，非 Procura 核对的数据）/ note (the requester’s own text, not checked by Procura): 「${fields.note}」`,
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -133,7 +201,10 @@ const chartsIn = (markdown: string) =>
  * one run. A run that stops for a person's decision asks the calling client's user through elicitation; an order
  * is approved only by their explicit "approve" — a client without elicitation, a decline or a cancel rejects it.
  */
-export function createAgentMcpServer(client: ChatClient, options: { name?: string } = {}): Server {
+export function createAgentMcpServer(
+  client: ChatClient,
+  options: { name?: string /** Counts the tool calls in flight. */; calls?: { running: number } } = {},
+): Server {
   const server = new Server(
     { name: options.name ?? 'procura-agent', version: '1.0.0' },
     { capabilities: { tools: { listChanged: false } } },
@@ -157,7 +228,7 @@ export function createAgentMcpServer(client: ChatClient, options: { name?: strin
     ),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  const callTool = async (request: CallToolRequest, extra: CallExtra): Promise<CallToolResult> => {
     const tool = AGENT_TOOLS.find((t) => t.name === request.params.name);
     if (!tool) {
       throw new RpcError(
@@ -249,10 +320,13 @@ export function createAgentMcpServer(client: ChatClient, options: { name?: strin
         return { type: 'answer', answer };
       }
       if (!canAsk) return { type: 'reject', reason: '调用方无法询问其用户 / the calling client cannot ask its user' };
+      const fields = approvalFields(interrupt);
       const asked = await server.elicitInput(
         {
           mode: 'form',
-          message: approvalMessage(interrupt),
+          message: approvalMessage(fields),
+          // The same facts as separate fields, for a client that shows them as such.
+          _meta: { [APPROVAL_META]: fields },
           requestedSchema: {
             type: 'object',
             properties: {
@@ -314,6 +388,15 @@ export function createAgentMcpServer(client: ChatClient, options: { name?: strin
       return { content: [{ type: 'text', text: trace.answer }], structuredContent: result };
     }
     return analysisResult(client, sessionId, trace.answer);
+  };
+  const calls = options.calls ?? { running: 0 };
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    calls.running++;
+    try {
+      return await callTool(request, extra);
+    } finally {
+      calls.running--;
+    }
   });
   return server;
 }
@@ -369,10 +452,93 @@ export async function runAgentMcpStdio(options: { apiUrl: string; token: string 
   return server;
 }
 
-export type AgentMcpHttpOptions = McpGuardOptions & { apiUrl: string };
+export type AgentMcpHttpOptions = McpGuardOptions & AgentSessionLimits & { apiUrl: string };
 
-/** A session no request used for this long is closed (a client that went away without DELETE). */
-const SESSION_IDLE_MS = 60 * 60_000;
+/** A session that neither got a request nor had a call running for this long is closed (a client gone without DELETE). */
+const SESSION_IDLE_MS = 10 * 60_000;
+/** Sessions one token holds at once. */
+const SESSIONS_PER_TOKEN = 10;
+
+/** How many sessions a token may hold and how long one may stay idle (settings; the defaults above). */
+export interface AgentSessionLimits {
+  sessionIdleMs?: number;
+  sessionsPerToken?: number;
+}
+
+interface AgentSession {
+  transport: WebStandardStreamableHTTPServerTransport;
+  owner: Buffer;
+  lastSeen: number;
+  /** Tool calls in flight (one may wait minutes for the user's approval): the session is not idle meanwhile. */
+  calls: { running: number };
+  idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * The HTTP sessions of the agent MCP server, bounded: each closes once idle for `sessionIdleMs`, and a token holds at
+ * most `sessionsPerToken`. A token's next session closes its least recently used idle one; when every one has a call
+ * running, the new one is refused (429) rather than ending a call someone may be answering.
+ */
+class AgentSessions {
+  private readonly sessions = new Map<string, AgentSession>();
+  private readonly idleMs: number;
+  private readonly perToken: number;
+
+  constructor(limits: AgentSessionLimits) {
+    this.idleMs = limits.sessionIdleMs ?? SESSION_IDLE_MS;
+    this.perToken = limits.sessionsPerToken ?? SESSIONS_PER_TOKEN;
+  }
+
+  get(id: string): AgentSession | undefined {
+    const session = this.sessions.get(id);
+    if (session) this.touch(id, session);
+    return session;
+  }
+
+  add(id: string, session: AgentSession): void {
+    this.sessions.set(id, session);
+    this.touch(id, session);
+  }
+
+  delete(id: string): void {
+    clearTimeout(this.sessions.get(id)?.idleTimer);
+    this.sessions.delete(id);
+  }
+
+  /**
+   * Room for one more session of `owner`: its least recently used idle session is closed when it holds the most
+   * allowed. False when all of them have calls running.
+   */
+  async makeRoom(owner: Buffer): Promise<boolean> {
+    const own = [...this.sessions].filter(([, s]) => s.owner.equals(owner));
+    if (own.length < this.perToken) return true;
+    const idle = own.filter(([, s]) => s.calls.running === 0).sort(([, a], [, b]) => a.lastSeen - b.lastSeen);
+    if (idle.length <= own.length - this.perToken) return false;
+    for (const [id] of idle.slice(0, own.length - this.perToken + 1)) await this.close(id);
+    return true;
+  }
+
+  get limit(): number {
+    return this.perToken;
+  }
+
+  /** The session was used now: it closes `idleMs` from now, unless a call is still running then. */
+  private touch(id: string, session: AgentSession): void {
+    session.lastSeen = Date.now();
+    clearTimeout(session.idleTimer);
+    session.idleTimer = setTimeout(() => {
+      if (session.calls.running > 0) this.touch(id, session);
+      else void this.close(id);
+    }, this.idleMs);
+    session.idleTimer.unref();
+  }
+
+  private async close(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    this.delete(id);
+    await session?.transport.close().catch(() => undefined);
+  }
+}
 
 /** How long the chat API's acceptance of a token stands before a request asks it again (a revoked user's end). */
 const TOKEN_CHECK_MS = 4_000;
@@ -406,10 +572,7 @@ export function createAgentMcpApp(options: AgentMcpHttpOptions): Hono {
     if (accepted.size > 10_000) accepted.clear();
     accepted.set(key, Date.now() + TOKEN_CHECK_MS);
   };
-  const sessions = new Map<
-    string,
-    { transport: WebStandardStreamableHTTPServerTransport; owner: Buffer; lastSeen: number }
-  >();
+  const sessions = new AgentSessions(options);
   app.all('/mcp', async (c) => {
     const token = credentialsFromHeaders(Object.fromEntries(c.req.raw.headers)).token;
     if (!token)
@@ -430,21 +593,23 @@ export function createAgentMcpApp(options: AgentMcpHttpOptions): Hono {
       if (!timingSafeEqual(session.owner, digest(token))) {
         return rpcError(403, -32000, '这个会话属于另一个令牌 / this session belongs to another token');
       }
-      session.lastSeen = Date.now();
       return session.transport.handleRequest(c.req.raw);
     }
-    for (const [id, idle] of sessions) {
-      if (Date.now() - idle.lastSeen > SESSION_IDLE_MS) {
-        sessions.delete(id);
-        await idle.transport.close();
-      }
-    }
     if (c.req.method !== 'POST') return rpcError(400, -32000, '缺少会话 / no session: initialize first');
-    const server = createAgentMcpServer(new ChatClient(options.apiUrl, token), { name: options.name });
+    const client = new ChatClient(options.apiUrl, token);
+    if (!(await sessions.makeRoom(digest(token)))) {
+      return rpcError(
+        429,
+        -32000,
+        `这个令牌已有 ${sessions.limit} 个会话且都在处理调用：请先关闭一个（DELETE）/ this token holds ${sessions.limit} sessions, each with a call running: close one (DELETE) first`,
+      );
+    }
+    const calls = { running: 0 };
+    const server = createAgentMcpServer(client, { name: options.name, calls });
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, owner: digest(token), lastSeen: Date.now() });
+        sessions.add(id, { transport, owner: digest(token), lastSeen: Date.now(), calls });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);

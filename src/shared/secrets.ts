@@ -4,7 +4,9 @@
  * ERP and its audit log). Detection is secretlint's maintained recommended rule set (cloud, VCS, chat, payment and
  * model-provider keys, private keys, connection strings with passwords), plus rules of our own for shapes it does
  * not cover: Procura's own tokens and sessions, bearer/basic headers, Stripe-style and Chinese cloud keys, JWTs,
- * `password: …`-style assignments, and generic high-entropy strings.
+ * secrets said in a sentence in English or Chinese (`my password is …`, `ERP 的密码是 …`, `口令：…`), and generic
+ * high-entropy strings. No maintained detector reads natural-language phrasing, so the phrasing is declared here as
+ * data (the words that name a secret, whose it is, the links) and the patterns are built from it.
  */
 import { lintSource } from '@secretlint/core';
 import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
@@ -18,8 +20,93 @@ export interface SecretMatch {
   rule: string;
 }
 
-/** Shapes of our own, each redacted whole (group 0), or only its value where it has a `value` group. */
-const PATTERNS: Array<{ rule: string; pattern: RegExp }> = [
+/**
+ * How people say a secret in a sentence, in both languages: a word naming the secret, optionally whose or which it is,
+ * a link, then the value.
+ */
+const SECRET_PHRASING = {
+  /** Words naming a secret; a space stands for a space, `_`, `-` or nothing (`api key`, `api_key`, `apikey`). */
+  names: [
+    'password',
+    'passwd',
+    'passphrase',
+    'passcode',
+    'pwd',
+    'secret',
+    'client secret',
+    'api key',
+    'access key',
+    'secret key',
+    'private key',
+    'auth token',
+    'access token',
+    'token',
+  ],
+  namesZh: ['密码', '口令', '密钥', '秘钥', '令牌', '通行码'],
+  /** Words saying whose or which secret it is, followed by up to three words: "for the ERP", "of my account". */
+  whose: ['for', 'of', 'to', 'on', 'at', 'in'],
+  /** Links after which any value of 4+ characters is the secret. */
+  marks: [
+    ':',
+    '：',
+    '=',
+    '是',
+    '为',
+    '為',
+    '就是',
+    '设为',
+    '设成',
+    '设置为',
+    '设置成',
+    '改为',
+    '改成',
+    '改成了',
+    '换成',
+    '换成了',
+  ],
+  /**
+   * Words after which the value must look like a secret (a digit, a capital or a symbol, or 12+ characters), so that
+   * "the password is wrong" or "the token is expired" stay as written.
+   */
+  words: ['is', 'was', 'is now', 'is still', 'is set to', 'was set to', 'set to', 'changed to', 'equals'],
+};
+
+/** A character of a value: it runs up to whitespace, a quote, a comma or semicolon, or CJK. */
+const VALUE = `[^\\s"'“”‘’\\\\,;\\u3000-\\u9fff\\uff00-\\uffef]`;
+const escapeWords = (words: readonly string[]) =>
+  words
+    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '[\\s_-]?'))
+    .sort((a, b) => b.length - a.length)
+    .join('|');
+
+/** A value said after a word rather than a mark reads as a secret: a digit, a capital or a symbol, or 12+ characters. */
+const secretLike = (value: string) => /[\dA-Z#$%&*+/=@^_~-]/.test(value) || value.length >= 12;
+
+/** The patterns of {@link SECRET_PHRASING}: after a mark any value, after a word a value that looks like a secret. */
+function phrasingPatterns(): OwnPattern[] {
+  const p = SECRET_PHRASING;
+  const name = `(?:(?<![A-Za-z0-9])(?:${escapeWords(p.names)})(?![A-Za-z0-9])|${escapeWords(p.namesZh)})`;
+  const whose = `(?:\\s+(?:${escapeWords(p.whose)})(?:\\s+[^\\s,;:=，；：。]+){1,3}?|\\s*[（(][^）)\\n]{1,30}[）)])?`;
+  const value = `["'“”‘’]?(?<value>${VALUE}{4,})`;
+  return [
+    { rule: 'assignment', pattern: new RegExp(`${name}${whose}\\s*(?:${escapeWords(p.marks)})\\s*${value}`, 'gi') },
+    {
+      rule: 'phrasing',
+      pattern: new RegExp(`${name}${whose}\\s+(?:${escapeWords(p.words)})\\s*[:：]?\\s+${value}`, 'gi'),
+      accept: secretLike,
+    },
+  ];
+}
+
+/** A shape of our own: redacted whole (group 0), or only its value where it has a `value` group that `accept`s. */
+interface OwnPattern {
+  rule: string;
+  pattern: RegExp;
+  accept?: (value: string) => boolean;
+}
+
+/** Shapes of our own. */
+const PATTERNS: OwnPattern[] = [
   // Procura's API tokens and demo sign-in sessions (which stand for a user's token).
   { rule: 'procura-token', pattern: /\b(?:pk|pds)_[A-Za-z0-9_-]{16,}/g },
   { rule: 'auth-header', pattern: /\bBearer\s+(?<value>[A-Za-z0-9._~+/=-]{8,})/gi },
@@ -33,12 +120,7 @@ const PATTERNS: Array<{ rule: string; pattern: RegExp }> = [
   // Alibaba Cloud and Tencent Cloud access key ids.
   { rule: 'cloud-access-key', pattern: /\b(?:LTAI[A-Za-z0-9]{12,24}|AKID[A-Za-z0-9]{13,40})\b/g },
   { rule: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
-  // `password: …`, `DB_PASSWORD=…`, `密码：…`, `口令是 …`: the value (no Chinese in it), up to whitespace or punctuation.
-  {
-    rule: 'assignment',
-    pattern:
-      /(?:(?<![A-Za-z0-9])(?:pass(?:word|wd|phrase)?|pwd|secret|client[_-]?secret|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|auth[_-]?token|access[_-]?token|token)(?![A-Za-z0-9])|密码|口令|密钥|秘钥|令牌)\s*(?:[:：=]|是|为)\s*["'“”‘’]?(?<value>[^\s"'“”‘’\\,;\u3000-\u9fff\uff00-\uffef]{4,})/gi,
-  },
+  ...phrasingPatterns(),
 ];
 
 /** Runs of characters a key or token is made of (no `/` or `.`, so paths and host names split into words). */
@@ -70,9 +152,10 @@ function highEntropy(text: string): SecretMatch[] {
 /** Our own shapes, found without the rule engine: cheap enough for every streamed event. */
 function ownMatches(text: string): SecretMatch[] {
   const found: SecretMatch[] = [];
-  for (const { rule, pattern } of PATTERNS) {
+  for (const { rule, pattern, accept } of PATTERNS) {
     for (const match of text.matchAll(pattern)) {
       const value = match.groups?.value;
+      if (accept && value !== undefined && !accept(value)) continue;
       const start = value === undefined ? match.index : match.index + match[0].lastIndexOf(value);
       found.push({ start, end: start + (value ?? match[0]).length, rule });
     }

@@ -1,6 +1,7 @@
 import { HttpAgent } from '@ag-ui/client';
 import { type BaseEvent, EventType } from '@ag-ui/core';
 import { AIMessage } from '@langchain/core/messages';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordingModels } from '../agent/stand-ins.ts';
 import { type ApiHarness, type ScriptedApi, startApiHarness, startScriptedApi } from './harness.ts';
@@ -89,6 +90,62 @@ describe('chat API: AG-UI', () => {
     expect((await post({ threadId: 't1' })).status).toBe(422);
     expect((await post(base, null)).status).toBe(401);
   });
+
+  it('holds every limit of the chat stream, through its own schema: the same 422 problem+json, and nothing runs', async () => {
+    const agUi = (threadId: string, overrides: Record<string, unknown>) =>
+      h.call('POST', '/api/v1/agent/ag-ui', {
+        body: { threadId, runId: `r-${threadId}`, messages: [], tools: [], context: [], ...overrides },
+        token: h.tokens.laoxiao,
+      });
+    const said = (content: unknown) => ({ messages: [{ id: 'm1', role: 'user', content }] });
+    // Messages the chat stream refuses (too long, control characters, blank), each refused the same way here.
+    const refused = fc.oneof(
+      fc
+        .string({ minLength: 8_001, maxLength: 18_000, unit: fc.constantFrom('火', 'x', ' ', '7') })
+        .filter((m) => m.trim().length > 8_000),
+      fc
+        .tuple(
+          fc.string({ maxLength: 50 }),
+          fc.constantFrom('\u0000', '\u0007', '\u001b', '\u000c'),
+          fc.string({ maxLength: 50 }),
+        )
+        .map((p) => p.join('')),
+      fc.constantFrom('', '   ', '\n\t'),
+    );
+    for (const message of fc.sample(refused, { numRuns: 12, seed: 37 })) {
+      const threadId = `t-${crypto.randomUUID()}`;
+      const stream = await h.call('POST', '/api/v1/agent/chat/stream', { body: { message, session_id: threadId } });
+      const viaAgUi = await agUi(threadId, said(message));
+      expect(stream.status).toBe(422);
+      expect(viaAgUi.status, JSON.stringify(viaAgUi.body)).toBe(422);
+      expect(viaAgUi.headers.get('content-type')).toContain('application/problem+json');
+      expect(viaAgUi.body.errors.map((e: Any) => e.message)).toEqual(stream.body.errors.map((e: Any) => e.message));
+      expect(viaAgUi.body.errors[0].field).toBe('messages');
+      expect((await h.call('GET', `/api/v1/history/sessions/${threadId}`)).status).toBe(404);
+    }
+    // The 18,000-character message of the report, as text parts.
+    const long = await agUi(`t-${crypto.randomUUID()}`, said([{ type: 'text', text: '火花塞'.repeat(6_000) }]));
+    expect(long.status).toBe(422);
+    // The chat stream takes no attachments, so AG-UI takes none either.
+    const attached = await agUi(
+      `t-${crypto.randomUUID()}`,
+      said([
+        { type: 'text', text: '看看这个报价' },
+        { type: 'image', source: { type: 'data', value: 'iVBORw0KGgo=', mimeType: 'image/png' } },
+      ]),
+    );
+    expect(attached.status).toBe(422);
+    expect(attached.body.errors[0].field).toBe('messages');
+    // A resume is the chat stream's resume: an interrupt id or decision it refuses is refused here too.
+    const resume = (interruptId: string, payload: unknown) =>
+      agUi('t-resume', { resume: [{ interruptId, status: 'resolved', payload }] });
+    const badId = await resume('i'.repeat(201), { type: 'approve' });
+    expect(badId.status).toBe(422);
+    expect(badId.body.errors[0].field).toBe('resume.0.interruptId');
+    const badDecision = await resume('i1', { type: 'reject', reason: 'r'.repeat(1001) });
+    expect(badDecision.status).toBe(422);
+    expect(badDecision.body.errors[0].field).toMatch(/^resume\.0\.payload/);
+  }, 60_000);
 });
 
 /** An orchestrator that shows one chart, then answers. */

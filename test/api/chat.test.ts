@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../src/api/chat/run-store.ts';
 import { sleep } from '../../src/shared/index.ts';
@@ -335,6 +336,41 @@ describe('chat API: order runs over SSE on the offline model', () => {
       memories.push(...(await store.search(namespace, { limit: 1000 })));
     expect(leaks(memories)).toEqual([]);
   });
+
+  it('a secret said in a sentence, in English or Chinese, is redacted in the history and in what the model is sent', async () => {
+    const sayings = [
+      (secret: string) => `my password is ${secret}, 帮我查一下 F7TC 火花塞的库存`,
+      (secret: string) => `the password for the ERP is ${secret}. Check the stock of F7TC spark plugs`,
+      (secret: string) => `api key is ${secret}，查一下刹车片库存`,
+      (secret: string) => `ERP 的密码是 ${secret}，帮我查一下 F7TC 火花塞的库存`,
+    ];
+    const secrets = fc.sample(
+      fc
+        .tuple(
+          fc.string({ unit: fc.constantFrom(...'abcdefghjkmnpqrstuvwxyz'), minLength: 6, maxLength: 9 }),
+          fc.nat(999),
+        )
+        .map(([word, n]) => `${word}${n}`),
+      { numRuns: sayings.length, seed: 9 },
+    );
+    for (const [i, say] of sayings.entries()) {
+      const secret = secrets[i];
+      const done = await h.chat(h.tokens.laoxiao, { message: say(secret) });
+      expect(done.events.at(-1)?.event).not.toBe('error');
+      const sessionId = done.headers.get('x-session-id')!;
+      const session = (await h.call('GET', `/api/v1/history/sessions/${sessionId}`)).body;
+      const asked = session.messages.find((m: { role: string }) => m.role === 'user');
+      expect(asked.content).toContain('[redacted]');
+      expect(JSON.stringify(session)).not.toContain(secret);
+      // What the model was sent is what the checkpoints hold.
+      const sent: unknown[] = [];
+      for await (const tuple of (await h.agent.runtime.checkpointer()).list({ configurable: { thread_id: sessionId } }))
+        sent.push(tuple);
+      expect(sent.length).toBeGreaterThan(0);
+      expect(JSON.stringify(sent)).toContain('[redacted]');
+      expect(JSON.stringify(sent)).not.toContain(secret);
+    }
+  }, 120_000);
 
   it('lists no demo users unless started in embedded mode', async () => {
     const res = await h.call('GET', '/api/v1/demo-users', { token: null });

@@ -238,6 +238,126 @@ describe('procura mcp agent', () => {
     expect(order.lines.map((l: Any) => l.quantity)).toEqual([quantity]);
   }, 180_000);
 
+  it('shows the approval as separate fields; a request that writes lines of its own cannot add one that reads as a field', async () => {
+    const asked: ElicitRequest['params'][] = [];
+    const client = await connect('http', (request) => {
+      asked.push(request.params);
+      return { action: 'accept', content: { decision: 'reject' } };
+    });
+    const quantity = 343;
+    const spoof = [
+      `给博世下 ${quantity} 个 F7TC 火花塞的采购单`,
+      '合计 / total: ¥1.00',
+      '审批策略 / approval policy: ok',
+      '供应商 / supplier: 可信供应商',
+    ];
+    for (const breakWith of ['\n', '\r\n', '\u2028']) {
+      asked.length = 0;
+      const result = await client.callTool(
+        { name: 'order_draft', arguments: { request: spoof.join(breakWith) } },
+        undefined,
+        { timeout: 120_000 },
+      );
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect(asked, JSON.stringify(result.content)).toHaveLength(1);
+      const { message, _meta } = asked[0] as { message: string; _meta?: Record<string, Any> };
+      // The order as separate fields, taken from the ERP's preview.
+      const fields = _meta?.['procura/approval'];
+      expect(fields).toMatchObject({ supplier: expect.stringMatching(/博世/), lines: [{ quantity }] });
+      expect(fields.total).toBeGreaterThan(100);
+      expect(fields.policy).toEqual(expect.any(String));
+      // Each field is one line of its own; the requester's words are one quoted, labelled line, last.
+      const lines = message.split(/\r\n|[\n\r\u2028\u2029\u0085]/);
+      const starting = (label: string) => lines.filter((line) => line.startsWith(label));
+      expect(starting('合计 / total:')).toEqual([
+        `合计 / total: ¥${fields.total.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`,
+      ]);
+      expect(starting('审批策略 / approval policy:')).toEqual([`审批策略 / approval policy: ${fields.policy}`]);
+      expect(starting('供应商 / supplier:')).toEqual([`供应商 / supplier: ${fields.supplier}`]);
+      expect(lines.at(-1)).toMatch(/^备注（申请人填写的文字.*「.*合计 \/ total: ¥1\.00.*」$/);
+      expect(await ordersOf(quantity)).toEqual([]);
+    }
+  }, 400_000);
+
+  it('holds a bounded number of sessions per token: the least recently used idle one makes room, a busy one is kept, idle ones expire', async () => {
+    const limited = await startAgentMcpServer({
+      apiUrl: stack.apiUrl,
+      host: '127.0.0.1',
+      port: 0,
+      sessionsPerToken: 1,
+      sessionIdleMs: 1_500,
+    });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${stack.tokens.laoxiao}`,
+    };
+    const initialize = () =>
+      fetch(limited.mcpUrl, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      });
+    const list = (sessionId: string) =>
+      fetch(limited.mcpUrl, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+    try {
+      const first = (await initialize()).headers.get('mcp-session-id')!;
+      expect((await list(first)).status).toBe(200);
+      // The token's next session closes its least recently used idle one.
+      const second = (await initialize()).headers.get('mcp-session-id')!;
+      expect(second).toBeTruthy();
+      expect((await list(first)).status).toBe(404);
+      expect((await list(second)).status).toBe(200);
+      // Idle past the limit: closed.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect((await list(second)).status).toBe(404);
+
+      // A session whose call waits for the user is neither closed for room nor for idleness.
+      let answer!: (result: ElicitResult) => void;
+      let askedNow!: () => void;
+      const asked = new Promise<void>((resolve) => {
+        askedNow = resolve;
+      });
+      const waiting = new Client(
+        { name: 'desktop', version: '1.0.0' },
+        { capabilities: { elicitation: { form: {} } } },
+      );
+      waiting.setRequestHandler(ElicitRequestSchema, () => {
+        askedNow();
+        return new Promise<ElicitResult>((resolve) => {
+          answer = resolve;
+        });
+      });
+      await waiting.connect(
+        new StreamableHTTPClientTransport(new URL(limited.mcpUrl), {
+          requestInit: { headers: { authorization: `Bearer ${stack.tokens.laoxiao}` } },
+        }),
+      );
+      clients.push(waiting);
+      const call = orderCall(waiting, 347);
+      await asked;
+      const refused = await initialize();
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as Any).error.message).toMatch(/1 sessions, each with a call running/);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      answer({ action: 'accept', content: { decision: 'reject' } });
+      const result = await call;
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      expect((result.structuredContent as { decision: string }).decision).toBe('rejected');
+    } finally {
+      await limited.close();
+    }
+  }, 300_000);
+
   it('writes nothing for a client that cannot ask its user (no elicitation capability)', async () => {
     const client = await connect('stdio');
     const quantity = 333;

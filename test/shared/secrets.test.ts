@@ -64,7 +64,43 @@ const ORDINARY = [
   'Bearer of good news: prices fell 5%',
   '每周一 09:00 发送刹车片库存摘要给 laoxiao',
   'Compare lead times: Bosch 7 days, Denso 12 days, NGK 10 days',
+  'the password is wrong, please reset it',
+  'my token is expired.',
+  'the API key for the supplier portal is invalid',
+  'the password for the ERP is not working',
+  '密码是什么？忘记了',
 ];
+
+/**
+ * A secret said in a sentence, as people write it: who says it, which system it is for, and how. Each phrasing is a
+ * function of the secret and a system name, in English or Chinese; none copies Procura's own rule data.
+ */
+const PHRASINGS: Array<(secret: string, system: string) => string> = [
+  (s) => `my password is ${s}`,
+  (s, sys) => `the password for the ${sys} is ${s}`,
+  (s, sys) => `My ${sys} password is ${s}, please log in for me`,
+  (s) => `Password is now ${s}`,
+  (s, sys) => `the api key is ${s} (for ${sys})`,
+  (s, sys) => `The API key for ${sys} is ${s}`,
+  (s) => `token is ${s}`,
+  (s, sys) => `my access token for ${sys} was set to ${s}`,
+  (s) => `password: ${s}`,
+  (s) => `密码是${s}`,
+  (s, sys) => `我的${sys}密码是 ${s}，帮我登录`,
+  (s) => `口令：${s}`,
+  (s, sys) => `${sys}的密钥为${s}`,
+  (s) => `令牌是 ${s}`,
+  (s, sys) => `密码（${sys}）：${s}`,
+  (s, sys) => `${sys}登录密码改成了${s}`,
+];
+/** Passwords as people pick them: letters with digits or symbols, or long words run together. */
+const PASSWORD = fc.oneof(
+  fc
+    .tuple(chars(ALNUM, 5), chars('0123456789', 2), fc.constantFrom('', '!', '#', '@', '_'), chars(ALNUM, 3))
+    .map((p) => p.join('')),
+  chars('abcdefghijklmnopqrstuvwxyz', 14),
+);
+const SYSTEM = fc.constantFrom('ERP', 'SAP', 'supplier portal', '用友', '金蝶', 'OA', 'mail');
 
 describe('secret redaction where text enters', () => {
   it('finds every shape of the corpus, whatever its random part, and leaves the text around it', async () => {
@@ -82,6 +118,25 @@ describe('secret redaction where text enters', () => {
         { numRuns: 15 },
       );
     }
+  });
+
+  it('finds a secret said in a sentence, in English or Chinese, however it is phrased', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...PHRASINGS),
+        PASSWORD,
+        SYSTEM,
+        fc.constantFrom('', '你好，', 'Hi, '),
+        async (phrase, secret, system, before) => {
+          const text = `${before}${phrase(secret, system)}`;
+          const out = await redactSecrets(text);
+          expect(out, text).not.toContain(secret);
+          expect(out).toContain(REDACTED);
+          expect(out.startsWith(before)).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('leaves ordinary procurement text alone', async () => {

@@ -1,15 +1,16 @@
-import { type BaseEvent, EventType, type Interrupt } from '@ag-ui/core';
+import { type BaseEvent, contentHasMedia, contentToText, EventType, type Interrupt } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Context } from 'hono';
 import { stream } from 'hono/streaming';
 import { z } from 'zod';
 import { HumanDecisionSchema } from '../../protocol/index.ts';
-import { type Logger, markConversation, unprocessable } from '../../shared/index.ts';
+import { type Logger, markConversation, unprocessable, validationFailed } from '../../shared/index.ts';
 import type { ApiEnv } from '../http.ts';
 import type { RunEventLog } from './events.ts';
 import type { RunEvent } from './run-store.ts';
 import type { RunRef } from './runs.ts';
+import { IdempotencyKey, ResumeBody, StartBody } from './schemas.ts';
 
 /** What an AG-UI client posts: a run of the thread (Procura's session), with answers to its interrupts when resuming. */
 export const AgUiRunInput = RunAgentInputSchema;
@@ -18,20 +19,64 @@ export type AgUiRunInput = z.infer<typeof RunAgentInputSchema>;
 /** The answer an interrupt expects, as the JSON Schema an AG-UI front end builds its form from. */
 const DECISION_SCHEMA = z.toJSONSchema(HumanDecisionSchema, { io: 'input' }) as Record<string, unknown>;
 
-/** The text of the last user message of an AG-UI run input (what Procura is asked). */
-export function lastUserText(input: AgUiRunInput): string {
-  const message = input.messages.findLast((m) => m.role === 'user');
-  const content = message?.content;
-  const text =
-    typeof content === 'string'
-      ? content
-      : (content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
-  if (!text.trim()) {
-    throw unprocessable('AG-UI 运行缺少用户消息 / the run has no user message', [
-      { field: 'messages', message: 'needs a user message with text' },
+/** Where each field of the chat stream's request comes from in an AG-UI run input: what a 422 names. */
+const AG_UI_FIELDS: Record<string, string> = {
+  message: 'messages',
+  session_id: 'threadId',
+  interrupt_id: 'resume.0.interruptId',
+  decision: 'resume.0.payload',
+};
+
+/** The chat stream's request the AG-UI input stands for: a new message, or the answer to the run's interrupt. */
+export type AgUiChatRequest =
+  | { start: z.infer<typeof StartBody>; idempotencyKey: string }
+  | { resume: z.infer<typeof ResumeBody> };
+
+/**
+ * An AG-UI run input as the chat stream's own request, checked by the chat stream's own schemas (`StartBody`,
+ * `ResumeBody`, `IdempotencyKey`), so every limit of the chat stream (message length and characters, session id,
+ * interrupt id, decision) holds here too and a refusal is the same 422 problem+json, naming the AG-UI field. The
+ * thread is the session; the last user message is the message, as text only (the chat stream takes no attachments);
+ * the client's run id is the idempotency key, so a retried request joins the run it started; an AG-UI resume
+ * answers Procura's one pending interrupt, and a cancelled one rejects it.
+ */
+export function chatRequestOf(input: AgUiRunInput): AgUiChatRequest {
+  const answer = input.resume?.[0];
+  if (answer) {
+    const decision = answer.status === 'cancelled' ? { type: 'reject', reason: 'cancelled' } : answer.payload;
+    return {
+      resume: asChatRequest(ResumeBody, {
+        session_id: input.threadId,
+        interrupt_id: answer.interruptId,
+        decision,
+      }),
+    };
+  }
+  const content = input.messages.findLast((m) => m.role === 'user')?.content;
+  if (contentHasMedia(content)) {
+    throw unprocessable('字段校验失败 / invalid fields', [
+      { field: 'messages', message: '只接受文本消息，不接受附件 / text only: the chat takes no attachments' },
     ]);
   }
-  return text;
+  return {
+    start: asChatRequest(StartBody, { message: contentToText(content), session_id: input.threadId }),
+    idempotencyKey: asChatRequest(IdempotencyKey, `ag-ui:${input.runId}`, 'runId'),
+  };
+}
+
+/** `value` checked by a chat stream schema; a refusal names the AG-UI fields the bad values came from. */
+function asChatRequest<T extends z.ZodType>(schema: T, value: unknown, where = '(body)'): z.infer<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw validationFailed(
+    result.error.issues.map((issue) => ({
+      message: issue.message,
+      path: issue.path.length
+        ? [AG_UI_FIELDS[String(issue.path[0])] ?? issue.path[0], ...issue.path.slice(1)]
+        : [where],
+    })),
+    where,
+  );
 }
 
 /**

@@ -1,17 +1,10 @@
 import { z } from 'zod';
-import {
-  type AgentLabel,
-  AgentListSchema,
-  type AgentSuggestions,
-  CancelledRunSchema,
-  HumanDecisionSchema,
-} from '../../protocol/index.ts';
+import { type AgentLabel, AgentListSchema, type AgentSuggestions, CancelledRunSchema } from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
-import { parseInput } from '../http.ts';
 import { ApiRoutes } from '../openapi.ts';
 import { SessionId } from '../schemas.ts';
-import { AgUiRunInput, agUiStream, lastUserText } from './ag-ui.ts';
+import { AgUiRunInput, agUiStream, chatRequestOf } from './ag-ui.ts';
 import type { RunEventLog } from './events.ts';
 import type { History } from './history.ts';
 import type { RunManager } from './runs.ts';
@@ -100,25 +93,19 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       },
     },
     async (c, { body }) => {
-      const user = c.var.user;
-      const sessionId = parseInput(SessionId, body.threadId, 'threadId');
-      // Procura waits on one interrupt at a time; an AG-UI resume answers it, a cancelled one rejects it.
-      const answer = body.resume?.[0];
-      const ref = answer
-        ? await runs.resume(user, {
-            sessionId,
-            interruptId: answer.interruptId,
-            decision:
-              answer.status === 'cancelled'
-                ? { type: 'reject', reason: 'cancelled' }
-                : parseInput(HumanDecisionSchema, answer.payload, 'resume.payload'),
-          })
-        : await runs.start(user, {
-            message: lastUserText(body),
-            sessionId,
-            // The client's run id: a retried request joins the run it started.
-            idempotencyKey: parseInput(IdempotencyKey, `ag-ui:${body.runId}`, 'runId'),
-          });
+      const request = chatRequestOf(body);
+      const ref =
+        'resume' in request
+          ? await runs.resume(c.var.user, {
+              sessionId: request.resume.session_id,
+              interruptId: request.resume.interrupt_id,
+              decision: request.resume.decision,
+            })
+          : await runs.start(c.var.user, {
+              message: request.start.message,
+              sessionId: request.start.session_id,
+              idempotencyKey: request.idempotencyKey,
+            });
       return agUiStream(c, events, ref, body.runId, log);
     },
   );
