@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import type { Rfq, RfqBook, RfqMessage } from '../erp/index.ts';
@@ -93,7 +94,12 @@ export class RfqMail {
             : callback(Object.assign(new Error('relay denied'), { responseCode: 550 })),
         onData: (stream, session, callback) => {
           const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('data', (c: Buffer) => {
+            // Past the limit nothing more is read or kept: the sender is told and the connection closed, instead of
+            // draining (and buffering) the rest of an oversized message.
+            if ((stream as { sizeExceeded?: boolean }).sizeExceeded) return this.refuseOversized(stream, session);
+            chunks.push(c);
+          });
           stream.on('end', () => {
             if ((stream as { sizeExceeded?: boolean }).sizeExceeded)
               return callback(Object.assign(new Error('message too large'), { responseCode: 552 }));
@@ -132,6 +138,24 @@ export class RfqMail {
       this.running = undefined;
     });
     return this.running;
+  }
+
+  /**
+   * Ends the SMTP session of a message that went past the size limit: the 552 answer, then the connection closed
+   * without reading further. smtp-server would otherwise drain the rest of the message before answering.
+   */
+  private refuseOversized(stream: NodeJS.ReadableStream, session: { id: string }) {
+    stream.removeAllListeners('data');
+    const connections = (this.server as unknown as { connections: Set<{ session: { id: string }; _socket: Socket }> })
+      .connections;
+    const socket = [...connections].find((c) => c.session.id === session.id)?._socket;
+    if (!socket || socket.destroyed) return;
+    socket.unpipe();
+    socket.pause();
+    socket.end(`552 5.3.4 Error: message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}\r\n`, () =>
+      socket.destroy(),
+    );
+    this.options.log?.warn({ session: session.id }, 'rfq mail over the size limit: connection closed');
   }
 
   private async round() {
