@@ -7,6 +7,9 @@ import { ImapInbox } from './imap-inbox.ts';
 import { invitationMessageId, MAX_MESSAGE_BYTES, receiveReply, reminderMessageId, replyAddress } from './inbound.ts';
 import { replyTemplate } from './quote-reader.ts';
 
+/** How long a refused oversized message's connection stays half-open for its 552 answer to be read. */
+const OVERSIZED_GRACE_MS = 2_000;
+
 export interface RfqMailOptions {
   /** The relay invitations go out through, e.g. `smtp://user:pass@smtp.example.com:587`. */
   smtpUrl: string;
@@ -152,9 +155,9 @@ export class RfqMail {
     if (!socket || socket.destroyed) return;
     socket.unpipe();
     socket.pause();
-    socket.end(`552 5.3.4 Error: message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}\r\n`, () =>
-      socket.destroy(),
-    );
+    socket.end(`552 5.3.4 Error: message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}\r\n`);
+    // Destroyed only after a grace period: a reset right away could discard the answer before the sender reads it.
+    setTimeout(() => socket.destroy(), OVERSIZED_GRACE_MS).unref();
     this.options.log?.warn({ session: session.id }, 'rfq mail over the size limit: connection closed');
   }
 
