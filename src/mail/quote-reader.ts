@@ -27,6 +27,20 @@ const COLUMNS = {
   remarks: ['备注', 'remarks', 'note', 'notes'],
 } as const;
 type Column = keyof typeof COLUMNS;
+/** Each column as a flag names it, Chinese and English. */
+const LABELS: Record<Column, [string, string]> = {
+  lineNo: ['行号', 'line'],
+  quantity: ['数量', 'quantity'],
+  unit: ['单位', 'unit'],
+  unitPrice: ['单价', 'unit price'],
+  currency: ['币种', 'currency'],
+  priceBreaks: ['阶梯价', 'price breaks'],
+  moq: ['最小起订量', 'MOQ'],
+  leadTimeDays: ['交期', 'lead time'],
+  validUntil: ['有效期', 'valid until'],
+  freight: ['运费', 'freight'],
+  remarks: ['备注', 'remarks'],
+};
 
 /** The header row of the reply template; suppliers who keep it are read without any guessing. */
 export const TEMPLATE_HEADER = [
@@ -203,14 +217,15 @@ export function readQuoteRows(rows: string[][], asked: AskedQuote): { lines: Quo
     const optional = <T>(c: Column, read: (s: string) => T | undefined): T | undefined => {
       const text = cell(c);
       if (!text || text === '-') return undefined;
+      const [zh, en] = LABELS[c];
       if (isFormula(text)) {
         problems.push(
-          `${c} 是公式（${text.slice(0, 60)}），不采用其缓存值 / ${c} is a formula: its cached value is not taken`,
+          `${zh}是公式（${text.slice(0, 60)}），不采用其缓存值 / ${en} is a formula: its cached value is not taken`,
         );
         return undefined;
       }
       const value = read(text);
-      if (value === undefined) problems.push(`${c}“${text.slice(0, 60)}”无法识别 / ${c} not readable`);
+      if (value === undefined) problems.push(`${zh}“${text.slice(0, 60)}”无法识别 / ${en} not readable`);
       return value;
     };
     const price = optional('unitPrice', readAmount);
