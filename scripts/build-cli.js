@@ -33,6 +33,8 @@ const EXTERNAL = [
   'pino',
   'thread-stream',
   'js-tiktoken',
+  // pdf.js loads its worker (pdf.worker.mjs) and font data beside its own module: bundled, it finds neither.
+  'pdfjs-dist',
 ];
 
 const BANNER = [

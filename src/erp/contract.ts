@@ -827,6 +827,8 @@ export const PROPOSAL_EXCLUSIONS = [
   'moq',
   'too_slow',
   'no_rate',
+  /** ¥0, or far below the 12-month median paid: a risk to check, not a saving. */
+  'price_low',
 ] as const;
 export const RfqProposalSchema = z.object({
   rfqId: z.number(),

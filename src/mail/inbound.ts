@@ -1,17 +1,11 @@
 import { createHash } from 'node:crypto';
-import { simpleParser } from 'mailparser';
 import type { contract, RfqBook, RfqMessage } from '../erp/index.ts';
-import { csvRows, htmlRows, pdfText, readQuoteRows, textRows, xlsxRows } from './quote-reader.ts';
+import { readMailOutside, UnreadInput } from './bounded-reader.ts';
+import { type AskedQuote, readQuoteRows } from './quote-reader.ts';
+import type { ReplyTables } from './reply-tables.ts';
 
-/** Attachments read as quotes; anything else is listed and ignored. */
-const READABLE = [
-  { kind: 'xlsx', types: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'], ext: /\.xlsx$/i },
-  { kind: 'csv', types: ['text/csv', 'application/csv'], ext: /\.csv$/i },
-  { kind: 'pdf', types: ['application/pdf'], ext: /\.pdf$/i },
-] as const;
-export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
+export { MAX_ATTACHMENT_BYTES } from './reply-tables.ts';
 export const MAX_MESSAGE_BYTES = 15 * 1024 * 1024;
-const MAX_ATTACHMENTS = 5;
 /** Words a supplier declines with, when the reply quotes nothing. */
 const DECLINE = /无法报价|不予报价|不参与|谢绝|婉拒|decline|regret|unable to quote|cannot quote|not able to quote/i;
 
@@ -43,41 +37,30 @@ export async function receiveReply(
 ): Promise<InboundResult> {
   if (raw.length > MAX_MESSAGE_BYTES)
     return { outcome: 'refused', reason: `邮件超过 ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB / message too large` };
-  const mail = await simpleParser(raw, { skipImageLinks: true, skipTextLinks: true });
+  // Parsed outside this process, under the reader's limits: a bomb stalls and bloats only the reading process.
+  let read: Awaited<ReturnType<typeof readMailOutside>>;
+  try {
+    read = await readMailOutside(raw);
+  } catch (error) {
+    if (error instanceof UnreadInput) return { outcome: 'refused', reason: error.message };
+    throw error;
+  }
+  const { reply: mail, tables } = read;
   const messageId = mail.messageId ?? `<sha256-${createHash('sha256').update(raw).digest('hex')}@inbound>`;
-  const sender = (mail.from?.value[0]?.address ?? '').toLowerCase();
-  const addresses = [
-    ...(envelope.recipients ?? []),
-    ...[mail.to, mail.cc].flatMap((a) =>
-      a ? (Array.isArray(a) ? a : [a]).flatMap((x) => x.value.map((v) => v.address ?? '')) : [],
-    ),
-    String(mail.headers.get('delivered-to') ?? ''),
-    String(mail.headers.get('x-original-to') ?? ''),
-  ];
+  const sender = mail.sender;
   const token =
-    addresses.map((a) => TOKEN_IN_ADDRESS.exec(a)?.[1]).find(Boolean) ??
-    [mail.inReplyTo ?? '', ...[mail.references ?? []].flat()]
-      .map((r) => TOKEN_IN_MESSAGE_ID.exec(r)?.[1])
-      .find(Boolean);
-  const attachments = mail.attachments.map((a) => ({
-    name: a.filename ?? '(unnamed)',
-    type: a.contentType,
-    size: a.size,
-  }));
-  // Those a quote may be read from are kept, so the buyer can open the source of a figure.
-  const files = mail.attachments
-    .map((a, position) => ({ position, content: a.content, kind: readableKind(a), size: a.size }))
-    .filter((f) => f.kind && f.size <= MAX_ATTACHMENT_BYTES)
-    .slice(0, MAX_ATTACHMENTS)
-    .map(({ position, content }) => ({ position, content }));
+    [...(envelope.recipients ?? []), ...mail.addresses].map((a) => TOKEN_IN_ADDRESS.exec(a)?.[1]).find(Boolean) ??
+    mail.references.map((r) => TOKEN_IN_MESSAGE_ID.exec(r)?.[1]).find(Boolean);
+  const attachments = mail.attachments;
+  const files = mail.files.map(({ position, content }) => ({ position, content: Buffer.from(content) }));
   const message = (outcome: string, reason?: string): RfqMessage => ({
     messageId,
     direction: 'in',
     sender,
-    subject: mail.subject ?? '',
+    subject: mail.subject,
     outcome,
     reason,
-    body: mail.text ?? '',
+    body: mail.text,
     attachments,
     // A refused mail's attachments are listed, never kept.
     ...(outcome !== 'refused' && { files }),
@@ -99,27 +82,33 @@ export async function receiveReply(
       invitation.token,
     );
 
-  const read = await readMail(mail, invitation.rfq.currency);
+  const quote = readQuote(tables, invitation.rfq);
   const reply: contract.QuoteReplyInput = {
     decline:
-      read.lines.length === 0 && read.flags.length === 0 && DECLINE.test(`${mail.subject ?? ''}\n${mail.text ?? ''}`),
-    lines: read.lines,
-    flags: read.flags,
-    source: { kind: 'mail', messageId, attachment: read.attachment, from: sender },
+      quote.lines.length === 0 &&
+      quote.flags.length === 0 &&
+      tables.refused.length === 0 &&
+      DECLINE.test(`${mail.subject}\n${mail.text}`),
+    lines: quote.lines,
+    flags: quote.flags,
+    source: { kind: 'mail', messageId, attachment: quote.attachment, from: sender },
   };
   let outcome: InboundResult['outcome'] = 'recorded';
   let reason: string | undefined;
-  if (!reply.decline && read.lines.length === 0) {
+  if (!reply.decline && quote.lines.length === 0) {
     outcome = 'flagged';
-    const why = read.flags.length
-      ? '报价无法确认，请人工核对 / the quote could not be read with confidence'
-      : '邮件中没有可识别的报价表 / no quote table found in the mail';
+    const why = tables.refused.length
+      ? `附件超出读取限制，未读取，请人工核对 / an attachment was over the reading limits: not read, check by hand (${tables.refused.join('; ')})`
+      : quote.flags.length
+        ? '报价无法确认，请人工核对 / the quote could not be read with confidence'
+        : '邮件中没有可识别的报价表 / no quote table found in the mail';
     reason = why;
     // Every line of the RFQ shows the buyer that this supplier answered with something unreadable.
-    if (!read.flags.length) reply.flags = invitation.rfq.lines.map((l) => ({ lineNo: l.lineNo, reason: why }));
-  } else if (read.flags.length) outcome = 'flagged';
-  if (read.ignored.length)
-    reason = [reason, `已忽略附件 / ignored: ${read.ignored.join(', ')}`].filter(Boolean).join('; ');
+    if (!quote.flags.length)
+      reply.flags = invitation.rfq.lines.map((l) => ({ lineNo: l.lineNo, reason: why.slice(0, 500) }));
+  } else if (quote.flags.length) outcome = 'flagged';
+  if (tables.ignored.length)
+    reason = [reason, `已忽略附件 / ignored: ${tables.ignored.join(', ')}`].filter(Boolean).join('; ');
   try {
     const result = await rfqs.recordReply(invitation.token, reply, message(outcome, reason));
     return result.outcome === 'duplicate'
@@ -130,40 +119,11 @@ export async function receiveReply(
   }
 }
 
-/** Which readable kind an attachment is (by its type or its name), if any. */
-function readableKind(a: { contentType: string; filename?: string }) {
-  return READABLE.find((r) => (r.types as readonly string[]).includes(a.contentType) || r.ext.test(a.filename ?? ''))
-    ?.kind;
-}
-
-/** The quote in a mail: the first attachment with a quote table, else the body's HTML or text table. */
-async function readMail(mail: Awaited<ReturnType<typeof simpleParser>>, currency: string) {
-  const ignored: string[] = [];
-  let checked = 0;
-  for (const a of mail.attachments) {
-    const kind = readableKind(a);
-    const name = a.filename ?? '(unnamed)';
-    if (!kind || a.size > MAX_ATTACHMENT_BYTES || checked >= MAX_ATTACHMENTS) {
-      if (a.contentDisposition === 'attachment' || kind) ignored.push(name);
-      continue;
-    }
-    checked++;
-    try {
-      const rows =
-        kind === 'xlsx'
-          ? await xlsxRows(a.content)
-          : kind === 'csv'
-            ? csvRows(a.content.toString('utf8'))
-            : textRows(await pdfText(a.content));
-      const read = readQuoteRows(rows, currency);
-      if (read.lines.length || read.flags.length) return { ...read, attachment: name, ignored };
-    } catch {
-      ignored.push(`${name} (unreadable)`);
-    }
+/** The quote in a mail's tables: the first that holds quote lines or flags (attachments come before the body). */
+function readQuote(tables: ReplyTables, asked: AskedQuote) {
+  for (const table of tables.tables) {
+    const read = readQuoteRows(table.rows, asked);
+    if (read.lines.length || read.flags.length) return { ...read, attachment: table.attachment };
   }
-  for (const rows of [typeof mail.html === 'string' ? htmlRows(mail.html) : [], textRows(mail.text ?? '')]) {
-    const read = readQuoteRows(rows, currency);
-    if (read.lines.length || read.flags.length) return { ...read, attachment: undefined, ignored };
-  }
-  return { lines: [], flags: [], attachment: undefined, ignored };
+  return { lines: [], flags: [], attachment: undefined };
 }

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import type { Rfq, RfqBook, RfqMessage } from '../erp/index.ts';
@@ -5,6 +6,9 @@ import type { Logger } from '../shared/index.ts';
 import { ImapInbox } from './imap-inbox.ts';
 import { invitationMessageId, MAX_MESSAGE_BYTES, receiveReply, reminderMessageId, replyAddress } from './inbound.ts';
 import { replyTemplate } from './quote-reader.ts';
+
+/** How long a refused oversized message's connection stays half-open for its 552 answer to be read. */
+const OVERSIZED_GRACE_MS = 2_000;
 
 export interface RfqMailOptions {
   /** The relay invitations go out through, e.g. `smtp://user:pass@smtp.example.com:587`. */
@@ -93,7 +97,12 @@ export class RfqMail {
             : callback(Object.assign(new Error('relay denied'), { responseCode: 550 })),
         onData: (stream, session, callback) => {
           const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('data', (c: Buffer) => {
+            // Past the limit nothing more is read or kept: the sender is told and the connection closed, instead of
+            // draining (and buffering) the rest of an oversized message.
+            if ((stream as { sizeExceeded?: boolean }).sizeExceeded) return this.refuseOversized(stream, session);
+            chunks.push(c);
+          });
           stream.on('end', () => {
             if ((stream as { sizeExceeded?: boolean }).sizeExceeded)
               return callback(Object.assign(new Error('message too large'), { responseCode: 552 }));
@@ -132,6 +141,24 @@ export class RfqMail {
       this.running = undefined;
     });
     return this.running;
+  }
+
+  /**
+   * Ends the SMTP session of a message that went past the size limit: the 552 answer, then the connection closed
+   * without reading further. smtp-server would otherwise drain the rest of the message before answering.
+   */
+  private refuseOversized(stream: NodeJS.ReadableStream, session: { id: string }) {
+    stream.removeAllListeners('data');
+    const connections = (this.server as unknown as { connections: Set<{ session: { id: string }; _socket: Socket }> })
+      .connections;
+    const socket = [...connections].find((c) => c.session.id === session.id)?._socket;
+    if (!socket || socket.destroyed) return;
+    socket.unpipe();
+    socket.pause();
+    socket.end(`552 5.3.4 Error: message exceeds fixed maximum message size ${MAX_MESSAGE_BYTES}\r\n`);
+    // Destroyed only after a grace period: a reset right away could discard the answer before the sender reads it.
+    setTimeout(() => socket.destroy(), OVERSIZED_GRACE_MS).unref();
+    this.options.log?.warn({ session: session.id }, 'rfq mail over the size limit: connection closed');
   }
 
   private async round() {

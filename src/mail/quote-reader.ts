@@ -6,9 +6,17 @@ import type { contract } from '../erp/index.ts';
 type QuoteLine = contract.QuoteLineInput;
 type Flag = { lineNo?: number; reason: string };
 
+/** What a reply is read against: the RFQ's currency and each line's asked quantity and unit. */
+export interface AskedQuote {
+  currency: string;
+  lines: ReadonlyArray<{ lineNo: number; quantity: number; unit: string }>;
+}
+
 /** The columns of a quote table, each found by any of its header words (the template's, and common variants). */
 const COLUMNS = {
   lineNo: ['行号', '序号', 'line', 'no', 'no.', '#', 'item no'],
+  quantity: ['数量', 'qty', 'quantity'],
+  unit: ['单位', 'unit', 'uom'],
   unitPrice: ['单价', 'unit price', 'price', '价格'],
   currency: ['币种', '货币', 'currency', 'ccy'],
   priceBreaks: ['阶梯价', 'price breaks', 'breaks', 'tiers'],
@@ -19,6 +27,20 @@ const COLUMNS = {
   remarks: ['备注', 'remarks', 'note', 'notes'],
 } as const;
 type Column = keyof typeof COLUMNS;
+/** Each column as a flag names it, Chinese and English. */
+const LABELS: Record<Column, [string, string]> = {
+  lineNo: ['行号', 'line'],
+  quantity: ['数量', 'quantity'],
+  unit: ['单位', 'unit'],
+  unitPrice: ['单价', 'unit price'],
+  currency: ['币种', 'currency'],
+  priceBreaks: ['阶梯价', 'price breaks'],
+  moq: ['最小起订量', 'MOQ'],
+  leadTimeDays: ['交期', 'lead time'],
+  validUntil: ['有效期', 'valid until'],
+  freight: ['运费', 'freight'],
+  remarks: ['备注', 'remarks'],
+};
 
 /** The header row of the reply template; suppliers who keep it are read without any guessing. */
 export const TEMPLATE_HEADER = [
@@ -52,37 +74,127 @@ function columnOf(cell: string): Column | undefined {
   return best?.column;
 }
 
-/** A number as suppliers write it: `1,234.50`, `¥14.2`, `14.20 元`; anything else is not a number. */
+/** A plain number (`1,234.50`); anything else, a currency or unit included, is not one. */
 export function readNumber(cell: string): number | undefined {
-  const text = cell
-    .trim()
-    .replace(/^[¥$€£]|元$|\s*(rmb|cny|usd|eur)$/i, '')
-    .replace(/,(?=\d{3}\b)/g, '')
-    .trim();
+  const text = cell.trim().replace(/,(?=\d{3}\b)/g, '');
   if (!/^\d+(\.\d+)?$/.test(text)) return undefined;
   return Number(text);
 }
 
-/** `100:14.2; 500:13.5` or `≥100 14.2 / ≥500 13.5`: each break a minimum quantity and a unit price. */
-function readBreaks(cell: string): Array<{ minQty: number; unitPrice: number }> | undefined {
+const DOLLARS = ['USD', 'HKD', 'SGD', 'AUD', 'CAD', 'NZD', 'TWD'];
+/** What a currency sign or word may mean; `$` and `¥` mean several, and are read only where the rest of the reply
+ *  says which. */
+const CURRENCY_WORDS: Record<string, readonly string[]> = {
+  $: DOLLARS,
+  us$: ['USD'],
+  hk$: ['HKD'],
+  s$: ['SGD'],
+  a$: ['AUD'],
+  c$: ['CAD'],
+  nz$: ['NZD'],
+  nt$: ['TWD'],
+  '¥': ['CNY', 'JPY'],
+  '￥': ['CNY', 'JPY'],
+  '€': ['EUR'],
+  '£': ['GBP'],
+  '₩': ['KRW'],
+  '₹': ['INR'],
+  rmb: ['CNY'],
+  元: ['CNY'],
+  人民币: ['CNY'],
+  美元: ['USD'],
+  美金: ['USD'],
+  欧元: ['EUR'],
+  日元: ['JPY'],
+  円: ['JPY'],
+  港元: ['HKD'],
+  港币: ['HKD'],
+  英镑: ['GBP'],
+};
+const ISO_CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/** The currencies a currency cell or sign may mean: an ISO code, a sign or a word; undefined when it is none. */
+export function currenciesOf(text: string): readonly string[] | undefined {
+  const word = text.trim().toLowerCase();
+  if (CURRENCY_WORDS[word]) return CURRENCY_WORDS[word];
+  const code = word.toUpperCase();
+  return /^[A-Z]{3}$/.test(code) && ISO_CURRENCIES.has(code) ? [code] : undefined;
+}
+
+/** An amount as suppliers write it: `14.2`, `¥14.2`, `US$ 1.60`, `1.60 USD`, `14.20 元`, `14.2 元/只`. */
+interface Amount {
+  value: number;
+  /** The sign or code as written, and the currencies it may mean; absent when it carries none. */
+  sign?: string;
+  currencies?: readonly string[];
+  /** The unit after a slash (`/只`), when it names one. */
+  unit?: string;
+}
+const AMOUNT = /^([^\d\s.,/]*?)\s*(\d[\d,]*(?:\.\d+)?)\s*([^\d\s/][^/]*?)?\s*(?:\/\s*(\S.*))?$/;
+
+function readAmount(cell: string): Amount | undefined {
+  const m = AMOUNT.exec(cell.trim());
+  if (!m) return undefined;
+  const value = readNumber(m[2]);
+  if (value === undefined) return undefined;
+  const [, before, , after, unit] = m;
+  if (before && after) return undefined;
+  const sign = before || after;
+  const currencies = sign ? currenciesOf(sign) : undefined;
+  if (sign && !currencies) return undefined;
+  return { value, ...(sign && currencies && { sign, currencies }), ...(unit && { unit: unit.trim() }) };
+}
+
+/** Words for one piece, which a supplier's own layout may use for the RFQ's: any other unit must match exactly. */
+const PIECE = new Set(['个', '只', '件', '支', '粒', 'pc', 'pcs', 'piece', 'pieces', 'ea', 'each']);
+const sameUnit = (a: string, b: string) => {
+  const [x, y] = [norm(a).replace(/\.$/, ''), norm(b).replace(/\.$/, '')];
+  return x === y || (PIECE.has(x) && PIECE.has(y));
+};
+
+/** `100:14.2; 500:13.5` or `≥100 14.2 / ≥500 13.5`: each break a minimum quantity and an amount. */
+function readBreaks(cell: string): Array<{ minQty: number; amount: Amount }> | undefined {
   if (!cell.trim() || cell.trim() === '-') return [];
   const breaks = [];
   for (const part of cell.split(/[;；/,，\n]+/).filter((p) => p.trim())) {
-    const m = /^\s*(?:≥|>=|from\s*)?(\d+)\s*(?:pcs|个)?\s*[:：@=\s]\s*[¥$€]?\s*(\d+(?:\.\d+)?)\s*$/i.exec(part);
-    if (!m) return undefined;
-    breaks.push({ minQty: Number(m[1]), unitPrice: Number(m[2]) });
+    const m = /^\s*(?:≥|>=|from\s*)?(\d+)\s*(?:pcs|个)?\s*[:：@=\s]\s*(\S.*?)\s*$/i.exec(part);
+    const amount = m ? readAmount(m[2]) : undefined;
+    if (!m || !amount) return undefined;
+    breaks.push({ minQty: Number(m[1]), amount });
   }
   return breaks;
 }
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** How the spreadsheet reader hands over a formula cell: its formula, never the value the sheet last computed. */
+export const FORMULA_PREFIX = '=';
+const isFormula = (text: string) => text.startsWith(FORMULA_PREFIX);
 
 /**
- * Quote lines from rows of cells (a sheet, a CSV, an HTML or text table): the header row is found by its words,
- * every row under it with a line number is one quote. A cell that is present but not readable flags its line
- * instead of being guessed; a line without a unit price or currency is flagged too.
+ * The currency a line is quoted in, from everything that states one — the currency cell and the signs or codes on
+ * its price, price breaks and freight — or the RFQ's when nothing does. Statements that disagree, or a sign such as
+ * `$` that several currencies share and nothing narrows to one, are a problem to flag, never a currency to pick.
  */
-export function readQuoteRows(rows: string[][], fallbackCurrency?: string): { lines: QuoteLine[]; flags: Flag[] } {
+function lineCurrency(stated: Array<{ what: string; currencies: readonly string[] }>, asked: string) {
+  if (!stated.length) return { currency: asked };
+  let possible = stated[0].currencies;
+  for (const s of stated.slice(1)) possible = possible.filter((c) => s.currencies.includes(c));
+  const said = stated.map((s) => s.what).join('、');
+  if (!possible.length) return { problem: `币种不一致（${said}）/ the currencies stated disagree (${said})` };
+  if (possible.length === 1) return { currency: possible[0] };
+  if (possible.includes(asked)) return { currency: asked };
+  return {
+    problem: `币种不明确（${said} 可指 ${possible.join('/')}）/ ambiguous currency (${said} may mean ${possible.join('/')})`,
+  };
+}
+
+/**
+ * Quote lines from rows of cells (a sheet, a CSV, an HTML or text table, the quote form): the header row is found by
+ * its words, every row under it with a line number is one quote. Nothing is guessed and nothing silently replaced:
+ * a cell that is present but not readable, a formula, a currency that disagrees with another or cannot be told, a
+ * quantity or unit other than the RFQ's, or a line the RFQ does not have flags its line for the buyer instead.
+ */
+export function readQuoteRows(rows: string[][], asked: AskedQuote): { lines: QuoteLine[]; flags: Flag[] } {
   const headerAt = rows.findIndex((r) => {
     const found = new Set(r.map(columnOf).filter(Boolean));
     return found.has('lineNo') && found.has('unitPrice');
@@ -99,35 +211,68 @@ export function readQuoteRows(rows: string[][], fallbackCurrency?: string): { li
     const lineNo = readNumber(cell('lineNo'));
     if (lineNo === undefined || !Number.isInteger(lineNo)) continue;
     const problems: string[] = [];
-    const price = readNumber(cell('unitPrice'));
-    if (price === undefined) problems.push(`单价“${cell('unitPrice')}”无法识别 / unit price not readable`);
-    const currency = (cell('currency') || fallbackCurrency || '').toUpperCase();
-    if (!/^[A-Z]{3}$/.test(currency)) problems.push('币种缺失或无法识别 / currency missing or not readable');
-    const optional = (c: Column, read: (s: string) => unknown) => {
+    const line = asked.lines.find((l) => l.lineNo === lineNo);
+    if (!line) problems.push(`询价单没有第 ${lineNo} 行 / the RFQ has no line ${lineNo}`);
+    /** A present cell read by `read`; a formula or an unreadable text is a problem, an empty cell is absent. */
+    const optional = <T>(c: Column, read: (s: string) => T | undefined): T | undefined => {
       const text = cell(c);
       if (!text || text === '-') return undefined;
+      const [zh, en] = LABELS[c];
+      if (isFormula(text)) {
+        problems.push(
+          `${zh}是公式（${text.slice(0, 60)}），不采用其缓存值 / ${en} is a formula: its cached value is not taken`,
+        );
+        return undefined;
+      }
       const value = read(text);
-      if (value === undefined) problems.push(`${c}“${text}”无法识别 / ${c} not readable`);
+      if (value === undefined) problems.push(`${zh}“${text.slice(0, 60)}”无法识别 / ${en} not readable`);
       return value;
     };
-    const breaks = optional('priceBreaks', readBreaks) as QuoteLine['priceBreaks'] | undefined;
+    const price = optional('unitPrice', readAmount);
+    if (price === undefined && !problems.length)
+      problems.push(`单价“${cell('unitPrice')}”无法识别 / unit price not readable`);
+    const currencyCell = optional('currency', currenciesOf);
+    const breaks = optional('priceBreaks', readBreaks);
+    const freight = optional('freight', readAmount);
+    const quantity = optional('quantity', (q) => readNumber(q));
+    const unit = optional('unit', (u) => u);
     const moq = optional('moq', (s) => int(readNumber(s)));
     const lead = optional('leadTimeDays', (s) => int(readNumber(s.replace(/\s*(天|days?)$/i, ''))));
     const validUntil = optional('validUntil', (s) => (ISO_DATE.test(s) ? s : undefined));
-    const freight = optional('freight', readNumber);
-    if (problems.length || price === undefined) {
-      flags.push({ lineNo, reason: problems.join('; ') });
+
+    if (line && quantity !== undefined && quantity !== line.quantity)
+      problems.push(
+        `数量 ${quantity} 与询价数量 ${line.quantity} 不同 / quantity ${quantity} differs from the asked ${line.quantity}`,
+      );
+    for (const [what, stated] of [
+      ['单位 / unit', unit],
+      ['单价 / unit price', price?.unit],
+      ...(breaks ?? []).map((b) => ['阶梯价 / price break', b.amount.unit] as const),
+    ] as const)
+      if (line && stated !== undefined && !sameUnit(stated, line.unit))
+        problems.push(`${what}“${stated}”与询价单位“${line.unit}”不同 / the unit differs from the RFQ’s ${line.unit}`);
+    const stated = [
+      ...(currencyCell ? [{ what: cell('currency'), currencies: currencyCell }] : []),
+      ...[price, freight, ...(breaks ?? []).map((b) => b.amount)].flatMap((a) =>
+        a?.sign && a.currencies ? [{ what: a.sign, currencies: a.currencies }] : [],
+      ),
+    ];
+    const currency = lineCurrency(stated, asked.currency);
+    if (currency.problem) problems.push(currency.problem);
+
+    if (problems.length || price === undefined || currency.currency === undefined) {
+      flags.push({ lineNo, reason: problems.join('; ').slice(0, 500) });
       continue;
     }
     lines.push({
       lineNo,
-      unitPrice: price,
-      currency,
-      priceBreaks: breaks ?? [],
-      ...(moq !== undefined && { moq: moq as number }),
-      ...(lead !== undefined && { leadTimeDays: lead as number }),
-      ...(validUntil !== undefined && { validUntil: validUntil as string }),
-      ...(freight !== undefined && { freight: freight as number }),
+      unitPrice: price.value,
+      currency: currency.currency,
+      priceBreaks: (breaks ?? []).map((b) => ({ minQty: b.minQty, unitPrice: b.amount.value })),
+      ...(moq !== undefined && { moq }),
+      ...(lead !== undefined && { leadTimeDays: lead }),
+      ...(validUntil !== undefined && { validUntil }),
+      ...(freight !== undefined && { freight: freight.value }),
       ...(cell('remarks') && { remarks: cell('remarks').slice(0, 1000) }),
     });
   }
@@ -205,7 +350,8 @@ export function csvRows(text: string): string[][] {
   return rows;
 }
 
-/** Rows of every worksheet of an XLSX file, each cell as its text. */
+/** Rows of every worksheet of an XLSX file, each cell as its text; a formula cell as its formula (`=B2*0.2`), since
+ *  the value the sheet last computed is whatever its author's program left there. */
 export async function xlsxRows(data: Buffer): Promise<string[][]> {
   const book = new ExcelJS.Workbook();
   await book.xlsx.load(data as unknown as ArrayBuffer);
@@ -216,13 +362,15 @@ export async function xlsxRows(data: Buffer): Promise<string[][]> {
       r.eachCell({ includeEmpty: true }, (c, col) => {
         const v = c.value;
         cells[col - 1] =
-          v instanceof Date
-            ? v.toISOString().slice(0, 10)
-            : v === null || v === undefined
-              ? ''
-              : typeof v === 'object'
-                ? (c.text ?? '')
-                : String(v);
+          c.type === ExcelJS.ValueType.Formula
+            ? `${FORMULA_PREFIX}${c.formula ?? ''}`
+            : v instanceof Date
+              ? v.toISOString().slice(0, 10)
+              : v === null || v === undefined
+                ? ''
+                : typeof v === 'object'
+                  ? (c.text ?? '')
+                  : String(v);
       });
       rows.push(Array.from(cells, (c) => c ?? ''));
     }),

@@ -71,6 +71,19 @@ describe('RFQs through the chat API', () => {
     expect(unreadable.status).toBe(422);
     expect(await unreadable.text()).toContain('unit price not readable');
     expect((await erp('GET', `/rfqs/${rfq.id}`)).quotes).toEqual([]);
+    // A price in another currency than the one chosen, or a unit other than the RFQ's, is shown back, never recorded.
+    for (const [price, why] of [
+      ['$1.60', '币种'],
+      ['1.60 USD', '币种'],
+      ['€1.60', '币种'],
+      ['HK$1.60', '币种'],
+      ['1.60/千只', '单位'],
+    ]) {
+      const foreign = await form(tokens.bosch, { submission, price_1: price, currency_1: 'CNY' });
+      expect(foreign.status, price).toBe(422);
+      expect(await foreign.text(), price).toContain(why);
+    }
+    expect((await erp('GET', `/rfqs/${rfq.id}`)).quotes).toEqual([]);
 
     const fields = {
       submission,

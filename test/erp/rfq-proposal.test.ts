@@ -190,6 +190,67 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it('flags ¥0 and far-below-median quotes both ways: out of the ranking with the reason, and their award needs a person', async () => {
+      const suppliersOfF7tc = [...new Set(f7tc.map((p) => p.supplier.id as number))];
+      const [zero, farBelow, atMedian, littleBelow] = suppliersOfF7tc;
+      expect(littleBelow).toBeDefined();
+      const check = async (unitPrice: number) =>
+        (await h.call('GET', `/api/parts/${f7tc[0].id}/price-check?unitPrice=${unitPrice}`)).body;
+      const median = (await check(1)).median12m as number;
+      expect(median).toBeGreaterThan(0);
+      const price = (share: number) => Math.round(median * share * 100) / 100;
+
+      // The price check itself, both ways: far below is flagged with a reason, a little below is fine, above unchanged.
+      const low = await check(price(0.35));
+      expect(low.severity).toBe('critical');
+      expect(low.deviationPct).toBeLessThan(-60);
+      expect(low.reason).toMatch(/低.*须人工核实.*\/.*below.*a person must check it/);
+      expect((await check(price(0.65))).severity).toBe('warn');
+      expect((await check(price(0.9))).severity).toBe('ok');
+      expect((await check(price(1.3))).severity).toBe('critical');
+
+      const created = await h.call('POST', '/api/rfqs', {
+        body: {
+          title: '火花塞询价',
+          lines: [{ partId: f7tc[0].id, quantity: 200, requiredDate: dayIn(20) }],
+          supplierIds: [zero, farBelow, atMedian, littleBelow],
+          replyDeadline: inDays(3).toISOString(),
+        },
+      });
+      const rfq = (await h.call('POST', `/api/rfqs/${created.body.id}/send`, { body: { version: 1 } })).body;
+      const quote = (unitPrice: number) => ({
+        lines: [{ lineNo: 1, unitPrice, currency: 'CNY', leadTimeDays: 3, validUntil: dayIn(30) }],
+      });
+      await enter(rfq.id, zero, quote(0));
+      await enter(rfq.id, farBelow, quote(price(0.35)));
+      await enter(rfq.id, atMedian, quote(price(1)));
+      await enter(rfq.id, littleBelow, quote(price(0.9)));
+
+      const proposal = (await h.call('GET', `/api/rfqs/${rfq.id}/proposal`)).body;
+      expect(proposal.ranking.map((r: Any) => r.supplier.id)).toEqual([littleBelow, atMedian]);
+      expect(proposal.recommended.id).toBe(littleBelow);
+      const left = proposal.excluded.map((e: Any) => [e.supplier.id, e.lineNo, e.reason]);
+      expect(left).toEqual([
+        [zero, 1, 'price_low'],
+        [farBelow, 1, 'price_low'],
+      ]);
+      expect(proposal.excluded[0].detail).toContain('¥0');
+      expect(proposal.excluded[1].detail).toMatch(/低 6\d(\.\d)?%/);
+
+      // Awarding the ¥0 quote anyway writes an order that waits for an admin, never an auto-approved one.
+      const { version } = (await h.call('GET', `/api/rfqs/${rfq.id}`)).body;
+      const closed = await h.call('POST', `/api/rfqs/${rfq.id}/close`, { body: { version } });
+      const awarded = await h.call('POST', `/api/rfqs/${rfq.id}/award`, {
+        body: { version: closed.body.version, supplierId: zero, submit: true },
+      });
+      expect(awarded.status, JSON.stringify(awarded.body)).toBe(200);
+      const { order } = awarded.body;
+      expect(order.status).toBe('pending_approval');
+      expect(order.approval.rule).toBe('needs-admin');
+      expect(order.approval.reason).toContain('偏低');
+      expect(order.lines[0].priceCheck.severity).toBe('critical');
+    });
+
     it('lists every quote left out and why; the validity date is checked again at the award', async () => {
       const [s0, s1, s2, s3, s4, s5, s6] = suppliers.map((s) => s.id as number);
       const rfq = await open([s0, s1, s2, s3, s4, s5, s6], 200, 20);

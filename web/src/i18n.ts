@@ -214,6 +214,7 @@ const zh = {
   excl_moq: '最小起订量高于询价数量',
   excl_too_slow: '交期晚于需求日期',
   excl_no_rate: '缺少汇率',
+  excl_price_low: '单价为零或远低于成交中位价，须核实',
   rfqAward: '授标给{name}',
   rfqAwardHint: '授标在对话中进行：仍在收集报价的询价单先截止，再生成采购订单，每一步都等你批准后才写入 ERP。',
   rfqAwarded: '已授标给{name}：采购订单 {order}',
@@ -442,6 +443,7 @@ const en: Record<TextKey, string> = {
   excl_moq: 'MOQ above the asked quantity',
   excl_too_slow: 'lead time past the required date',
   excl_no_rate: 'no exchange rate',
+  excl_price_low: '¥0 or far below the median paid: to be checked',
   rfqAward: 'Award to {name}',
   rfqAwardHint:
     'The award runs in a conversation: an RFQ still collecting is closed first, then the purchase order is drafted; nothing reaches the ERP before you approve each step.',

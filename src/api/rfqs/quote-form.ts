@@ -77,7 +77,7 @@ export function serveQuoteForm(app: Hono<ApiEnv>, erpUrl: string): void {
         .filter((l) => value(`price_${l.lineNo}`))
         .map((l) => [String(l.lineNo), ...FIELDS.map(([name]) => value(`${name}_${l.lineNo}`))]),
     ];
-    const read = readQuoteRows(rows, invitation.currency);
+    const read = readQuoteRows(rows, invitation);
     const errors = read.flags.map((f) => `第 ${f.lineNo} 行 / line ${f.lineNo}: ${f.reason}`);
     if (!decline && read.lines.length === 0 && errors.length === 0)
       errors.push('请至少为一行填写单价，或选择谢绝报价 / quote a unit price for at least one line, or decline');

@@ -24,7 +24,7 @@ export const DEFAULT_POLICY: Omit<ApprovalPolicy, 'projectId' | 'pendingChange'>
   updatedAt: null,
 };
 
-/** Price checks at these severities always need an admin. */
+/** Price checks at these severities always need an admin, far above the median or far below it (¥0 included). */
 const FLAGGED: readonly PriceSeverity[] = ['warn', 'critical'];
 
 const yuan = (n: number) => `¥${n.toLocaleString('en-US', { maximumFractionDigits: 2 })}`;
@@ -264,7 +264,9 @@ export class ApprovalPolicies {
     for (const line of order.lines)
       if (FLAGGED.includes(line.priceCheck.severity))
         reasons.push(
-          `${line.code} 单价比 12 个月中位价高 ${line.priceCheck.deviationPct}%（${line.priceCheck.severity}）/ price ${line.priceCheck.deviationPct}% above 12-month median (${line.code}, ${line.priceCheck.severity})`,
+          line.priceCheck.deviationPct !== null && line.priceCheck.deviationPct > 0
+            ? `${line.code} 单价比 12 个月中位价高 ${line.priceCheck.deviationPct}%（${line.priceCheck.severity}）/ price ${line.priceCheck.deviationPct}% above 12-month median (${line.code}, ${line.priceCheck.severity})`
+            : `${line.code} 单价异常偏低${line.priceCheck.deviationPct === null ? '' : `，比 12 个月中位价低 ${-line.priceCheck.deviationPct}%`}（${line.priceCheck.severity}），须人工核实 / price implausibly low${line.priceCheck.deviationPct === null ? '' : `, ${-line.priceCheck.deviationPct}% below 12-month median`} (${line.code}, ${line.priceCheck.severity}): a person must check it`,
         );
     if (reasons.length) return { rule: 'needs-admin', reason: `需管理员审批 / admin approval: ${reasons.join('; ')}` };
     return {

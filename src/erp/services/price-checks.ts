@@ -16,18 +16,40 @@ function median(sorted: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** The severity of a deviation under the project's thresholds; prices at or below the median are `ok`. */
+/**
+ * Percent below the 12-month median at which a price is implausibly low: a data error (another currency or unit),
+ * another product or a supplier in trouble, never a saving to take unasked. Far looser than the thresholds above the
+ * median, since paying less is usually good.
+ */
+export const BELOW_MEDIAN_THRESHOLDS = { warnPct: 30, criticalPct: 50 } as const;
+
+/**
+ * The severity of a deviation: above the median under the project's thresholds, below it under
+ * `BELOW_MEDIAN_THRESHOLDS`; anything between is `ok`.
+ */
 export function severityOf(deviationPct: number, t: PriceThresholds): Exclude<PriceSeverity, 'unknown'> {
+  if (deviationPct < 0) {
+    const below = -deviationPct;
+    if (below >= BELOW_MEDIAN_THRESHOLDS.criticalPct) return 'critical';
+    if (below >= BELOW_MEDIAN_THRESHOLDS.warnPct) return 'warn';
+    return 'ok';
+  }
   if (deviationPct >= t.criticalPct) return 'critical';
   if (deviationPct >= t.warnPct) return 'warn';
   if (deviationPct >= t.infoPct) return 'info';
   return 'ok';
 }
 
+/** Whether a checked price is flagged as too low: far below the median, or nothing at all. */
+export const isFlaggedLow = (check: Pick<PriceCheck, 'severity' | 'deviationPct' | 'unitPrice'>) =>
+  check.unitPrice <= 0 ||
+  ((check.severity === 'warn' || check.severity === 'critical') && (check.deviationPct ?? 0) < 0);
+
 /**
  * Price checks: a unit price compared with the 12-month median and minimum of the project's ordered and received
  * lines for the same product (same model and category, from any supplier), so an overpriced quote or order line is
- * flagged before it is paid.
+ * flagged before it is paid, and an implausibly low one (far below the median, or ¥0 whatever the history) before it
+ * is trusted.
  */
 export class PriceChecks {
   constructor(private readonly db: Kysely<ErpTables>) {}
@@ -75,30 +97,47 @@ export class PriceChecks {
       supplierId: input.supplierId ?? Number(part.supplier_id),
       basis,
     };
-    if (paid.length < MIN_HISTORY_LINES) {
+    const prices = paid.map((l) => fromE4(Number(l.price))).sort((a, b) => a - b);
+    const med = paid.length >= MIN_HISTORY_LINES ? median(prices) : null;
+    const history = {
+      median12m: med === null ? null : Math.round(med * 10_000) / 10_000,
+      minPrice12m: med === null ? null : prices[0],
+    };
+    if (input.unitPrice <= 0)
       return {
         ...base,
-        median12m: null,
-        minPrice12m: null,
+        ...history,
+        deviationPct: med === null ? null : -100,
+        severity: 'critical',
+        reason: `单价为 ¥0：不是可采纳的报价，须人工核实 / a unit price of ¥0 is not a price to take: a person must check it`,
+      };
+    if (med === null) {
+      return {
+        ...base,
+        ...history,
         deviationPct: null,
         severity: 'unknown',
         reason: `近 12 个月只有 ${paid.length} 条成交记录（至少需要 ${MIN_HISTORY_LINES} 条），无法判断 / only ${paid.length} paid lines in 12 months (need ${MIN_HISTORY_LINES}): too little history to judge`,
       };
     }
-    const prices = paid.map((l) => fromE4(Number(l.price))).sort((a, b) => a - b);
-    const med = median(prices);
     const deviationPct = round1(((input.unitPrice - med) / med) * 100);
     const severity = severityOf(deviationPct, thresholds);
     const [zh, en] = deviationPct >= 0 ? ['高', 'above'] : ['低', 'below'];
     const m = round1(med);
     const d = Math.abs(deviationPct);
+    const tooLow = deviationPct < 0 && severity !== 'ok';
+    const [riskZh, riskEn] = tooLow
+      ? [
+          '，远低于成交水平：可能是币种或单位不符、不是同一产品或供应风险，须人工核实',
+          ': far below what was paid, possibly another currency or unit, another product or a supply risk; a person must check it',
+        ]
+      : ['', ''];
     return {
       ...base,
-      median12m: Math.round(med * 10_000) / 10_000,
-      minPrice12m: prices[0],
+      ...history,
       deviationPct,
       severity,
-      reason: `单价 ¥${input.unitPrice} 比近 12 个月中位价 ¥${m} ${zh} ${d}%（${basis.orders} 张订单）/ ¥${input.unitPrice} is ${d}% ${en} the 12-month median ¥${m} (${basis.orders} orders)`,
+      reason: `单价 ¥${input.unitPrice} 比近 12 个月中位价 ¥${m} ${zh} ${d}%（${basis.orders} 张订单）${riskZh} / ¥${input.unitPrice} is ${d}% ${en} the 12-month median ¥${m} (${basis.orders} orders)${riskEn}`,
     };
   }
 }

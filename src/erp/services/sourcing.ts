@@ -11,7 +11,7 @@ import type { ErpTables } from '../db/schema.ts';
 import type { ApprovalPolicies } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, nowIso } from './context.ts';
-import type { PriceChecks } from './price-checks.ts';
+import { isFlaggedLow, type PriceChecks } from './price-checks.ts';
 import { DEFAULT_REMINDER_HOURS, type RfqBook } from './rfqs.ts';
 import type { SupplierScorecards } from './scorecards.ts';
 
@@ -150,13 +150,26 @@ export class SourcingDesk {
           exclude(n, 'moq', `最小起订量 ${q.moq} 高于询价数量 ${line.quantity} / MOQ ${q.moq} above ${line.quantity}`);
         else {
           const arrivalDate = q.leadTimeDays === null ? null : addDays(today, q.leadTimeDays);
+          const check =
+            line.partId === null
+              ? null
+              : await this.parts.priceChecks.check(
+                  ctx,
+                  { partId: line.partId, unitPrice: q.effective.unitPriceCny },
+                  priceThresholds,
+                  now,
+                );
           if (arrivalDate !== null && arrivalDate > line.requiredDate)
             exclude(
               n,
               'too_slow',
               `交期 ${q.leadTimeDays} 天，${arrivalDate} 到货，晚于需求日期 ${line.requiredDate} / arrives ${arrivalDate}, after ${line.requiredDate}`,
             );
-          else lines.push({ line, quote: q, effective: q.effective, arrivalDate });
+          // Implausibly low is a risk to check with the supplier, never the cheapest offer to rank first.
+          else if (q.effective.unitPriceCny <= 0)
+            exclude(n, 'price_low', '单价为 ¥0，须人工核实 / a unit price of ¥0: a person must check it');
+          else if (check && isFlaggedLow(check)) exclude(n, 'price_low', check.reason);
+          else lines.push({ line, quote: q, effective: q.effective, arrivalDate, check });
         }
       }
       if (lines.length === rfq.lines.length) candidates.push({ supplier, lines });
@@ -176,18 +189,7 @@ export class SourcingDesk {
       });
       const card = await this.parts.scorecards.scorecard(ctx, c.supplier.id, 12, now);
       const onTimePct = card.delivery.onTimePct;
-      const checks = await Promise.all(
-        c.lines.map((l) =>
-          l.line.partId === null
-            ? null
-            : this.parts.priceChecks.check(
-                ctx,
-                { partId: l.line.partId, unitPrice: l.effective.unitPriceCny },
-                priceThresholds,
-                now,
-              ),
-        ),
-      );
+      const checks = c.lines.map((l) => l.check);
       const historyScores = checks.map((check) =>
         check?.deviationPct == null ? NEUTRAL_SCORE : clamp01(1 - Math.max(0, check.deviationPct) / 100),
       );

@@ -71,6 +71,7 @@ const EXCLUSION: Record<string, string> = {
   moq: '最小起订量高于询价数量 / MOQ above the asked quantity',
   too_slow: '交期晚于需求日期 / lead time past the required date',
   no_rate: '缺少汇率 / no exchange rate for its currency',
+  price_low: '单价为零或远低于成交中位价，须核实 / ¥0 or far below the median paid: to be checked',
 };
 const STATUS: Record<string, string> = {
   draft: '草稿 / draft',
