@@ -1,13 +1,27 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { type StartedPart, startParts } from '../../src/cli/commands/start.ts';
+import { pathToFileURL } from 'node:url';
+import { buildCli, freshEntry } from '../../scripts/build-cli.js';
+import type { StartedPart } from '../../src/cli/commands/start.ts';
 import type { Erp } from '../../src/erp/index.ts';
 import { ChatClient, type ChatEvent, type HumanDecision } from '../../src/protocol/index.ts';
 import { loadSettings, type Settings } from '../../src/shared/index.ts';
 import type { AgentHarness, TurnResult } from './local-stack.ts';
 
 export { workspaceFile } from './local-stack.ts';
+
+/**
+ * `procura start`'s module from the compiled build in dist/ — the one `npm start` runs (built now when dist/ does
+ * not match the sources; the tests' global setup builds it once per run) — loaded by Node itself, not by the test
+ * runner, so its chunks find their files as they do under `npm start`.
+ */
+async function compiledStart(): Promise<typeof import('../../src/cli/commands/start.ts')> {
+  const main = freshEntry() ?? (await buildCli({ quiet: true }));
+  const nodeImport = createRequire(import.meta.url)('./node-import.cjs') as (url: string) => Promise<unknown>;
+  return (await nodeImport(pathToFileURL(path.join(path.dirname(main), 'start.js')).href)) as never;
+}
 
 /** Procura as `procura start` runs it — every part, the ERP reached over MCP — on a temp data dir and free ports. */
 export interface StartedStack {
@@ -42,7 +56,10 @@ export interface StackOptions {
   dataDir?: string;
 }
 
-/** Starts Procura with `procura start`'s own code. Parts listen on loopback only; nothing else leaves the machine. */
+/**
+ * Starts Procura with `procura start`'s own code, compiled as `npm start` runs it. Parts listen on loopback only;
+ * nothing else leaves the machine.
+ */
 export async function startStack(options: StackOptions = {}): Promise<StartedStack> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'procura-stack-'));
   const removeDataDir = () => options.dataDir || fs.rmSync(dataDir, { recursive: true, force: true });
@@ -74,6 +91,7 @@ export async function startStack(options: StackOptions = {}): Promise<StartedSta
   let parts: Map<string, StartedPart>;
   try {
     await options.seed?.(dataDir);
+    const { startParts } = await compiledStart();
     parts = await startParts(settings, { env, buildWebUi: false });
   } catch (error) {
     removeDataDir();
