@@ -3,7 +3,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { erpOrders, ROOT, type RunningProcura, startProcura } from './procura.ts';
 
@@ -35,8 +34,6 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    // The tests drive the UI built from the current sources.
-    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
     // Each offline model call takes a while, so a reload lands while the run is still working.
     procura = await startProcura(120_000, { PROCURA_OFFLINE_LATENCY_MS: '700' });
     browser = await chromium.launch({
