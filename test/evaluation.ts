@@ -78,3 +78,32 @@ export function recordTally(tally: EvaluationTally): void {
   const report = process.env.PROCURA_EVAL_REPORT;
   if (report) fs.appendFileSync(report, `${JSON.stringify(tally)}\n`);
 }
+
+/** The files whose sets `npm run eval` runs in full: each samples in CI through this module. */
+export const EVALUATION_FILES = [
+  'test/agent/corpus.test.ts',
+  'test/agent/asks.test.ts',
+  'test/stack/questions.test.ts',
+  'test/stack/reading.test.ts',
+  'test/stack/provenance.test.ts',
+  'test/stack/other-catalogue.test.ts',
+];
+
+/** The sets' table as `npm run eval` prints it: one row a set, below its bar marked, then every miss. */
+export function tallyTable(tallies: readonly EvaluationTally[]): string {
+  const percent = (x: number) => `${(x * 100).toFixed(1)} %`;
+  const rows = tallies.map((t) => {
+    const share = t.total ? t.right / t.total : 0;
+    const classes = Object.entries(t.byClass)
+      .map(([k, v]) => `${k} ${v.right}/${v.all}`)
+      .join(', ');
+    return `| ${t.set} | ${t.seed ?? '—'} | ${t.right}/${t.total} | ${percent(share)} | ${percent(t.bar)} | ${share >= t.bar ? '✓' : '✗ below'} | ${classes} |`;
+  });
+  const misses = tallies.flatMap((t) => t.misses.map((m) => `- ${t.set}: ${m}`));
+  return [
+    '| set | seed | right | share | bar | | by class |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    ...(misses.length ? ['', 'Misses:', ...misses] : []),
+  ].join('\n');
+}
