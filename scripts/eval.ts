@@ -107,6 +107,9 @@ async function runScenarios(): Promise<boolean> {
  * the sets' table and the files' (provenance has a test per category); true when every test passed.
  */
 function runSets(): boolean {
+  const files = EVALUATION_FILES.filter((file) => !args.only || file.includes(args.only));
+  // vitest given no file runs every test file: an --only that names none is an error, not the whole suite.
+  if (!files.length) throw new Error(`--only ${args.only} names none of ${EVALUATION_FILES.join(', ')}`);
   const seed = args.seed ?? String(Math.floor(Math.random() * 1_000_000));
   const stem = path.join(dir, `${startedAt.replace(/[:.]/g, '-')}-sets-seed${seed}`);
   const tallies = `${stem}.jsonl`;
@@ -117,7 +120,7 @@ function runSets(): boolean {
     [
       'node_modules/vitest/vitest.mjs',
       'run',
-      ...EVALUATION_FILES.filter((file) => !args.only || file.includes(args.only)),
+      ...files,
       '--reporter=default',
       '--reporter=json',
       `--outputFile.json=${outcomes}`,
@@ -134,7 +137,7 @@ function runSets(): boolean {
         .filter(Boolean)
         .map((line) => JSON.parse(line) as EvaluationTally)
     : [];
-  const files = fs.existsSync(outcomes)
+  const fileRows = fs.existsSync(outcomes)
     ? (JSON.parse(fs.readFileSync(outcomes, 'utf8')) as VitestReport).testResults.map((file) => {
         const failing = file.assertionResults.filter((t) => t.status === 'failed');
         return `| ${path.relative(process.cwd(), file.name)} | ${file.assertionResults.length - failing.length}/${file.assertionResults.length} | ${((file.endTime - file.startTime) / 1000).toFixed(0)} s | ${failing.map((t) => t.title).join('; ')} |`;
@@ -147,7 +150,7 @@ function runSets(): boolean {
     '',
     '| file | tests passed | time | failed |',
     '|---|---|---|---|',
-    ...files,
+    ...fileRows,
   ].join('\n');
   console.log(`\n${markdown}`);
   fs.writeFileSync(`${stem}.md`, `${markdown}\n`);
