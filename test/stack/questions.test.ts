@@ -24,7 +24,7 @@ import {
  * not; suppliers within a rating or lead-time bound; a category's orders in a period; cancelling a supplier's newest
  * order.
  */
-const SEED = testSeed(20261207);
+const SEED = testSeed(20261208);
 const random = seededRandom(SEED);
 const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)];
 const int = (a: number, b: number) => a + Math.floor(random() * (b - a + 1));
