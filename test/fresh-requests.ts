@@ -1,5 +1,6 @@
 import type { AgentHarness, TurnResult } from '../bench/eval/local-stack.ts';
 import { SOURCES_HEADING } from '../src/protocol/index.ts';
+import { classTally, recordTally } from './evaluation.ts';
 
 /** A part one supplier offers, as generated requests name it. */
 export interface Offer {
@@ -98,32 +99,34 @@ export async function judgeEach<T>(
 }
 
 /**
- * Judges a generated set of requests and prints the share right, overall and per class, then every miss; returns
- * the count right and the misses for the test's own threshold.
+ * Judges a generated set of requests and records the share right, overall and per class, then every miss (printed,
+ * and tabulated by `npm run eval`); returns the count right and the misses for the test's bar (`passBar`).
  */
 export async function scoreFresh<T extends { cls: string }>(
-  title: string,
+  set: { name: string; seed?: number; bar: number },
   list: readonly T[],
   judge: (item: T, index: number) => Promise<string | undefined>,
   workers: number,
 ): Promise<{ right: number; misses: string[] }> {
-  const byClass = new Map<string, { right: number; all: number }>();
+  const tally = classTally();
   const misses = await judgeEach(
     list,
     async (item, i) => {
       const miss = await judge(item, i);
-      const tally = byClass.get(item.cls) ?? { right: 0, all: 0 };
-      tally.all++;
-      if (!miss) tally.right++;
-      byClass.set(item.cls, tally);
+      tally.count(item.cls, !miss);
       return miss;
     },
     workers,
   );
   const right = list.length - misses.length;
-  const classes = [...byClass].map(([k, v]) => `${k} ${v.right}/${v.all}`).join(', ');
-  console.log(
-    `${title}: ${right}/${list.length} right (${((right / list.length) * 100).toFixed(1)} %) — ${classes}${misses.length ? `\n${misses.join('\n')}` : ''}`,
-  );
+  recordTally({
+    set: set.name,
+    seed: set.seed,
+    right,
+    total: list.length,
+    bar: set.bar,
+    byClass: tally.byClass,
+    misses,
+  });
   return { right, misses };
 }

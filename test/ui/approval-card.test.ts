@@ -1,10 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { called, ModelStandIn, offers } from '../agent/model-stand-in.ts';
-import { ROOT, type RunningProcura, startProcura } from './procura.ts';
+import { type RunningProcura, startProcura } from './procura.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -30,7 +28,6 @@ describe.skipIf(!hasChromium)('the approval card shows what runs, whatever the a
   const model = new ModelStandIn();
 
   beforeAll(async () => {
-    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
     await model.start();
     // The orchestrator answers with injected markup and delegates; the order agent drafts the order with the
     // markup in its note; after the write both answer with the markup again.

@@ -1,10 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SESSION_PREFIX } from '../../src/api/index.ts';
-import { ROOT, type RunningProcura, startProcura } from './procura.ts';
+import { type RunningProcura, startProcura } from './procura.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -14,7 +12,6 @@ describe.skipIf(!hasChromium)('one-click demo sign-in on procura start', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
     procura = await startProcura();
     browser = await chromium.launch({
       executablePath: CHROMIUM,

@@ -1,10 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelStandIn } from '../agent/model-stand-in.ts';
-import { ROOT, type RunningProcura, startProcura } from './procura.ts';
+import { type RunningProcura, startProcura } from './procura.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -17,7 +15,6 @@ describe.skipIf(!hasChromium)('browser UI on a model service: Retry on the error
   let failing = true;
 
   beforeAll(async () => {
-    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
     await model.start();
     model.script([
       { when: () => failing, reply: { error: 500 }, times: Number.POSITIVE_INFINITY },

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { AIMessage } from '@langchain/core/messages';
 import { type Browser, chromium } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentRuntime } from '../../src/agent/index.ts';
 import { type Api, createApi, WEB_DIST } from '../../src/api/index.ts';
@@ -11,7 +10,6 @@ import { startErpMcpServer } from '../../src/mcp/index.ts';
 import { listen, type RunningServer } from '../../src/shared/index.ts';
 import { type ModelCall, recordingModels } from '../agent/stand-ins.ts';
 import { startTestErp } from '../tools/harness.ts';
-import { ROOT } from './procura.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -40,7 +38,6 @@ describe.skipIf(!hasChromium)('open_order in the browser', () => {
   let orderNo = '';
 
   beforeAll(async () => {
-    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
     env = await startTestErp();
     const token = env.erp.demoTokens.laoxiao;
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

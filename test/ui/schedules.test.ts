@@ -1,10 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiHarness, startApiHarness } from '../api/harness.ts';
-import { ROOT } from './procura.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -15,7 +12,6 @@ describe.skipIf(!hasChromium)('browser UI: scheduled digests', () => {
   let page: Page;
 
   beforeAll(async () => {
-    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
     // The timer is off: only "run now" starts a run here.
     h = await startApiHarness({ scheduler: { timer: false } });
     browser = await chromium.launch({

@@ -1,9 +1,7 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningProcura, startProcura } from './procura.ts';
+import { type RunningProcura, startProcura } from './procura.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = fs.existsSync(CHROMIUM);
@@ -21,7 +19,6 @@ describe.skipIf(!hasChromium)('suggested requests on an empty conversation (offl
   let offered: Suggestions;
 
   beforeAll(async () => {
-    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
     procura = await startProcura();
     browser = await chromium.launch({
       executablePath: CHROMIUM,

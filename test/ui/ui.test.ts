@@ -3,7 +3,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { erpOrders, ROOT, type RunningProcura, startProcura } from './procura.ts';
 
@@ -35,10 +34,7 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
 
   beforeAll(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    // The tests drive the UI built from the current sources.
-    await build({ configFile: path.join(ROOT, 'web/vite.config.ts'), logLevel: 'warn' });
-    // Each offline model call takes a while, so a reload lands while the run is still working.
-    procura = await startProcura(120_000, { PROCURA_OFFLINE_LATENCY_MS: '700' });
+    procura = await startProcura(120_000);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -357,67 +353,108 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
     RUN_MS + 60_000,
   );
 
-  it(
-    'reloading mid-run re-attaches to the live run and restores it',
-    async () => {
-      await newChat();
-      await send(ANALYSIS);
-      await page.locator('[data-testid=steps] .step-completed').first().waitFor({ timeout: 30_000 });
-      const before = await page.locator('[data-testid=steps] .step').count();
-      await page.reload();
+  // Each offline model call takes 700 ms on this Procura only, so a reload, a second browser or Stop lands while the
+  // run is still working; the rest of the file runs on one that answers at once.
+  describe('while a run is still working', () => {
+    let atOnce: { procura: RunningProcura; page: Page };
+    beforeAll(async () => {
+      atOnce = { procura, page };
+      procura = await startProcura(120_000, { PROCURA_OFFLINE_LATENCY_MS: '700' });
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'zh-CN' });
+      await context.addInitScript(`localStorage.setItem('procura.token', ${JSON.stringify(procura.tokens.laoxiao)})`);
+      page = await context.newPage();
+      await page.goto(procura.apiUrl);
       await composer().waitFor();
-      expect(await page.locator('.message-user').first().textContent()).toBe(ANALYSIS);
-      // Re-attached to the live run: shown as running (Stop), steps restored and still streaming.
-      await page.getByTestId('stop').waitFor({ timeout: 10_000 });
-      expect(await page.locator('[data-testid=steps] .step').count()).toBeGreaterThanOrEqual(before);
-      await shot('12-reloaded-mid-run');
-      await idle();
-      await expect
-        .poll(() => page.locator('.messages [data-testid=chart]').count(), { timeout: 30_000 })
-        .toBeGreaterThanOrEqual(2);
-      // Replayed from Last-Event-ID: no duplicated step rows nor answers.
-      await stepsTab();
-      const ids = await page
-        .locator('[data-testid=steps] .step')
-        .evaluateAll((els) => els.map((e) => e.getAttribute('data-step')));
-      expect(await page.locator('.message-user').count()).toBe(1);
-      expect(await page.getByTestId('message-assistant').count()).toBe(1);
-      expect(ids.length).toBeGreaterThan(3);
-      expect(new Set(ids).size).toBe(ids.length);
-      await shot('13-reloaded-run-finished');
-    },
-    RUN_MS + 60_000,
-  );
+    }, 240_000);
+    afterAll(async () => {
+      await page?.context().close();
+      await procura?.close();
+      ({ procura, page } = atOnce);
+    });
 
-  it(
-    'another browser opens the running session from history and follows it live, without duplicates',
-    async () => {
-      await newChat();
-      await send(ANALYSIS);
-      await page.locator('[data-testid=steps] .step-completed').first().waitFor({ timeout: 30_000 });
-      const url = page.url();
-      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      await other.addInitScript(`localStorage.setItem('procura.token', ${JSON.stringify(procura.tokens.laoxiao)})`);
-      const second = await other.newPage();
-      try {
-        await second.goto(url);
-        await second.getByTestId('stop').waitFor({ timeout: 15_000 });
-        await second.getByTestId('send').waitFor({ timeout: RUN_MS });
-        expect(await second.locator('.message-user').count()).toBe(1);
-        expect(await second.getByTestId('message-assistant').count()).toBe(1);
-        const text = (await second.getByTestId('message-assistant').textContent()) ?? '';
-        expect(text.match(/供应商比价结果/g)?.length).toBe(1);
+    it(
+      'reloading mid-run re-attaches to the live run and restores it',
+      async () => {
+        await newChat();
+        await send(ANALYSIS);
+        await page.locator('[data-testid=steps] .step-completed').first().waitFor({ timeout: 30_000 });
+        const before = await page.locator('[data-testid=steps] .step').count();
+        await page.reload();
+        await composer().waitFor();
+        expect(await page.locator('.message-user').first().textContent()).toBe(ANALYSIS);
+        // Re-attached to the live run: shown as running (Stop), steps restored and still streaming.
+        await page.getByTestId('stop').waitFor({ timeout: 10_000 });
+        expect(await page.locator('[data-testid=steps] .step').count()).toBeGreaterThanOrEqual(before);
+        await shot('12-reloaded-mid-run');
+        await idle();
         await expect
-          .poll(() => second.locator('.messages [data-testid=chart][data-kind=image]').count(), { timeout: 30_000 })
-          .toBe(2);
-        await second.screenshot({ path: path.join(SHOTS, '14-second-browser.png') });
-      } finally {
-        await other.close();
-      }
-      await idle();
-    },
-    RUN_MS + 60_000,
-  );
+          .poll(() => page.locator('.messages [data-testid=chart]').count(), { timeout: 30_000 })
+          .toBeGreaterThanOrEqual(2);
+        // Replayed from Last-Event-ID: no duplicated step rows nor answers.
+        await stepsTab();
+        const ids = await page
+          .locator('[data-testid=steps] .step')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('data-step')));
+        expect(await page.locator('.message-user').count()).toBe(1);
+        expect(await page.getByTestId('message-assistant').count()).toBe(1);
+        expect(ids.length).toBeGreaterThan(3);
+        expect(new Set(ids).size).toBe(ids.length);
+        await shot('13-reloaded-run-finished');
+      },
+      RUN_MS + 60_000,
+    );
+
+    it(
+      'another browser opens the running session from history and follows it live, without duplicates',
+      async () => {
+        await newChat();
+        await send(ANALYSIS);
+        await page.locator('[data-testid=steps] .step-completed').first().waitFor({ timeout: 30_000 });
+        const url = page.url();
+        const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+        await other.addInitScript(`localStorage.setItem('procura.token', ${JSON.stringify(procura.tokens.laoxiao)})`);
+        const second = await other.newPage();
+        try {
+          await second.goto(url);
+          await second.getByTestId('stop').waitFor({ timeout: 15_000 });
+          await second.getByTestId('send').waitFor({ timeout: RUN_MS });
+          expect(await second.locator('.message-user').count()).toBe(1);
+          expect(await second.getByTestId('message-assistant').count()).toBe(1);
+          const text = (await second.getByTestId('message-assistant').textContent()) ?? '';
+          expect(text.match(/供应商比价结果/g)?.length).toBe(1);
+          await expect
+            .poll(() => second.locator('.messages [data-testid=chart][data-kind=image]').count(), { timeout: 30_000 })
+            .toBe(2);
+          await second.screenshot({ path: path.join(SHOTS, '14-second-browser.png') });
+        } finally {
+          await other.close();
+        }
+        await idle();
+      },
+      RUN_MS + 60_000,
+    );
+
+    it(
+      'Stop cancels the run on the server and keeps the session usable',
+      async () => {
+        await newChat();
+        await send(ANALYSIS);
+        await page.locator('[data-testid=steps] .step').first().waitFor({ timeout: 30_000 });
+        await page.getByTestId('stop').click();
+        await page.getByTestId('stopped').waitFor({ timeout: 30_000 });
+        await idle();
+        expect(await page.locator('[data-testid=steps] .step-running').count()).toBe(0);
+        await shot('18-stopped');
+        const id = /#\/s\/([\w-]+)/.exec(page.url())?.[1] ?? '';
+        const saved = await fetch(`${procura.apiUrl}/api/v1/history/sessions/${id}`, {
+          headers: { authorization: `Bearer ${procura.tokens.laoxiao}` },
+        }).then((r) => r.json() as Promise<{ active_run: string | null; messages: Array<{ status?: string }> }>);
+        expect(saved.active_run).toBeNull();
+        expect(saved.messages.at(-1)?.status).toBe('cancelled');
+      },
+      RUN_MS,
+    );
+  });
 
   it(
     'reloading with a pending approval shows the card once, and it still works',
@@ -483,27 +520,6 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       await idle();
     },
     RUN_MS * 2,
-  );
-
-  it(
-    'Stop cancels the run on the server and keeps the session usable',
-    async () => {
-      await newChat();
-      await send(ANALYSIS);
-      await page.locator('[data-testid=steps] .step').first().waitFor({ timeout: 30_000 });
-      await page.getByTestId('stop').click();
-      await page.getByTestId('stopped').waitFor({ timeout: 30_000 });
-      await idle();
-      expect(await page.locator('[data-testid=steps] .step-running').count()).toBe(0);
-      await shot('18-stopped');
-      const id = /#\/s\/([\w-]+)/.exec(page.url())?.[1] ?? '';
-      const saved = await fetch(`${procura.apiUrl}/api/v1/history/sessions/${id}`, {
-        headers: { authorization: `Bearer ${procura.tokens.laoxiao}` },
-      }).then((r) => r.json() as Promise<{ active_run: string | null; messages: Array<{ status?: string }> }>);
-      expect(saved.active_run).toBeNull();
-      expect(saved.messages.at(-1)?.status).toBe('cancelled');
-    },
-    RUN_MS,
   );
 
   it('deletes a session from the history', async () => {
