@@ -85,13 +85,18 @@ export class ApiError extends Error {
   }
 }
 
-/** How a run's stream ended: finished, paused for a human, failed, or cut off (the caller may re-attach). */
-export type StreamEnd = 'done' | 'interrupt' | 'error' | 'aborted' | 'cut';
+/**
+ * How a run's stream ended: finished, paused for a human, failed, or cut off (the caller may re-attach); `moved`: the
+ * session's latest run is another than the one asked to follow (started elsewhere), so nothing of it was read.
+ */
+export type StreamEnd = 'done' | 'interrupt' | 'error' | 'aborted' | 'cut' | 'moved';
 
 export interface StreamResult {
   end: StreamEnd;
   sessionId?: string;
   lastEventId?: string;
+  /** The run the stream followed (the server's `X-Run-Id`): the one its event ids count in. */
+  runId?: string;
 }
 
 /** How a stream ends on a terminal event: an order decision arrives on a run that already ended, like `done`. */
@@ -221,12 +226,16 @@ export class ChatClient {
     return response.blob();
   }
 
-  /** Starts a run. A 409 (a run is already active in the session) joins that run instead. */
+  /**
+   * Starts a run. A 409 (a run is already active in the session) joins that run instead, unless `joinActive` is false:
+   * then the 409 is thrown (the message was not taken), for a caller that tells the person so.
+   */
   async start(
     message: string,
     sessionId: string | undefined,
     onEvent: (event: ChatEvent) => void,
     signal?: AbortSignal,
+    { joinActive = true }: { joinActive?: boolean } = {},
   ): Promise<StreamResult> {
     try {
       return await this.stream(
@@ -237,18 +246,23 @@ export class ChatClient {
         signal,
       );
     } catch (error) {
-      if (error instanceof ApiError && error.status === 409 && sessionId)
+      if (joinActive && error instanceof ApiError && error.status === 409 && sessionId)
         return this.attach(sessionId, onEvent, signal);
       throw error;
     }
   }
 
-  /** Joins the session's active (or last) run, replaying the events after `lastEventId`. */
+  /**
+   * Joins the session's active (or last) run, replaying the events after `lastEventId`. With `runId` (the run that
+   * id counts in), a session whose latest run is another ends the stream as `moved` before anything is read: event
+   * ids count within a run, so that run's events after `lastEventId` are not what the caller is missing.
+   */
   attach(
     sessionId: string,
     onEvent: (event: ChatEvent) => void,
     signal?: AbortSignal,
     lastEventId?: string,
+    runId?: string,
   ): Promise<StreamResult> {
     return this.stream(
       'GET',
@@ -257,6 +271,7 @@ export class ChatClient {
       onEvent,
       signal,
       lastEventId,
+      runId,
     );
   }
 
@@ -355,8 +370,9 @@ export class ChatClient {
     onEvent: (event: ChatEvent) => void,
     signal?: AbortSignal,
     lastEventId?: string,
+    runId?: string,
   ): Promise<StreamResult> {
-    const state: { sessionId?: string; lastEventId?: string; end?: StreamEnd } = { lastEventId };
+    const state: { sessionId?: string; lastEventId?: string; end?: StreamEnd; runId?: string } = { lastEventId, runId };
     /** The highest event id this call delivered: a re-attach that replays one of them again is not shown twice. */
     let delivered = 0;
     const seen = (event: ChatEvent) => {
@@ -374,8 +390,10 @@ export class ChatClient {
     let request: StreamRequest = { method, path, body };
     for (let attempt = 0; ; attempt++) {
       try {
+        const read = await this.readStream(request, seen, signal, state);
+        if (read === 'moved') return { ...state, end: 'moved' };
         // 204: the run ended and its last event was already seen here; nothing more will come.
-        if ((await this.readStream(request, seen, signal, state.lastEventId)) === 'ended') state.end ??= 'done';
+        if (read === 'ended') state.end ??= 'done';
       } catch (error) {
         if (signal?.aborted) return { ...state, end: 'aborted' };
         // Only a connection that dropped mid-stream is retried; a refused request is the caller's to handle.
@@ -393,12 +411,18 @@ export class ChatClient {
     }
   }
 
+  /**
+   * One response of a stream: its events go to `onEvent`. `position` is where the caller stands (`lastEventId` in
+   * `runId`); the response's run becomes its `runId`, and one of another run than a known `runId` after a
+   * `lastEventId` is left unread (`moved`): its event ids count from another start.
+   */
   private async readStream(
     { method, path, body }: StreamRequest,
     onEvent: (event: ChatEvent) => void,
-    signal?: AbortSignal,
-    lastEventId?: string,
-  ): Promise<'ended' | undefined> {
+    signal: AbortSignal | undefined,
+    position: { lastEventId?: string; runId?: string },
+  ): Promise<'ended' | 'moved' | undefined> {
+    const { lastEventId } = position;
     const response = await fetch(this.url(path), {
       method,
       signal,
@@ -410,6 +434,12 @@ export class ChatClient {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!response.ok) throw await apiError(response);
+    const runId = response.headers.get('x-run-id') ?? undefined;
+    if (lastEventId && position.runId && runId && runId !== position.runId) {
+      await response.body?.cancel().catch(() => undefined);
+      return 'moved';
+    }
+    if (runId) position.runId = runId;
     if (response.status === 204) return 'ended';
     if (!response.body) throw new ApiError(502, '服务器没有返回事件流 / the server sent no event stream');
     const parser = createParser({

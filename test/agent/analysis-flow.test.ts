@@ -46,7 +46,7 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     ).toBeGreaterThanOrEqual(5);
     expect(result.trend.length).toBeGreaterThanOrEqual(2);
 
-    const reportFile = files.find((f) => /analysis\/report_\d{8}\.md$/.test(f));
+    const reportFile = files.find((f) => /analysis\/report_\d{8}_\d{6}\.md$/.test(f));
     expect(reportFile).toBeDefined();
     const report = fs.readFileSync(path.join(workspace, reportFile!), 'utf8');
     expect(report).toContain('ERP 目录价');
@@ -66,7 +66,7 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     const workspace = path.join(h.dataDir, 'workspaces');
     const files = fs.readdirSync(workspace, { recursive: true }).map(String);
     const report = fs.readFileSync(
-      path.join(workspace, files.find((f) => /analysis\/report_\d{8}\.md$/.test(f))!),
+      path.join(workspace, files.find((f) => /analysis\/report_\d{8}_\d{6}\.md$/.test(f))!),
       'utf8',
     );
     const result = JSON.parse(

@@ -138,7 +138,7 @@ async function judge(
       if (result.suppliers.length < 2) return `${result.suppliers.length} suppliers compared`;
       if (expectation.suppliers && result.suppliers.length !== expectation.suppliers)
         return `${result.suppliers.length} suppliers compared, expected ${expectation.suppliers}`;
-      const report = workspaceFile(h.dataDir, session, /analysis\/report_\d{8}\.md$/);
+      const report = workspaceFile(h.dataDir, session, /analysis\/report_\d{8}_\d{6}\.md$/);
       if (!report) return 'no report';
       const charts = [...report.matchAll(/!\[[^\]]*\]\((http[^)]+\.png)\)/g)].length;
       return charts >= 2 && charts <= 4 ? undefined : `${charts} charts in the report`;

@@ -36,7 +36,7 @@ describe('chat API: the canonical analysis streams its stages (real sandbox stor
 
     const sessionId = run.headers.get('x-session-id') as string;
     const detail = await h.call('GET', `/api/v1/history/sessions/${sessionId}`);
-    const report = detail.body.files.find((f: { path: string }) => /\/analysis\/report_\d{8}\.md$/.test(f.path));
+    const report = detail.body.files.find((f: { path: string }) => /\/analysis\/report_\d{8}_\d{6}\.md$/.test(f.path));
     expect(report, JSON.stringify(detail.body.files)).toBeDefined();
     const download = await h.call('GET', `/api/v1/files/${sessionId}${report.path}`);
     expect(download.status).toBe(200);

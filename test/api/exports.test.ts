@@ -52,7 +52,7 @@ describe('report exports: the analysis report as PDF and XLSX', () => {
       const res = await download(h, `/api/v1/files/${sessionId}${reportPath}?format=pdf`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/pdf');
-      expect(res.headers.get('content-disposition')).toMatch(/filename\*=UTF-8''report_\d{8}\.pdf/);
+      expect(res.headers.get('content-disposition')).toMatch(/filename\*=UTF-8''report_\d{8}_\d{6}\.pdf/);
       const pdf = path.join(out, 'report.pdf');
       fs.writeFileSync(pdf, res.bytes);
       const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });

@@ -144,7 +144,7 @@ describe('procura mcp agent', () => {
       charts: Array<{ title: string; url: string }>;
     };
     expect(out.summary).toMatch(/供应商比价/);
-    expect(out.report?.path).toMatch(/^\/analysis\/report_\d{8}\.md$/);
+    expect(out.report?.path).toMatch(/^\/analysis\/report_\d{8}_\d{6}\.md$/);
     expect(out.report?.url).toBe(`${stack.apiUrl}/api/v1/files/${out.sessionId}${out.report?.path}`);
     const embedded = result.content.find((c) => c.type === 'resource');
     expect(embedded?.type === 'resource' && 'text' in embedded.resource && embedded.resource.text).toContain(

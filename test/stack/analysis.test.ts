@@ -46,7 +46,7 @@ describe('an analysis on the started stack', () => {
       expect(checked).toHaveLength(expected.length);
       // The section is headed in the request's language (one language per answer).
       const english = !/[\u3400-\u9fff]/.test(message);
-      const report = workspaceFile(stack.dataDir, session, /analysis\/report_\d{8}\.md$/) ?? '';
+      const report = workspaceFile(stack.dataDir, session, /analysis\/report_\d{8}_\d{6}\.md$/) ?? '';
       expect(report).toContain(english ? '## Price anomalies' : '## 价格异常 / Price anomalies');
       // In English the suppliers go by the English names the ERP keeps, in the answer and the report alike.
       if (english) {

@@ -106,7 +106,7 @@ describe('every number of an analysis re-derives from its sources', () => {
       const compared = (result.suppliers as Array<{ code: string }>).map((s) => s.code);
       expect(compared.length, message).toBeGreaterThanOrEqual(2);
       for (const code of compared) expect(codes.has(code), `${code} is a ${category}`).toBe(true);
-      const reportPath = file(/^\/analysis\/report_\d{8}\.md$/);
+      const reportPath = file(/^\/analysis\/report_\d{8}_\d{6}\.md$/);
       const report = await (await api(reportPath)).text();
       // In English every supplier goes by the English name the ERP keeps, in the answer and the report alike.
       if (english) {

@@ -8,6 +8,7 @@ import {
   startTurn,
   viewFromHistory,
   withChartRefs,
+  withoutLiveRun,
 } from '../../web/src/session.ts';
 
 const sid = 's1';
@@ -127,6 +128,61 @@ describe('session view', () => {
     expect(view.pending.map((p) => [p.interrupt_id, p.kind])).toEqual([['i9', 'approval']]);
     expect(view.running).toBe(false);
     expect(view.files).toEqual(['/analysis/report.md']);
+  });
+
+  it('a running run rebuilt from history keeps its request and leaves the rest to the replay, in order, once', () => {
+    const record = { interrupt_id: 'i1', kind: 'approval', subject: '创建采购订单', outcome: 'approved' } as const;
+    const saved = viewFromHistory(
+      sid,
+      {
+        id: sid,
+        owner: 'laoxiao',
+        project_id: 'P1',
+        title: '下单',
+        created_at: '2026-12-04T08:00:00.000Z',
+        updated_at: '2026-12-04T08:01:00.000Z',
+        origin: 'chat',
+        messages: [
+          { role: 'user', content: '你好', run_id: 'r1', created_at: '2026-12-04T08:00:00.000Z' },
+          { role: 'assistant', content: '您好', run_id: 'r1', tool_calls: [] },
+          { role: 'user', content: '给博世下单', run_id: 'r2', created_at: '2026-12-04T08:00:30.000Z' },
+          { role: 'assistant', content: '订单草稿如下', run_id: 'r2', tool_calls: [] },
+          { role: 'decision', run_id: 'r2', ...record },
+          { role: 'assistant', content: '正在写入', run_id: 'r2', tool_calls: [] },
+        ],
+        steps: [],
+        pending_interrupts: [],
+        usage: { input_tokens: 0, output_tokens: 0, cost: 0 },
+        active_run: 'r2',
+        last_event_id: 9,
+        files: [],
+      },
+      new Set(),
+    );
+    expect(saved.running).toBe(true);
+    expect(saved.runId).toBe('r2');
+    const live = withoutLiveRun(saved);
+    expect(live.messages.map((m) => m.content)).toEqual(['你好', '您好', '给博世下单']);
+    // The replay of the run from its first event brings the answer before the card, the record and the rest back.
+    const replayed = fold(
+      [
+        { event: 'token', id: '1', data: { session_id: sid, content: '订单草稿如下' } },
+        { event: 'interrupt', id: '2', data: { session_id: sid, interrupt_id: 'i1', kind: 'approval' } } as ChatEvent,
+        { event: 'decision', id: '3', data: { session_id: sid, ...record } } as ChatEvent,
+        { event: 'token', id: '4', data: { session_id: sid, content: '正在写入' } },
+      ],
+      new Set(),
+      live,
+    );
+    expect(replayed.messages.map((m) => m.record?.outcome ?? m.content)).toEqual([
+      '你好',
+      '您好',
+      '给博世下单',
+      '订单草稿如下',
+      'approved',
+      '正在写入',
+    ]);
+    expect(replayed.pending).toEqual([]);
   });
 
   it('finds chart image URLs without trailing punctuation', () => {

@@ -82,7 +82,7 @@ describe.skipIf(!hasChromium)('suggested requests on an empty conversation (offl
       await button('analysis').click();
       await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toContain('供应商比价结果');
       // The answer streams in: its report link comes last.
-      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/report_\d{8}\.md/);
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/report_\d{8}_\d{6}\.md/);
     },
     RUN_MS + 30_000,
   );
@@ -94,7 +94,7 @@ describe.skipIf(!hasChromium)('suggested requests on an empty conversation (offl
       await button('trend').click();
       await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toContain('价格趋势与供应商比价结果');
       // The answer streams in: its report link comes last.
-      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/report_\d{8}\.md/);
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/report_\d{8}_\d{6}\.md/);
     },
     RUN_MS + 30_000,
   );

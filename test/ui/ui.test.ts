@@ -142,7 +142,7 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
           page.waitForEvent('download', { timeout: 120_000 }),
           page.getByTestId(button).click(),
         ]);
-        expect(file.suggestedFilename()).toMatch(new RegExp(`^report_\\d{8}\\.${extension}$`));
+        expect(file.suggestedFilename()).toMatch(new RegExp(`^report_\\d{8}_\\d{6}\\.${extension}$`));
         expect(
           fs
             .readFileSync(await file.path())

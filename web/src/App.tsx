@@ -348,6 +348,7 @@ function Workspace({
             onDecide={chat.decide}
             standing={standing}
             onRetry={chat.retry}
+            refused={chat.refused}
           />
         )}
       </main>

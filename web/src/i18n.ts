@@ -224,6 +224,11 @@ const zh = {
   rfqDownload: '下载',
   rfqBackToRfq: '← 返回询价单',
   reconnectNowTrying: '第 {n} 次尝试，正在连接…',
+  exportingNow: '正在生成…',
+  fileDetails: '详细文件（分析的输入、脚本和原始数据）',
+  runningElsewhere: '另一个标签页正在运行这个会话，消息未发送：请等它结束或停止它',
+  sendWhileRunning: '正在运行，消息未发送：请等它结束或先停止',
+  sendWhileWaiting: '消息未发送：请先处理上面的确认',
 } as const;
 
 export type TextKey = keyof typeof zh;
@@ -454,6 +459,11 @@ const en: Record<TextKey, string> = {
   rfqDownload: 'Download',
   rfqBackToRfq: '← Back to the RFQ',
   reconnectNowTrying: 'attempt {n}, connecting…',
+  exportingNow: 'Making it…',
+  fileDetails: 'Details (the analysis inputs, scripts and raw data)',
+  runningElsewhere: 'Running in another tab, nothing was sent: wait for it or stop it',
+  sendWhileRunning: 'A run is in progress, nothing was sent: wait for it or stop it first',
+  sendWhileWaiting: 'Nothing was sent: answer the card above first',
 };
 
 export type Lang = 'zh' | 'en';

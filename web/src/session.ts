@@ -70,6 +70,8 @@ export interface SessionView {
   /** The order the agent opened (`open_order`), shown in the side panel. */
   openOrder?: OpenOrder;
   lastEventId?: string;
+  /** The run `lastEventId` counts in (ids count within a run): unknown for a run just asked for. */
+  runId?: string;
 }
 
 /** An order as `open_order` sends it (the ERP order tool's view). */
@@ -297,12 +299,6 @@ export function addRecord(view: SessionView, record: DecisionRecord): SessionVie
   };
 }
 
-/** `messages` with the notices of `saved` it lacks (those that arrived while this browser was away), at the end. */
-export function withNotices(messages: Message[], saved: Message[]): Message[] {
-  const known = new Set(messages.map((m) => m.id));
-  return [...messages, ...saved.filter((m) => (m.role === 'notice' || m.role === 'decision') && !known.has(m.id))];
-}
-
 /** Steps still running when a run ends did finish (or failed with it): close them so no spinner stays. */
 function settleSteps(steps: Step[], now: number, status: Step['status'] = 'completed'): Step[] {
   return steps.map((s) => (s.status === 'running' ? { ...s, status, endedAt: now } : s));
@@ -361,6 +357,7 @@ export function startTurn(view: SessionView, message: string): SessionView {
     error: undefined,
     pending: [],
     steps: [],
+    runId: undefined,
     messages: [
       ...view.messages,
       { id: `u${view.messages.length}`, role: 'user', content: message, charts: [], tables: [] },
@@ -410,7 +407,7 @@ export function viewFromHistory(id: string, raw: SessionDetail, answered: Readon
   const last = raw.last_event_id;
   return {
     ...view,
-    ...(last > 0 ? { lastEventId: String(last) } : {}),
+    ...(last > 0 ? { lastEventId: String(last), runId: raw.messages.at(-1)?.run_id } : {}),
     pending: waiting,
     running: active && pending.length === 0,
     steps: active ? view.steps : settleSteps(view.steps, 0),
@@ -418,10 +415,11 @@ export function viewFromHistory(id: string, raw: SessionDetail, answered: Readon
 }
 
 /**
- * A running session rebuilt from history, ready to replay its live run from the first event: the run's partial
- * answer is dropped (the replay brings it back), so nothing shows twice.
+ * A running session rebuilt from history, ready to replay its live run from the first event: what the run said so
+ * far after its request (its partial answer, a card decided on the way and the answer before it) is dropped, the
+ * replay brings it back in order, so nothing shows twice.
  */
-export function withoutLiveAnswer(view: SessionView): SessionView {
-  const last = view.messages.at(-1);
-  return last?.role === 'assistant' ? { ...view, messages: view.messages.slice(0, -1) } : view;
+export function withoutLiveRun(view: SessionView): SessionView {
+  const request = view.messages.findLastIndex((m) => m.role === 'user');
+  return { ...view, messages: view.messages.slice(0, request + 1) };
 }

@@ -6,6 +6,7 @@ import {
   decisionRecord,
   type HumanDecision,
   type SessionSummary,
+  type StreamEnd,
   type StreamResult,
 } from '../../src/protocol/index.ts';
 import {
@@ -15,19 +16,30 @@ import {
   type SessionView,
   startTurn,
   viewFromHistory,
-  withNotices,
-  withoutLiveAnswer,
+  withoutLiveRun,
 } from './session.ts';
 
 const ANSWERED_KEY = 'procura.answered';
-/** Pause before following an idle conversation again after its stream was cut or refused. */
-const WATCH_RETRY_MS = 5_000;
+/**
+ * Pauses between looks at an idle conversation (a 204, or a stream that ended with nothing new): doubling from the
+ * first after each look that found nothing, never above the last, so an idle tab asks a few times a minute at most.
+ * A look that found something starts again from the first; another tab of this browser starting a run in the
+ * conversation ends the pause at once.
+ */
+const WATCH_FIRST_MS = 5_000;
+const WATCH_MAX_MS = 30_000;
+/** Tabs of this browser tell each other on this channel which conversation a run started in. */
+const RUNS_CHANNEL = 'procura.runs';
 const viewKey = (id: string) => `procura.view.${id}`;
 /** What a request that never reached the server says (the browser's own text is English-only "Failed to fetch"). */
 const CONNECTION_LOST = '连接中断：服务器暂时无法访问 / connection lost: the server cannot be reached';
 /** Waits before each attempt to rejoin a run whose stream was lost: doubling from the first, never above the last. */
 const REJOIN_FIRST_MS = 1_000;
 const REJOIN_MAX_MS = 15_000;
+
+/** Whether a send was refused because the session already has a run (started in another tab or browser). */
+const activeElsewhere = (error: unknown) =>
+  error instanceof ApiError && error.status === 409 && typeof error.body?.run_id === 'string';
 
 /** A run whose stream was lost while it worked: the next attempt to rejoin it, and when it is due. */
 export interface Reconnecting {
@@ -80,8 +92,8 @@ function cachedView(id: string): SessionView | undefined {
 
 /**
  * The chat state of the signed-in user: the session list and the open session, kept in step with the server's
- * event stream. The open session is cached per browser with its last event id, so a reload re-attaches to a live
- * run from where it left off (`Last-Event-ID`) and a pending approval card comes back exactly once.
+ * event stream. The server's transcript is the truth: the browser's copy of a session only stands in for it while
+ * it loads (another tab may have gone on since), and a live run is followed from the events the server holds.
  */
 export function useChat(client: ChatClient) {
   const [sessions, setSessions] = useState<SessionSummary[]>([]);
@@ -89,6 +101,8 @@ export function useChat(client: ChatClient) {
   const [busy, setBusy] = useState(false);
   const [stopping, setStopping] = useState(false);
   const [notice, setNotice] = useState<string>();
+  /** A message the server refused because the session already had a run: given back to the composer. */
+  const [refused, setRefused] = useState<{ message: string }>();
   /** Set while the stream of a live run is lost and being rejoined. */
   const [reconnecting, setReconnecting] = useState<Reconnecting>();
   /** Cuts the current wait before the next rejoin attempt short (the banner's Retry). */
@@ -97,6 +111,12 @@ export function useChat(client: ChatClient) {
   const stream = useRef<AbortController | undefined>(undefined);
   /** Follows the open conversation while it is idle, so what happens later (an admin's decision) shows live. */
   const watch = useRef<AbortController | undefined>(undefined);
+  /** Ends the idle conversation's current pause: there is something to look at now. */
+  const watchNow = useRef<() => void>(undefined);
+  /** Where this tab tells the browser's other tabs that it started a run, and hears theirs. */
+  const tabs = useRef<BroadcastChannel | undefined>(undefined);
+  /** Reloads a conversation from the server (set once `open` is declared below; the follow-up of a moved run). */
+  const reload = useRef<(id: string) => void>(() => undefined);
   const viewRef = useRef(view);
   /** Bumped whenever the user switches sessions, so a late answer for the previous one is dropped. */
   const navigation = useRef(0);
@@ -107,6 +127,17 @@ export function useChat(client: ChatClient) {
   useEffect(() => {
     if (view.id) localStorage.setItem(viewKey(view.id), JSON.stringify(view));
   }, [view]);
+
+  // Another tab of this browser started a run in the conversation this one shows while idle: look now.
+  useEffect(() => {
+    if (typeof BroadcastChannel !== 'function') return;
+    const channel = new BroadcastChannel(RUNS_CHANNEL);
+    channel.onmessage = (message: MessageEvent<{ session?: string }>) => {
+      if (message.data.session && message.data.session === viewRef.current.id) watchNow.current?.();
+    };
+    tabs.current = channel;
+    return () => channel.close();
+  }, []);
 
   const refreshSessions = useCallback(async () => {
     try {
@@ -125,6 +156,9 @@ export function useChat(client: ChatClient) {
         window.history.replaceState(null, '', `#/s/${sessionId}`);
         void refreshSessions();
       }
+      // The first event of a run this tab started or joined: the server has it, so the other tabs may look.
+      if (!heard.current && stream.current && viewRef.current.id)
+        tabs.current?.postMessage({ session: viewRef.current.id });
       heard.current = true;
       setReconnecting(undefined);
       // Known at once, not at the next render: a stream started right after this one ends follows on from here.
@@ -141,7 +175,9 @@ export function useChat(client: ChatClient) {
 
   /**
    * Follows the idle conversation `id` from its last event until the user leaves it or starts something: the server
-   * tells it there of later events, such as an admin's decision on the order it drafted.
+   * tells it there of later events, such as an admin's decision on the order it drafted (a stream it holds open
+   * while one waits). When the server has nothing to tell (a 204), it looks again after a pause that grows while
+   * nothing happens; a run started since (in another tab or browser) reloads the conversation from the server.
    */
   const startWatching = useCallback(
     (id: string) => {
@@ -150,17 +186,21 @@ export function useChat(client: ChatClient) {
       watch.current = controller;
       const { signal } = controller;
       void (async () => {
-        while (!signal.aborted && viewRef.current.id === id && viewRef.current.lastEventId) {
-          let end: StreamResult['end'] | undefined;
+        for (let quiet = 0; !signal.aborted && viewRef.current.id === id && viewRef.current.lastEventId; ) {
+          const before = viewRef.current.lastEventId;
+          let end: StreamEnd | undefined;
           try {
-            end = (await client.attach(id, onEvent, signal, viewRef.current.lastEventId)).end;
+            const { lastEventId, runId } = viewRef.current;
+            end = (await client.attach(id, onEvent, signal, lastEventId, runId)).end;
           } catch (error) {
             // Gone, or no longer ours: nothing more will come.
             if (error instanceof ApiError && [401, 403, 404].includes(error.status)) return;
             end = undefined;
           }
           if (signal.aborted || end === 'aborted') return;
-          if (end !== 'done') await new Promise((resolve) => setTimeout(resolve, WATCH_RETRY_MS));
+          if (end === 'moved') return reload.current(id);
+          quiet = viewRef.current.lastEventId !== before ? 0 : quiet + 1;
+          await pause(Math.min(WATCH_FIRST_MS * 2 ** quiet, WATCH_MAX_MS), signal, watchNow);
         }
       })();
     },
@@ -202,16 +242,23 @@ export function useChat(client: ChatClient) {
       stream.current = controller;
       setBusy(true);
       heard.current = false;
+      let end: StreamResult['end'] | undefined;
       try {
-        let end: StreamResult['end'];
         try {
-          end = (await run(controller.signal)).end;
+          const result = await run(controller.signal);
+          end = result.end;
+          // Event ids count within this run: the idle watch that follows asks for this run's later events only.
+          if (result.runId && viewRef.current.id === result.sessionId) {
+            const { runId } = result;
+            viewRef.current = { ...viewRef.current, runId };
+            setView((v) => ({ ...v, runId }));
+          }
         } catch (error) {
           // The server had the request (it answered) and the connection dropped: the run goes on there.
           if (error instanceof ApiError || !heard.current || controller.signal.aborted) throw error;
           end = 'cut';
         }
-        if (end === 'cut') await rejoin(controller.signal);
+        if (end === 'cut') end = await rejoin(controller.signal);
       } catch (error) {
         if (!controller.signal.aborted) {
           const network = !(error instanceof ApiError);
@@ -238,21 +285,40 @@ export function useChat(client: ChatClient) {
           setView((v) => (v.running && !controller.signal.aborted ? { ...v, running: false } : v));
           void refreshSessions();
           const id = viewRef.current.id;
-          if (id && !controller.signal.aborted) startWatching(id);
+          // Another run than this one is the session's now: what it shows is the server's to tell.
+          if (id && !controller.signal.aborted) end === 'moved' ? reload.current(id) : startWatching(id);
+          // The run that kept a message out has ended: the composer is free again.
+          if (end === 'done' || end === 'error') setRefused(undefined);
         }
       }
     },
     [refreshSessions, rejoin, startWatching, stopWatching],
   );
 
-  const send = useCallback(
-    (message: string) => {
-      const current = viewRef.current;
+  /**
+   * Starts a run for `message` in the open conversation. When the server refuses it because the conversation
+   * already has a run (another tab's), the message leaves the transcript and goes back to the composer, the person
+   * is told, and the conversation is reloaded from the server with that run in it.
+   */
+  const start = useCallback(
+    (current: SessionView, message: string) => {
+      setRefused(undefined);
       setView(startTurn(current, message));
-      void follow((signal) => client.start(message, current.id, onEvent, signal));
+      void follow(async (signal) => {
+        try {
+          return await client.start(message, current.id, onEvent, signal, { joinActive: false });
+        } catch (error) {
+          if (!activeElsewhere(error)) throw error;
+          setRefused({ message });
+          setView((v) => ({ ...v, messages: v.messages.filter((m) => m.role !== 'user' || m.content !== message) }));
+          return { end: 'moved', sessionId: current.id };
+        }
+      });
     },
     [client, follow, onEvent],
   );
+
+  const send = useCallback((message: string) => start(viewRef.current, message), [start]);
 
   /** Sends an unsent message again (it leaves the transcript and comes back as a new turn). */
   const resend = useCallback(
@@ -265,10 +331,9 @@ export function useChat(client: ChatClient) {
         error: undefined,
       };
       viewRef.current = current;
-      setView(startTurn(current, message.content));
-      void follow((signal) => client.start(message.content, current.id, onEvent, signal));
+      start(current, message.content);
     },
-    [client, follow, onEvent],
+    [start],
   );
 
   const decide = useCallback(
@@ -313,10 +378,14 @@ export function useChat(client: ChatClient) {
     }
   }, [client]);
 
-  /** Opens a saved session: cached view first (instant), then the server's history; re-attaches to a live run. */
+  /**
+   * Opens a saved session: this browser's last copy first (instant, a placeholder), then the server's transcript in
+   * its place; a live run is followed from its first event, so nothing of it is missed or shown twice.
+   */
   const open = useCallback(
     async (id: string) => {
       const visit = ++navigation.current;
+      if (id !== viewRef.current.id) setRefused(undefined);
       stopWatching();
       stream.current?.abort();
       stream.current = undefined;
@@ -343,35 +412,21 @@ export function useChat(client: ChatClient) {
         setView((v) => ({ ...v, running: false, error: (error as Error).message }));
         return;
       }
-      // The cache holds exactly what this browser saw (with its last event id); history fills in the rest.
-      const base: SessionView = cached
-        ? {
-            ...cached,
-            title: saved.title,
-            files: [...new Set([...cached.files, ...saved.files])],
-            messages: withNotices(cached.messages, saved.messages),
-            lastEventId: saved.running ? cached.lastEventId : (saved.lastEventId ?? cached.lastEventId),
-            // The server's list of what the run waits for is the truth; the cache may predate a decision.
-            pending: saved.pending,
-            running: saved.running,
-          }
-        : saved.running
-          ? withoutLiveAnswer(saved)
-          : saved;
+      // Another tab may have gone on since this browser's copy was kept: what the server holds replaces it whole.
+      const base = saved.running ? withoutLiveRun(saved) : saved;
+      viewRef.current = base;
       setView(base);
-      if (base.running || (cached?.running && base.pending.length === 0)) {
-        setView((v) => ({ ...v, running: true }));
-        void follow((signal) => client.attach(id, onEvent, signal, cached?.lastEventId));
-      } else {
-        viewRef.current = base;
-        startWatching(id);
-      }
+      if (base.running) void follow((signal) => client.attach(id, onEvent, signal));
+      else startWatching(id);
     },
     [client, follow, onEvent, startWatching, stopWatching],
   );
 
+  reload.current = (id) => void open(id);
+
   const newChat = useCallback(() => {
     navigation.current++;
+    setRefused(undefined);
     stopWatching();
     stream.current?.abort();
     stream.current = undefined;
@@ -430,6 +485,8 @@ export function useChat(client: ChatClient) {
     dismissNotice: () => setNotice(undefined),
     dismissError: () => setView((v) => ({ ...v, error: undefined })),
     refreshSessions,
+    /** A message refused because another tab's run was active, given back to the composer. */
+    refused,
     send,
     resend,
     decide,

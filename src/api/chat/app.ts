@@ -159,8 +159,9 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       const waiting = await notices.check(user, sessionId);
       const ref = await runs.join(user, sessionId, afterSeq);
       if (!ref) throw notFound(`会话还没有任务 / no run in session ${sessionId}`);
-      // Nothing more will come: an EventSource told 204 stops reconnecting, instead of holding a stream open.
-      if (ref.ended && !waiting) return c.body(null, 204);
+      // Nothing more will come: an EventSource told 204 stops reconnecting, instead of holding a stream open. The run
+      // is named, as on a stream: an id the client saw in an earlier run says nothing about this one.
+      if (ref.ended && !waiting) return c.body(null, 204, { 'X-Run-Id': ref.runId });
       const recheck = waiting ? () => notices.check(user, sessionId) : undefined;
       return sse(c, events, ref, log, recheck, notices.pollMs);
     },

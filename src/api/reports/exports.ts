@@ -113,7 +113,7 @@ export class ReportExports {
         format,
         title: report.name.replace(/\.md$/i, ''),
         markdown: report.bytes,
-        dataFiles: format === 'xlsx' ? await this.dataFiles(user, sessionId) : [],
+        dataFiles: format === 'xlsx' ? await this.dataFiles(user, sessionId, filePath) : [],
         maxRows: format === 'pdf' ? this.limits.pdfRows : this.limits.rows,
         chromiumPath: this.options.chromiumPath,
         imageOrigins: this.options.imageOrigins,
@@ -157,10 +157,19 @@ export class ReportExports {
     this.busy.add(username);
   }
 
-  /** The session's JSON data files, refused together past the data limit (before any is read). */
-  private async dataFiles(user: ApiUser, sessionId: string): Promise<ExportJob['dataFiles']> {
-    const files = (await this.history.files(user, sessionId)).filter(
-      (f) => f.path.startsWith(DATA_DIR) && f.path.endsWith('.json'),
+  /**
+   * The data behind the report: the session's JSON data files as they were when it was written. A file a later run
+   * wrote again (a second analysis in the session) holds that run's data, not this report's, and adds no sheet.
+   * Refused together past the data limit (before any is read).
+   */
+  private async dataFiles(user: ApiUser, sessionId: string, reportPath: string): Promise<ExportJob['dataFiles']> {
+    const all = await this.history.files(user, sessionId);
+    const written = all.find((f) => f.path === path.posix.normalize(`/${reportPath}`))?.modified_at;
+    const files = all.filter(
+      (f) =>
+        f.path.startsWith(DATA_DIR) &&
+        f.path.endsWith('.json') &&
+        !(written && f.modified_at && Date.parse(f.modified_at) > Date.parse(written)),
     );
     const total = files.reduce((sum, f) => sum + (f.size ?? 0), 0);
     if (total > this.limits.dataBytes)

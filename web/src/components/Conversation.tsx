@@ -127,9 +127,12 @@ export function Conversation({
   onDecide,
   standing,
   onRetry,
+  refused,
 }: {
   view: SessionView;
   busy: boolean;
+  /** A message the server refused because another tab's run was active: back in the composer, and said why. */
+  refused?: { message: string };
   /** Requests built from the user's catalogue: on an empty conversation, and always while the model is offline. */
   suggestions?: AgentSuggestions;
   stopping: boolean;
@@ -151,12 +154,27 @@ export function Conversation({
   useEffect(() => {
     bottom.current?.scrollIntoView({ block: 'end' });
   }, [view.messages.length, lastLength, view.pending.length]);
+  /** Why the last Enter sent nothing (a run works, or a card waits): said next to the composer, the draft kept. */
+  const [unsendable, setUnsendable] = useState<'sendWhileRunning' | 'sendWhileWaiting'>();
   const send = () => {
     const text = draft.trim();
-    if (!text || busy) return;
+    if (!text) return;
+    if (busy || view.running || view.pending.length > 0) {
+      setUnsendable(view.pending.length > 0 ? 'sendWhileWaiting' : 'sendWhileRunning');
+      return;
+    }
+    setUnsendable(undefined);
     onSend(text);
     setDraft('');
   };
+  const idle = !busy && !view.running && view.pending.length === 0;
+  useEffect(() => {
+    if (idle) setUnsendable(undefined);
+  }, [idle]);
+  // The refused message comes back to the composer (unless something new was typed since).
+  useEffect(() => {
+    if (refused) setDraft((d) => d || refused.message);
+  }, [refused]);
   // A card that appears takes the focus, so keyboard and screen-reader users land on the decision it asks for.
   const firstPending = view.pending[0]?.interrupt_id;
   useEffect(() => {
@@ -276,6 +294,11 @@ export function Conversation({
             </span>
           ))}
         </div>
+      )}
+      {(unsendable || refused) && (
+        <p className="composer-hint" role="alert" data-testid="composer-hint">
+          ⚠ {t(unsendable ?? 'runningElsewhere')}
+        </p>
       )}
       <form
         className="composer"

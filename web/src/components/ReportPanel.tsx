@@ -12,8 +12,20 @@ const EXPORTS = [
   { format: 'pdf', label: 'reportPdf' },
   { format: 'xlsx', label: 'reportXlsx' },
 ] as const;
+/** What a person reads or sends on; every other file the agent wrote (its inputs, scripts, raw answers) is a detail. */
+const DOCUMENT = /\.(md|pdf|xlsx|xls|csv|docx|png|svg|jpe?g)$/i;
 
-/** The session's report (the newest `.md` file the agent wrote), its charts, and downloads of every output file. */
+/** An export being made: which report, to what, and since when (the panel counts the seconds). */
+interface Exporting {
+  path: string;
+  format: ExportFormat;
+  since: number;
+}
+
+/**
+ * The session's reports (each analysis writes its own, newest first) with their PDF and Excel exports, the chosen
+ * one shown with its charts; the other documents next; the files the agent wrote for itself under "details".
+ */
 export function ReportPanel({
   client,
   sessionId,
@@ -26,7 +38,12 @@ export function ReportPanel({
   charts: ChartItem[];
 }) {
   const t = useT();
-  const reportPath = [...files].reverse().find((f) => f.endsWith('.md'));
+  // Report names carry when their analysis started, so the newest sorts first.
+  const reports = files.filter((f) => f.endsWith('.md')).sort((a, b) => b.localeCompare(a));
+  const documents = files.filter((f) => DOCUMENT.test(f) && !f.endsWith('.md'));
+  const details = files.filter((f) => !DOCUMENT.test(f));
+  const [chosen, setChosen] = useState<string>();
+  const reportPath = chosen && reports.includes(chosen) ? chosen : reports[0];
   const [report, setReport] = useState<{ path: string; text?: string; error?: string }>();
   useEffect(() => {
     if (!sessionId || !reportPath) {
@@ -45,42 +62,94 @@ export function ReportPanel({
   }, [client, sessionId, reportPath]);
 
   const [exportError, setExportError] = useState<string>();
+  const [exporting, setExporting] = useState<Exporting>();
+  const [, tick] = useState(0);
+  // While an export is made on the server, the seconds it has taken so far show it is still at work.
+  useEffect(() => {
+    if (!exporting) return;
+    const timer = setInterval(() => tick((n) => n + 1), 1000);
+    return () => clearInterval(timer);
+  }, [exporting]);
   const download = async (path: string, format?: ExportFormat) => {
     if (!sessionId) return;
     setExportError(undefined);
+    if (format) setExporting({ path, format, since: Date.now() });
     try {
       const blob = await client.fileBlob(sessionId, path, format);
       saveBlob(blob, format ? basename(path).replace(/\.md$/i, `.${format}`) : basename(path));
     } catch (error) {
       setExportError((error as Error).message);
+    } finally {
+      if (format) setExporting(undefined);
     }
   };
+  const fileButton = (f: string) => (
+    <button key={f} type="button" className="chip" data-testid="download" onClick={() => download(f)}>
+      ⬇ {basename(f)}
+    </button>
+  );
 
-  if (!reportPath && !charts.length) return <p className="empty-small">{t('noReport')}</p>;
+  if (!reports.length && !charts.length && !files.length) return <p className="empty-small">{t('noReport')}</p>;
   const reportHasImages = Boolean(report?.text && /!\[[^\]]*\]\(/.test(report.text));
   return (
     <div className="report" data-testid="report-panel">
-      {files.length > 0 && (
-        <div className="downloads">
-          <span className="muted">{t('downloads')}</span>
-          {files.map((f) => (
-            <button key={f} type="button" className="chip" data-testid="download" onClick={() => download(f)}>
-              ⬇ {basename(f)}
-            </button>
-          ))}
-          {reportPath &&
-            EXPORTS.map(({ format, label }) => (
+      {reports.length > 0 && (
+        <ul className="report-list" data-testid="reports" aria-label={t('report')}>
+          {reports.map((path) => (
+            <li key={path} className="downloads" data-testid="report-item" data-path={path}>
               <button
-                key={format}
                 type="button"
-                className="chip"
-                data-testid={`export-${format}`}
-                onClick={() => download(reportPath, format)}
+                className={`chip ${path === reportPath ? 'chip-active' : ''}`}
+                data-testid="report-choice"
+                aria-pressed={path === reportPath}
+                onClick={() => setChosen(path)}
               >
-                ⬇ {t(label)}
+                {basename(path)}
               </button>
-            ))}
+              <button type="button" className="chip" data-testid="download" onClick={() => download(path)}>
+                ⬇ .md
+              </button>
+              {EXPORTS.map(({ format, label }) => {
+                const busy = exporting?.path === path && exporting.format === format;
+                return (
+                  <button
+                    key={format}
+                    type="button"
+                    className="chip"
+                    data-testid={`export-${format}`}
+                    aria-busy={busy}
+                    // The server makes one export per person at a time.
+                    disabled={Boolean(exporting)}
+                    onClick={() => download(path, format)}
+                  >
+                    {busy ? (
+                      <span data-testid="export-progress">
+                        <span className="spinner" /> {t('exportingNow')}{' '}
+                        {Math.floor((Date.now() - exporting.since) / 1000)} s
+                      </span>
+                    ) : (
+                      `⬇ ${t(label)}`
+                    )}
+                  </button>
+                );
+              })}
+            </li>
+          ))}
+        </ul>
+      )}
+      {documents.length > 0 && (
+        <div className="downloads" data-testid="documents">
+          <span className="muted">{t('downloads')}</span>
+          {documents.map(fileButton)}
         </div>
+      )}
+      {details.length > 0 && (
+        <details className="file-details" data-testid="internal-files">
+          <summary>
+            {t('fileDetails')} ({details.length})
+          </summary>
+          <div className="downloads">{details.map(fileButton)}</div>
+        </details>
       )}
       {exportError && <p className="banner banner-error">{exportError}</p>}
       {report?.text && <Markdown className="report-body" text={report.text} />}

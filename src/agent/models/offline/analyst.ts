@@ -45,7 +45,12 @@ export const ANALYST_PATHS = {
   inputs: '/data/price_inputs.json',
   script: '/analysis/analyze.js',
   result: '/data/analysis_result.json',
-  report: (date: Date) => `/analysis/report_${date.toISOString().slice(0, 10).replace(/-/g, '')}.md`,
+  /** Named by when its analysis started (UTC, to the second): a later analysis in the session writes a report of its own. */
+  report: (generatedAt: string) =>
+    `/analysis/report_${generatedAt
+      .slice(0, 19)
+      .replace(/\D/g, '')
+      .replace(/^(\d{8})/, '$1_')}.md`,
 };
 
 /** One series of the ERP's `part_price_history` answer: a supplier's, or the one across suppliers. */
@@ -306,7 +311,7 @@ export function planAnalysis(view: ConversationView): Plan {
     return { toolCalls: failed.map((s) => ({ name: s.name, args: s.args })) };
   }
   const charts = drawnCharts(view, result, en);
-  const reportPath = ANALYST_PATHS.report(new Date());
+  const reportPath = ANALYST_PATHS.report(result.generatedAt);
   if (!view.steps.some((s) => s.name === 'write_file' && s.args.file_path === reportPath)) {
     return {
       toolCalls: [
@@ -455,6 +460,7 @@ interface AnalysisInputs extends ReviewResult {
 interface AnalysisResult extends ReviewResult {
   category: string;
   model: string;
+  generatedAt: string;
   suppliers: Array<{
     supplier: string;
     code: string;
@@ -542,6 +548,7 @@ function analysisResult(view: ConversationView): AnalysisResult | undefined {
     );
     return {
       ...computed,
+      generatedAt: inputs.generatedAt,
       paidMonths: Number(history?.across.step.args.months ?? PAID_MONTHS),
       ...trendFigures(history, inputs.offers),
       priceChecks,
