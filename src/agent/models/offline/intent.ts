@@ -13,6 +13,7 @@ import {
   WHAT_IS_ZH,
 } from './asks.ts';
 import { readDate } from './dates.ts';
+import { ASKS_LAST_TIME, questionsNeverWrite } from './policy/questions.ts';
 import { quantitySpans, readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
 
@@ -549,7 +550,10 @@ export function readRequest(raw: string, today = new Date()): Reading {
     language: isEnglish(text) ? 'en' : 'zh',
     rest: blankSpans(working, taken),
   };
-  reading.intent = decide(reading);
+  const decided = decide(reading);
+  // Policy before anything acts on the reading: a question about earlier orders looks them up, never drafts one.
+  reading.intent = questionsNeverWrite(decided, text);
+  if (reading.intent !== decided && ASKS_LAST_TIME.test(text)) reading.newest = true;
   // "不超过1000元的订单" bounds an order's amount, not a unit price.
   if (
     reading.intent === 'lookup' &&
