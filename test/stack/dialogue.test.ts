@@ -12,6 +12,15 @@ import { seeded } from '../seeded.ts';
 
 const inEnglish = (say: string) => !/[\u3400-\u9fff]/.test(say);
 const approval = (turn: TurnResult) => turn.interrupts.find((i) => i.value.kind === 'approval');
+const orderNumbers = (text: string) => [...new Set(text.match(/PO-\d{6}-[A-Z]?\d+/g) ?? [])];
+
+/** A state a reference names a listed order by, in Chinese and English, with the ERP states it means. */
+const STATES: Array<{ states: string[]; zh: string; en: string }> = [
+  { states: ['pending_approval'], zh: '还没审批的', en: 'still waiting for approval' },
+  { states: ['pending_approval'], zh: '待审批的', en: 'pending' },
+  { states: ['approved'], zh: '已审批的', en: 'approved' },
+  { states: ['draft'], zh: '草稿', en: 'draft' },
+];
 
 describe('the offline model holds a conversation (generated on the started stack)', () => {
   let h: AgentHarness;
@@ -105,5 +114,115 @@ describe('the offline model holds a conversation (generated on the started stack
     expect(await orderCount()).toBe(before);
     expect(misses, misses.join('\n')).toEqual([]);
     expect(right).toBe(list.length);
+  }, 900_000);
+
+  it('resolves a reference over a list of orders against its rows and states, never its first row', async () => {
+    const db = h.erp.database.db;
+    const r = seeded(3602);
+    const orders = await db
+      .selectFrom('orders')
+      .innerJoin('suppliers', 'suppliers.id', 'orders.supplier_id')
+      .select(['orders.id', 'orders.order_no', 'orders.status', 'suppliers.name_zh', 'suppliers.name_en'])
+      .where('orders.project_id', '=', 'P001')
+      .execute();
+    const byNo = new Map(orders.map((o) => [o.order_no, o]));
+    const statuses = async () =>
+      JSON.stringify(await db.selectFrom('orders').select(['id', 'status']).orderBy('id').execute());
+    // Suppliers with an order in a state a reference can name: their lists hold a row to point at.
+    const named = [
+      ...new Set(orders.filter((o) => STATES.some((st) => st.states.includes(o.status))).map((o) => o.name_zh)),
+    ];
+    type Talk = {
+      cls: string;
+      english: boolean;
+      list: string;
+      refer: (st: (typeof STATES)[number]) => string;
+      cancels: boolean;
+    };
+    const talks: Talk[] = [];
+    for (let i = 0; i < 12; i++) {
+      const supplier = orders.find((o) => o.name_zh === r.pick(named));
+      const english = i % 2 === 1;
+      const list = english
+        ? r.pick([
+            'show me the recent orders',
+            `show ${shortEn(supplier?.name_en ?? '')} orders`,
+            'list the latest purchase orders',
+          ])
+        : r.pick(['看看最近的订单', `${shortZh(supplier?.name_zh ?? '')}的订单有哪些`, '列一下最近的采购单']);
+      const [cls, refer, cancels] = r.pick<[string, Talk['refer'], boolean]>(
+        english
+          ? [
+              [
+                'cancel',
+                (st) =>
+                  `cancel the one ${st.en === 'pending' || st.en === 'still waiting for approval' ? st.en : `that is ${st.en}`}`,
+                true,
+              ],
+              ['cancel', (st) => `please cancel the ${st.en} one`, true],
+              ['who', (st) => `who is the ${st.en} one from?`, false],
+            ]
+          : [
+              ['cancel', (st) => `把${st.zh}那张取消`, true],
+              ['cancel', (st) => `${st.zh}那张不要了，取消掉`, true],
+              ['who', (st) => `${st.zh}那张是谁家的？`, false],
+            ],
+      );
+      talks.push({ cls: `${cls}-${english ? 'en' : 'zh'}`, english, list, refer, cancels });
+    }
+    const { right, misses } = await scoreFresh(
+      'references over a list',
+      talks,
+      async (t, i) => {
+        const ctx = h.contextFor('laoxiao', `list-reference-${i}`);
+        const first = await h.send(ctx, t.list);
+        const listed = orderNumbers(first.answer).filter((no) => byNo.has(no));
+        if (!listed.length) return `[${t.cls}] ${t.list} — listed no order: ${first.answer.slice(0, 160)}`;
+        // The state said is one some listed row is in.
+        const fits = STATES.filter((x) => listed.some((no) => x.states.includes(byNo.get(no)?.status ?? '')));
+        const st = fits[i % Math.max(fits.length, 1)];
+        if (!st) return undefined;
+        const say = t.refer(st);
+        const meant = listed.map((no) => byNo.get(no)).filter((o) => o && st.states.includes(o.status));
+        const before = await statuses();
+        const turn = await h.send(ctx, say);
+        const why = (() => {
+          const card = approval(turn);
+          if (card && (card.value.tool !== 'order_cancel' || meant.length !== 1))
+            return `drafted ${String(card.value.tool)} ${JSON.stringify(card.value.args)} with ${meant.length} rows meant`;
+          if (card && (card.value.args as { orderId: number }).orderId !== meant[0]?.id)
+            return `cancel card for order ${JSON.stringify(card.value.args)}, meant ${meant[0]?.order_no}`;
+          if (!t.cancels) {
+            if (turn.interrupts.length) return `showed a ${String(turn.interrupts[0].value.kind)} card for a question`;
+            const missing = meant.filter(
+              (o) => o && !turn.answer.includes(t.english ? shortEn(o.name_en) : shortZh(o.name_zh)),
+            );
+            return missing.length
+              ? `did not name ${missing.map((o) => o?.order_no).join(', ')}'s supplier: ${turn.answer.slice(0, 200)}`
+              : undefined;
+          }
+          if (meant.length > 1) {
+            const options = (turn.interrupts.find((x) => x.value.kind === 'ask_user')?.value.options ?? []) as Array<{
+              label: string;
+            }>;
+            const offered = meant.filter((o) => options.some((op) => op.label.includes(o?.order_no ?? '?')));
+            return offered.length === meant.length
+              ? undefined
+              : `expected a choice of ${meant.map((o) => o?.order_no).join(', ')}, got ${JSON.stringify(options.map((op) => op.label))} ${turn.answer.slice(0, 160)}`;
+          }
+          // One row meant: its cancel card, or the ERP's reason it may not (four eyes), naming that order.
+          return card || turn.answer.includes(meant[0]?.order_no ?? '?')
+            ? undefined
+            : `no cancel of ${meant[0]?.order_no}: ${turn.answer.slice(0, 200)}`;
+        })();
+        const written = (await statuses()) !== before ? 'an order changed before any approval' : undefined;
+        const language = t.english && turn.answer ? notEnglish(turn.answer) : undefined;
+        const miss = why ?? written ?? language;
+        return miss && `[${t.cls}] ${t.list} → ${say} — ${miss}`;
+      },
+      3,
+    );
+    expect(misses, misses.join('\n')).toEqual([]);
+    expect(right).toBe(talks.length);
   }, 900_000);
 });
