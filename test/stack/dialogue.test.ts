@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentHarness, TurnResult } from '../../bench/eval/local-stack.ts';
+import { type AgentHarness, resume, type TurnResult } from '../../bench/eval/local-stack.ts';
 import { stackHarness, startStack } from '../../bench/eval/stack.ts';
 import { notEnglish, type Offer, offers, scoreFresh, shortEn, shortZh } from '../fresh-requests.ts';
 import { seeded } from '../seeded.ts';
@@ -222,6 +222,79 @@ describe('the offline model holds a conversation (generated on the started stack
       },
       3,
     );
+    expect(misses, misses.join('\n')).toEqual([]);
+    expect(right).toBe(talks.length);
+  }, 900_000);
+
+  it('replaces the slot a correction names and keeps the rest of the request', async () => {
+    const r = seeded(3603);
+    // Models two suppliers carry: a correction of the supplier names one that has the part too.
+    const shared = all.filter((o) => all.some((x) => x.model === o.model && x.supplierId !== o.supplierId));
+    type Created = { supplierId: number; lines: Array<{ partId: number; quantity: number }> };
+    const created = (turn: TurnResult) => {
+      const card = approval(turn);
+      return card?.value.tool === 'order_create' ? (card.value.args as Created) : undefined;
+    };
+    const talks: Array<{ cls: string; draft: string; correct: string; expect: { offer: Offer; quantity: number } }> =
+      [];
+    for (let i = 0; i < 10; i++) {
+      const o = r.pick(shared);
+      const y = r.pick(all.filter((x) => x.model === o.model && x.supplierId !== o.supplierId));
+      const q = Math.max(o.moq, y.moq, r.int(2, 12) * 50);
+      const q2 = q + r.int(1, 6) * 50;
+      const english = i % 2 === 1;
+      const draft = english
+        ? `order ${q} ${o.model} from ${shortEn(o.supplierEn)}`
+        : `给${shortZh(o.supplierZh)}下 ${q} 个 ${o.model}`;
+      const [cls, correct, expect] = r.pick<[string, string, { offer: Offer; quantity: number }]>(
+        english
+          ? [
+              ['supplier-en', `no wait, make it ${shortEn(y.supplierEn)}`, { offer: y, quantity: q }],
+              ['supplier-en', `not ${shortEn(o.supplierEn)}, ${shortEn(y.supplierEn)}`, { offer: y, quantity: q }],
+              ['supplier-en', `sorry, I meant ${shortEn(y.supplierEn)}`, { offer: y, quantity: q }],
+              ['quantity-en', `no wait, make it ${q2}`, { offer: o, quantity: q2 }],
+            ]
+          : [
+              ['supplier-zh', `不是${shortZh(o.supplierZh)}，是${shortZh(y.supplierZh)}`, { offer: y, quantity: q }],
+              ['supplier-zh', `换成${shortZh(y.supplierZh)}`, { offer: y, quantity: q }],
+              [
+                'supplier-zh',
+                `不对，不要${shortZh(o.supplierZh)}，要${shortZh(y.supplierZh)}的`,
+                { offer: y, quantity: q },
+              ],
+              ['quantity-zh', `不是${q}个，是${q2}个`, { offer: o, quantity: q2 }],
+            ],
+      );
+      talks.push({ cls, draft, correct, expect });
+    }
+    const before = await orderCount();
+    const { right, misses } = await scoreFresh(
+      'corrections',
+      talks,
+      async (t, i) => {
+        const ctx = h.contextFor('laoxiao', `correction-${i}`);
+        const first = await h.send(ctx, t.draft);
+        const card = approval(first);
+        if (!card || !created(first)) return `[${t.cls}] ${t.draft} — no draft: ${first.answer.slice(0, 160)}`;
+        await h.send(ctx, resume(card.id, { type: 'reject', reason: 'wrong' }));
+        const turn = await h.send(ctx, t.correct);
+        const args = created(turn);
+        const line = args?.lines[0];
+        const right =
+          args?.supplierId === t.expect.offer.supplierId &&
+          args.lines.length === 1 &&
+          line?.partId === t.expect.offer.partId &&
+          line.quantity === t.expect.quantity;
+        const why = right
+          ? inEnglish(t.correct) && turn.answer
+            ? notEnglish(turn.answer)
+            : undefined
+          : `expected ${t.expect.offer.code} of ${t.expect.offer.supplierEn} × ${t.expect.quantity}, got ${JSON.stringify(args ?? turn.interrupts[0]?.value ?? turn.answer.slice(0, 200))}`;
+        return why && `[${t.cls}] ${t.draft} → ${t.correct} — ${why}`;
+      },
+      3,
+    );
+    expect(await orderCount()).toBe(before);
     expect(misses, misses.join('\n')).toEqual([]);
     expect(right).toBe(talks.length);
   }, 900_000);

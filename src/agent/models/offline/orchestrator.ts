@@ -146,7 +146,8 @@ export function planOrchestration(view: ConversationView): Plan {
       (reading.intent === 'direction' && previous.agent === ANALYST) ||
       // "按推荐授标" after an RFQ was shown: the RFQ of that answer.
       (reading.intent === 'rfq' && previous.agent === SOURCING && !reading.rfqNo) ||
-      FOLLOW_UP.test(reading.text));
+      FOLLOW_UP.test(reading.text) ||
+      reading.corrects === true);
   // "第二个按建议数量下单" after a stock list: an order of the line it names, at the quantity the list suggested.
   const suggested =
     previous?.agent === ANALYST && (SUGGESTED.test(reading.text) || LEAST_STOCK.test(reading.text))
