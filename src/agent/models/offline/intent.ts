@@ -13,7 +13,9 @@ import {
   WHAT_IS_ZH,
 } from './asks.ts';
 import { readDate } from './dates.ts';
+import { ASKS_LAST_TIME, questionsNeverWrite } from './policy/questions.ts';
 import { quantitySpans, readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
+import { correctionSpans } from './repair/corrections.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
 
 /** What a buyer can ask the offline model for. */
@@ -438,6 +440,8 @@ export interface Reading {
   newest?: boolean;
   statuses?: { statuses: string[]; label: string };
   amount?: { min?: number; max?: number; label: string };
+  /** Takes back a value of the request before ("不是200个，是400个"): it corrects that request, never starts anew. */
+  corrects?: boolean;
   /** The language the request is written in: the answer (and its report) speaks it, and only it. */
   language: 'zh' | 'en';
   /** The text with the facts above (and the cue words) blanked out: what is left to name parts and suppliers. */
@@ -453,6 +457,9 @@ export function readRequest(raw: string, today = new Date()): Reading {
     start: m.index,
     end: m.index + m[0].length,
   }));
+  // "不是电装，是博世", "not 200, 300": the value a correction takes back is read no more.
+  const corrected = correctionSpans(text);
+  spans.push(...corrected);
   const orderNoMatch = ORDER_NO.exec(text);
   if (orderNoMatch) spans.push({ start: orderNoMatch.index, end: orderNoMatch.index + orderNoMatch[0].length });
   const rfqNoMatch = RFQ_NO.exec(text);
@@ -546,10 +553,14 @@ export function readRequest(raw: string, today = new Date()): Reading {
     cheapest: CHEAPEST.test(text) || undefined,
     newest: NEWEST.test(text) || undefined,
     amount: amount && { min: amount.min, max: amount.max, label: amount.label },
+    corrects: corrected.length > 0 || undefined,
     language: isEnglish(text) ? 'en' : 'zh',
     rest: blankSpans(working, taken),
   };
-  reading.intent = decide(reading);
+  const decided = decide(reading);
+  // Policy before anything acts on the reading: a question about earlier orders looks them up, never drafts one.
+  reading.intent = questionsNeverWrite(decided, text);
+  if (reading.intent !== decided && ASKS_LAST_TIME.test(text)) reading.newest = true;
   // "不超过1000元的订单" bounds an order's amount, not a unit price.
   if (
     reading.intent === 'lookup' &&

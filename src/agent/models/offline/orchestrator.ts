@@ -11,7 +11,9 @@ import {
 } from './conversation.ts';
 import { findTerm, GLOSSARY_PATH, parseGlossary, termAnswer, unknownTermAnswer } from './glossary.ts';
 import { RESULT_PREFIX } from './grounding.ts';
-import { ANALYSIS_INTENTS, CHEAPEST as ASKED_CHEAPEST, ORDER_INTENTS, readRequest } from './intent.ts';
+import { ANALYSIS_INTENTS, CHEAPEST as ASKED_CHEAPEST, type Intent, ORDER_INTENTS, readRequest } from './intent.ts';
+import { MEANT_LABEL, meantEntry, ORDINALS, POINTS_AT_ROW, rowsMeant } from './repair/references.ts';
+import { trackAnswer } from './tracking/tracker.ts';
 
 const ORDER_AGENT = 'procurement-order';
 const ANALYST = 'procurement-analyst';
@@ -27,6 +29,16 @@ const THANKS_REPLY = '不客气！还有需要随时告诉我。/ You are welcom
 /** Words that make a short message lean on the previous request ("再来100个", "那刹车片呢？", "what about…"). */
 const FOLLOW_UP =
   /那家|这家|上次|最低|最便宜|再|还要|也要|另外|同样|一样|照旧|换成|改成|改为|呢\s*[?？]?\s*$|another|again|more|same|instead|what about|how about|and\s|\b(?:cheapest|lowest|cheaper)(?:-priced)? (?:one|of them)\b/i;
+
+/** What may point into a list of orders just shown: a cancel, a change, a look-up, or a question about one of them. */
+const REFERS_TO_LIST: ReadonlySet<Intent | undefined> = new Set([
+  undefined,
+  'cancel',
+  'update',
+  'lookup',
+  'catalogue',
+  'supplierInfo',
+]);
 
 /** Words pointing at the cheapest supplier of the analysis just shown. */
 const CHEAPEST = /最低|最便宜|便宜的那|cheapest|lowest/i;
@@ -45,13 +57,6 @@ function cheapestOf(summary: string, request: string): string[] {
 
 /** Words pointing at the suggested quantities of the stock list just shown. */
 const SUGGESTED = /建议(?:的)?(?:补货)?(?:数量|量)|按建议|照建议|suggested (?:quantity|quantities|amount)/i;
-const ORDINALS: Array<[RegExp, number]> = [
-  [/第一|头一|first|1st/i, 0],
-  [/第二|second|2nd/i, 1],
-  [/第三|third|3rd/i, 2],
-  [/第四|fourth|4th/i, 3],
-  [/第五|fifth|5th/i, 4],
-];
 
 /** Pointing at the line of the stock list just shown with the least on hand ("给库存最少的那家下单"). */
 const LEAST_STOCK = /库存最少|库存最低|最少的那|最缺的|\b(?:lowest|least) (?:stock|on hand)\b|\bfewest\b/i;
@@ -122,6 +127,15 @@ export function planOrchestration(view: ConversationView): Plan {
   if (reading.intent === 'knowledge') return planKnowledge(view, request, english);
 
   const previous = lastDelegation(view.earlier);
+  // "把还没审批的那张取消", "它是谁家的？" after a list of orders: rows of that list, resolved against its rows.
+  const listed = previous?.agent === ORDER_AGENT ? trackAnswer(previous.result) : undefined;
+  const meant =
+    listed?.kind === 'orders' &&
+    !reading.orderNo &&
+    REFERS_TO_LIST.has(reading.intent) &&
+    (reading.intent === 'cancel' || reading.intent === 'update' || POINTS_AT_ROW.test(reading.text))
+      ? rowsMeant(listed, reading)
+      : undefined;
   const followUp =
     previous !== undefined &&
     reading.intent !== 'help' &&
@@ -132,23 +146,25 @@ export function planOrchestration(view: ConversationView): Plan {
       (reading.intent === 'direction' && previous.agent === ANALYST) ||
       // "按推荐授标" after an RFQ was shown: the RFQ of that answer.
       (reading.intent === 'rfq' && previous.agent === SOURCING && !reading.rfqNo) ||
-      FOLLOW_UP.test(reading.text));
+      FOLLOW_UP.test(reading.text) ||
+      reading.corrects === true);
   // "第二个按建议数量下单" after a stock list: an order of the line it names, at the quantity the list suggested.
   const suggested =
     previous?.agent === ANALYST && (SUGGESTED.test(reading.text) || LEAST_STOCK.test(reading.text))
       ? suggestionOf(previous.result, reading.text)
       : undefined;
-  const agent = suggested
-    ? ORDER_AGENT
-    : reading.intent === 'rfq'
-      ? SOURCING
-      : reading.intent && ORDER_INTENTS.has(reading.intent)
-        ? ORDER_AGENT
-        : reading.intent && ANALYSIS_INTENTS.has(reading.intent)
-          ? ANALYST
-          : followUp
-            ? previous?.agent
-            : undefined;
+  const agent =
+    suggested || meant
+      ? ORDER_AGENT
+      : reading.intent === 'rfq'
+        ? SOURCING
+        : reading.intent && ORDER_INTENTS.has(reading.intent)
+          ? ORDER_AGENT
+          : reading.intent && ANALYSIS_INTENTS.has(reading.intent)
+            ? ANALYST
+            : followUp
+              ? previous?.agent
+              : undefined;
 
   const preferencesPath = /\/memories\/[^\s,，。]+\/preferences\.md/.exec(view.system)?.[0];
   const preferences = view.steps.find((s) => s.name === 'read_file' && s.args.file_path === preferencesPath);
@@ -179,12 +195,15 @@ export function planOrchestration(view: ConversationView): Plan {
     };
   }
   const context =
-    (followUp || suggested) && previous
+    (followUp || suggested || meant) && previous
       ? [
-          ...previous.context,
+          // What an earlier reference resolved to is of its own turn.
+          ...previous.context.filter((c) => !c.startsWith(MEANT_LABEL)),
           previous.words,
+          // A list's rows are what a reference over it means, never its first row.
+          ...(meant ? [meantEntry(meant)] : []),
           // An order's or an RFQ's result names the supplier, part and order or RFQ number the follow-up refers to.
-          ...(previous.agent === ORDER_AGENT || previous.agent === SOURCING
+          ...(!meant && (previous.agent === ORDER_AGENT || previous.agent === SOURCING)
             ? [`${RESULT_PREFIX}${previous.result.split('\n').slice(0, 3).join('；')}`]
             : []),
           // "就从报价最低的那家买": the analysis's cheapest offer, product and supplier, is what the order means.

@@ -1,5 +1,5 @@
 import type { ChoiceOption } from '../../../protocol/index.ts';
-import { isEnglish, labelIn, refusalText, statusName } from './asks.ts';
+import { isEnglish, labelIn, refusalText } from './asks.ts';
 import { categoryLabel, codeTokens, displayName, type PartRef, shortName } from './catalogue.ts';
 import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
@@ -7,7 +7,9 @@ import { askUser, chosen, type Facts, ground, offeredBy, type TaskTexts, taskInt
 import { ORDER_INTENTS } from './intent.ts';
 import { categoryName } from './lookups.ts';
 import { severityText } from './price-review.ts';
+import { ordersMeant } from './repair/references.ts';
 import { cjkRuns, sharedRuns } from './text.ts';
+import { FILTERS_LABEL, orderRow, statusText } from './tracking/orders.ts';
 
 interface OrderItem {
   id: number;
@@ -28,6 +30,7 @@ interface OrderItem {
     partId?: number;
     code: string;
     name: string;
+    nameEn?: string;
     quantity: number;
     unit: string;
     unitPrice: number;
@@ -49,6 +52,9 @@ const OPEN_FOR: Record<'cancel' | 'update', ReadonlySet<string>> = {
 export function planOrder(view: ConversationView): Plan {
   const texts = taskTexts(view, [answerText(view)]);
   const { intent: read, current } = taskIntent(texts);
+  // "把还没审批的那张取消", "它是谁家的？" after a list: the rows the conversation resolved the reference to.
+  const meant = current.orderNo ? undefined : ordersMeant(texts.context);
+  if (meant) return planMeant(view, meant, read === 'cancel' || read === 'update' ? read : 'lookup', texts);
   // Only an order request drafts a write: a question, a budget or a refused write that reached this agent gets an
   // answer and no draft.
   if (current.intent && !ORDER_INTENTS.has(current.intent)) {
@@ -286,6 +292,7 @@ function planExistingOrder(view: ConversationView, orderNo: string, intent: stri
 
 function changeOrder(view: ConversationView, order: OrderItem, intent: string, texts: TaskTexts): Plan {
   const { current } = taskIntent(texts);
+  const english = isEnglish(texts.words);
   // The ERP would refuse it (someone else's order under four eyes): say so instead of asking for an approval.
   const refusal = (intent === 'cancel' || intent === 'update') && refusedChange(order, intent);
   if (refusal) return { text: refusal };
@@ -293,7 +300,7 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     if (!view.tools.has('order_cancel'))
       return { text: '当前账号是只读权限，不能取消订单。/ This account is read-only: it cannot cancel orders.' };
     const cancelled = lastStep(view, 'order_cancel');
-    if (cancelled) return { text: confirmation(cancelled) };
+    if (cancelled) return { text: confirmation(cancelled, undefined, english) };
     if (!OPEN_FOR.cancel.has(order.status))
       return {
         text: `订单 ${order.orderNo} 状态为 ${order.status}，不能取消。/ An order in ${order.status} cannot be cancelled.`,
@@ -309,7 +316,7 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     if (!view.tools.has('order_update'))
       return { text: '当前账号是只读权限，不能修改订单。/ This account is read-only: it cannot change orders.' };
     const updated = lastStep(view, 'order_update');
-    if (updated) return { text: confirmation(updated) };
+    if (updated) return { text: confirmation(updated, undefined, english) };
     const change: Record<string, unknown> = {};
     if (current.quantity) {
       const line = namedLine(order, current.rest) ?? pickedLine(view, order);
@@ -342,7 +349,7 @@ function changeOrder(view: ConversationView, order: OrderItem, intent: string, t
     }
     return { toolCalls: [{ name: 'order_update', args: { orderId: order.id, version: order.version, ...change } }] };
   }
-  return { text: describeOrder(order) };
+  return { text: describeOrder(order, english) };
 }
 
 /** Whether the latest question asked which line of an order (its options are the lines' parts). */
@@ -446,15 +453,22 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
   if (current.reading.newest) {
     return changeOrder(view, newestOf(open), intent, taskTexts(view));
   }
+  return askWhichOrder(open, intent, english);
+}
+
+/** Asks which of several orders to cancel or change, each named by number, supplier, lines and state. */
+function askWhichOrder(open: OrderItem[], intent: 'cancel' | 'update', english: boolean): Plan {
   return {
     toolCalls: [
       {
         name: 'ask_user',
         args: {
-          question: `要${intent === 'cancel' ? '取消' : '修改'}哪一个订单？/ Which order do you mean?`,
+          question: english
+            ? `Which order should be ${intent === 'cancel' ? 'cancelled' : 'changed'}?`
+            : `要${intent === 'cancel' ? '取消' : '修改'}哪一个订单？/ Which order do you mean?`,
           options: open.slice(0, 8).map((o) => ({
             label:
-              `${o.orderNo} · ${o.supplier.name} · ${o.lines.map((l) => `${l.code}×${l.quantity}`).join(', ')} · ${o.status}`.slice(
+              `${o.orderNo} · ${displayName(o.supplier, english)} · ${o.lines.map((l) => `${l.code}×${l.quantity}`).join(', ')} · ${o.status}`.slice(
                 0,
                 120,
               ),
@@ -465,6 +479,61 @@ function planPickOrder(view: ConversationView, intent: 'cancel' | 'update', text
       },
     ],
   };
+}
+
+/**
+ * The orders a reference over the list just shown resolved to: one is looked up, cancelled or changed as named; of
+ * several, a look-up describes each and a cancel or change asks which, with every candidate on the card; none says
+ * so. Nothing is guessed.
+ */
+function planMeant(
+  view: ConversationView,
+  orderNos: string[],
+  intent: 'cancel' | 'update' | 'lookup',
+  texts: TaskTexts,
+): Plan {
+  const english = isEnglish(texts.words);
+  if (!orderNos.length)
+    return {
+      text: english
+        ? 'None of the orders just listed fits what you said: nothing was changed.'
+        : '刚才列出的订单中没有符合的，未做任何修改。/ None of the orders just listed fits: nothing was changed.',
+    };
+  const searches = orderNos.map((no) => ({
+    no,
+    step: view.steps.find((s) => s.name === 'order_search_details' && s.args.keyword === no),
+  }));
+  const missing = searches.filter((s) => !s.step);
+  if (missing.length)
+    return {
+      toolCalls: missing.map((s) => ({ name: 'order_search_details', args: { keyword: s.no, size: 5 } })),
+    };
+  if (searches.some((s) => s.step?.text === undefined)) return {};
+  const orders = searches.flatMap(({ no, step }) =>
+    items<OrderItem>(step).filter((o) => o.orderNo.toUpperCase() === no),
+  );
+  if (intent === 'lookup' || orders.length < 2) {
+    if (orders.length === 1) return changeOrder(view, orders[0], intent, taskTexts(view));
+    return { text: orders.map((o) => describeOrder(o, english)).join('\n\n') };
+  }
+  const open = orders.filter((o) => OPEN_FOR[intent].has(o.status));
+  const pick = chosen(view);
+  const picked = pick?.startsWith('order:') ? open.find((o) => String(o.id) === pick.slice(6)) : undefined;
+  if (picked) return changeOrder(view, picked, intent, taskTexts(view));
+  if (called(view, 'ask_user'))
+    return {
+      text: english
+        ? 'No order was chosen: nothing changed.'
+        : '没有选定订单，未做任何修改。/ No order was chosen: nothing changed.',
+    };
+  if (open.length === 1) return changeOrder(view, open[0], intent, taskTexts(view));
+  if (!open.length)
+    return {
+      text: english
+        ? `None of ${orders.map((o) => o.orderNo).join(', ')} can be ${intent === 'cancel' ? 'cancelled' : 'changed'} in its state.`
+        : `${orders.map((o) => `${o.orderNo}（${statusText(o.status)}）`).join('、')} 都不能${intent === 'cancel' ? '取消' : '修改'}。/ None of them can be ${intent === 'cancel' ? 'cancelled' : 'changed'}.`,
+    };
+  return askWhichOrder(open, intent, english);
 }
 
 /** Look-ups: mine, pending, by supplier, by part, by period, state and amount — newest first, filters named. */
@@ -565,11 +634,13 @@ function planLookup(view: ConversationView, texts: TaskTexts): Plan {
       english
         ? `## Purchase orders — ${count} found${count > shown.length ? `, newest ${shown.length} shown` : ''}`
         : `## 采购订单：共 ${count} 个${count > shown.length ? `，显示最近 ${shown.length} 个` : ''} / Orders`,
-      english ? `Filters: ${applied}` : `筛选 / filters：${applied}`,
+      `${FILTERS_LABEL[english ? 'en' : 'zh']}${applied}`,
       ...delivery,
-      ...shown.map(
-        (o) =>
-          `- ${o.orderNo} · ${statusText(o.status)} · ${displayName(o.supplier, english)} · ${o.lines.map((l) => `${l.code} × ${l.quantity}`).join(english ? ', ' : '，')} · ¥${o.totalAmount.toFixed(2)}${dated(o)}`,
+      ...shown.map((o) =>
+        orderRow({ orderNo: o.orderNo, status: o.status, supplier: displayName(o.supplier, english) }, [
+          o.lines.map((l) => `${l.code} × ${l.quantity}`).join(english ? ', ' : '，'),
+          `¥${o.totalAmount.toFixed(2)}${dated(o)}`,
+        ]),
       ),
     ].join('\n'),
   };
@@ -668,23 +739,32 @@ function answerText(view: ConversationView): string {
 const newestOf = (orders: OrderItem[]) =>
   [...orders].sort((a, b) => String(b.createdAt).localeCompare(String(a.createdAt)))[0];
 
-const statusText = (status: string) => `${statusName(status, false)} / ${status}`;
-
-function confirmation(step: ToolStep, draft?: string): string {
+function confirmation(step: ToolStep, draft?: string, english = false): string {
   const result = step.result as { success?: boolean; order?: OrderItem; error?: string } | undefined;
   if (!result || result.success === false || !result.order) {
     const why = result?.error ?? step.text ?? '';
     return [`订单未写入 ERP：${why}`, ...(draft ? [draft] : []), 'The order was not written to the ERP.'].join('\n');
   }
-  return describeOrder(result.order);
+  return describeOrder(result.order, english);
 }
 
-function describeOrder(o: OrderItem): string {
+/** One order as an answer states it: number, state, supplier, amount, lines and the ERP's approval decision. */
+function describeOrder(o: OrderItem, english = false): string {
+  const flagged = (l: OrderItem['lines'][number]) => l.priceCheck && l.priceCheck.severity !== 'ok';
+  if (english)
+    return [
+      `Order ${o.orderNo} (${o.status.replace(/_/g, ' ')}), supplier ${displayName(o.supplier, true)}, amount ¥${o.totalAmount.toFixed(2)}, version ${o.version}${o.expectedDate ? `, delivery ${o.expectedDate}` : ''}.`,
+      ...o.lines.map(
+        (l) =>
+          `- ${l.code}${l.nameEn ? ` ${l.nameEn}` : ''} × ${l.quantity} @ ¥${l.unitPrice}${flagged(l) ? ` (price check: ${l.priceCheck?.reason.split(' / ').at(-1)})` : ''}`,
+      ),
+      ...(o.approval ? [`Approval: ${o.approval.reason.split(' / ').at(-1)}`] : []),
+    ].join('\n');
   return [
     `订单 ${o.orderNo}（${statusText(o.status)}），供应商 ${o.supplier.name}，金额 ¥${o.totalAmount.toFixed(2)}，版本 ${o.version}${o.expectedDate ? `，到货日期 ${o.expectedDate}` : ''}。`,
     ...o.lines.map(
       (l) =>
-        `- ${l.code} ${l.name} × ${l.quantity}${l.unit ?? ''} @ ¥${l.unitPrice}${l.priceCheck && l.priceCheck.severity !== 'ok' ? `（价格检查 / price check: ${l.priceCheck.reason}）` : ''}`,
+        `- ${l.code} ${l.name} × ${l.quantity}${l.unit ?? ''} @ ¥${l.unitPrice}${flagged(l) ? `（价格检查 / price check: ${l.priceCheck?.reason}）` : ''}`,
     ),
     ...(o.approval ? [`审批 / approval: ${o.approval.reason}`] : []),
   ].join('\n');
