@@ -77,6 +77,11 @@ export type HumanRequest =
       args: Record<string, unknown>;
       allowed: ApprovalAction[];
       details?: ApprovalDetails;
+      /**
+       * The card of a call the person edited (the nth edit): its arguments and preview are the edit's, to approve as
+       * shown. A card of its own, under an interrupt id of its own, so no answer meant for an earlier card answers it.
+       */
+      revision?: number;
     };
 
 /** A human's reply to an interrupt, validated where it enters (the resume endpoint). */

@@ -7,6 +7,7 @@ import {
   describeScope,
   FREE_TEXT_CHOICE,
   type FreeText,
+  formatYuan,
   type HumanDecision,
   type InterruptData,
   NUMBER_FIELDS,
@@ -160,7 +161,10 @@ export class TerminalChat {
 
   private async decide(interrupt: InterruptData): Promise<HumanDecision | undefined | typeof CANCELLED> {
     if (interrupt.kind === 'approval') {
-      if (this.options.yes || this.alwaysAllowed.some((s) => coversCall(s, interrupt.tool, interrupt.args))) {
+      if (
+        this.options.yes ||
+        this.alwaysAllowed.some((s) => coversCall(s, interrupt.tool, interrupt.args, interrupt.details))
+      ) {
         // What was confirmed is this person's step only: the card says what the ERP's approval policy will do.
         if (!this.options.json) {
           const why = this.options.yes ? '--yes' : '本会话总是允许 / always allowed in this session';
@@ -229,7 +233,7 @@ export class TerminalChat {
       choices: [
         { name: '允许一次 / allow once', value: 'once', disabled: !allowed.has('approve') },
         {
-          name: `本会话内总是允许 / always allow in this session: ${describeScope(standingScope(interrupt.tool, interrupt.args), interrupt.details?.supplier)}`,
+          name: `本会话内总是允许 / always allow in this session: ${describeScope(standingScope(interrupt.tool, interrupt.args, interrupt.details), interrupt.details)}`,
           value: 'always',
           disabled: !allowed.has('approve'),
         },
@@ -237,7 +241,7 @@ export class TerminalChat {
         { name: '拒绝 / deny', value: 'deny', disabled: !allowed.has('reject') },
       ],
     });
-    if (choice === 'always') this.alwaysAllowed.push(standingScope(interrupt.tool, interrupt.args));
+    if (choice === 'always') this.alwaysAllowed.push(standingScope(interrupt.tool, interrupt.args, interrupt.details));
     if (choice === 'once' || choice === 'always') return { type: 'approve' };
     if (choice === 'deny') {
       const reason = await input({ message: '拒绝原因（可空）/ reason (optional)' });
@@ -269,7 +273,7 @@ function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }
       `  ${i + 1}. ${part ? `${part.code} ${bothNames(part.name, part.nameEn)}` : `part ${String(l.partId ?? l.code ?? '?')}`}`,
       ` × ${String(l.quantity ?? '?')}${part?.unit ?? ''}`,
       price !== undefined ? ` @ ¥${price}` : '',
-      amount !== undefined ? ` = ${money(amount)}` : '',
+      amount !== undefined ? ` = ${formatYuan(amount)}` : '',
       check ? `  [${priceCheckText(check)}]` : '',
     ].join('');
   });
@@ -279,7 +283,7 @@ function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }
     ...(details?.supplier ? [`  供应商 / supplier: ${bothNames(details.supplier, details.supplierEn)}`] : []),
     ...(details?.order ? [`  订单 / order: ${details.order.orderNo} (${details.order.status})`] : []),
     ...shown,
-    ...(lines.length ? [bold(`  合计 / total: ${money(total)}`)] : []),
+    ...(lines.length ? [bold(`  合计 / total: ${formatYuan(total)}`)] : []),
     ...(preview ? [`  审批策略 / approval policy: ${policyText(preview, args.submit === true)}`] : []),
     ...rest.map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`),
   ].join('\n');
@@ -338,8 +342,6 @@ async function pickSeveral(message: string, options: ChoiceOption[], freeText: b
   const picked = await checkbox({ message, choices: numbered(options, freeText), required: true });
   return picked.includes(TYPE_IT) ? typedAnswer() : (picked as string[]);
 }
-
-const money = (n: number) => `¥${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 /** The ERP policy's decision on the previewed order: what happens on submission, or why the ERP would refuse it. */
 function policyText(preview: NonNullable<NonNullable<Approval['details']>['preview']>, submit: boolean): string {

@@ -1,5 +1,5 @@
 import { useContext, useState } from 'react';
-import type { HumanDecision, InterruptData } from '../../../src/protocol/index.ts';
+import { describeScope, type HumanDecision, type InterruptData, standingScope } from '../../../src/protocol/index.ts';
 import { LangContext, useT } from '../i18n.ts';
 import { money, PriceCheckBadge } from './PriceCheck.tsx';
 
@@ -53,6 +53,11 @@ export function ApprovalCard({
         <strong>{interrupt.label ?? interrupt.tool}</strong>
         <code className="muted">{interrupt.tool}</code>
       </header>
+      {interrupt.revision ? (
+        <p className="muted" data-testid="edited-card">
+          {t('editedCard')}
+        </p>
+      ) : null}
       {(interrupt.details?.supplier || interrupt.details?.order) && (
         <p className="muted">
           {interrupt.details.supplier
@@ -130,7 +135,15 @@ export function ApprovalCard({
           ) : null}
         </table>
       )}
-      {interrupt.details?.preview && <PolicyResult preview={interrupt.details.preview} submit={args.submit === true} />}
+      {/* The ERP's preview is of the arguments it was made for: while they are edited it is not shown, and the edit
+          comes back as a card of its own, previewed afresh, to approve as shown. */}
+      {editing ? (
+        <p className="muted" data-testid="preview-after-edit">
+          {t('previewAfterEdit')}
+        </p>
+      ) : (
+        interrupt.details?.preview && <PolicyResult preview={interrupt.details.preview} submit={args.submit === true} />
+      )}
       <dl className="kv">
         {(lines || 'expectedDate' in args) && (
           <>
@@ -176,9 +189,22 @@ export function ApprovalCard({
               </button>
             )}
             {allowed.has('approve') && onAlwaysAllow && (
-              <button type="button" className="btn" disabled={busy} data-testid="always-allow" onClick={onAlwaysAllow}>
+              // The card says what "always allow" would cover: for an order, its supplier, parts and amount at most.
+              <button
+                type="button"
+                className="btn"
+                disabled={busy}
+                data-testid="always-allow"
+                aria-describedby={`scope-${interrupt.interrupt_id}`}
+                onClick={onAlwaysAllow}
+              >
                 {t('alwaysAllow')}
               </button>
+            )}
+            {allowed.has('approve') && onAlwaysAllow && (
+              <small className="muted" id={`scope-${interrupt.interrupt_id}`} data-testid="always-allow-scope">
+                {describeScope(standingScope(interrupt.tool, interrupt.args, interrupt.details), interrupt.details)}
+              </small>
             )}
             {allowed.has('edit') && (
               <button type="button" className="btn" disabled={busy} onClick={() => setMode('edit')}>
