@@ -20,7 +20,12 @@ export interface ApprovalDetails {
     listPrice: number;
     /** The price the order would pay against the project's 12-month history (absent when the check failed). */
     priceCheck?: PriceCheckView & { unitPrice: number };
+    /** The quantity, for a write whose arguments name no lines (an award's order comes from the RFQ's quotes). */
+    quantity?: number;
   }>;
+  /** An RFQ award: the RFQ, whether the award closes it first (one decision for both), and where the proposal
+   *  ranks the supplier and why. */
+  award?: { rfqNo: string; closes: boolean; rank: number | null; ranked: number; why: string[] };
   order?: { orderNo: string; status: string; totalAmount: number };
   /**
    * A new order as the ERP would write it (its `order_preview`, the same code as the write, rolled back): the total,

@@ -258,8 +258,14 @@ export class TerminalChat {
  */
 function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): string {
   const args = interrupt.args ?? {};
-  const lines = Array.isArray(args.lines) ? (args.lines as Array<Record<string, unknown>>) : [];
   const details = interrupt.details;
+  // A write whose arguments name no lines (an RFQ award) shows the lines of the ERP's preview.
+  const lines: Array<Record<string, unknown>> = Array.isArray(args.lines)
+    ? (args.lines as Array<Record<string, unknown>>)
+    : (details?.lines ?? [])
+        .filter((l) => typeof l.quantity === 'number')
+        .map((l) => ({ partId: l.partId, quantity: l.quantity, unitPrice: l.listPrice }));
+  const award = details?.award;
   // The supplier is named by the ERP, not by its id.
   const rest = Object.entries(args).filter(([k]) => k !== 'lines' && !(k === 'supplierId' && details?.supplier));
   let sum = 0;
@@ -282,6 +288,14 @@ function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }
   return [
     ...(details?.supplier ? [`  供应商 / supplier: ${bothNames(details.supplier, details.supplierEn)}`] : []),
     ...(details?.order ? [`  订单 / order: ${details.order.orderNo} (${details.order.status})`] : []),
+    ...(award
+      ? [
+          `  询价单 / RFQ: ${award.rfqNo}${award.closes ? '（先截止 / closes it first）' : ''} · ${
+            award.rank === null ? '未排名 / not ranked' : `排名 / rank ${award.rank}/${award.ranked}`
+          }`,
+          ...award.why.map((why) => `    - ${why}`),
+        ]
+      : []),
     ...shown,
     ...(lines.length ? [bold(`  合计 / total: ${formatYuan(total)}`)] : []),
     ...(preview ? [`  审批策略 / approval policy: ${policyText(preview, args.submit === true)}`] : []),

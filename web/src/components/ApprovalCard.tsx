@@ -31,10 +31,17 @@ export function ApprovalCard({
   const [args, setArgs] = useState<Args>(() => structuredClone(interrupt.args ?? {}));
   const [reason, setReason] = useState('');
   const allowed = new Set(interrupt.allowed ?? ['approve', 'edit', 'reject']);
-  const lines = Array.isArray(args.lines) ? (args.lines as Line[]) : undefined;
+  // A write whose arguments name no lines (an RFQ award) shows the lines of the ERP's preview, not to be edited.
+  const ownLines = Array.isArray(args.lines) ? (args.lines as Line[]) : undefined;
+  const previewed = interrupt.details?.lines?.filter((l) => typeof l.quantity === 'number');
+  const lines =
+    ownLines ??
+    (previewed?.length
+      ? previewed.map((l) => ({ partId: l.partId, quantity: l.quantity, unitPrice: l.listPrice }))
+      : undefined);
   const partOf = (line: Line) => interrupt.details?.lines?.find((d) => d.partId === line.partId);
   const priceOf = (line: Line) => (typeof line.unitPrice === 'number' ? line.unitPrice : partOf(line)?.listPrice);
-  const editing = mode === 'edit';
+  const editing = mode === 'edit' && ownLines !== undefined;
   const setLine = (index: number, key: string, value: unknown) =>
     setArgs((a) => ({
       ...a,
@@ -67,6 +74,7 @@ export function ApprovalCard({
         </p>
       )}
       {interrupt.details?.skill && <SkillPreview skill={interrupt.details.skill} />}
+      {interrupt.details?.award && <AwardSummary award={interrupt.details.award} />}
       {lines && (
         <table className="table order-lines">
           <thead>
@@ -355,6 +363,32 @@ function SkillPreview({ skill }: { skill: NonNullable<NonNullable<Approval['deta
         {skill.text}
         {skill.truncated ? `\n… (${t('truncated')})` : ''}
       </pre>
+    </div>
+  );
+}
+
+/** An RFQ award's card head: the RFQ, whether the award closes it first, and the supplier's rank with its reasons. */
+function AwardSummary({ award }: { award: NonNullable<NonNullable<Approval['details']>['award']> }) {
+  const t = useT();
+  const english = useContext(LangContext) === 'en';
+  const half = (text: string) => text.split(' / ')[english ? 1 : 0] ?? text;
+  return (
+    <div className="muted" data-testid="award-summary">
+      <p>
+        {award.rfqNo}
+        {award.closes ? ` · ${t('awardCloses')}` : ''}
+        {' · '}
+        {award.rank === null
+          ? t('awardUnranked')
+          : t('awardRank').replace('{rank}', String(award.rank)).replace('{of}', String(award.ranked))}
+      </p>
+      {award.why.length > 0 && (
+        <ul>
+          {award.why.map((why) => (
+            <li key={why}>{half(why)}</li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }
