@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command } from '@langchain/langgraph';
-import { AgentRuntime, type AgentRuntimeOptions, type ProcuraRunContext } from '../../src/agent/index.ts';
+import {
+  AgentRuntime,
+  type AgentRuntimeOptions,
+  clientInterruptId,
+  graphInterruptId,
+  type ProcuraRunContext,
+} from '../../src/agent/index.ts';
 import { startChartsServer } from '../../src/charts/index.ts';
 import { createErp, type Erp } from '../../src/erp/index.ts';
 import { startErpMcpServer } from '../../src/mcp/index.ts';
@@ -112,14 +118,14 @@ export async function startAgentHarness(
       const payload =
         typeof input === 'string'
           ? { messages: [{ role: 'user', content: input }] }
-          : new Command({ resume: { [input.resume.interruptId]: input.resume.decision } });
+          : new Command({ resume: { [graphInterruptId(input.resume.interruptId)]: input.resume.decision } });
       const result = (await graph.invoke(payload as never, config as never)) as {
         messages: Array<{ getType(): string; content: unknown; tool_calls?: Array<{ name: string }> }>;
       };
       const state = await (graph as unknown as StateReader).getState(config);
       const interrupts = state.tasks
         .flatMap((t) => t.interrupts ?? [])
-        .map((i) => ({ id: i.id ?? '', value: i.value as Record<string, unknown> }));
+        .map((i) => ({ id: clientInterruptId(i.id ?? '', i.value), value: i.value as Record<string, unknown> }));
       // The orchestrator's messages of this turn; the sub-agents' own calls stay inside their task.
       const turn = (result.messages ?? []).slice(before);
       const last = [...turn].reverse().find((m) => m.getType() === 'ai' && !m.tool_calls?.length);

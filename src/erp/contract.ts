@@ -614,6 +614,8 @@ export const AwardRfqInputSchema = z.strictObject({
   supplierId: Id,
   /** true: the order goes to the approval policy at once (pending_approval); false: it stays a draft. */
   submit: z.boolean().default(false),
+  /** true: an RFQ still taking replies is closed first, in the same write (one decision for both steps). */
+  close: z.boolean().default(false),
   note: Text(500).optional(),
 });
 export type AwardRfqInput = z.infer<typeof AwardRfqInputSchema>;
@@ -876,3 +878,19 @@ export const RfqProposalSchema = z.object({
   ),
 });
 export type RfqProposal = z.infer<typeof RfqProposalSchema>;
+
+/**
+ * What awarding an RFQ would write, without writing it: whether it closes the RFQ first, the purchase order as the
+ * ERP would write it (lines at the supplier's CNY prices, each checked, the total, the approval policy's decision as
+ * submitted), and where the proposal ranks the supplier and why.
+ */
+export const RfqAwardPreviewSchema = z.object({
+  rfqNo: z.string(),
+  closes: z.boolean(),
+  order: OrderPreviewSchema,
+  /** The supplier's place in the award proposal (null: not ranked, e.g. a quote left out), of `ranked`. */
+  rank: z.number().nullable(),
+  ranked: z.number(),
+  why: z.array(z.string()),
+});
+export type RfqAwardPreview = z.infer<typeof RfqAwardPreviewSchema>;

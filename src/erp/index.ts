@@ -17,6 +17,7 @@ export type {
   Page,
   Part,
   Rfq,
+  RfqAwardPreview,
   RfqProposal,
   RfqStatus,
   Supplier,

@@ -20,7 +20,12 @@ export interface ApprovalDetails {
     listPrice: number;
     /** The price the order would pay against the project's 12-month history (absent when the check failed). */
     priceCheck?: PriceCheckView & { unitPrice: number };
+    /** The quantity, for a write whose arguments name no lines (an award's order comes from the RFQ's quotes). */
+    quantity?: number;
   }>;
+  /** An RFQ award: the RFQ, whether the award closes it first (one decision for both), and where the proposal
+   *  ranks the supplier and why. */
+  award?: { rfqNo: string; closes: boolean; rank: number | null; ranked: number; why: string[] };
   order?: { orderNo: string; status: string; totalAmount: number };
   /**
    * A new order as the ERP would write it (its `order_preview`, the same code as the write, rolled back): the total,
@@ -77,6 +82,11 @@ export type HumanRequest =
       args: Record<string, unknown>;
       allowed: ApprovalAction[];
       details?: ApprovalDetails;
+      /**
+       * The card of a call the person edited (the nth edit): its arguments and preview are the edit's, to approve as
+       * shown. A card of its own, under an interrupt id of its own, so no answer meant for an earlier card answers it.
+       */
+      revision?: number;
     };
 
 /** A human's reply to an interrupt, validated where it enters (the resume endpoint). */

@@ -59,6 +59,7 @@ export type {
   ToolCallData,
 } from './events.ts';
 export { TERMINAL_EVENTS } from './events.ts';
+export { formatYuan } from './format.ts';
 export {
   type ApprovalAction,
   type ApprovalDetails,

@@ -5,6 +5,7 @@ import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import { InMemoryStore } from '@langchain/langgraph';
 import { FilesystemBackend } from 'deepagents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApprovalDetails } from '../../src/protocol/index.ts';
 import { type AgentHarness, resume, startAgentHarness } from './harness.ts';
 
 const tempStorage = async () => {
@@ -138,9 +139,33 @@ describe('order decisions', () => {
       lines: Array<{ partId: number; quantity: number }>;
     };
     const edited = { ...args, lines: [{ ...args.lines[0], quantity: 500 }] };
-    await h.send(ctx, resume(first.interrupts[0].id, { type: 'edit', args: edited }));
+    const before = first.interrupts[0].value.details as ApprovalDetails;
+    // The edit is shown again, previewed afresh: nothing is written until the edited card is approved.
+    const again = await h.send(ctx, resume(first.interrupts[0].id, { type: 'edit', args: edited }));
+    expect(await ordersNoted('给 NGK 下 200 个 A7TC')).toHaveLength(0);
+    expect(again.interrupts).toHaveLength(1);
+    expect(again.interrupts[0].id).not.toBe(first.interrupts[0].id);
+    const card = again.interrupts[0].value as { args: unknown; revision?: number; details?: ApprovalDetails };
+    expect(card).toMatchObject({ kind: 'approval', tool: 'order_create', args: edited, revision: 1 });
+    const total = (details?: ApprovalDetails) =>
+      details?.preview && 'totalAmount' in details.preview ? details.preview.totalAmount : undefined;
+    expect(total(card.details)).toBeCloseTo((total(before) ?? Number.NaN) * 2.5, 2);
+    await h.send(ctx, resume(again.interrupts[0].id, { type: 'approve' }));
     const rows = await ordersNoted('给 NGK 下 200 个 A7TC');
     expect(rows.map((r) => r.quantity)).toEqual([500]);
+  });
+
+  it('edit twice, then reject → nothing is written, and the last card shows the last edit', async () => {
+    const ctx = h.contextFor('laoxiao', 'order-edit-twice');
+    const first = await h.send(ctx, '给 NGK 下 120 个 A7TC 火花塞的采购单');
+    const args = first.interrupts[0].value.args as { lines: Array<{ quantity: number }> };
+    const withQuantity = (quantity: number) => ({ ...args, lines: [{ ...args.lines[0], quantity }] });
+    const second = await h.send(ctx, resume(first.interrupts[0].id, { type: 'edit', args: withQuantity(130) }));
+    const third = await h.send(ctx, resume(second.interrupts[0].id, { type: 'edit', args: withQuantity(140) }));
+    expect(third.interrupts[0].value).toMatchObject({ args: withQuantity(140), revision: 2 });
+    const done = await h.send(ctx, resume(third.interrupts[0].id, { type: 'reject' }));
+    expect(done.answer).toContain('未写入');
+    expect(await ordersNoted('给 NGK 下 120 个 A7TC')).toHaveLength(0);
   });
 
   it('resuming twice with the same decision still writes one order', async () => {

@@ -114,7 +114,7 @@ describe('procura chat against procura start (offline model)', () => {
 
   // A pseudo-terminal through util-linux `script`, so the prompts run as they do for a person.
   it.skipIf(!fs.existsSync('/usr/bin/script'))(
-    'in a terminal: "always allow" approves later orders of the session without asking; Ctrl-C exits',
+    'in a terminal: "always allow" approves later orders of the session within the approved part and amount without asking, and asks again beyond it; Ctrl-C exits',
     async () => {
       const command = `${process.execPath} bin/procura.js chat --url ${procura.apiUrl} --token ${procura.tokens.laoxiao}`;
       const child = spawn('script', ['-qfec', command, '/dev/null'], {
@@ -147,13 +147,24 @@ describe('procura chat against procura start (offline model)', () => {
         await waitFor(/PO-\d{6}-\S+/);
         await waitFor(/✔ 你 \/ you/, 1);
         await waitFor(/\? 你 \/ you\s*$/);
-        type('给博世下 220 个 F7TC 火花塞的采购单\r');
+        // Within the approved part and amount: confirmed without asking.
+        type('给博世下 200 个 F7TC 火花塞的采购单\r');
         await waitFor(/confirmed for you: 创建采购订单/);
         await waitFor(/PO-\d{6}-\S+/, 2);
         expect(count(/✔ 如何处理/)).toBe(1);
         const numbers = plain().match(/PO-\d{6}-[A-Z]?\d+/g) ?? [];
         const orders = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, numbers.at(-1)!);
-        expect(orders[0].lines[0].quantity).toBe(220);
+        expect(orders[0].lines[0].quantity).toBe(200);
+        await waitFor(/\? 你 \/ you\s*$/);
+        // More than the approved amount is asked again.
+        type('给博世下 230 个 F7TC 火花塞的采购单\r');
+        await waitFor(/需要审批 \/ approval needed[\s\S]*如何处理[\s\S]*需要审批 \/ approval needed[\s\S]*如何处理/);
+        expect(count(/confirmed for you/)).toBe(1);
+        type('\x1b[B\x1b[B\x1b[B'); // down to "deny"
+        await waitFor(/❯ 拒绝 \/ deny/);
+        type('\r');
+        await waitFor(/拒绝原因/);
+        type('\r');
         await waitFor(/\? 你 \/ you\s*$/);
         type('\x03');
         const code = await new Promise((resolve) => child.once('exit', resolve));

@@ -199,6 +199,66 @@ for (const backend of BACKENDS) {
       expect(refused.body.errors[0].message).toContain('free-text');
     });
 
+    it('an award is previewed as the ERP would write it (order, policy, rank), writes nothing, and can close the RFQ in the same write', async () => {
+      const date = inDays(20).toISOString().slice(0, 10);
+      const created = await h.call('POST', '/api/rfqs', {
+        body: {
+          title: 'F7TC 300',
+          lines: [{ partId: f7tc[0].id, quantity: 300, requiredDate: date }],
+          supplierIds: [supplierOf('Bosch'), supplierOf('Torch')],
+          replyDeadline: inDays(2).toISOString(),
+        },
+      });
+      const id = created.body.id;
+      await h.call('POST', `/api/rfqs/${id}/send`, { body: { version: 1 } });
+      for (const [name, unitPrice] of [
+        ['Torch', 9.35],
+        ['Bosch', 12.4],
+      ] as const) {
+        const token = await tokenOf(id, supplierOf(name));
+        await h.call('POST', `/api/quote-invitations/${token}`, {
+          token: null,
+          body: { lines: [{ lineNo: 1, unitPrice, currency: 'CNY', leadTimeDays: 7 }] },
+        });
+      }
+      const open = (await h.call('GET', `/api/rfqs/${id}`)).body;
+      const ordersBefore = (await h.call('GET', '/api/orders/search?size=1')).body.total;
+      const body = { version: open.version, supplierId: supplierOf('Bosch'), close: true, submit: true };
+      const preview = await h.call('POST', `/api/rfqs/${id}/award/preview`, { body });
+      expect(preview.status).toBe(200);
+      expect(preview.body).toMatchObject({
+        rfqNo: open.rfqNo,
+        closes: true,
+        rank: 2,
+        ranked: 2,
+        order: {
+          supplier: { id: supplierOf('Bosch') },
+          lines: [{ quantity: 300, unitPrice: 12.4, amount: 3720 }],
+          totalAmount: 3720,
+        },
+      });
+      expect(preview.body.why.length).toBeGreaterThan(0);
+      // Nothing was written: the RFQ still collects at its version, no order was added.
+      expect((await h.call('GET', `/api/rfqs/${id}`)).body).toMatchObject({
+        status: open.status,
+        version: open.version,
+      });
+      expect((await h.call('GET', '/api/orders/search?size=1')).body.total).toBe(ordersBefore);
+      // Without close, an open RFQ is still refused; with it, one write closes and awards what the preview showed.
+      expect((await h.call('POST', `/api/rfqs/${id}/award`, { body: { ...body, close: false } })).status).toBe(409);
+      const awarded = await h.call('POST', `/api/rfqs/${id}/award`, { body });
+      expect(awarded.status).toBe(200);
+      expect(awarded.body.rfq.status).toBe('awarded');
+      expect(awarded.body.order).toMatchObject({
+        totalAmount: preview.body.order.totalAmount,
+        approval: preview.body.order.approval,
+        lines: [{ quantity: 300, unitPrice: 12.4 }],
+      });
+      // A stale version is refused, as for every RFQ write.
+      const stale = await h.call('POST', `/api/rfqs/${id}/award/preview`, { body });
+      expect(stale.status).toBe(409);
+    });
+
     it('award: one order at the quote’s CNY price, linked to the RFQ, written once; replies stay kept, late', async () => {
       const date = inDays(20).toISOString().slice(0, 10);
       const created = await h.call('POST', '/api/rfqs', {

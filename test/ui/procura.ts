@@ -135,6 +135,7 @@ export async function erpOrders(
     orderNo: string;
     status: string;
     note: string;
+    totalAmount: number;
     approval: { rule: string; reason: string } | null;
     lines: Array<{ quantity: number; priceCheck: { severity: string } }>;
   }>

@@ -97,10 +97,13 @@ describe.skipIf(!hasChromium)('the browser UI at every width', () => {
       await card.waitFor({ timeout: RUN_MS });
       await card.getByRole('button', { name: '修改' }).click();
       await card.getByLabel('数量').fill('300');
-      await card.getByRole('button', { name: '按修改后的内容批准' }).click();
+      await card.getByRole('button', { name: '预览修改' }).click();
       const edited = page.locator('[data-testid=decision-record][data-outcome=edited]');
       await edited.waitFor();
       expect(await edited.textContent()).toContain('第 1 行 数量 200 → 300');
+      // The edit is a card of its own, previewed again, and approved as shown.
+      await card.getByTestId('edited-card').waitFor({ timeout: RUN_MS });
+      await card.getByRole('button', { name: '批准' }).click();
       await page.getByTestId('send').waitFor({ timeout: RUN_MS });
 
       await page.getByTestId('composer').fill(ORDER);

@@ -254,7 +254,13 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       // The buyer raises the price far above what the project pays: the badge goes, the ERP flags it critical.
       await card.getByRole('button', { name: '修改' }).click();
       await card.getByLabel('单价').fill('25');
-      await card.getByRole('button', { name: '按修改后的内容批准' }).click();
+      // While edited, the card shows no stale policy line; the edit comes back previewed afresh by the ERP.
+      expect(await card.getByTestId('approval-policy').count()).toBe(0);
+      await card.getByRole('button', { name: '预览修改' }).click();
+      await card.getByTestId('edited-card').waitFor({ timeout: RUN_MS });
+      expect(await card.getByTestId('approval-policy').getAttribute('data-rule')).toBe('needs-admin');
+      expect(await card.getByTestId('price-check').getAttribute('data-severity')).toBe('critical');
+      await card.getByRole('button', { name: '批准' }).click();
       await idle();
       await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/critical/);
       const orderNo = /PO-\d{6}-[A-Z]?\d+/.exec((await lastAnswer().textContent()) ?? '')?.[0] ?? '';
@@ -303,34 +309,53 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
   );
 
   it(
-    'always allow in this session: later orders go through without a card until the permission is revoked',
+    'always allow in this session: later orders within the approved part and amount go through without a card, others and revoked ones show it',
     async () => {
       await newChat();
       await send('给火炬下 201 个 F7TC 火花塞的采购单');
       const card = page.getByTestId('approval-card');
       await card.waitFor({ timeout: RUN_MS });
+      // The card says what "always allow" would cover: this supplier, this part, at most this order's amount.
+      const total = Number(
+        ((await card.getByTestId('always-allow-scope').textContent()) ?? '')
+          .match(/¥([\d,.]+)/)?.[1]
+          ?.replace(/,/g, ''),
+      );
+      expect(await card.getByTestId('always-allow-scope').textContent()).toMatch(/F7TC · 不超过 \/ up to ¥[\d,.]+$/);
       await card.getByTestId('always-allow').click();
       await idle();
       await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/PO-\d{6}-/);
+      const firstNo = /PO-\d{6}-[A-Z]?\d+/.exec((await lastAnswer().textContent()) ?? '')?.[0] ?? '';
+      const [first] = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, firstNo);
+      expect(first.totalAmount).toBeCloseTo(total, 2);
       expect(await page.getByTestId('standing-permissions').textContent()).toContain('创建采购订单');
-      // The next order of the session is approved without asking; the ERP still applies its policy.
-      await send('给火炬下 202 个 F7TC 火花塞的采购单');
+      // A smaller order of the same part is approved without asking; the ERP still applies its policy.
+      await send('给火炬下 150 个 F7TC 火花塞的采购单');
       await idle();
-      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/× 202/);
+      await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/× 150/);
       expect(await page.getByTestId('approval-card').count()).toBe(0);
       const secondNo = /PO-\d{6}-[A-Z]?\d+/.exec((await lastAnswer().textContent()) ?? '')?.[0] ?? '';
       const [second] = await erpOrders(procura.erpUrl, procura.tokens.laoxiao, secondNo);
-      expect(second.lines[0].quantity).toBe(202);
+      expect(second.lines[0].quantity).toBe(150);
       await shot('09d-standing-permission');
-      // Revoked, the card is back.
+      // More than the approved amount is outside the permission: the card is shown again and nothing is written.
+      const before = (await erpOrders(procura.erpUrl, procura.tokens.laoxiao, 'F7TC')).length;
+      await send('给火炬下 400 个 F7TC 火花塞的采购单');
+      await card.waitFor({ timeout: RUN_MS });
+      expect(await card.textContent()).toContain('400');
+      expect((await erpOrders(procura.erpUrl, procura.tokens.laoxiao, 'F7TC')).length).toBe(before);
+      await card.getByRole('button', { name: '拒绝' }).click();
+      await card.getByRole('button', { name: '确认拒绝' }).click();
+      await idle();
+      // Revoked, the card is back even within the amount.
       await page.getByTestId('revoke-permission').click();
       expect(await page.getByTestId('standing-permissions').count()).toBe(0);
-      await send('给火炬下 203 个 F7TC 火花塞的采购单');
+      await send('给火炬下 150 个 F7TC 火花塞的采购单');
       await card.waitFor({ timeout: RUN_MS });
       await card.getByRole('button', { name: '批准' }).click();
       await idle();
     },
-    RUN_MS * 2,
+    RUN_MS * 3,
   );
 
   it(
@@ -498,7 +523,10 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       await card.getByRole('button', { name: '修改' }).click();
       await card.getByLabel('数量').fill('240');
       await shot('16-approval-edit');
-      await card.getByRole('button', { name: '按修改后的内容批准' }).click();
+      await card.getByRole('button', { name: '预览修改' }).click();
+      await card.getByTestId('edited-card').waitFor({ timeout: RUN_MS });
+      expect(await card.locator('table.order-lines tbody td').nth(2).textContent()).toBe('240');
+      await card.getByRole('button', { name: '批准' }).click();
       await idle();
       await expect.poll(() => lastAnswer().textContent(), { timeout: RUN_MS }).toMatch(/D8TC[^\n]*× 240/);
 

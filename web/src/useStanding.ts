@@ -9,8 +9,8 @@ import {
 } from '../../src/protocol/index.ts';
 import type { SessionView } from './session.ts';
 
-// Versioned: permissions saved before they were scoped to one resource are not carried over.
-const STANDING_KEY = 'procura.standing.v2';
+// Versioned: permissions saved before they were scoped to one resource, its parts and an amount are not carried over.
+const STANDING_KEY = 'procura.standing.v3';
 
 /** A call the user allowed for the rest of a session (its tool, method, path template and target resource), with
  *  the label its approval card showed and the scope as a person reads it. */
@@ -33,8 +33,9 @@ function load(): Record<string, StandingPermission[]> {
 
 /**
  * Standing permissions, as in the terminal: "always allow in this session" answers later approvals in the same
- * session with an ordinary approve when they are the same tool, method, path template and target resource (the rule
- * in `src/protocol/standing.ts`), until the user revokes it. They live in this browser only and only save the
+ * session with an ordinary approve when they are the same tool, method, path template and target resource, and for
+ * order lines the approved parts up to the approved amount (the rule in `src/protocol/standing.ts`), until the user
+ * revokes it. They live in this browser only and only save the
  * clicks: the ERP still checks the user's role and applies its approval policy to every write.
  */
 export function useStandingPermissions(
@@ -58,7 +59,7 @@ export function useStandingPermissions(
     (interrupt: Approval) => {
       if (!view.id) return;
       const current = all[view.id] ?? [];
-      const scope = standingScope(interrupt.tool, interrupt.args);
+      const scope = standingScope(interrupt.tool, interrupt.args, interrupt.details);
       const key = JSON.stringify(scope);
       if (!current.some((p) => p.key === key))
         update(view.id, [
@@ -67,7 +68,7 @@ export function useStandingPermissions(
             key,
             scope,
             label: interrupt.label ?? interrupt.tool,
-            text: describeScope(scope, interrupt.details?.supplier),
+            text: describeScope(scope, interrupt.details),
           },
         ]);
       decide(interrupt.interrupt_id, { type: 'approve' });
@@ -91,7 +92,7 @@ export function useStandingPermissions(
     if (busy) return;
     const standing = view.pending.find(
       (p): p is Approval =>
-        p.kind === 'approval' && permissions.some((s) => s.scope && coversCall(s.scope, p.tool, p.args)),
+        p.kind === 'approval' && permissions.some((s) => s.scope && coversCall(s.scope, p.tool, p.args, p.details)),
     );
     if (standing) decide(standing.interrupt_id, { type: 'approve' });
   }, [view.pending, busy, permissions, decide]);

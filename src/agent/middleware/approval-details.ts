@@ -1,3 +1,4 @@
+import type { RfqAwardPreview } from '../../erp/index.ts';
 import type { ApprovalDetails, PriceSeverity } from '../../protocol/index.ts';
 import type { ToolContext, ToolRegistry } from '../../tools/index.ts';
 
@@ -11,6 +12,7 @@ export async function approvalDetails(
 ): Promise<ApprovalDetails | undefined> {
   const declared = await registry.approvalDetails(tool, args, ctx);
   if (declared) return declared;
+  if (tool === 'rfq_award') return awardDetails(registry, args, ctx);
   // Only an order write's card shows the lines behind its ids: another write (an RFQ award names a supplier too) is
   // not looked up for a card that would not show it.
   if (!tool.startsWith('order_')) return undefined;
@@ -102,4 +104,47 @@ async function orderPreview(
   if (answer.success === false || answer.totalAmount === undefined || !answer.approval)
     return { refused: answer.error ?? 'no preview' };
   return { totalAmount: answer.totalAmount, approval: answer.approval };
+}
+
+/**
+ * An award's card: the ERP's preview of the award (the order it writes, line by line with its price checks, the total
+ * and the approval policy's decision), whether it closes the RFQ first, and the supplier's rank with its reasons.
+ */
+async function awardDetails(
+  registry: ToolRegistry,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<ApprovalDetails | undefined> {
+  // A company's ERP MCP server may offer no preview; the card then shows the call's arguments alone.
+  if (!registry.get('rfq_award_preview')) return undefined;
+  const answer = (await registry.execute('rfq_award_preview', args, ctx)) as
+    | (RfqAwardPreview & { success?: undefined })
+    | { success: false; error?: string; unavailable?: string };
+  if (answer.success === false) return answer.unavailable ? undefined : { preview: { refused: answer.error ?? '' } };
+  const { order } = answer;
+  return {
+    supplier: order.supplier.nameZh,
+    ...(order.supplier.nameEn ? { supplierEn: order.supplier.nameEn } : {}),
+    lines: order.lines.map((line) => ({
+      partId: line.partId,
+      code: line.part.code,
+      name: line.part.nameZh,
+      ...(line.part.nameEn ? { nameEn: line.part.nameEn } : {}),
+      unit: line.part.unit,
+      listPrice: line.unitPrice,
+      quantity: line.quantity,
+      ...(line.priceCheck
+        ? {
+            priceCheck: {
+              unitPrice: line.unitPrice,
+              severity: line.priceCheck.severity,
+              deviationPct: line.priceCheck.deviationPct,
+              median12m: line.priceCheck.median12m,
+            },
+          }
+        : {}),
+    })),
+    preview: { totalAmount: order.totalAmount, approval: order.approval },
+    award: { rfqNo: answer.rfqNo, closes: answer.closes, rank: answer.rank, ranked: answer.ranked, why: answer.why },
+  };
 }

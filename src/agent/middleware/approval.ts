@@ -39,8 +39,10 @@ export interface ApprovalOptions {
 
 /**
  * Human in the loop for writes: the run pauses with an `approval` interrupt carrying the tool, its arguments and
- * the allowed decisions; approve runs the call as is, edit runs it with the human's arguments, reject answers
- * the model without running anything. Each call is decided on its own, so rejecting one never drops another.
+ * the allowed decisions; approve runs the call as is, reject answers the model without running anything, and edit
+ * shows the card again for the edited arguments, previewed afresh (total, price checks, the approval policy's
+ * decision), so what is approved is exactly what the card then shows. Each call is decided on its own, so rejecting
+ * one never drops another.
  */
 export function createApprovalMiddleware(options: ApprovalOptions) {
   return createMiddleware({
@@ -50,44 +52,51 @@ export function createApprovalMiddleware(options: ApprovalOptions) {
       const { toolCall } = request;
       if (!options.needsApproval(toolCall.name, toolCall.args)) return handler(request);
       const ctx = runContext(request.runtime);
-      const details =
+      const detailsOf = (args: Record<string, unknown>) =>
         ctx && options.details
-          ? await silently('ApprovalMiddleware', request.runtime, () =>
-              options.details!(toolCall.name, toolCall.args as Record<string, unknown>, ctx),
-            )
-          : undefined;
-      const decision = interrupt<HumanRequest, HumanDecision>({
-        kind: 'approval',
-        tool: toolCall.name,
-        label: options.label(toolCall.name),
-        args: toolCall.args as Record<string, unknown>,
-        allowed: ['approve', 'edit', 'reject'],
-        ...(details ? { details } : {}),
-      });
+          ? silently('ApprovalMiddleware', request.runtime, () => options.details!(toolCall.name, args, ctx))
+          : Promise.resolve(undefined);
       const callId = toolCall.id ?? '';
-      if (
-        decision?.type === 'approve' ||
-        (decision?.type === 'edit' && decision.args && typeof decision.args === 'object')
-      ) {
-        const args = decision.type === 'edit' ? decision.args : toolCall.args;
-        options.ledger.grant(callId);
-        try {
-          return await handler({ ...request, toolCall: { ...toolCall, args } });
-        } finally {
-          options.ledger.release(callId);
+      let args = toolCall.args as Record<string, unknown>;
+      let revision = 0;
+      // Each edit is a new card: on a resume the graph replays the earlier decisions in order, so the loop reaches the
+      // card that waits with the arguments it showed.
+      for (;;) {
+        const details = await detailsOf(args);
+        const decision = interrupt<HumanRequest, HumanDecision>({
+          kind: 'approval',
+          tool: toolCall.name,
+          label: options.label(toolCall.name),
+          args,
+          allowed: ['approve', 'edit', 'reject'],
+          ...(details ? { details } : {}),
+          ...(revision ? { revision } : {}),
+        });
+        if (decision?.type === 'edit' && decision.args && typeof decision.args === 'object') {
+          args = decision.args;
+          revision += 1;
+          continue;
         }
-      }
-      const reason = decision?.type === 'reject' && decision.reason ? `：${decision.reason}` : '';
-      return new ToolMessage({
-        tool_call_id: callId,
-        name: toolCall.name,
-        content: JSON.stringify(
-          failure(
-            `用户拒绝了 ${toolCall.name}${reason}，未写入 ERP / the user rejected ${toolCall.name}; nothing was written`,
-            '告诉用户操作已取消，不要重试 / tell the user it was not done; do not retry',
+        if (decision?.type === 'approve') {
+          options.ledger.grant(callId);
+          try {
+            return await handler({ ...request, toolCall: { ...toolCall, args } });
+          } finally {
+            options.ledger.release(callId);
+          }
+        }
+        const reason = decision?.type === 'reject' && decision.reason ? `：${decision.reason}` : '';
+        return new ToolMessage({
+          tool_call_id: callId,
+          name: toolCall.name,
+          content: JSON.stringify(
+            failure(
+              `用户拒绝了 ${toolCall.name}${reason}，未写入 ERP / the user rejected ${toolCall.name}; nothing was written`,
+              '告诉用户操作已取消，不要重试 / tell the user it was not done; do not retry',
+            ),
           ),
-        ),
-      });
+        });
+      }
     },
   });
 }

@@ -2,6 +2,8 @@ import { awaitAllCallbacks } from '@langchain/core/callbacks/promises';
 import { Command } from '@langchain/langgraph';
 import {
   type AgentRuntime,
+  clientInterruptId,
+  graphInterruptId,
   modelServiceFailure,
   NO_USAGE,
   type ProcuraRunContext,
@@ -149,7 +151,9 @@ export class RunExecution {
   private async graphInput(graph: unknown, input: RunInput): Promise<unknown> {
     if (input.kind === 'message') return { messages: [{ role: 'user', content: input.message }] };
     if (input.kind === 'retry') return null;
-    const resume = new Command({ resume: { [input.decision.interrupt_id]: input.decision.decision } });
+    const resume = new Command({
+      resume: { [graphInterruptId(input.decision.interrupt_id)]: input.decision.decision },
+    });
     if (input.kind === 'decision') return resume;
     const state = await stateOf(graph, this.config());
     if (interruptsOf(state).some((p) => p.interrupt_id === input.decision.interrupt_id)) return resume;
@@ -283,7 +287,8 @@ function interruptsOf(state: GraphState): PendingInterrupt[] {
     for (const interrupt of task.interrupts ?? []) {
       if (!interrupt.id || seen.has(interrupt.id)) continue;
       seen.add(interrupt.id);
-      pending.push({ interrupt_id: interrupt.id, value: interrupt.value as PendingInterrupt['value'] });
+      const value = interrupt.value as PendingInterrupt['value'];
+      pending.push({ interrupt_id: clientInterruptId(interrupt.id, value), value });
     }
   }
   return pending;

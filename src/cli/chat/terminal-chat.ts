@@ -7,6 +7,7 @@ import {
   describeScope,
   FREE_TEXT_CHOICE,
   type FreeText,
+  formatYuan,
   type HumanDecision,
   type InterruptData,
   NUMBER_FIELDS,
@@ -160,7 +161,10 @@ export class TerminalChat {
 
   private async decide(interrupt: InterruptData): Promise<HumanDecision | undefined | typeof CANCELLED> {
     if (interrupt.kind === 'approval') {
-      if (this.options.yes || this.alwaysAllowed.some((s) => coversCall(s, interrupt.tool, interrupt.args))) {
+      if (
+        this.options.yes ||
+        this.alwaysAllowed.some((s) => coversCall(s, interrupt.tool, interrupt.args, interrupt.details))
+      ) {
         // What was confirmed is this person's step only: the card says what the ERP's approval policy will do.
         if (!this.options.json) {
           const why = this.options.yes ? '--yes' : '本会话总是允许 / always allowed in this session';
@@ -229,7 +233,7 @@ export class TerminalChat {
       choices: [
         { name: '允许一次 / allow once', value: 'once', disabled: !allowed.has('approve') },
         {
-          name: `本会话内总是允许 / always allow in this session: ${describeScope(standingScope(interrupt.tool, interrupt.args), interrupt.details?.supplier)}`,
+          name: `本会话内总是允许 / always allow in this session: ${describeScope(standingScope(interrupt.tool, interrupt.args, interrupt.details), interrupt.details)}`,
           value: 'always',
           disabled: !allowed.has('approve'),
         },
@@ -237,7 +241,7 @@ export class TerminalChat {
         { name: '拒绝 / deny', value: 'deny', disabled: !allowed.has('reject') },
       ],
     });
-    if (choice === 'always') this.alwaysAllowed.push(standingScope(interrupt.tool, interrupt.args));
+    if (choice === 'always') this.alwaysAllowed.push(standingScope(interrupt.tool, interrupt.args, interrupt.details));
     if (choice === 'once' || choice === 'always') return { type: 'approve' };
     if (choice === 'deny') {
       const reason = await input({ message: '拒绝原因（可空）/ reason (optional)' });
@@ -254,8 +258,14 @@ export class TerminalChat {
  */
 function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }>): string {
   const args = interrupt.args ?? {};
-  const lines = Array.isArray(args.lines) ? (args.lines as Array<Record<string, unknown>>) : [];
   const details = interrupt.details;
+  // A write whose arguments name no lines (an RFQ award) shows the lines of the ERP's preview.
+  const lines: Array<Record<string, unknown>> = Array.isArray(args.lines)
+    ? (args.lines as Array<Record<string, unknown>>)
+    : (details?.lines ?? [])
+        .filter((l) => typeof l.quantity === 'number')
+        .map((l) => ({ partId: l.partId, quantity: l.quantity, unitPrice: l.listPrice }));
+  const award = details?.award;
   // The supplier is named by the ERP, not by its id.
   const rest = Object.entries(args).filter(([k]) => k !== 'lines' && !(k === 'supplierId' && details?.supplier));
   let sum = 0;
@@ -269,7 +279,7 @@ function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }
       `  ${i + 1}. ${part ? `${part.code} ${bothNames(part.name, part.nameEn)}` : `part ${String(l.partId ?? l.code ?? '?')}`}`,
       ` × ${String(l.quantity ?? '?')}${part?.unit ?? ''}`,
       price !== undefined ? ` @ ¥${price}` : '',
-      amount !== undefined ? ` = ${money(amount)}` : '',
+      amount !== undefined ? ` = ${formatYuan(amount)}` : '',
       check ? `  [${priceCheckText(check)}]` : '',
     ].join('');
   });
@@ -278,8 +288,16 @@ function describeApproval(interrupt: Extract<InterruptData, { kind: 'approval' }
   return [
     ...(details?.supplier ? [`  供应商 / supplier: ${bothNames(details.supplier, details.supplierEn)}`] : []),
     ...(details?.order ? [`  订单 / order: ${details.order.orderNo} (${details.order.status})`] : []),
+    ...(award
+      ? [
+          `  询价单 / RFQ: ${award.rfqNo}${award.closes ? '（先截止 / closes it first）' : ''} · ${
+            award.rank === null ? '未排名 / not ranked' : `排名 / rank ${award.rank}/${award.ranked}`
+          }`,
+          ...award.why.map((why) => `    - ${why}`),
+        ]
+      : []),
     ...shown,
-    ...(lines.length ? [bold(`  合计 / total: ${money(total)}`)] : []),
+    ...(lines.length ? [bold(`  合计 / total: ${formatYuan(total)}`)] : []),
     ...(preview ? [`  审批策略 / approval policy: ${policyText(preview, args.submit === true)}`] : []),
     ...rest.map(([k, v]) => `  ${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`),
   ].join('\n');
@@ -338,8 +356,6 @@ async function pickSeveral(message: string, options: ChoiceOption[], freeText: b
   const picked = await checkbox({ message, choices: numbered(options, freeText), required: true });
   return picked.includes(TYPE_IT) ? typedAnswer() : (picked as string[]);
 }
-
-const money = (n: number) => `¥${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 /** The ERP policy's decision on the previewed order: what happens on submission, or why the ERP would refuse it. */
 function policyText(preview: NonNullable<NonNullable<Approval['details']>['preview']>, submit: boolean): string {

@@ -542,6 +542,20 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
   app.openapi(
     route({
       method: 'post',
+      operationId: 'previewRfqAward',
+      path: '/rfqs/{id}/award/preview',
+      summary:
+        '预览授标：将生成的采购订单（行、单价、合计、审批策略）与授标建议中的排名和理由，不写入 / what an award would write, without writing',
+      tags: ['rfqs'],
+      request: { params: s.IdParam, body: json(s.AwardRfqBody) },
+      ...standard(s.RfqAwardPreviewSchema),
+    }),
+    async (c) =>
+      c.json(await services.sourcing.awardPreview(c.var.ctx, c.req.valid('param').id, c.req.valid('json')), 200),
+  );
+  app.openapi(
+    route({
+      method: 'post',
       operationId: 'awardRfq',
       path: '/rfqs/{id}/award',
       summary: '授标：为所选供应商生成采购订单草稿（支持 Idempotency-Key）/ award: drafts the purchase order',

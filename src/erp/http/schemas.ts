@@ -170,6 +170,7 @@ export const TokenParam = z.object({
 export const RfqSchema = documented(contract.RfqSchema).openapi('Rfq');
 export const RfqSummarySchema = documented(contract.RfqSummarySchema).openapi('RfqSummary');
 export const RfqAwardSchema = documented(contract.RfqAwardSchema).openapi('RfqAward');
+export const RfqAwardPreviewSchema = documented(contract.RfqAwardPreviewSchema).openapi('RfqAwardPreview');
 export const SourcingSettingsSchema = documented(contract.SourcingSettingsSchema).openapi('SourcingSettings');
 export const RfqProposalSchema = documented(contract.RfqProposalSchema).openapi('RfqProposal');
 export const ExchangeRateSchema = documented(contract.ExchangeRateSchema).openapi('ExchangeRate');

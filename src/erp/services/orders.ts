@@ -60,7 +60,7 @@ const TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
 const EDITABLE: readonly OrderStatus[] = ['draft', 'pending_approval'];
 
 /** Thrown to roll a preview's transaction back. */
-const ROLLED_BACK = Symbol('rolled back');
+export const ROLLED_BACK = Symbol('rolled back');
 
 /** Purchase orders: creation (idempotent per key), optimistic-locked updates, search with full details. */
 export class OrderBook {
@@ -103,20 +103,20 @@ export class OrderBook {
       .transaction()
       .execute(async (trx) => {
         const id = await this.insertOrder(trx, ctx, { ...input, status: 'pending_approval' });
-        const [order] = await this.hydrate(ctx, [await this.row(trx, ctx, id)], trx);
-        const { rule, reason } = order.approval ?? { rule: 'needs-admin' as const, reason: '' };
-        preview = {
-          supplier: order.supplier,
-          lines: order.lines,
-          totalAmount: order.totalAmount,
-          approval: { rule, reason },
-        };
+        preview = await this.previewWithin(trx, ctx, id);
         throw ROLLED_BACK;
       })
       .catch((error: unknown) => {
         if (error !== ROLLED_BACK) throw error;
       });
     return preview!;
+  }
+
+  /** An order written inside a caller's transaction, as a preview shows it (the caller rolls the write back). */
+  async previewWithin(trx: Transaction<ErpTables>, ctx: ErpContext, id: number): Promise<OrderPreview> {
+    const [order] = await this.hydrate(ctx, [await this.row(trx, ctx, id)], trx);
+    const { rule, reason } = order.approval ?? { rule: 'needs-admin' as const, reason: '' };
+    return { supplier: order.supplier, lines: order.lines, totalAmount: order.totalAmount, approval: { rule, reason } };
   }
 
   /** Runs one order write at most once per idempotency key (see `writeOnce`) and returns the order as it now stands. */

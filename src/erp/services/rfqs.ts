@@ -7,6 +7,7 @@ import {
   type CreateRfqInput,
   type ExchangeRate,
   type Order,
+  type OrderPreview,
   type QuoteReplyInput,
   QuoteReplyInputSchema,
   type Rfq,
@@ -20,7 +21,7 @@ import type { ErpTables } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { type ErpContext, fromE4, nowIso, toE4 } from './context.ts';
 import { writeOnce } from './idempotency.ts';
-import type { OrderBook } from './orders.ts';
+import { type OrderBook, ROLLED_BACK } from './orders.ts';
 
 type RfqRow = Selectable<ErpTables['rfqs']>;
 type InvitationRow = Selectable<ErpTables['rfq_invitations']>;
@@ -273,72 +274,113 @@ export class RfqBook {
    * Awards the RFQ to one supplier: a purchase order for every line at that supplier's effective CNY unit price at
    * the asked quantity, in the same transaction as the award, so the award and its order are written together and
    * once. The order is a draft (or submitted to the approval policy with `submit`); each line becomes that
-   * supplier's catalogue part of the same product.
+   * supplier's catalogue part of the same product. With `close`, an RFQ still taking replies is closed first, in the
+   * same write (one decision for the two steps that belong together).
    */
   async award(ctx: ErpContext, id: number, input: AwardRfqInput, idempotencyKey?: string) {
     requireWriter(ctx);
     const { rfq, replayed } = await this.once(ctx, idempotencyKey, { award: id, ...input }, async (trx) => {
-      const before = await this.row(trx, ctx.projectId, id);
-      requireOwner(ctx, before);
-      if (before.status === 'sent' || before.status === 'collecting')
-        throw conflict('请先截止询价再授标 / close the RFQ before awarding it', { status: before.status });
-      const [rfq] = await this.hydrate(trx, [before]);
-      const errors: FieldError[] = [];
-      if (!rfq.invitations.some((i) => i.supplier.id === input.supplierId))
-        errors.push({ field: 'supplierId', message: `supplier ${input.supplierId} was not invited` });
-      const orderLines = [];
-      for (const line of rfq.lines) {
-        const quote = rfq.quotes.find((q) => q.supplier.id === input.supplierId && q.lineNo === line.lineNo);
-        const field = `lines[${line.lineNo - 1}]`;
-        if (!line.part) {
-          errors.push({ field, message: `line ${line.lineNo} is a free-text item: add it to the catalogue first` });
-          continue;
-        }
-        if (quote?.status !== 'quoted' || !quote.effective) {
-          errors.push({
-            field,
-            message: `no usable quote for line ${line.lineNo} (${quote ? (quote.flag ?? quote.effectiveReason ?? quote.status) : 'none'})`,
-          });
-          continue;
-        }
-        if (quote.validUntil !== null && quote.validUntil < nowIso().slice(0, 10))
-          errors.push({ field, message: `the quote was valid until ${quote.validUntil}` });
-        if (quote.moq !== null && quote.moq > line.quantity)
-          errors.push({ field, message: `MOQ ${quote.moq} is above the asked ${line.quantity}` });
-        const part = await trx
-          .selectFrom('parts')
-          .select('id')
-          .where('project_id', '=', ctx.projectId)
-          .where('supplier_id', '=', input.supplierId)
-          .where('model', '=', line.part.model)
-          .where('category', '=', line.part.category)
-          .orderBy('id')
-          .executeTakeFirst();
-        if (!part) {
-          errors.push({ field, message: `the supplier lists no ${line.part.model} in the catalogue` });
-          continue;
-        }
-        orderLines.push({ partId: Number(part.id), quantity: line.quantity, unitPrice: quote.effective.unitPriceCny });
-      }
-      if (errors.length) throw unprocessable('不能授标 / cannot award', errors);
-      const orderId = await this.orders.createWithin(trx, ctx, {
-        supplierId: input.supplierId,
-        lines: orderLines,
-        expectedDate: rfq.lines.map((l) => l.requiredDate).sort()[0],
-        note: [`询价 / RFQ ${rfq.rfqNo}`, input.note].filter(Boolean).join('\n'),
-        status: input.submit ? 'pending_approval' : 'draft',
-      });
-      await this.setStatus(trx, before, input.version, 'awarded', {
-        awarded_supplier_id: input.supplierId,
-        awarded_order_id: orderId,
-        awarded_by: ctx.username,
-        awarded_at: nowIso(),
-      });
-      await recordAudit(trx, ctx, { entity: 'rfq', entityId: id, action: 'award', after: { ...input, orderId } });
+      await this.awardWithin(trx, ctx, id, input);
       return id;
     });
     const order: Order = await this.orders.get(ctx, rfq.award?.orderId ?? 0);
     return { rfq, order, replayed };
+  }
+
+  /**
+   * What `award` would write, without writing it: the same code runs in a transaction that is rolled back, so the
+   * approval card cannot drift from the write. The order is previewed as submitted, for the policy's decision.
+   */
+  async previewAward(ctx: ErpContext, id: number, input: AwardRfqInput) {
+    requireWriter(ctx);
+    let preview: { rfqNo: string; closes: boolean; order: OrderPreview } | undefined;
+    await this.db
+      .transaction()
+      .execute(async (trx) => {
+        const { rfqNo, closes, orderId } = await this.awardWithin(trx, ctx, id, { ...input, submit: true });
+        preview = { rfqNo, closes, order: await this.orders.previewWithin(trx, ctx, orderId) };
+        throw ROLLED_BACK;
+      })
+      .catch((error: unknown) => {
+        if (error !== ROLLED_BACK) throw error;
+      });
+    return preview!;
+  }
+
+  private async awardWithin(trx: Transaction<ErpTables>, ctx: ErpContext, id: number, input: AwardRfqInput) {
+    let before = await this.row(trx, ctx.projectId, id);
+    requireOwner(ctx, before);
+    const closes = before.status === 'sent' || before.status === 'collecting';
+    if (closes && !input.close)
+      throw conflict('请先截止询价再授标 / close the RFQ before awarding it', { status: before.status });
+    // The version the person read: the award checks it, or the close does and the award follows at the next.
+    let version = input.version;
+    if (closes) {
+      await this.setStatus(trx, before, input.version, 'closed');
+      await recordAudit(trx, ctx, {
+        entity: 'rfq',
+        entityId: id,
+        action: 'closed',
+        before: { status: before.status },
+        after: { version: input.version, award: input.supplierId },
+      });
+      before = await this.row(trx, ctx.projectId, id);
+      version = before.version;
+    }
+    const [rfq] = await this.hydrate(trx, [before]);
+    const errors: FieldError[] = [];
+    if (!rfq.invitations.some((i) => i.supplier.id === input.supplierId))
+      errors.push({ field: 'supplierId', message: `supplier ${input.supplierId} was not invited` });
+    const orderLines = [];
+    for (const line of rfq.lines) {
+      const quote = rfq.quotes.find((q) => q.supplier.id === input.supplierId && q.lineNo === line.lineNo);
+      const field = `lines[${line.lineNo - 1}]`;
+      if (!line.part) {
+        errors.push({ field, message: `line ${line.lineNo} is a free-text item: add it to the catalogue first` });
+        continue;
+      }
+      if (quote?.status !== 'quoted' || !quote.effective) {
+        errors.push({
+          field,
+          message: `no usable quote for line ${line.lineNo} (${quote ? (quote.flag ?? quote.effectiveReason ?? quote.status) : 'none'})`,
+        });
+        continue;
+      }
+      if (quote.validUntil !== null && quote.validUntil < nowIso().slice(0, 10))
+        errors.push({ field, message: `the quote was valid until ${quote.validUntil}` });
+      if (quote.moq !== null && quote.moq > line.quantity)
+        errors.push({ field, message: `MOQ ${quote.moq} is above the asked ${line.quantity}` });
+      const part = await trx
+        .selectFrom('parts')
+        .select('id')
+        .where('project_id', '=', ctx.projectId)
+        .where('supplier_id', '=', input.supplierId)
+        .where('model', '=', line.part.model)
+        .where('category', '=', line.part.category)
+        .orderBy('id')
+        .executeTakeFirst();
+      if (!part) {
+        errors.push({ field, message: `the supplier lists no ${line.part.model} in the catalogue` });
+        continue;
+      }
+      orderLines.push({ partId: Number(part.id), quantity: line.quantity, unitPrice: quote.effective.unitPriceCny });
+    }
+    if (errors.length) throw unprocessable('不能授标 / cannot award', errors);
+    const orderId = await this.orders.createWithin(trx, ctx, {
+      supplierId: input.supplierId,
+      lines: orderLines,
+      expectedDate: rfq.lines.map((l) => l.requiredDate).sort()[0],
+      note: [`询价 / RFQ ${rfq.rfqNo}`, input.note].filter(Boolean).join('\n'),
+      status: input.submit ? 'pending_approval' : 'draft',
+    });
+    await this.setStatus(trx, before, version, 'awarded', {
+      awarded_supplier_id: input.supplierId,
+      awarded_order_id: orderId,
+      awarded_by: ctx.username,
+      awarded_at: nowIso(),
+    });
+    await recordAudit(trx, ctx, { entity: 'rfq', entityId: id, action: 'award', after: { ...input, orderId } });
+    return { rfqNo: rfq.rfqNo, closes, orderId };
   }
 
   /** A buyer enters a supplier's reply by hand; it counts like one that came by mail. */

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import { conflict, forbidden } from '../../shared/index.ts';
 import type {
+  AwardRfqInput,
   PROPOSAL_EXCLUSIONS,
+  RfqAwardPreview,
   RfqProposal,
   SourcingSettings,
   SourcingWeights,
@@ -109,6 +111,17 @@ export class SourcingDesk {
       });
     });
     return this.settings(ctx);
+  }
+
+  /**
+   * What awarding `rfqId` to a supplier would write (the ERP's own award, rolled back) and where the proposal ranks
+   * that supplier and why: everything an approval card of the award shows.
+   */
+  async awardPreview(ctx: ErpContext, rfqId: number, input: AwardRfqInput): Promise<RfqAwardPreview> {
+    const proposal = await this.proposal(ctx, rfqId);
+    const written = await this.parts.rfqs.previewAward(ctx, rfqId, input);
+    const ranked = proposal.ranking.find((r) => r.supplier.id === input.supplierId);
+    return { ...written, rank: ranked?.rank ?? null, ranked: proposal.ranking.length, why: ranked?.why ?? [] };
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   type Order,
   type Page,
   type Rfq,
+  type RfqAwardPreview,
   type RfqProposal,
 } from '../../erp/index.ts';
 import { Tool, type ToolControl, type ToolSpec } from '../registry.ts';
@@ -181,10 +182,31 @@ export class RfqTools {
   }
 
   @Tool({
+    name: 'rfq_award_preview',
+    label: '预览授标',
+    description:
+      '预览授标（不写入）：ERP 按授标的同一规则给出将生成的采购订单（供应商、行、人民币单价与价格检查、合计、提交后审批策略的结果）、是否先截止询价，以及授标建议中该供应商的排名和理由。/ What awarding the RFQ to this supplier would write, without writing: the order, its policy decision, and the supplier’s rank with reasons.',
+    schema: RfqAwardInput,
+    safety: 'read-only',
+    group: 'rfq',
+    output: traced(contract.RfqAwardPreviewSchema),
+  })
+  async rfqAwardPreview(input: z.infer<typeof RfqAwardInput>, control: ToolControl) {
+    const { rfqId, idempotencyKey: _key, ...body } = input;
+    const { body: preview, traceId } = await erpExchange<RfqAwardPreview>(
+      this.connection,
+      'POST',
+      `/rfqs/${rfqId}/award/preview`,
+      { body, signal: control.signal },
+    );
+    return { ...preview, traceId };
+  }
+
+  @Tool({
     name: 'rfq_award',
     label: '询价授标',
     description:
-      '授标：按所选供应商在询价数量下的人民币单价生成一张采购订单草稿（submit=true 则提交审批策略），与询价单关联，只写一次。询价单须已截止。须得到用户批准。/ Awards a closed RFQ to one supplier: drafts one purchase order at its CNY prices, linked to the RFQ, written once. Needs approval.',
+      '授标：按所选供应商在询价数量下的人民币单价生成一张采购订单草稿（submit=true 则提交审批策略），与询价单关联，只写一次。仍在收集报价的询价单须先截止：close=true 在同一次写入中先截止再授标（一次审批）。须得到用户批准。/ Awards the RFQ to one supplier: drafts one purchase order at its CNY prices, linked to the RFQ, written once; close=true closes an RFQ still taking replies first, in the same write (one approval). Needs approval.',
     schema: RfqAwardInput,
     safety: 'write',
     group: 'rfq',

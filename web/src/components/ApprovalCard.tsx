@@ -1,5 +1,5 @@
 import { useContext, useState } from 'react';
-import type { HumanDecision, InterruptData } from '../../../src/protocol/index.ts';
+import { describeScope, type HumanDecision, type InterruptData, standingScope } from '../../../src/protocol/index.ts';
 import { LangContext, useT } from '../i18n.ts';
 import { money, PriceCheckBadge } from './PriceCheck.tsx';
 
@@ -31,10 +31,17 @@ export function ApprovalCard({
   const [args, setArgs] = useState<Args>(() => structuredClone(interrupt.args ?? {}));
   const [reason, setReason] = useState('');
   const allowed = new Set(interrupt.allowed ?? ['approve', 'edit', 'reject']);
-  const lines = Array.isArray(args.lines) ? (args.lines as Line[]) : undefined;
+  // A write whose arguments name no lines (an RFQ award) shows the lines of the ERP's preview, not to be edited.
+  const ownLines = Array.isArray(args.lines) ? (args.lines as Line[]) : undefined;
+  const previewed = interrupt.details?.lines?.filter((l) => typeof l.quantity === 'number');
+  const lines =
+    ownLines ??
+    (previewed?.length
+      ? previewed.map((l) => ({ partId: l.partId, quantity: l.quantity, unitPrice: l.listPrice }))
+      : undefined);
   const partOf = (line: Line) => interrupt.details?.lines?.find((d) => d.partId === line.partId);
   const priceOf = (line: Line) => (typeof line.unitPrice === 'number' ? line.unitPrice : partOf(line)?.listPrice);
-  const editing = mode === 'edit';
+  const editing = mode === 'edit' && ownLines !== undefined;
   const setLine = (index: number, key: string, value: unknown) =>
     setArgs((a) => ({
       ...a,
@@ -53,6 +60,11 @@ export function ApprovalCard({
         <strong>{interrupt.label ?? interrupt.tool}</strong>
         <code className="muted">{interrupt.tool}</code>
       </header>
+      {interrupt.revision ? (
+        <p className="muted" data-testid="edited-card">
+          {t('editedCard')}
+        </p>
+      ) : null}
       {(interrupt.details?.supplier || interrupt.details?.order) && (
         <p className="muted">
           {interrupt.details.supplier
@@ -62,6 +74,7 @@ export function ApprovalCard({
         </p>
       )}
       {interrupt.details?.skill && <SkillPreview skill={interrupt.details.skill} />}
+      {interrupt.details?.award && <AwardSummary award={interrupt.details.award} />}
       {lines && (
         <table className="table order-lines">
           <thead>
@@ -130,7 +143,15 @@ export function ApprovalCard({
           ) : null}
         </table>
       )}
-      {interrupt.details?.preview && <PolicyResult preview={interrupt.details.preview} submit={args.submit === true} />}
+      {/* The ERP's preview is of the arguments it was made for: while they are edited it is not shown, and the edit
+          comes back as a card of its own, previewed afresh, to approve as shown. */}
+      {editing ? (
+        <p className="muted" data-testid="preview-after-edit">
+          {t('previewAfterEdit')}
+        </p>
+      ) : (
+        interrupt.details?.preview && <PolicyResult preview={interrupt.details.preview} submit={args.submit === true} />
+      )}
       <dl className="kv">
         {(lines || 'expectedDate' in args) && (
           <>
@@ -176,9 +197,22 @@ export function ApprovalCard({
               </button>
             )}
             {allowed.has('approve') && onAlwaysAllow && (
-              <button type="button" className="btn" disabled={busy} data-testid="always-allow" onClick={onAlwaysAllow}>
+              // The card says what "always allow" would cover: for an order, its supplier, parts and amount at most.
+              <button
+                type="button"
+                className="btn"
+                disabled={busy}
+                data-testid="always-allow"
+                aria-describedby={`scope-${interrupt.interrupt_id}`}
+                onClick={onAlwaysAllow}
+              >
                 {t('alwaysAllow')}
               </button>
+            )}
+            {allowed.has('approve') && onAlwaysAllow && (
+              <small className="muted" id={`scope-${interrupt.interrupt_id}`} data-testid="always-allow-scope">
+                {describeScope(standingScope(interrupt.tool, interrupt.args, interrupt.details), interrupt.details)}
+              </small>
             )}
             {allowed.has('edit') && (
               <button type="button" className="btn" disabled={busy} onClick={() => setMode('edit')}>
@@ -329,6 +363,32 @@ function SkillPreview({ skill }: { skill: NonNullable<NonNullable<Approval['deta
         {skill.text}
         {skill.truncated ? `\n… (${t('truncated')})` : ''}
       </pre>
+    </div>
+  );
+}
+
+/** An RFQ award's card head: the RFQ, whether the award closes it first, and the supplier's rank with its reasons. */
+function AwardSummary({ award }: { award: NonNullable<NonNullable<Approval['details']>['award']> }) {
+  const t = useT();
+  const english = useContext(LangContext) === 'en';
+  const half = (text: string) => text.split(' / ')[english ? 1 : 0] ?? text;
+  return (
+    <div className="muted" data-testid="award-summary">
+      <p>
+        {award.rfqNo}
+        {award.closes ? ` · ${t('awardCloses')}` : ''}
+        {' · '}
+        {award.rank === null
+          ? t('awardUnranked')
+          : t('awardRank').replace('{rank}', String(award.rank)).replace('{of}', String(award.ranked))}
+      </p>
+      {award.why.length > 0 && (
+        <ul>
+          {award.why.map((why) => (
+            <li key={why}>{half(why)}</li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

@@ -1,8 +1,8 @@
-import type { PriceCheckView } from '../../../src/protocol/index.ts';
+import { formatYuan, type PriceCheckView } from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 
-export const money = (n: unknown) =>
-  typeof n === 'number' ? `¥${n.toLocaleString('zh-CN', { minimumFractionDigits: 2 })}` : '—';
+/** Money as every client shows it (the one formatter in `src/protocol/format.ts`). */
+export const money = formatYuan;
 
 /** A price against the project's 12-month median: severity and deviation, the median on hover. */
 export function PriceCheckBadge({ check }: { check: PriceCheckView }) {

@@ -457,7 +457,7 @@ function planClose(view: ConversationView, summary: RfqSummary): Plan {
 
 /**
  * Awards the RFQ to the supplier the request names, else to the one the proposal recommends: an open RFQ is closed
- * first; each write waits for the user's approval, and the award drafts exactly one purchase order.
+ * by the same write (one approval for both); the award drafts exactly one purchase order.
  */
 function planAward(view: ConversationView, summary: RfqSummary, texts: TaskTexts): Plan {
   const en = english(texts);
@@ -492,18 +492,9 @@ function planAward(view: ConversationView, summary: RfqSummary, texts: TaskTexts
       };
     supplier = { id: recommended.id, name: recommended.nameZh, nameEn: recommended.nameEn };
   }
-  if (OPEN.has(rfq.status)) {
-    const closed = lastStep(view, 'rfq_close');
-    if (!closed) {
-      if (called(view, 'rfq_close')) return {};
-      return { toolCalls: [{ name: 'rfq_close', args: { rfqId: rfq.id, version: rfq.version } }] };
-    }
-    const after = written(closed);
-    if (!after.rfq)
-      return { text: `询价单未截止，未授标：${after.error}\nThe RFQ was not closed, so it was not awarded.` };
-    rfq = after.rfq;
-  }
-  if (rfq.status !== 'closed')
+  // An RFQ still taking replies is closed by the award itself: one decision, whose card shows both steps.
+  const closes = OPEN.has(rfq.status);
+  if (!closes && rfq.status !== 'closed')
     return {
       text: `询价单 ${rfq.rfqNo} 状态为 ${status(rfq.status)}，不能授标。/ An RFQ in ${rfq.status} cannot be awarded.`,
     };
@@ -516,6 +507,7 @@ function planAward(view: ConversationView, summary: RfqSummary, texts: TaskTexts
           version: rfq.version,
           supplierId: supplier.id,
           submit: true,
+          ...(closes ? { close: true } : {}),
           note: `Procura 授标 / awarded by Procura: ${texts.words.slice(0, 200)}`,
         },
       },
