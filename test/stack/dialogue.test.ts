@@ -92,7 +92,7 @@ describe('the offline model holds a conversation (generated on the started stack
     }
     const before = await orderCount();
     const { right, misses } = await scoreFresh(
-      'questions about earlier orders',
+      { name: 'questions about earlier orders', seed: 36, bar: 1 },
       list,
       async (c, i) => {
         const turn = await h.send(h.contextFor('laoxiao', `past-question-${i}`), c.say);
@@ -171,7 +171,7 @@ describe('the offline model holds a conversation (generated on the started stack
       talks.push({ cls: `${cls}-${english ? 'en' : 'zh'}`, english, list, refer, cancels });
     }
     const { right, misses } = await scoreFresh(
-      'references over a list',
+      { name: 'references over a list', seed: 3602, bar: 1 },
       talks,
       async (t, i) => {
         const ctx = h.contextFor('laoxiao', `list-reference-${i}`);
@@ -269,7 +269,7 @@ describe('the offline model holds a conversation (generated on the started stack
     }
     const before = await orderCount();
     const { right, misses } = await scoreFresh(
-      'corrections',
+      { name: 'corrections', seed: 3603, bar: 1 },
       talks,
       async (t, i) => {
         const ctx = h.contextFor('laoxiao', `correction-${i}`);
