@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import os from 'node:os';
-import { childEnv, nodeScript } from '../shared/index.ts';
+import { childEnv, nodeScript, setIdle } from '../shared/index.ts';
 import type { ReaderAnswer, ReaderRequest } from './reply-process.ts';
 import type { ParsedReply, ReadableKind, ReplyTables } from './reply-tables.ts';
 
@@ -42,18 +42,6 @@ function startReader(): ChildProcess {
     }
   child.on('error', () => undefined); // reported through 'exit'
   return child;
-}
-
-/** An idle reading process must not keep the host alive; a reading one must. */
-function setIdle(child: ChildProcess, idle: boolean): void {
-  const channel = child.channel as { ref(): void; unref(): void } | null | undefined;
-  if (idle) {
-    child.unref();
-    channel?.unref();
-  } else {
-    child.ref();
-    channel?.ref();
-  }
 }
 
 /** Runs one request in the reading process, after those before it; `failed` when it dies or overruns. */

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -50,4 +51,16 @@ export function nodeScript(callerUrl: string, name: string): string[] {
   const entry = path.join(path.dirname(here), `${name}${extension}`);
   const loader = extension === '.ts' ? ['--import', pathToFileURL(createRequire(callerUrl).resolve('tsx')).href] : [];
   return [...loader, entry];
+}
+
+/** A pooled child process that is idle must not keep the host alive; one at work must. */
+export function setIdle(child: ChildProcess, idle: boolean): void {
+  const channel = child.channel as { ref(): void; unref(): void } | null | undefined;
+  if (idle) {
+    child.unref();
+    channel?.unref();
+  } else {
+    child.ref();
+    channel?.ref();
+  }
 }

@@ -1,4 +1,4 @@
-export { childEnv, nodeScript } from './child-process.ts';
+export { childEnv, nodeScript, setIdle } from './child-process.ts';
 export { type Conversation, conversationAttributes } from './conversation.ts';
 export { type Deadline, deadline, linkedSignal } from './deadline.ts';
 export * from './errors.ts';

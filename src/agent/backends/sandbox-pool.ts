@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import os from 'node:os';
 import type { ExecuteResponse } from 'deepagents';
-import { childEnv, nodeScript } from '../../shared/index.ts';
+import { childEnv, nodeScript, setIdle } from '../../shared/index.ts';
 import {
   EXIT_CODES,
   memoryMessage,
@@ -85,18 +85,6 @@ function startProcess(heapMb: number): SandboxProcess {
   ready.catch(() => undefined);
   setIdle(child, true);
   return { child, ready, stderr: () => stderr, runs: 0, demoted: false };
-}
-
-/** An idle process must not keep the host alive; a running one must. */
-function setIdle(child: ChildProcess, idle: boolean): void {
-  const channel = child.channel as { ref(): void; unref(): void } | null | undefined;
-  if (idle) {
-    child.unref();
-    channel?.unref();
-  } else {
-    child.ref();
-    channel?.ref();
-  }
 }
 
 function demote(sandbox: SandboxProcess): void {

@@ -468,7 +468,7 @@ function planAward(view: ConversationView, summary: RfqSummary, texts: TaskTexts
   if (called(view, 'rfq_award')) return {};
   const got = current(view, summary.id);
   if ('plan' in got) return got.plan;
-  let rfq = got.rfq;
+  const rfq = got.rfq;
   if (rfq.award)
     return {
       text: `询价单 ${rfq.rfqNo} 已授标，订单 ${rfq.award.orderNo}；不能再次授标。/ RFQ ${rfq.rfqNo} was already awarded (order ${rfq.award.orderNo}).`,
