@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { linkedSignal } from '../shared/index.ts';
 import {
   describeIssues,
+  EVERY_TEXT_FIELD,
   failure,
   type ToolContext,
   type ToolControl,
@@ -22,7 +23,7 @@ import {
   type ToolRegistry,
 } from '../tools/index.ts';
 import { type McpOAuthOptions, type PendingSignIn, UserOAuthProvider } from './oauth-client.ts';
-import { CALL_ID_META, GROUP_META } from './server.ts';
+import { CALL_ID_META, GROUP_META, UNTRUSTED_META } from './server.ts';
 
 /** One MCP server the agent uses, from configuration. */
 export const McpServerConfigSchema = z
@@ -66,6 +67,12 @@ export const McpServerConfigSchema = z
       })
       .strict()
       .optional(),
+    /**
+     * Whether the text of this server's results may reach the model as written. A server that does not list which
+     * fields of a tool's results others wrote (`_meta["procura/untrusted"]`, as Procura's own servers do) gets every
+     * string value fenced as data unless it is trusted.
+     */
+    trusted: z.boolean().default(false),
     /** Start-up fails when a required server cannot be reached; others are skipped with a warning and retried. */
     required: z.boolean().default(false),
     /** Who gets a server's tools is declared in the agents' YAML (`servers: [kb]`), nowhere else. */
@@ -101,6 +108,16 @@ export function groupOf(tool: Pick<McpTool, 'name' | '_meta'>, server: { name: s
   if (typeof declared === 'string' && GROUP_NAME.test(declared)) return declared;
   const prefix = tool.name.split('_')[0];
   return (PREFIX_GROUPS as readonly string[]).includes(prefix) ? prefix : (server.group ?? server.name);
+}
+
+/**
+ * The fields of a server's tool results that others wrote, fenced for the model: those the server lists for the tool
+ * (`_meta["procura/untrusted"]`), else every string value — none for a server configured as trusted.
+ */
+export function untrustedOf(tool: Pick<McpTool, '_meta'>, server: { trusted?: boolean }): string[] | undefined {
+  const declared = tool._meta?.[UNTRUSTED_META];
+  if (Array.isArray(declared) && declared.every((field) => typeof field === 'string')) return declared;
+  return server.trusted ? undefined : [EVERY_TEXT_FIELD];
 }
 
 /** The user whose credentials the current call carries (read by the HTTP transport's fetch and OAuth client). */
@@ -652,6 +669,7 @@ function registerServerTools(registry: ToolRegistry, connection: McpConnection, 
         schema,
         safety,
         group: groupOf(tool, config),
+        untrusted: untrustedOf(tool, config),
         server: config.name,
         // A server that knows the user may describe a tool with their live values (e.g. their project's categories).
         liveValues: config.forwardCredentials

@@ -30,6 +30,12 @@ export const CALL_ID_META = 'procura/callId';
 /** `_meta` key of a listed tool naming the group it is declared in (`part`, `order`, …), which agents select by. */
 export const GROUP_META = 'procura/group';
 
+/**
+ * `_meta` key of a listed tool naming the fields of its results that users other than the caller wrote (notes,
+ * comments), from the tool's declaration; empty when there are none. A client fences them for its model.
+ */
+export const UNTRUSTED_META = 'procura/untrusted';
+
 const TRACE_ID = /^[\w.:-]{1,128}$/;
 
 /**
@@ -87,8 +93,9 @@ export function createMcpServer(registry: ToolRegistry, options: McpServerOption
             ...(d.outputJsonSchema && {
               outputSchema: structuredClone(d.outputJsonSchema) as NonNullable<McpTool['outputSchema']>,
             }),
-            // The group travels with the tool, so a client groups it as declared, whatever its name's prefix.
-            _meta: { [GROUP_META]: d.group },
+            // The group travels with the tool, so a client groups it as declared, whatever its name's prefix; so do
+            // the fields others wrote, so a client fences them as Procura's own agent does.
+            _meta: { [GROUP_META]: d.group, [UNTRUSTED_META]: [...(d.untrusted ?? [])] },
             annotations: {
               title: d.label,
               readOnlyHint: d.safety === 'read-only',

@@ -42,4 +42,5 @@ export {
 export { MAX_PARALLEL_TOOLS, type ToolCall, ToolScheduler } from './scheduler.ts';
 export { countTokens } from './tokens.ts';
 export { createToolbox, type Toolbox, type ToolboxOptions } from './toolbox.ts';
+export { EVERY_TEXT_FIELD } from './untrusted.ts';
 export { CHROMIUM_ARGS, loadWebSettings } from './web/index.ts';

@@ -47,7 +47,8 @@ export async function toLangChainTools(
   const { interrupt } = await import('@langchain/langgraph');
   return Promise.all(
     definitions.map(async (definition) => {
-      // What other users wrote reaches the model fenced as data (MCP clients get the plain result).
+      // What other users wrote reaches the model fenced as data, however the tool arrived (an MCP tool's list comes
+      // from its server); an MCP server's own clients get the plain result.
       const untrusted = definition.untrusted?.length ? new Set(definition.untrusted) : undefined;
       return tool(
         async (input: unknown, config) => {

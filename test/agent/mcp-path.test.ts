@@ -115,6 +115,13 @@ describe('MCP on the agent’s path', () => {
     // Every ERP call went to the stand-in with the user's own token, project and trace id.
     const search = erp.received.find((c) => c.tool === 'part_search');
     expect(search).toMatchObject({ authorization: 'Bearer tok-acme', project: 'P9', trace: 'trace-s-one' });
+    // The stand-in does not say which fields of its results others wrote: every text value reaches the model fenced
+    // as data, naming where it is, while keys and numbers stay as they are.
+    const read = calls.filter((c) => c.agent === 'procurement-analyst').flatMap(toolResults);
+    const found = JSON.parse(read.find((r) => r.includes('SP-ACME-1'))!);
+    expect(found.items[0].code).toMatch(/^<<<UNTRUSTED_TEXT source="part_search items\[0\]\.code".*SP-ACME-1<<<END/);
+    expect(found.items[0]).toMatchObject({ id: 7, unitPrice: 12.5 });
+    expect(found.total).toBe(1);
 
     const sent = new Map(calls.map((c) => [c.agent, c.tools]));
     expect([...sent.keys()].sort()).toEqual(['orchestrator', 'procurement-analyst', 'procurement-order']);
