@@ -112,18 +112,21 @@ export class AgentRuntime {
 
   constructor(readonly options: AgentRuntimeOptions) {}
 
-  /** Starts a user's OAuth sign-in at an MCP server: the address to open, or undefined when already signed in. */
-  async mcpSignIn(server: string, user: string): Promise<URL | undefined> {
+  /**
+   * Starts a user's OAuth sign-in at an MCP server: the address to open, or undefined when already signed in.
+   * `browser` is the hash of a secret the user's browser holds: only that browser completes the sign-in.
+   */
+  async mcpSignIn(server: string, user: string, browser: string): Promise<URL | undefined> {
     await this.build();
     if (!this.mcp) throw new McpSignInRefused(server, 'unknown_server');
-    return this.mcp.signIn(server, { userId: user });
+    return this.mcp.signIn(server, { userId: user }, browser);
   }
 
-  /** Completes an MCP server's OAuth sign-in with what the user's browser brought back. */
-  async finishMcpSignIn(state: string, code: string): Promise<{ server: string; user: string }> {
+  /** Completes an MCP server's OAuth sign-in with what the user's browser brought back (and the hash of its secret). */
+  async finishMcpSignIn(state: string, code: string, browser: string): Promise<{ server: string; user: string }> {
     await this.build();
     if (!this.mcp) throw new McpSignInRefused('oauth', 'unknown_state');
-    const done = await this.mcp.finishSignIn(state, code);
+    const done = await this.mcp.finishSignIn(state, code, browser);
     // The server's tools join once someone is signed in there, and the graphs are compiled again with them.
     const built = await this.build();
     if ((await this.mcp.retryUnavailable(built.toolbox.registry)).length) built.graphs.clear();

@@ -215,21 +215,20 @@ export class McpServerError extends ToolError {
 }
 
 /**
- * A server needs the user to sign in (OAuth): the message names the address to open in a browser. As a tool result
- * it is a failure the model passes on to the user; the call succeeds once they have signed in.
+ * A server needs the user to sign in (OAuth): the message names Procura's address that starts it (`startAt`), since
+ * a sign-in completes only in the browser that started it. As a tool result it is a failure the model passes on to
+ * the user; the call succeeds once they have signed in.
  */
 export class McpSignInRequired extends ToolError {
   constructor(
     readonly server: string,
-    readonly url: URL | undefined,
+    readonly startAt: URL | undefined,
   ) {
     super(
-      url
-        ? `MCP 服务 / MCP server ${server}: 需要登录：请在浏览器打开 ${url} / sign-in required: open ${url} in a browser`
+      startAt
+        ? `MCP 服务 / MCP server ${server}: 需要登录：请在 Procura 中开始登录（POST ${startAt}），并在同一浏览器中打开其返回的授权地址 / sign-in required: start it in Procura (POST ${startAt}) and open the authorization address it answers in the same browser`
         : `MCP 服务 / MCP server ${server}: 需要登录 / sign-in required`,
-      url
-        ? `请用户在浏览器中打开上面的地址登录 ${server}，然后重试 / ask the user to open the address above to sign in to ${server}, then retry`
-        : `请用户登录 ${server} 后重试 / ask the user to sign in to ${server}, then retry`,
+      `请用户在 Procura 中登录 ${server}，然后重试 / ask the user to sign in to ${server} in Procura, then retry`,
     );
     this.name = 'McpSignInRequired';
   }
@@ -239,6 +238,7 @@ const SIGN_IN_REFUSALS = {
   unknown_server: '没有这个服务 / no such server',
   no_oauth: '不需要登录 / takes no OAuth sign-in',
   unknown_state: '登录请求不存在、已用过或已过期 / unknown, used or expired sign-in (state)',
+  other_browser: '登录不是在这个浏览器中开始的 / the sign-in was started in another browser',
 } as const;
 
 /**
@@ -458,7 +458,7 @@ class McpConnection {
   signInNeeded(error: unknown): McpSignInRequired | undefined {
     if (error instanceof McpSignInRequired) return error;
     if (!this.oauth || !(error instanceof UnauthorizedError || isUnauthorized(error))) return undefined;
-    return new McpSignInRequired(this.config.name, this.oauth.signInUrl());
+    return new McpSignInRequired(this.config.name, this.oauth.signInStart());
   }
 
   /** Starts the current user's sign-in here: where to send them, or undefined when they are signed in already. */
@@ -580,21 +580,28 @@ export class McpConnections {
 
   /**
    * Starts `ctx`'s user's sign-in at a server that asks for OAuth: the authorization URL to open in their browser,
-   * or undefined when they are signed in there already.
+   * or undefined when they are signed in there already. With `browser` (the hash of a secret their browser holds),
+   * only a completion that brings the same hash is taken.
    */
-  async signIn(server: string, ctx: Pick<ToolContext, 'userId'>): Promise<URL | undefined> {
+  async signIn(server: string, ctx: Pick<ToolContext, 'userId'>, browser?: string): Promise<URL | undefined> {
     const connection = this.named(server);
-    return caller.run({ userId: ctx.userId }, () => connection.signIn());
+    const url = await caller.run({ userId: ctx.userId }, () => connection.signIn());
+    const sign = url && this.signIns.get(url.searchParams.get('state') ?? '');
+    if (sign && browser) sign.browser = browser;
+    return url;
   }
 
   /**
    * Completes a sign-in: the `state` and `code` the authorization server sent the user's browser back with. The
-   * user's tokens are kept (sealed); returns whose sign-in it was. An unknown or expired state is refused.
+   * user's tokens are kept (sealed); returns whose sign-in it was. An unknown or expired state is refused, and so
+   * is one whose `browser` differs from the hash its start was bound to (or one bound to none, when given a hash).
    */
-  async finishSignIn(state: string, code: string): Promise<{ server: string; user: string }> {
+  async finishSignIn(state: string, code: string, browser?: string): Promise<{ server: string; user: string }> {
     const sign = this.signIns.get(state);
-    this.signIns.delete(state);
     if (!sign || sign.until < Date.now()) throw new McpSignInRefused('oauth', 'unknown_state');
+    // Another browser's attempt leaves the sign-in to the one that started it.
+    if (sign.browser !== browser) throw new McpSignInRefused(sign.server, 'other_browser');
+    this.signIns.delete(state);
     const connection = this.named(sign.server);
     await caller.run({ userId: sign.user }, () => connection.finishSignIn(code));
     return { server: sign.server, user: sign.user };

@@ -104,6 +104,11 @@ export interface PendingSignIn {
   server: string;
   user: string;
   until: number;
+  /**
+   * The SHA-256 of a secret the starting browser holds (a cookie), when one was bound: only that browser completes
+   * the sign-in, so an address passed to someone else cannot sign the starter in as them.
+   */
+  browser?: string;
 }
 
 const SIGN_IN_MS = 10 * 60_000;
@@ -200,6 +205,11 @@ export class UserOAuthProvider implements OAuthClientProvider {
       this.options.store.saveClient(this.server, undefined);
     if ((scope === 'all' || scope === 'tokens') && user) this.options.store.saveTokens(this.server, user, undefined);
     if ((scope === 'all' || scope === 'verifier') && user) this.flows.delete(user);
+  }
+
+  /** Procura's address that starts a user's sign-in at this server (beside the callback, on the chat API). */
+  signInStart(): URL {
+    return new URL(`../servers/${encodeURIComponent(this.server)}/sign-in`, this.options.redirectUrl);
   }
 
   /** Where the current user must go to sign in (the authorization URL of their flow under way), if anywhere. */

@@ -212,15 +212,23 @@ describe('OAuth sign-in of a standard MCP client', () => {
         error: string;
       };
       expect(first.success).toBe(false);
-      const url = /open (\S+) in a browser/.exec(first.error)?.[1];
-      expect(url, first.error).toMatch(new RegExp(`^${issuer}/auth\\?`));
-      const back = await signInAt(new URL(url!), { token: stack.tokens.laoxiao, expectPage: /Procura/ });
+      // The failure names Procura's address that starts the sign-in, not an authorization address anyone could use.
+      expect(first.error).toContain('POST http://127.0.0.1:3000/api/v1/mcp/servers/ledger/sign-in');
+      expect(first.error).not.toContain(`${issuer}/auth`);
+      const url = await connections.signIn('ledger', ctx, 'hash-of-the-starting-browser');
+      expect(url?.href).toMatch(new RegExp(`^${issuer}/auth\\?`));
+      const back = await signInAt(url!, { token: stack.tokens.laoxiao, expectPage: /Procura/ });
       expect(back.pathname).toBe('/api/v1/mcp/oauth/callback');
-      expect(await connections.finishSignIn(back.searchParams.get('state')!, back.searchParams.get('code')!)).toEqual({
+      const [state, code] = [back.searchParams.get('state')!, back.searchParams.get('code')!];
+      // Another browser (another hash, or none) is refused and spends nothing; the starting browser completes it.
+      await expect(connections.finishSignIn(state, code, 'hash-of-another-browser')).rejects.toThrow(/another browser/);
+      await expect(connections.finishSignIn(state, code)).rejects.toThrow(/another browser/);
+      expect(McpTokenStore.open(dataDir).tokens('ledger', 'laoxiao')).toBeUndefined();
+      expect(await connections.finishSignIn(state, code, 'hash-of-the-starting-browser')).toEqual({
         server: 'ledger',
         user: 'laoxiao',
       });
-      await expect(connections.finishSignIn(back.searchParams.get('state')!, 'again')).rejects.toThrow(/state/);
+      await expect(connections.finishSignIn(state, 'again', 'hash-of-the-starting-browser')).rejects.toThrow(/state/);
       const result = await registry.execute('part_search', { name: 'F7TC' }, ctx, { approved: true });
       expect(JSON.stringify(result)).toContain('F7TC');
       // Another user of Procura has no sign-in there.
