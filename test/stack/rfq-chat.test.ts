@@ -40,11 +40,11 @@ describe('a request for quotation asked for in chat', () => {
     const h = stackHarness(stack);
     const ctx = h.contextFor('laoxiao', session);
     let turn: TurnResult = await h.send(ctx, message);
-    const approved: Array<{ tool: string; args: Any }> = [];
+    const approved: Array<{ tool: string; args: Any; details: Any }> = [];
     while (turn.interrupts.length) {
       const [first] = turn.interrupts;
       expect(first.value.kind, JSON.stringify(first.value)).toBe('approval');
-      approved.push({ tool: String(first.value.tool), args: first.value.args });
+      approved.push({ tool: String(first.value.tool), args: first.value.args, details: first.value.details });
       turn = await h.send(ctx, resume(first.id, { type: 'approve' }));
     }
     expect(turn.error, turn.answer).toBeUndefined();
@@ -87,14 +87,23 @@ describe('a request for quotation asked for in chat', () => {
 
     const before = await orderCount();
     const awarded = await say(session, `把 ${rfqNo} 授标给${proposal.recommended.nameZh}`);
-    // Still collecting: the RFQ is closed first, then awarded, each approved.
-    expect(awarded.approved.map((a) => a.tool)).toEqual(['rfq_close', 'rfq_award']);
-    expect(awarded.approved[1].args.supplierId).toBe(proposal.recommended.id);
+    // Still collecting: one decision closes and awards it, and its card showed the order the ERP then wrote.
+    expect(awarded.approved.map((a) => a.tool)).toEqual(['rfq_award']);
+    const [decided] = awarded.approved;
+    expect(decided.args).toMatchObject({ supplierId: proposal.recommended.id, close: true });
     expect(await orderCount()).toBe(before + 1);
     const final = await erp('GET', `/rfqs/${id}`);
     expect(final.status).toBe('awarded');
     const order = await erp('GET', `/orders/${final.award.orderId}`);
     expect(order.supplier.id).toBe(proposal.recommended.id);
+    expect(decided.details).toMatchObject({
+      supplier: order.supplier.nameZh,
+      preview: { totalAmount: order.totalAmount, approval: { rule: order.approval.rule } },
+      award: { rfqNo, closes: true, rank: 1 },
+    });
+    expect(decided.details.lines.map((l: Any) => [l.code, l.quantity, l.listPrice])).toEqual(
+      order.lines.map((l: Any) => [l.part.code, l.quantity, l.unitPrice]),
+    );
     expect(order.note).toContain(rfqNo);
     expect(awarded.answer).toContain(order.orderNo);
   }, 240_000);
@@ -117,8 +126,9 @@ describe('a request for quotation asked for in chat', () => {
     expect(proposal.recommended).not.toBeNull();
     const before = await orderCount();
     const awarded = await say(session, 'award it to the recommended supplier');
-    expect(awarded.approved.map((a) => a.tool)).toEqual(['rfq_close', 'rfq_award']);
-    expect(awarded.approved[1].args).toMatchObject({ rfqId: id, supplierId: proposal.recommended.id });
+    expect(awarded.approved.map((a) => a.tool)).toEqual(['rfq_award']);
+    expect(awarded.approved[0].args).toMatchObject({ rfqId: id, supplierId: proposal.recommended.id, close: true });
+    expect(awarded.approved[0].details.supplierEn).toBe(proposal.recommended.nameEn);
     expect(await orderCount()).toBe(before + 1);
     const final = await erp('GET', `/rfqs/${id}`);
     expect(awarded.answer).toContain(final.award.orderNo);
