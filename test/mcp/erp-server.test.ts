@@ -27,6 +27,7 @@ const ERP_TOOLS = [
   'part_search',
   'price_check',
   'rfq_award',
+  'rfq_award_preview',
   'rfq_close',
   'rfq_create',
   'rfq_get',
@@ -55,6 +56,7 @@ const VALID_ARGS: Record<string, Record<string, unknown>> = {
   part_search: { name: '火花塞' },
   price_check: { partId: 1, unitPrice: 10 },
   rfq_award: { rfqId: 1, version: 1, supplierId: 1 },
+  rfq_award_preview: { rfqId: 1, version: 1, supplierId: 1 },
   rfq_close: { rfqId: 1, version: 1 },
   rfq_create: {
     title: 'x',
@@ -213,7 +215,10 @@ async function exerciseEveryTool(client: Client, callId: string) {
   const proposal = (await ok('rfq_proposal', { rfqId: drafted.id })).proposal;
   expect(proposal.recommended?.id).toBe(part.supplier.id);
   expect(proposal.ranking[0]).toMatchObject({ rank: 1, landedCostCny: 2500, scores: { cost: 1 } });
-  const awarded = await ok('rfq_award', { rfqId: drafted.id, version: closed.version, supplierId: part.supplier.id });
+  const award = { rfqId: drafted.id, version: closed.version, supplierId: part.supplier.id };
+  const previewed = await ok('rfq_award_preview', award);
+  expect(previewed).toMatchObject({ closes: false, rank: 1, order: { totalAmount: 2500 } });
+  const awarded = await ok('rfq_award', award);
   expect(awarded.order).toMatchObject({ status: 'draft', lines: [{ quantity: 200, unitPrice: 12.5 }] });
   expect(awarded.rfq.award.orderId).toBe(awarded.order.id);
   return seen;

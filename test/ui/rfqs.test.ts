@@ -164,14 +164,14 @@ describe.skipIf(!hasChromium)('browser UI: requests for quotation', () => {
     await other.context().close();
   }, 60_000);
 
-  it('the award button asks the sourcing agent: nothing is written until each step is approved, then one order', async () => {
+  it('the award button asks the sourcing agent: one card shows the close and the order it writes; nothing is written before it is approved, then one order', async () => {
     const page = await signedIn('laoxiao', 1440);
     await page.goto(`${stack.apiUrl}/#/rfqs/${rfq.id}`);
     const proposal = await erp('GET', `/rfqs/${rfq.id}/proposal`);
     const recommended = page.locator(`[data-testid=rfq-ranked][data-supplier="${proposal.recommended.id}"]`);
     const before = await orderCount();
     await recommended.getByTestId('rfq-award-button').click();
-    // A conversation of its own, where the first write (closing the RFQ) waits for a decision.
+    // A conversation of its own, where one decision (close, then award) waits, its card showing what the ERP writes.
     const card = page.getByTestId('approval-card');
     await card.waitFor({ timeout: 60_000 });
     expect(page.url()).toMatch(/#\/s\//);
@@ -180,16 +180,19 @@ describe.skipIf(!hasChromium)('browser UI: requests for quotation', () => {
     );
     expect((await erp('GET', `/rfqs/${rfq.id}`)).status).toBe('collecting');
     expect(await orderCount()).toBe(before);
+    expect(await card.textContent()).toContain(proposal.recommended.nameZh);
+    const summary = await card.getByTestId('award-summary').textContent();
+    expect(summary).toContain(rfq.rfqNo);
+    expect(summary).toContain('授标前先截止询价');
+    expect(summary).toContain('排名第 1');
+    const shownTotal = (await card.locator('table.order-lines tfoot td').last().textContent()) ?? '';
     await card.getByRole('button', { name: '批准' }).click();
-    // Then the award itself, again only on approval.
-    await page.getByTestId('approval-card').waitFor({ timeout: 60_000 });
-    expect((await erp('GET', `/rfqs/${rfq.id}`)).status).toBe('closed');
-    expect(await orderCount()).toBe(before);
-    await page.getByTestId('approval-card').getByRole('button', { name: '批准' }).click();
     await expect.poll(async () => (await erp('GET', `/rfqs/${rfq.id}`)).status, { timeout: 60_000 }).toBe('awarded');
     const final = await erp('GET', `/rfqs/${rfq.id}`);
     expect(final.award.supplierId).toBe(proposal.recommended.id);
     expect(await orderCount()).toBe(before + 1);
+    const written = await erp('GET', `/orders/${final.award.orderId}`);
+    expect(Number(shownTotal.replace(/[¥,]/g, ''))).toBeCloseTo(written.totalAmount, 2);
     await expect
       .poll(() => page.getByTestId('message-assistant').last().textContent(), { timeout: 60_000 })
       .toContain(final.award.orderNo);
