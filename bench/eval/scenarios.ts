@@ -65,7 +65,7 @@ async function checkAnalysis(h: AgentHarness, session: string, model: string, mi
   if (parsed.model !== model) return fail(`analysed ${parsed.model}, expected ${model}`);
   if (parsed.suppliers.length < minSuppliers) return fail(`${parsed.suppliers.length} suppliers`);
   if (!parsed.suppliers.some((s) => typeof s.webPrice === 'number')) return fail('no supplier web price used');
-  const report = workspaceFile(h.dataDir, session, /analysis\/report_\d{8}\.md$/);
+  const report = workspaceFile(h.dataDir, session, /analysis\/report_\d{8}_\d{6}\.md$/);
   if (!report) return fail('no report');
   const charts = [...report.matchAll(/!\[[^\]]*\]\((http[^)]+\.png)\)/g)].map((m) => m[1]);
   if (charts.length < 2 || charts.length > 4) return fail(`${charts.length} charts in the report`);
@@ -273,7 +273,7 @@ export const SCENARIOS: Scenario[] = [
     run: async (h, s) => {
       await converse(h, s, 'laoxiao', '蓄电池比价，出个报告，标出价格异常', approveAll);
       const failed = await checkAnalysis(h, s, 'YTX7L-BS', 2);
-      const report = workspaceFile(h.dataDir, s, /analysis\/report_\d{8}\.md$/);
+      const report = workspaceFile(h.dataDir, s, /analysis\/report_\d{8}_\d{6}\.md$/);
       return failed ?? (report ? checkPriceReview(h, report) : fail('no report'));
     },
   },

@@ -149,7 +149,7 @@ describe(`fresh phrasings judged against the ERP (seed ${SEED})`, () => {
       const names = [...new Set(said.map((s) => s.name))];
       const chinese = fixed.map((l) => names.reduce((t, n) => t.split(n).join(''), l)).filter((l) => HAN.test(l));
       if (chinese.length) return `Chinese in an English answer: ${chinese[0].slice(0, 80)}`;
-      const report = workspaceFile(stack.dataDir, session, /analysis\/report_\d+\.md$/) ?? '';
+      const report = workspaceFile(stack.dataDir, session, /analysis\/report_\d{8}_\d{6}\.md$/) ?? '';
       // The sources heading is the protocol's one bilingual heading, which re-derivation reads.
       const headings = report.split('\n').filter((l) => /^#{1,2} /.test(l) && !l.includes(SOURCES_HEADING));
       const zhHeadings = headings.filter((l) => HAN.test(l.replace(/^# [^(]*/, '# ')));

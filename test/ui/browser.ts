@@ -128,6 +128,8 @@ const UNREACHABLE = `(() => {
     if (box.width === 0 && box.height === 0) continue;
     // Behind an open drawer, on purpose: out of reach until it closes.
     if (el.closest('[aria-hidden=true], [inert]')) continue;
+    // Inside a closed disclosure (<details>), likewise: reached once its summary opens it.
+    if (el.closest('details:not([open])') && !el.closest('summary')) continue;
     const name = el.tagName.toLowerCase() + '[' + (el.dataset.testid ?? el.getAttribute('aria-label') ?? el.getAttribute('title') ?? el.textContent.trim().slice(0, 20)) + ']';
     if (box.left < -1 || box.right > width + 1) out.push(name + ' outside (' + Math.round(box.left) + '–' + Math.round(box.right) + ' of ' + width + ')');
     else if (box.width < 12 || box.height < 12) out.push(name + ' too small (' + Math.round(box.width) + '×' + Math.round(box.height) + ')');

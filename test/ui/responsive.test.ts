@@ -128,7 +128,7 @@ describe.skipIf(!hasChromium)('the browser UI at every width', () => {
         await fresh
           .locator('[data-testid=decision-record]')
           .evaluateAll((els) => els.map((e) => e.getAttribute('data-outcome'))),
-      ).toEqual(['edited', 'rejected']);
+      ).toEqual(['edited', 'approved', 'rejected']);
       expect(await fresh.locator('[data-testid=decision-record][data-outcome=edited]').textContent()).toContain(
         '200 → 300',
       );

@@ -126,7 +126,7 @@ export function withChartRefs(text: string, charts: ChartItem[], label: (n: numb
   }, text);
 }
 
-/** Workspace files a text mentions (`/analysis/report_YYYYMMDD.md`, `/data/analysis_result.json`). */
+/** Workspace files a text mentions (`/analysis/report_YYYYMMDD_HHMMSS.md`, `/data/analysis_result.json`). */
 export function workspaceFiles(text: string): string[] {
   return [...new Set([...text.matchAll(WORKSPACE_FILE)].map((m) => m[1]))];
 }

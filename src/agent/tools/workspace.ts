@@ -193,7 +193,7 @@ export class WorkspaceTools {
     label: '下载文件',
     description:
       '把工作区文件（报告、CSV、分析结果）交给用户下载，返回下载链接。/ Hand a workspace file (report, CSV, analysis JSON) to the user as a download link.',
-    schema: z.object({ path: WorkspacePath.describe('如 /analysis/report_20260509.md') }),
+    schema: z.object({ path: WorkspacePath.describe('如 /analysis/report_20260509_093000.md') }),
     safety: 'read-only',
     group: 'files',
   })
