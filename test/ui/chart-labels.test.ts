@@ -135,6 +135,10 @@ createRoot(document.getElementById('root')).render(
     const layout =
       '.chart-cases { width: var(--chart-width); margin: 16px; } .chart-interactive + .chart-interactive { margin-top: 12px; }';
     const font = `@font-face { font-family: 'Procura Sans SC'; src: url('${ORIGIN}/font.ttf') format('truetype'); }`;
+    // The UI's style sheet without its own @font-face, whose file Vite serves: this page gives the same font here.
+    const uiStyles = fs
+      .readFileSync(path.join(ROOT, 'web/src/styles.css'), 'utf8')
+      .replace(/@font-face\s*\{[^}]*\}/g, '');
     await page.route(`${ORIGIN}/**`, (route) => {
       const url = route.request().url();
       if (url === `${ORIGIN}/font.ttf`)
@@ -142,7 +146,7 @@ createRoot(document.getElementById('root')).render(
       if (url !== `${ORIGIN}/`) return route.abort();
       return route.fulfill({
         contentType: 'text/html',
-        body: `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><style>${fs.readFileSync(path.join(ROOT, 'web/src/styles.css'), 'utf8')}${layout}${font}</style></head><body><div id="root"></div></body></html>`,
+        body: `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><style>${uiStyles}${layout}${font}</style></head><body><div id="root"></div></body></html>`,
       });
     });
     await page.goto(`${ORIGIN}/`);
