@@ -134,11 +134,14 @@ export const SCENARIOS: Scenario[] = [
     name: '审批时修改数量',
     user: 'laoxiao',
     run: async (h, s) => {
-      await converse(h, s, 'laoxiao', '给 NGK 下 200 个 A7TC 火花塞的采购单', (i) => {
+      // The edit comes back as a card of its own, previewed for 600; approving that card writes it.
+      const { seen } = await converse(h, s, 'laoxiao', '给 NGK 下 200 个 A7TC 火花塞的采购单', (i) => {
+        if (i.value.revision) return { type: 'approve' };
         const args = i.value.args as { lines: Array<Record<string, unknown>> };
         return { type: 'edit', args: { ...args, lines: [{ ...args.lines[0], quantity: 600 }] } };
       });
       const rows = await ordersNoted(h.erp.database.db, '给 NGK 下 200 个 A7TC');
+      if (seen.length !== 2) return fail(`cards: ${seen.length}, expected the card and its edit`);
       return rows.length === 1 && rows[0].quantity === 600 ? undefined : fail(`orders: ${JSON.stringify(rows)}`);
     },
   },
