@@ -142,7 +142,10 @@ describe('MCP client: elicitation', () => {
       .map((e) => e.data.content)
       .join('');
     expect(text).toContain('"shipped":true');
-    expect(text).toContain('"carrier":"ems"');
+    // The server is not declared trusted: what it sends back, the user's own answer included, is fenced as data.
+    expect(text).toMatch(
+      /"carrier":"<<<UNTRUSTED_TEXT source=\\"shipment_confirm carrier\\"[^>]*>>>ems<<<END_UNTRUSTED_TEXT>>>"/,
+    );
     expect(answers.at(-1)).toEqual({ action: 'accept', content: { ship: true, carrier: 'ems' } });
     expect(answers.filter((a: Any) => a.action === 'accept')).toHaveLength(1);
   }, 60_000);

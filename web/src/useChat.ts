@@ -143,7 +143,9 @@ export function useChat(client: ChatClient) {
     try {
       setSessions(await client.sessions());
     } catch (error) {
-      setNotice((error as Error).message);
+      // A refresh that did not reach the server keeps the list it had: the connection is the run's banner to tell,
+      // not a second one beside it.
+      if (error instanceof ApiError) setNotice(error.message);
     }
   }, [client]);
 
