@@ -71,7 +71,7 @@ export interface AgentRuntimeOptions {
   models?: AgentModels;
   /** How often MCP servers that were down are tried again (ms). */
   mcpRetryMs?: number;
-  /** Agent configs (YAML); the packaged ones by default. */
+  /** A company's agent YAML directory over the packaged one (`PROCURA_AGENTS_DIR`); the packaged agents alone by default. */
   configDir?: string;
   /** Extra tool sets (charts, skills management, …) registered after the toolbox. */
   extraTools?: Array<(registry: ToolRegistry) => Promise<{ close?: () => Promise<void> } | undefined>>;
@@ -370,6 +370,7 @@ export function agentRuntimeFor(
     env,
     toolSetCheck: settings.toolSetCheck,
     dataDir: settings.dataDir,
+    configDir: settings.agentsDir,
     databaseUrl: settings.databaseUrl,
     erpUrl: addresses.erpUrl,
     suppliersUrl: addresses.suppliersUrl,

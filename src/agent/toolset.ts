@@ -6,6 +6,7 @@ import {
   GENERAL_PURPOSE_SUBAGENT,
 } from 'deepagents';
 import { isReadOnly } from '../protocol/index.ts';
+import { notFound } from '../shared/index.ts';
 import {
   countTokens,
   listToolsForModel,
@@ -151,7 +152,7 @@ export function agentNamed(configs: readonly AgentConfig[], name: string): Agent
   const config = configs.find((c) => c.name === (AGENT_ALIASES[name] ?? name));
   if (!config) {
     const known = [...configs.map((c) => c.name), ...Object.keys(AGENT_ALIASES)].join(', ');
-    throw new Error(`未知 agent / unknown agent ${name}: ${known}`);
+    throw notFound(`未知 agent / unknown agent ${name}: ${known}`);
   }
   return config;
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type AgentRuntime, agentConfigs, GenAiTracer, suggestionsFor } from '../agent/index.ts';
+import { AGENT_ALIASES, type AgentRuntime, GenAiTracer, suggestionsFor } from '../agent/index.ts';
 import { AccessTokenCheck } from '../mcp/index.ts';
 import { listen, logger, type RunningServer, startTelemetry } from '../shared/index.ts';
 import { loadWebSettings } from '../tools/index.ts';
@@ -106,8 +106,8 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     usage,
     tracers: telemetry
       ? async (run) => {
-          const [models, registry] = await Promise.all([options.runtime.models(), options.runtime.registry()]);
-          const agents = new Set(['procura', ...agentConfigs(registry).map((c) => c.name)]);
+          const [models, configured] = await Promise.all([options.runtime.models(), options.runtime.agents()]);
+          const agents = new Set(['procura', ...configured.map((c) => c.name)]);
           return [
             new GenAiTracer(
               { sessionId: run.sessionId, userId: run.user.username, runId: run.runId },
@@ -187,6 +187,11 @@ export async function createApi(options: ApiOptions): Promise<Api> {
         await options.runtime.models(),
       ),
     agents: () => options.runtime.agents(),
+    agentTools: async (user, agent, traceId) => {
+      const ctx = { userId: user.username, role: user.role, token: user.token, projectId: user.projectId, traceId };
+      const tools = await options.runtime.toolListing(agent, ctx);
+      return { agent: AGENT_ALIASES[agent] ?? agent, tools, totalTokens: tools.reduce((sum, t) => sum + t.tokens, 0) };
+    },
     mcp: options.runtime,
     log,
     readiness: {

@@ -4,7 +4,7 @@
  * `EventSource` cannot do.
  */
 import { createParser } from 'eventsource-parser';
-import type { AgentLabel, AgentList } from './agents.ts';
+import type { AgentLabel, AgentList, AgentTools } from './agents.ts';
 import type { AdminDecision, PendingOrders, PendingOrderView } from './approvals.ts';
 import { type ChatEvent, type RunUsage, TERMINAL_EVENTS } from './events.ts';
 import type { HumanDecision } from './human.ts';
@@ -176,6 +176,11 @@ export class ChatClient {
   /** The configured agents with their labels (orchestrator first): what steps are grouped and named by. */
   async agents(): Promise<AgentLabel[]> {
     return (await this.json<AgentList>('GET', '/api/v1/agents')).items;
+  }
+
+  /** What one agent's model is sent for this user, as the running Procura binds it. */
+  agentTools(agent: string): Promise<AgentTools> {
+    return this.json('GET', `/api/v1/agents/${encodeURIComponent(agent)}/tools`);
   }
 
   me(): Promise<Me> {

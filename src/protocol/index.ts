@@ -4,8 +4,12 @@ export {
   type AgentList,
   AgentListSchema,
   type AgentName,
+  type AgentTools,
+  AgentToolsSchema,
   agentRank,
   agentTitle,
+  type ToolListing,
+  ToolListingSchema,
 } from './agents.ts';
 export {
   ADMIN_DECISIONS,

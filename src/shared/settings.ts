@@ -73,6 +73,11 @@ const settingsSchema = z.object({
     .transform((list) => list.split(',').map((host) => host.toLowerCase()))
     .optional()
     .meta({ env: 'PROCURA_MCP_ALLOWED_HOSTS' }),
+  /**
+   * A company's own agent YAML directory, outside the package: a file there replaces the shipped agent of the same
+   * name or adds one (e.g. giving the analyst the company's MCP server under `servers`).
+   */
+  agentsDir: z.string().trim().min(1).optional().meta({ env: 'PROCURA_AGENTS_DIR' }),
   /** More MCP servers for the agents: a JSON array, or the path of a JSON file holding one (see `src/mcp/config.ts`). */
   mcpServers: z.string().trim().min(1).optional().meta({ env: 'PROCURA_MCP_SERVERS' }),
   /**

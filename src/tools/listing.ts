@@ -1,21 +1,9 @@
+import type { ToolListing } from '../protocol/index.ts';
 import { modelSchema } from './model-schema.ts';
 import type { ToolContext, ToolRegistry } from './registry.ts';
 import { countTokens } from './tokens.ts';
 
-/** One tool as a model is shown it, with its declaration's policy and its size in tokens. */
-export interface ToolListing {
-  name: string;
-  label: string;
-  group: string;
-  safety: 'read-only' | 'write';
-  approval: 'none' | 'required';
-  execution: 'parallel' | 'sequential';
-  background: boolean;
-  description: string;
-  parameters: Record<string, unknown>;
-  /** cl100k_base tokens of the function definition (name, description, parameters) sent to the model. */
-  tokens: number;
-}
+export type { ToolListing } from '../protocol/index.ts';
 
 /** What the model sees of each visible tool (descriptions with live values for `ctx`), in registry order. */
 export async function listToolsForModel(

@@ -33,24 +33,36 @@ describe('agent configs', () => {
     expect(names.sort()).toEqual(['orchestrator', 'procurement-analyst', 'procurement-order', 'procurement-sourcing']);
   });
 
-  it('fails on an invalid file, naming it and the bad entry', () => {
-    const dir = configDir({ 'orchestrator.yaml': agent('orchestrator', 'names: [task]'), 'bad.yaml': 'name: X\n' });
-    expect(() => loadAgentConfigs(known, dir)).toThrow(/bad\.yaml.*name/);
-    const broken = configDir({ 'orchestrator.yaml': 'name: [unclosed' });
-    expect(() => loadAgentConfigs(known, broken)).toThrow(/orchestrator\.yaml.*YAML/);
-  });
-
-  it('needs exactly one orchestrator', () => {
-    expect(() => loadAgentConfigs(known, configDir({ 'a.yaml': agent('helper', 'names: [task]') }))).toThrow(
-      /no orchestrator config/,
+  it('a company directory replaces a shipped agent by its name and adds its own; the rest stay shipped', () => {
+    const shipped = loadAgentConfigs(known, undefined, () => undefined);
+    const dir = configDir({
+      'analyst.yaml': agent('procurement-analyst', 'names: [web_search]'),
+      'helper.yml': agent('contracts-helper', 'names: [task]'),
+      'notes.txt': 'not an agent',
+    });
+    const configs = loadAgentConfigs(known, dir, () => undefined);
+    expect(configs.map((c) => c.name)).toEqual([...shipped.map((c) => c.name), 'contracts-helper']);
+    expect(configs.find((c) => c.name === 'procurement-analyst')?.tools.names).toEqual(['web_search']);
+    expect(configs.find((c) => c.name === 'procurement-order')).toEqual(
+      shipped.find((c) => c.name === 'procurement-order'),
     );
   });
 
-  it('reports the tools a config names that nothing offers, without failing', () => {
+  it('fails on an invalid file, naming it and the bad entry; on a name given twice; on a directory it cannot read', () => {
+    expect(() => loadAgentConfigs(known, configDir({ 'bad.yaml': 'name: X\n' }))).toThrow(/bad\.yaml.*name/);
+    expect(() => loadAgentConfigs(known, configDir({ 'orchestrator.yaml': 'name: [unclosed' }))).toThrow(
+      /orchestrator\.yaml.*YAML/,
+    );
+    const twice = configDir({ 'a.yaml': agent('helper', 'names: [task]'), 'b.yaml': agent('helper', 'names: [task]') });
+    expect(() => loadAgentConfigs(known, twice)).toThrow(/helper.*configured twice/);
+    expect(() => loadAgentConfigs(known, path.join(os.tmpdir(), 'procura-no-such-dir'))).toThrow(/cannot be read/);
+  });
+
+  it('reports the tools a company’s agent names that nothing offers, without failing', () => {
     const missing: Array<[string, string[]]> = [];
     const dir = configDir({ 'orchestrator.yaml': agent('orchestrator', 'names: [task, kb_lookup]\n  groups: [kb]') });
-    const [config] = loadAgentConfigs(known, dir, (name, tools) => missing.push([name, tools]));
-    expect(config.tools.names).toEqual(['task', 'kb_lookup']);
-    expect(missing).toEqual([['orchestrator', ['kb_lookup', 'group kb']]]);
+    const configs = loadAgentConfigs(known, dir, (name, tools) => missing.push([name, tools]));
+    expect(configs.find((c) => c.name === 'orchestrator')?.tools.names).toEqual(['task', 'kb_lookup']);
+    expect(missing.find(([name]) => name === 'orchestrator')).toEqual(['orchestrator', ['kb_lookup', 'group kb']]);
   });
 });

@@ -48,8 +48,11 @@ const delegation = (events: Array<{ event: string; data: unknown }>) =>
 describe('an agent added only as a YAML file', () => {
   it('is served with its labels by GET /api/v1/agents, declared in the OpenAPI document', async () => {
     const client = new ChatClient(api.url, api.tokens.laoxiao);
-    expect(await client.agents()).toEqual([
-      { name: 'orchestrator', label: { zh: '总调度', en: 'Dispatcher' } },
+    const agents = await client.agents();
+    // The orchestrator first (its file here replaces the shipped one), the shipped sub-agents, then the added ones.
+    expect(agents[0]).toEqual({ name: 'orchestrator', label: { zh: '总调度', en: 'Dispatcher' } });
+    expect(agents.map((a) => a.name)).toEqual(expect.arrayContaining(['procurement-analyst', 'procurement-order']));
+    expect(agents.slice(-2)).toEqual([
       { name: unlabelled, label: { zh: unlabelled, en: unlabelled } },
       labelled,
     ] satisfies AgentLabel[]);

@@ -61,7 +61,7 @@ describe('the compiled CLI', () => {
       ['chat', '--help'],
       ['start', '--help'],
       ['tools', '--json'],
-      ['tools', '--json', '--agent', 'analyst', '--user', 'laoxiao', '--data-dir', dataDir],
+      ['tools', '--json', '--user', 'laoxiao', '--data-dir', dataDir],
       ['user', 'list', '--data-dir', dataDir],
     ]) {
       const compiled = await procura(args);

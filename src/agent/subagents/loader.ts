@@ -45,20 +45,19 @@ export function agentLabels(configs: readonly AgentConfig[]): AgentLabel[] {
 
 export const AGENT_CONFIG_DIR = path.join(import.meta.dirname, 'configs');
 
-/**
- * Loads and validates every `*.yaml` in the config directory — the only declaration of which agent gets which
- * tool. An invalid config fails with a message naming the file and the bad entry; exactly one config must be the
- * orchestrator. Tool names and groups that nothing offers (registry tools + built-in agent tools) go to `onMissing`.
- */
-export function loadAgentConfigs(
-  known: { toolNames: ReadonlySet<string>; groups: ReadonlySet<string> },
-  dir = AGENT_CONFIG_DIR,
-  onMissing?: (agent: string, missing: string[]) => void,
-): AgentConfig[] {
-  const files = fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
-    .sort();
+/** The agents of one directory, each validated; a file that fails names itself and its bad entry. */
+function readAgentDir(dir: string): AgentConfig[] {
+  let files: string[];
+  try {
+    files = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml') || f.endsWith('.yml'))
+      .sort();
+  } catch (error) {
+    throw new Error(
+      `Agent 配置目录 ${dir} 无法读取 / the agent config directory cannot be read: ${(error as Error).message}`,
+    );
+  }
   const configs = files.map((file) => {
     const where = path.join(dir, file);
     let raw: unknown;
@@ -70,18 +69,42 @@ export function loadAgentConfigs(
     const parsed = agentConfigSchema.safeParse(raw);
     if (!parsed.success)
       throw new Error(`Agent 配置 ${where} 无效 / invalid agent config: ${describeIssues(parsed.error)}`);
-    const unknownNames = parsed.data.tools.names.filter((n) => !known.toolNames.has(n));
-    const unknownGroups = parsed.data.tools.groups.filter((g) => !known.groups.has(g));
-    // The tools of business systems come from MCP servers, which may offer fewer (another company's ERP, a server
-    // that is down): what is missing is reported, not fatal.
-    if (unknownNames.length || unknownGroups.length)
-      onMissing?.(parsed.data.name, [...unknownNames, ...unknownGroups.map((g) => `group ${g}`)]);
     return parsed.data;
   });
   const names = configs.map((c) => c.name);
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice) throw new Error(`Agent ${twice} 配置了两次 / is configured twice in ${dir}`);
-  if (!names.includes(ORCHESTRATOR))
-    throw new Error(`${dir} 缺少 ${ORCHESTRATOR}.yaml / has no ${ORCHESTRATOR} config`);
+  return configs;
+}
+
+/**
+ * Loads and validates the shipped agents' YAML, then a company's directory of its own (`PROCURA_AGENTS_DIR`): a
+ * file there replaces the shipped agent of the same `name` whole, or adds an agent — so a company changes its
+ * agents without editing the package. This is the only declaration of which agent gets which tool. An invalid
+ * config fails with a message naming the file and the bad entry; exactly one config must be the orchestrator.
+ * Tool names and groups that nothing offers (registry tools + built-in agent tools) go to `onMissing`.
+ */
+export function loadAgentConfigs(
+  known: { toolNames: ReadonlySet<string>; groups: ReadonlySet<string> },
+  companyDir?: string,
+  onMissing?: (agent: string, missing: string[]) => void,
+): AgentConfig[] {
+  const configs = readAgentDir(AGENT_CONFIG_DIR);
+  if (companyDir && path.resolve(companyDir) !== AGENT_CONFIG_DIR)
+    for (const own of readAgentDir(companyDir)) {
+      const shipped = configs.findIndex((c) => c.name === own.name);
+      if (shipped < 0) configs.push(own);
+      else configs[shipped] = own;
+    }
+  for (const config of configs) {
+    const unknownNames = config.tools.names.filter((n) => !known.toolNames.has(n));
+    const unknownGroups = config.tools.groups.filter((g) => !known.groups.has(g));
+    // The tools of business systems come from MCP servers, which may offer fewer (another company's ERP, a server
+    // that is down): what is missing is reported, not fatal.
+    if (unknownNames.length || unknownGroups.length)
+      onMissing?.(config.name, [...unknownNames, ...unknownGroups.map((g) => `group ${g}`)]);
+  }
+  if (!configs.some((c) => c.name === ORCHESTRATOR))
+    throw new Error(`${AGENT_CONFIG_DIR} 缺少 ${ORCHESTRATOR}.yaml / has no ${ORCHESTRATOR} config`);
   return configs;
 }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { type AgentLabel, AgentListSchema, type AgentSuggestions, CancelledRunSchema } from '../../protocol/index.ts';
+import {
+  type AgentLabel,
+  AgentListSchema,
+  type AgentSuggestions,
+  type AgentTools,
+  AgentToolsSchema,
+  CancelledRunSchema,
+} from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
 import { ApiRoutes } from '../openapi.ts';
@@ -40,6 +47,8 @@ export interface ChatAppDeps {
   suggestions: (user: ApiUser, traceId: string) => Promise<AgentSuggestions>;
   /** The configured agents with their labels, from their YAML: what clients name steps by. */
   agents: () => Promise<AgentLabel[]>;
+  /** What one agent's model is sent for `user`, as this process's runtime binds it (unknown agent: 404). */
+  agentTools: (user: ApiUser, agent: string, traceId: string) => Promise<AgentTools>;
   log: Logger;
 }
 
@@ -132,6 +141,23 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       responses: { 200: { description: 'the agents, the orchestrator first', json: AgentListSchema } },
     },
     async (c) => c.json({ items: await deps.agents() }),
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/agents/{name}/tools',
+      operationId: 'listAgentTools',
+      summary:
+        '该智能体的模型收到的工具（按调用者的角色，含 MCP 服务器的工具）/ the tools that agent’s model is sent for the caller, MCP servers’ included',
+      tags,
+      params: { name: z.string().min(1).max(64) },
+      responses: {
+        200: { description: 'the tools, with their sizes in tokens', json: AgentToolsSchema },
+        404: { description: '没有这个智能体 / no such agent' },
+      },
+    },
+    async (c, { params }) => c.json(await deps.agentTools(c.var.user, params.name, c.var.traceId)),
   );
 
   routes.add(

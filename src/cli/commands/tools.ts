@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { Erp } from '../../erp/index.ts';
-import { listen, logger, partAddresses, type Settings } from '../../shared/index.ts';
+import { type AgentTools, ApiError, ChatClient } from '../../protocol/index.ts';
+import { logger, partAddresses, type Settings } from '../../shared/index.ts';
 import { isToolFailure, type Toolbox, type ToolContext, type ToolListing } from '../../tools/index.ts';
-import { settingsFrom } from '../options.ts';
+import { settingsFrom, urlHost } from '../options.ts';
 
 interface Session {
   toolbox: Toolbox;
@@ -69,42 +70,29 @@ const userOptions = (command: Command) =>
     .option('--data-dir <dir>', 'data directory / 数据目录');
 
 /**
- * What one agent's model is sent: the agent runtime of a running Procura is built (MCP servers connected as the
- * API connects them) and lists the tools its graph binds for that agent. With `--user`, the local ERP is opened
- * in-process and served over MCP on loopback ports for the duration of the command.
+ * What one agent's model is sent, asked of the running Procura (`--url`, else `PROCURA_API_URL`, else the settings'
+ * API port): its runtime holds the real tool set — the company's agent YAML, its MCP servers, the chart server's
+ * token — which a process of its own could only guess. The user is `--token`/`PROCURA_TOKEN`, or `--user` (a demo
+ * user of the data dir, or a token issued for the command). No running Procura is an error, never a shorter list.
  */
-async function agentListing(opts: Record<string, string | undefined>, agent: string): Promise<ToolListing[]> {
+async function agentListing(opts: Record<string, string | undefined>, agent: string): Promise<AgentTools> {
   const settings = settingsFrom(opts, { erpUrl: opts.erpUrl });
-  let addresses = partAddresses(settings);
-  const { agentRuntimeFor } = await import('../../agent/index.ts');
-  const opened: Array<() => Promise<void>> = [];
+  const url = opts.url ?? process.env.PROCURA_API_URL ?? `http://${urlHost(settings.host)}:${settings.apiPort}`;
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new Error(`--url 无效 / invalid --url: ${url}`);
+  let token = opts.token ?? process.env.PROCURA_TOKEN;
+  if (!token && opts.user) {
+    const session = await openSession(opts, true);
+    token = session.ctx.token;
+    await session.close();
+  }
+  if (!token) throw new Error('需要 --user <用户名> 或 --token <令牌> / give --user <username> or --token <token>');
   try {
-    let ctx: ToolContext;
-    if (opts.user) {
-      const [{ createErp }, { startErpMcpServer }] = await Promise.all([
-        import('../../erp/index.ts'),
-        import('../../mcp/index.ts'),
-      ]);
-      const erp: Erp = await createErp({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl });
-      opened.push(erp.close);
-      const user = await erp.services.users.byUsername(opts.user);
-      const token =
-        erp.demoTokens[user.username] ?? (await erp.services.users.issueToken(user.username, 'procura tools'));
-      const erpServer = await listen(erp.fetch, { host: '127.0.0.1', port: 0 });
-      opened.push(erpServer.close);
-      const mcp = await startErpMcpServer({ erp: { baseUrl: `${erpServer.url}/api` }, host: '127.0.0.1', port: 0 });
-      opened.push(mcp.close);
-      addresses = { ...addresses, erpUrl: `${erpServer.url}/api`, erpMcpUrl: mcp.mcpUrl };
-      ctx = { userId: user.username, role: user.role, token, projectId: opts.project, traceId: `cli-${randomUUID()}` };
-    } else {
-      const token = opts.token ?? process.env.PROCURA_ERP_TOKEN;
-      ctx = { userId: 'cli', role: 'buyer', token, projectId: opts.project, traceId: `cli-${randomUUID()}` };
-    }
-    const runtime = agentRuntimeFor(settings, addresses);
-    opened.push(() => runtime.close());
-    return await runtime.toolListing(agent, ctx);
-  } finally {
-    for (const close of opened.reverse()) await close().catch(() => undefined);
+    return await new ChatClient(url, token).agentTools(agent);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new Error(
+      `${url} 没有运行中的 Procura（先 procura start，或用 --url 指向它）/ no Procura is running at ${url} (start it with procura start, or point --url at it): ${(error as Error).message}`,
+    );
   }
 }
 
@@ -115,14 +103,16 @@ export function registerToolsCommands(program: Command): void {
       .description('list the tools a model is shown, with token counts / 列出工具及其 token 数')
       .option(
         '--agent <agent>',
-        "what one agent's model is sent: orchestrator | procurement-analyst | procurement-order | procurement-sourcing (main | analyst | order | sourcing)",
+        "what one agent's model is sent, asked of the running Procura: orchestrator | procurement-analyst | procurement-order | procurement-sourcing (main | analyst | order | sourcing) or a company's own agent",
       )
+      .option('--url <url>', 'with --agent: chat API address (default PROCURA_API_URL or http://<host>:<API_PORT>)')
       .option('--json', 'machine-readable output / JSON 输出'),
   ).action(async (opts) => {
     let listed: ToolListing[];
+    let agent: string | null = null;
     if (opts.agent) {
       logger.level = process.env.LOG_LEVEL ?? 'warn';
-      listed = await agentListing(opts, opts.agent);
+      ({ agent, tools: listed } = await agentListing(opts, opts.agent));
     } else {
       const session = await openSession(opts, false);
       try {
@@ -134,9 +124,7 @@ export function registerToolsCommands(program: Command): void {
     }
     const total = listed.reduce((sum, t) => sum + t.tokens, 0);
     if (opts.json) {
-      process.stdout.write(
-        `${JSON.stringify({ agent: opts.agent ?? null, tools: listed, totalTokens: total }, null, 2)}\n`,
-      );
+      process.stdout.write(`${JSON.stringify({ agent, tools: listed, totalTokens: total }, null, 2)}\n`);
       return;
     }
     for (const t of listed) {
