@@ -40,6 +40,8 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
     ],
+    // Every JSON answer of the chat API is held to the schema its OpenAPI document publishes (src/api/openapi.ts).
+    env: { PROCURA_CHECK_RESPONSES: '1' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // A browser or a started stack on a busy 2-core machine can take seconds to show a change; the library's 1 s

@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
-import { ProblemSchema } from '../shared/index.ts';
+import { ProblemError, ProblemSchema } from '../shared/index.ts';
 import { type ApiEnv, parseInput, parseJson } from './http.ts';
 
 type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -75,9 +75,30 @@ export class ApiRoutes {
         headers: op.headers && mapValues(op.headers, (schema, name) => parseInput(schema, c.req.header(name), name)),
         body: op.body && (await parseJson(c, op.body)),
       };
-      return handler(c, input as Input<O>);
+      const response = await handler(c, input as Input<O>);
+      if (CHECK_RESPONSES) await checkResponse(op, response);
+      return response;
     });
   }
+}
+
+/**
+ * Holds every JSON answer to the schema its operation publishes (`PROCURA_CHECK_RESPONSES=1`, which the tests set):
+ * an answer outside it fails as a 500 naming the operation and the fields, so a document that drifts from what the
+ * API sends is caught by whichever test meets the answer. Off in production, where the check would cost a parse.
+ */
+const CHECK_RESPONSES = process.env.PROCURA_CHECK_RESPONSES === '1';
+
+async function checkResponse(op: Operation, response: Response): Promise<void> {
+  const schema = op.responses[response.status]?.json;
+  if (!schema || !response.headers.get('content-type')?.includes('application/json')) return;
+  const checked = schema.safeParse(await response.clone().json());
+  if (!checked.success)
+    throw new ProblemError(
+      500,
+      'response_contract',
+      `${op.operationId} 的 ${response.status} 应答不符合其文档 / answered outside its documented schema: ${z.prettifyError(checked.error)}`,
+    );
 }
 
 function mapValues<T, U>(record: Record<string, T>, fn: (value: T, key: string) => U): Record<string, U> {

@@ -9,11 +9,12 @@ export const PRICE_SEVERITIES = ['ok', 'info', 'warn', 'critical', 'unknown'] as
 export type PriceSeverity = (typeof PRICE_SEVERITIES)[number];
 
 /** A price check as people see it: the severity, the deviation from the 12-month median, and that median. */
-export interface PriceCheckView {
-  severity: PriceSeverity;
-  deviationPct: number | null;
-  median12m: number | null;
-}
+export const PriceCheckViewSchema = z.object({
+  severity: z.enum(PRICE_SEVERITIES),
+  deviationPct: z.number().nullable(),
+  median12m: z.number().nullable(),
+});
+export type PriceCheckView = z.infer<typeof PriceCheckViewSchema>;
 
 /** What an admin does with an order waiting for approval. */
 export const ADMIN_DECISIONS = ['approve', 'reject'] as const;
@@ -27,28 +28,32 @@ export const AdminDecisionSchema = z.strictObject({
 export type AdminDecision = z.infer<typeof AdminDecisionSchema>;
 
 /** An order waiting for approval as the queue shows it (the ERP's order answers carry at least this). */
-export interface PendingOrderView {
-  id: number;
-  orderNo: string;
-  version: number;
-  supplier: { nameZh: string };
-  totalAmount: number;
-  createdBy: { username: string };
-  createdAt: string;
-  approval: { rule: string; reason: string } | null;
+export const PendingOrderViewSchema = z.object({
+  id: z.number().int(),
+  orderNo: z.string(),
+  version: z.number().int(),
+  supplier: z.object({ nameZh: z.string() }),
+  totalAmount: z.number(),
+  createdBy: z.object({ username: z.string() }),
+  createdAt: z.string(),
+  approval: z.object({ rule: z.string(), reason: z.string() }).nullable(),
   /** What the signed-in admin may do with it: under four eyes never approve an order they created or last changed. */
-  permissions: { approve: boolean; reason: string | null };
-  lines: Array<{
-    lineNo: number;
-    part: { code: string; nameZh: string };
-    quantity: number;
-    unitPrice: number;
-    priceCheck: PriceCheckView | null;
-  }>;
-}
+  permissions: z.object({ approve: z.boolean(), reason: z.string().nullable() }),
+  lines: z.array(
+    z.object({
+      lineNo: z.number().int(),
+      part: z.object({ code: z.string(), nameZh: z.string() }),
+      quantity: z.number(),
+      unitPrice: z.number(),
+      priceCheck: PriceCheckViewSchema.nullable(),
+    }),
+  ),
+});
+export type PendingOrderView = z.infer<typeof PendingOrderViewSchema>;
 
 /** `GET /api/v1/approvals`: the orders waiting for an admin. */
-export interface PendingOrders {
-  items: PendingOrderView[];
-  total: number;
-}
+export const PendingOrdersSchema = z.object({
+  items: z.array(PendingOrderViewSchema),
+  total: z.number().int().nonnegative(),
+});
+export type PendingOrders = z.infer<typeof PendingOrdersSchema>;

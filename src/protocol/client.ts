@@ -4,58 +4,73 @@
  * `EventSource` cannot do.
  */
 import { createParser } from 'eventsource-parser';
+import { z } from 'zod';
 import type { AgentLabel, AgentList, AgentTools } from './agents.ts';
 import type { AdminDecision, PendingOrders, PendingOrderView } from './approvals.ts';
-import { type ChatEvent, type RunUsage, TERMINAL_EVENTS } from './events.ts';
+import { type ChatEvent, RunUsageSchema, TERMINAL_EVENTS } from './events.ts';
 import type { HumanDecision } from './human.ts';
 import type { RfqDetailView, RfqMessageView, RfqPage, RfqProposalView } from './rfqs.ts';
 import type { ScheduleInput, ScheduleView, StartedScheduleRun } from './schedules.ts';
 import type { CancelledRun, Health, Me, Readiness, SessionDetail, SessionRecord } from './service.ts';
 
 /** One row of the admin usage view: a user's model usage on one UTC day. */
-export interface UsageRow extends RunUsage {
-  day: string;
-  user: string;
-  runs: number;
-  calls: number;
-}
+export const UsageRowSchema = RunUsageSchema.extend({
+  day: z.string(),
+  user: z.string(),
+  runs: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+});
+export type UsageRow = z.infer<typeof UsageRowSchema>;
 
 /** `GET /api/v1/admin/usage`: usage per user and day, its total, and the daily token budget (null: none). */
-export interface UsageReport {
+export const UsageReportSchema = z.object({
   /** The first moment counted (the start of the first UTC day). */
-  since: string;
-  items: UsageRow[];
-  total: RunUsage;
-  daily_tokens: number | null;
+  since: z.string(),
+  items: z.array(UsageRowSchema),
+  total: RunUsageSchema,
+  daily_tokens: z.number().int().nullable(),
   /** The price list the costs were computed with: its date and where the prices were read. */
-  prices: { date: string; source: string } | null;
-}
+  prices: z.object({ date: z.string(), source: z.string() }).nullable(),
+});
+export type UsageReport = z.infer<typeof UsageReportSchema>;
 
-/** A row of `GET /api/v1/history/sessions`: a chat the user started, or one a schedule started for them. */
 /**
  * Where a conversation stands, as the history lists it: its latest run is `running`, `waiting` for a person's
  * approval or ended in an `error`; else the last order it wrote was `ordered` (written, or approved by an admin)
  * or `returned` (an admin rejected it); `null` when none of these applies.
  */
-export type SessionState = 'running' | 'waiting' | 'error' | 'ordered' | 'returned';
+export const SESSION_STATES = ['running', 'waiting', 'error', 'ordered', 'returned'] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
 
-export type HistorySession = {
-  id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-  state: SessionState | null;
-} & ({ origin: 'chat' } | { origin: 'schedule'; schedule: { id: string; name: string }; unseen: boolean });
+const HistorySessionBase = z.object({
+  id: z.string(),
+  title: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  state: z.enum(SESSION_STATES).nullable(),
+});
+
+/** A row of `GET /api/v1/history/sessions`: a chat the user started, or one a schedule started for them. */
+export const HistorySessionSchema = z.discriminatedUnion('origin', [
+  HistorySessionBase.extend({ origin: z.literal('chat') }),
+  HistorySessionBase.extend({
+    origin: z.literal('schedule'),
+    schedule: z.object({ id: z.string(), name: z.string() }),
+    unseen: z.boolean(),
+  }),
+]);
+export type HistorySession = z.infer<typeof HistorySessionSchema>;
 
 /** `GET /api/v1/history/sessions`: a page of sessions, newest first. */
-export interface HistoryPage {
-  items: HistorySession[];
-  total: number;
-  page: number;
-  size: number;
+export const HistoryPageSchema = z.object({
+  items: z.array(HistorySessionSchema),
+  total: z.number().int().nonnegative(),
+  page: z.number().int().positive(),
+  size: z.number().int().positive(),
   /** Sessions schedules started that the user has not opened yet. */
-  unseen_scheduled: number;
-}
+  unseen_scheduled: z.number().int().nonnegative(),
+});
+export type HistoryPage = z.infer<typeof HistoryPageSchema>;
 
 /** A session as the clients list it. */
 export interface SessionSummary {
@@ -110,20 +125,22 @@ interface StreamRequest {
 }
 
 /** An example request, in both languages, and the flow it starts. */
-export interface Suggestion {
-  flow: 'analysis' | 'order' | 'trend';
-  text: string;
-  textEn: string;
-}
+export const SuggestionSchema = z.object({
+  flow: z.enum(['analysis', 'order', 'trend']),
+  text: z.string(),
+  textEn: z.string(),
+});
+export type Suggestion = z.infer<typeof SuggestionSchema>;
 
 /** `GET /api/v1/agent/suggestions`: example requests from the user's catalogue, by the flow they start. */
-export interface AgentSuggestions {
+export const AgentSuggestionsSchema = z.object({
   /** True when no LLM is configured and the offline model answers. */
-  offline: boolean;
-  model: string;
+  offline: z.boolean(),
+  model: z.string(),
   /** Three requests built from the user's own catalogue (empty when the ERP has none). */
-  suggestions: Suggestion[];
-}
+  suggestions: z.array(SuggestionSchema),
+});
+export type AgentSuggestions = z.infer<typeof AgentSuggestionsSchema>;
 
 /** Client of the chat API for one signed-in user. */
 export class ChatClient {

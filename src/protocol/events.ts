@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AgentName } from './agents.ts';
 import type { DecisionRecord, HumanRequest } from './human.ts';
 
@@ -36,11 +37,18 @@ export interface ShowChartParams {
 }
 
 /** Tokens and cost (USD) of a run's model calls, as the provider reported them. */
-export interface RunUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cost: number;
-}
+export const RunUsageSchema = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+  cost: z.number().nonnegative(),
+});
+export type RunUsage = z.infer<typeof RunUsageSchema>;
+
+/**
+ * A stream event's payload inside a JSON answer (a session's history replays them): checked by the fields that say
+ * what it is, typed as the event protocol declares it (`ApiEvent`), which the stream itself is held to.
+ */
+export const eventPayload = <T>(shape: z.ZodRawShape) => z.looseObject(shape) as unknown as z.ZodType<T>;
 
 /**
  * An admin's decision on an order that this conversation drafted, made in Procura's approval queue or directly in

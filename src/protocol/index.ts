@@ -17,7 +17,9 @@ export {
   AdminDecisionSchema,
   NoControl,
   type PendingOrders,
+  PendingOrdersSchema,
   type PendingOrderView,
+  PendingOrderViewSchema,
   PRICE_SEVERITIES,
   type PriceCheckView,
   type PriceSeverity,
@@ -33,11 +35,13 @@ export {
 } from './chart-labels.ts';
 export {
   type AgentSuggestions,
+  AgentSuggestionsSchema,
   ApiError,
   ChatClient,
   EXPORT_FORMATS,
   type ExportFormat,
   type HistoryPage,
+  HistoryPageSchema,
   type HistorySession,
   type SessionState,
   type SessionSummary,
@@ -46,6 +50,7 @@ export {
   type Suggestion,
   sessionSummary,
   type UsageReport,
+  UsageReportSchema,
   type UsageRow,
 } from './client.ts';
 export type {
@@ -62,7 +67,7 @@ export type {
   StepStatus,
   ToolCallData,
 } from './events.ts';
-export { TERMINAL_EVENTS } from './events.ts';
+export { RunUsageSchema, TERMINAL_EVENTS } from './events.ts';
 export { formatYuan } from './format.ts';
 export {
   type ApprovalAction,
@@ -87,10 +92,14 @@ export {
   quoteRows,
   RFQ_STATUS_LABELS,
   type RfqDetailView,
+  RfqDetailViewSchema,
   type RfqMessageSummary,
   type RfqMessageView,
+  RfqMessageViewSchema,
   type RfqPage,
+  RfqPageSchema,
   type RfqProposalView,
+  RfqProposalViewSchema,
   type RfqQuoteView,
   type RfqSummaryView,
   type SupplierName,
@@ -103,8 +112,10 @@ export {
   SCHEDULE_KINDS,
   type ScheduleInput,
   type ScheduleKind,
+  ScheduleListSchema,
   type ScheduleParams,
   type ScheduleView,
+  ScheduleViewSchema,
   type StartedScheduleRun,
   StartedScheduleRunSchema,
 } from './schedules.ts';
@@ -120,9 +131,11 @@ export {
   ReadinessSchema,
   type RunStatus,
   type SessionDetail,
+  SessionDetailSchema,
   type SessionFile,
   type SessionMessage,
   type SessionRecord,
+  SessionRecordSchema,
 } from './service.ts';
 export {
   cite,

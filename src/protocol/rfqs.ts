@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Requests for quotation as the chat API hands them to the browser and the terminal: the ERP's own answers (its
  * `effective` CNY figures untouched, never recomputed by a client), with the mails each quote came from and what the
@@ -16,137 +18,167 @@ export const RFQ_STATUS_LABELS: Record<string, { zh: string; en: string }> = {
 /** The RFQs that are out with suppliers: what a digest of open RFQs lists. */
 export const OPEN_RFQ_STATUSES = ['sent', 'collecting'] as const;
 
-export interface SupplierName {
-  id: number;
-  nameZh: string;
-  nameEn: string;
-}
+export const SupplierNameSchema = z.object({ id: z.number().int(), nameZh: z.string(), nameEn: z.string() });
+export type SupplierName = z.infer<typeof SupplierNameSchema>;
 
 /** A row of `GET /api/v1/rfqs`. */
-export interface RfqSummaryView {
-  id: number;
-  rfqNo: string;
-  title: string;
-  status: string;
-  replyDeadline: string;
-  createdAt: string;
+export const RfqSummaryViewSchema = z.object({
+  id: z.number().int(),
+  rfqNo: z.string(),
+  title: z.string(),
+  status: z.string(),
+  replyDeadline: z.string(),
+  createdAt: z.string(),
   /** Lines, invited suppliers, and those who answered (quoted or declined). */
-  lines: number;
-  invited: number;
-  replied: number;
-}
+  lines: z.number().int(),
+  invited: z.number().int(),
+  replied: z.number().int(),
+});
+export type RfqSummaryView = z.infer<typeof RfqSummaryViewSchema>;
 
-export interface RfqPage {
-  items: RfqSummaryView[];
-  total: number;
-  page: number;
-  size: number;
-}
+export const RfqPageSchema = z.object({
+  items: z.array(RfqSummaryViewSchema),
+  total: z.number().int().nonnegative(),
+  page: z.number().int().positive(),
+  size: z.number().int().positive(),
+});
+export type RfqPage = z.infer<typeof RfqPageSchema>;
 
 /** A quote as the ERP keeps it, with its figures in CNY at the asked quantity (null without an exchange rate). */
-export interface RfqQuoteView {
-  supplier: SupplierName;
-  lineNo: number;
-  status: 'quoted' | 'declined' | 'flagged';
-  unitPrice: number | null;
-  currency: string | null;
-  priceBreaks: Array<{ minQty: number; unitPrice: number }>;
-  moq: number | null;
-  leadTimeDays: number | null;
-  validUntil: string | null;
-  freight: number | null;
-  remarks: string | null;
-  flag: string | null;
-  late: boolean;
-  source: {
-    kind: 'mail' | 'form' | 'manual';
-    messageId: string | null;
-    attachment: string | null;
-    from: string | null;
-  };
-  receivedAt: string;
-  effective: { unitPriceCny: number; totalCny: number; priceBreakMinQty: number | null; rateToCny: number } | null;
-  effectiveReason: string | null;
-}
+export const RfqQuoteViewSchema = z.object({
+  supplier: SupplierNameSchema,
+  lineNo: z.number().int(),
+  status: z.enum(['quoted', 'declined', 'flagged']),
+  unitPrice: z.number().nullable(),
+  currency: z.string().nullable(),
+  priceBreaks: z.array(z.object({ minQty: z.number(), unitPrice: z.number() })),
+  moq: z.number().nullable(),
+  leadTimeDays: z.number().nullable(),
+  validUntil: z.string().nullable(),
+  freight: z.number().nullable(),
+  remarks: z.string().nullable(),
+  flag: z.string().nullable(),
+  late: z.boolean(),
+  source: z.object({
+    kind: z.enum(['mail', 'form', 'manual']),
+    messageId: z.string().nullable(),
+    attachment: z.string().nullable(),
+    from: z.string().nullable(),
+  }),
+  receivedAt: z.string(),
+  effective: z
+    .object({
+      unitPriceCny: z.number(),
+      totalCny: z.number(),
+      priceBreakMinQty: z.number().nullable(),
+      rateToCny: z.number(),
+    })
+    .nullable(),
+  effectiveReason: z.string().nullable(),
+});
+export type RfqQuoteView = z.infer<typeof RfqQuoteViewSchema>;
 
 /** One mail in or out of an RFQ (or a quote form submission), listed without its text. */
-export interface RfqMessageSummary {
-  id: number;
-  direction: 'in' | 'out';
-  messageId: string;
-  supplierId: number | null;
-  sender: string;
-  subject: string;
-  outcome: string;
-  reason: string | null;
+export const RfqMessageSummarySchema = z.object({
+  id: z.number().int(),
+  direction: z.enum(['in', 'out']),
+  messageId: z.string(),
+  supplierId: z.number().int().nullable(),
+  sender: z.string(),
+  subject: z.string(),
+  outcome: z.string(),
+  reason: z.string().nullable(),
   /** `stored`: kept, so it can be downloaded (an attachment a quote may be read from). */
-  attachments: Array<{ name: string; type: string; size: number; stored: boolean }>;
-  at: string;
-}
+  attachments: z.array(z.object({ name: z.string(), type: z.string(), size: z.number(), stored: z.boolean() })),
+  at: z.string(),
+});
+export type RfqMessageSummary = z.infer<typeof RfqMessageSummarySchema>;
 
 /** `GET /api/v1/rfqs/{id}/messages/{message}`: the mail with its text. */
-export interface RfqMessageView extends RfqMessageSummary {
-  body: string;
-}
+export const RfqMessageViewSchema = RfqMessageSummarySchema.extend({ body: z.string() });
+export type RfqMessageView = z.infer<typeof RfqMessageViewSchema>;
 
 /** `GET /api/v1/rfqs/{id|number}`: the RFQ, its mails, and whether the signed-in user may award it. */
-export interface RfqDetailView {
-  id: number;
-  rfqNo: string;
-  title: string;
-  status: string;
-  version: number;
-  currency: string;
-  incoterm: string;
-  replyDeadline: string;
-  note: string;
-  createdBy: { id: number; username: string };
-  createdAt: string;
-  award: { supplierId: number; orderId: number; orderNo: string; awardedBy: string; awardedAt: string } | null;
-  lines: Array<{
-    lineNo: number;
-    part: { code: string; model: string } | null;
-    item: string;
-    quantity: number;
-    unit: string;
-    requiredDate: string;
-  }>;
-  invitations: Array<{
-    supplier: SupplierName & { email: string };
-    status: 'invited' | 'replied' | 'declined';
-    mail: {
-      status: 'none' | 'queued' | 'sent';
-      messageId: string | null;
-      sentAt: string | null;
-      remindedAt: string | null;
-    };
-    repliedAt: string | null;
-  }>;
-  quotes: RfqQuoteView[];
-  messages: RfqMessageSummary[];
+export const RfqDetailViewSchema = z.object({
+  id: z.number().int(),
+  rfqNo: z.string(),
+  title: z.string(),
+  status: z.string(),
+  version: z.number().int(),
+  currency: z.string(),
+  incoterm: z.string(),
+  replyDeadline: z.string(),
+  note: z.string(),
+  createdBy: z.object({ id: z.number().int(), username: z.string() }),
+  createdAt: z.string(),
+  award: z
+    .object({
+      supplierId: z.number().int(),
+      orderId: z.number().int(),
+      orderNo: z.string(),
+      awardedBy: z.string(),
+      awardedAt: z.string(),
+    })
+    .nullable(),
+  lines: z.array(
+    z.object({
+      lineNo: z.number().int(),
+      part: z.object({ code: z.string(), model: z.string() }).nullable(),
+      item: z.string(),
+      quantity: z.number(),
+      unit: z.string(),
+      requiredDate: z.string(),
+    }),
+  ),
+  invitations: z.array(
+    z.object({
+      supplier: SupplierNameSchema.extend({ email: z.string() }),
+      status: z.enum(['invited', 'replied', 'declined']),
+      mail: z.object({
+        status: z.enum(['none', 'queued', 'sent']),
+        messageId: z.string().nullable(),
+        sentAt: z.string().nullable(),
+        remindedAt: z.string().nullable(),
+      }),
+      repliedAt: z.string().nullable(),
+    }),
+  ),
+  quotes: z.array(RfqQuoteViewSchema),
+  messages: z.array(RfqMessageSummarySchema),
   /** Awarding is asked of the sourcing agent, whose write waits for the person's approval; null reason: allowed. */
-  permissions: { award: boolean; reason: string | null };
-}
+  permissions: z.object({ award: z.boolean(), reason: z.string().nullable() }),
+});
+export type RfqDetailView = z.infer<typeof RfqDetailViewSchema>;
 
 /** `GET /api/v1/rfqs/{id|number}/proposal`: the ERP's award proposal. */
-export interface RfqProposalView {
-  rfqId: number;
-  rfqNo: string;
-  status: string;
-  asOf: string;
-  weights: Record<string, number>;
-  ranking: Array<{
-    rank: number;
-    supplier: SupplierName;
-    score: number;
-    scores: Record<string, number>;
-    landedCostCny: number;
-    onTimePct: number | null;
-    why: string[];
-  }>;
-  recommended: SupplierName | null;
-  excluded: Array<{ supplier: SupplierName; lineNo: number | null; reason: string; detail: string }>;
-}
+export const RfqProposalViewSchema = z.object({
+  rfqId: z.number().int(),
+  rfqNo: z.string(),
+  status: z.string(),
+  asOf: z.string(),
+  weights: z.record(z.string(), z.number()),
+  ranking: z.array(
+    z.object({
+      rank: z.number().int(),
+      supplier: SupplierNameSchema,
+      score: z.number(),
+      scores: z.record(z.string(), z.number()),
+      landedCostCny: z.number(),
+      onTimePct: z.number().nullable(),
+      why: z.array(z.string()),
+    }),
+  ),
+  recommended: SupplierNameSchema.nullable(),
+  excluded: z.array(
+    z.object({
+      supplier: SupplierNameSchema,
+      lineNo: z.number().int().nullable(),
+      reason: z.string(),
+      detail: z.string(),
+    }),
+  ),
+});
+export type RfqProposalView = z.infer<typeof RfqProposalViewSchema>;
 
 /** The mail (or form submission) a quote came from, if the RFQ's log holds it. */
 export function quoteMessage(rfq: RfqDetailView, quote: RfqQuoteView): RfqMessageSummary | undefined {

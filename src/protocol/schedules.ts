@@ -8,27 +8,41 @@ export const SCHEDULE_KINDS = ['inventory_digest', 'price_watch', 'rfq_digest', 
 export type ScheduleKind = (typeof SCHEDULE_KINDS)[number];
 
 /** What a schedule asks, by kind. */
-export type ScheduleParams =
-  | { kind: 'inventory_digest' }
-  | { kind: 'rfq_digest' }
-  | { kind: 'price_watch'; parts: string[]; categories: string[]; threshold_pct: number }
-  | { kind: 'custom'; request: string };
+export const ScheduleParamsSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('inventory_digest') }),
+  z.object({ kind: z.literal('rfq_digest') }),
+  z.object({
+    kind: z.literal('price_watch'),
+    parts: z.array(z.string()),
+    categories: z.array(z.string()),
+    threshold_pct: z.number(),
+  }),
+  z.object({ kind: z.literal('custom'), request: z.string() }),
+]);
+export type ScheduleParams = z.infer<typeof ScheduleParamsSchema>;
 
 /** `POST /api/v1/schedules`: a schedule to create. */
 export type ScheduleInput = ScheduleParams & { name: string; cron: string; timezone?: string };
 
 /** A schedule as `GET /api/v1/schedules` lists it: never its credential. */
-export type ScheduleView = ScheduleParams & {
-  id: string;
-  name: string;
-  cron: string;
-  timezone: string;
-  project_id: string;
-  next_run_at: string;
-  last_run_at: string | null;
-  last_error: string | null;
-  created_at: string;
-};
+export const ScheduleViewSchema = z.intersection(
+  ScheduleParamsSchema,
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    cron: z.string(),
+    timezone: z.string(),
+    project_id: z.string(),
+    next_run_at: z.string(),
+    last_run_at: z.string().nullable(),
+    last_error: z.string().nullable(),
+    created_at: z.string(),
+  }),
+);
+export type ScheduleView = z.infer<typeof ScheduleViewSchema>;
+
+/** `GET /api/v1/schedules`: the caller's schedules. */
+export const ScheduleListSchema = z.object({ items: z.array(ScheduleViewSchema) });
 
 /** `POST /api/v1/schedules/{id}/run`: the run a schedule started, in a session of its own. */
 export const StartedScheduleRunSchema = z.object({

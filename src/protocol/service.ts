@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import type { OrderDecisionData, ProgressData, RunUsage, ToolCallData } from './events.ts';
+import {
+  eventPayload,
+  type OrderDecisionData,
+  type ProgressData,
+  RunUsageSchema,
+  type ToolCallData,
+} from './events.ts';
 import type { DecisionRecord, HumanRequest } from './human.ts';
 import { RoleSchema } from './roles.ts';
 
@@ -28,59 +34,84 @@ export const CancelledRunSchema = z.object({ run_id: z.string(), status: z.enum(
 export type CancelledRun = z.infer<typeof CancelledRunSchema>;
 
 /** Where a run stands. */
-export type RunStatus = 'running' | 'waiting' | 'done' | 'error' | 'cancelled';
+export const RUN_STATUSES = ['running', 'waiting', 'done', 'error', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** A chat session as stored (`PATCH /api/v1/history/sessions/{id}` answers it). */
-export interface SessionRecord {
-  id: string;
-  owner: string;
-  project_id: string;
-  title: string;
-  created_at: string;
-  updated_at: string;
-}
+export const SessionRecordSchema = z.object({
+  id: z.string(),
+  owner: z.string(),
+  project_id: z.string(),
+  title: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;
 
 /** A file the agent wrote in a session's workspace. */
-export interface SessionFile {
-  path: string;
-  size?: number;
-  modified_at?: string;
-}
+export const SessionFileSchema = z.object({
+  path: z.string(),
+  size: z.number().int().nonnegative().optional(),
+  modified_at: z.string().optional(),
+});
+export type SessionFile = z.infer<typeof SessionFileSchema>;
+
+const HumanRequestPayload = eventPayload<HumanRequest>({ kind: z.enum(['ask_user', 'order_info', 'approval']) });
 
 /** What a waiting run asks a person, by interrupt. */
-export interface PendingInterrupt {
-  interrupt_id: string;
-  value: HumanRequest;
-}
+export const PendingInterruptSchema = z.object({ interrupt_id: z.string(), value: HumanRequestPayload });
+export type PendingInterrupt = z.infer<typeof PendingInterruptSchema>;
 
 /** A message of a saved conversation, as history rebuilds it from the stored run events. */
-export type SessionMessage =
-  | { role: 'user'; content: string; run_id: string; created_at: string }
-  | {
-      role: 'assistant';
-      content: string;
-      run_id: string;
-      /** Front-end tool calls (charts, an opened order) made while the answer streamed. */
-      tool_calls: ToolCallData[];
-      /** Set on a run's last message: how the run stands, its error, its usage. */
-      status?: RunStatus;
-      error?: string;
-      usage?: RunUsage;
-      updated_at?: string;
-    }
-  | ({ role: 'decision'; run_id: string } & DecisionRecord)
-  | ({ role: 'notice'; kind: 'order_decision'; run_id: string } & OrderDecisionData);
+export const SessionMessageSchema = z.union([
+  z.object({ role: z.literal('user'), content: z.string(), run_id: z.string(), created_at: z.string() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: z.string(),
+    run_id: z.string(),
+    /** Front-end tool calls (charts, an opened order) made while the answer streamed. */
+    tool_calls: z.array(eventPayload<ToolCallData>({ tool: z.string() })),
+    /** Set on a run's last message: how the run stands, its error, its usage. */
+    status: z.enum(RUN_STATUSES).optional(),
+    error: z.string().optional(),
+    usage: RunUsageSchema.optional(),
+    updated_at: z.string().optional(),
+  }),
+  z.intersection(
+    z.object({ role: z.literal('decision'), run_id: z.string() }),
+    eventPayload<DecisionRecord>({ interrupt_id: z.string(), outcome: z.string() }),
+  ),
+  z.intersection(
+    z.object({ role: z.literal('notice'), kind: z.literal('order_decision'), run_id: z.string() }),
+    eventPayload<OrderDecisionData>({ order_id: z.number(), decision: z.enum(['approved', 'rejected']) }),
+  ),
+]);
+export type SessionMessage = z.infer<typeof SessionMessageSchema>;
+
+/** Who started a session: its user in a chat, or one of their schedules. */
+const SessionOrigin = z.discriminatedUnion('origin', [
+  z.object({ origin: z.literal('chat') }),
+  z.object({ origin: z.literal('schedule'), schedule: z.object({ id: z.string(), name: z.string() }) }),
+]);
 
 /** `GET /api/v1/history/sessions/{id}`: a conversation as it streamed, what it waits for, and its files. */
-export type SessionDetail = SessionRecord &
-  ({ origin: 'chat' } | { origin: 'schedule'; schedule: { id: string; name: string } }) & {
-    messages: SessionMessage[];
+export const SessionDetailSchema = z.intersection(
+  z.intersection(SessionRecordSchema, SessionOrigin),
+  z.object({
+    messages: z.array(SessionMessageSchema),
     /** Every run's steps, as their last `progress` left them. */
-    steps: Array<ProgressData & { run_id: string }>;
-    pending_interrupts: PendingInterrupt[];
-    usage: RunUsage;
-    active_run: string | null;
+    steps: z.array(
+      z.intersection(
+        z.object({ run_id: z.string() }),
+        eventPayload<ProgressData>({ id: z.string(), phase: z.string() }),
+      ),
+    ),
+    pending_interrupts: z.array(PendingInterruptSchema),
+    usage: RunUsageSchema,
+    active_run: z.string().nullable(),
     /** The latest run's last event: a client follows on from here to hear what comes next. */
-    last_event_id: number;
-    files: SessionFile[];
-  };
+    last_event_id: z.number().int().nonnegative(),
+    files: z.array(SessionFileSchema),
+  }),
+);
+export type SessionDetail = z.infer<typeof SessionDetailSchema>;

@@ -53,6 +53,21 @@ describe('chat API: standard clients', () => {
       );
     });
 
+    it('gives every successful JSON answer a schema of its own, never an open object (held to it in every test)', () => {
+      const open: string[] = [];
+      for (const [path, ops] of Object.entries(doc.paths))
+        for (const [method, op] of Object.entries(ops as Any))
+          for (const [status, response] of Object.entries((op as Any).responses as Record<string, Any>)) {
+            const schema = response.content?.['application/json']?.schema;
+            if (!status.startsWith('2') || !schema) continue;
+            const described = schema.properties || schema.anyOf || schema.oneOf || schema.allOf || schema.items;
+            if (!described) open.push(`${method} ${path} ${status}`);
+          }
+      expect(open).toEqual([]);
+      // The tests run with the check on: an answer that drifts from its schema is a 500 in whichever test meets it.
+      expect(process.env.PROCURA_CHECK_RESPONSES).toBe('1');
+    });
+
     it('validates requests by the schemas it publishes: what its body schema refuses, the API answers 422', async () => {
       const ajv = new Ajv2020({ strict: false });
       const bodies: Array<{ path: string; body: unknown }> = [];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UsageReportSchema } from '../../protocol/index.ts';
 import { ApiRoutes } from '../openapi.ts';
 import type { DemoSignIn } from './demo.ts';
 import { DemoSignInBody, UsageQuery } from './schemas.ts';
@@ -65,7 +66,7 @@ export function adminApp(deps: AdminAppDeps): ApiRoutes {
       tags,
       query: UsageQuery,
       responses: {
-        200: { description: 'usage rows', json: z.looseObject({ items: z.array(z.looseObject({})) }) },
+        200: { description: 'usage rows', json: UsageReportSchema },
         403: { description: 'admins only' },
       },
     },

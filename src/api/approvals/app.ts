@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import { contract } from '../../erp/index.ts';
+import { PendingOrdersSchema } from '../../protocol/index.ts';
 import { ApiRoutes } from '../openapi.ts';
 import type { OrderNotices } from './order-notices.ts';
 import type { OrderApprovals } from './queue.ts';
@@ -23,7 +24,7 @@ export function approvalsApp(deps: ApprovalsAppDeps): ApiRoutes {
       summary: '等待审批的订单（管理员）/ orders waiting for an admin',
       tags,
       responses: {
-        200: { description: 'pending orders', json: z.looseObject({}) },
+        200: { description: 'pending orders', json: PendingOrdersSchema },
         403: { description: 'admins only' },
       },
     },
@@ -39,7 +40,7 @@ export function approvalsApp(deps: ApprovalsAppDeps): ApiRoutes {
       params: { order_id: OrderIdParam },
       body: ApprovalBody,
       responses: {
-        200: { description: 'the order', json: z.looseObject({}) },
+        200: { description: 'the order as the ERP wrote it', json: contract.OrderSchema },
         403: { description: 'admins only; nobody approves an order they created or last changed' },
         404: { description: 'no such order' },
         409: { description: 'version conflict or the order no longer waits' },

@@ -3,9 +3,13 @@ import {
   type AgentLabel,
   AgentListSchema,
   type AgentSuggestions,
+  AgentSuggestionsSchema,
   type AgentTools,
   AgentToolsSchema,
   CancelledRunSchema,
+  HistoryPageSchema,
+  SessionDetailSchema,
+  SessionRecordSchema,
 } from '../../protocol/index.ts';
 import { type Logger, notFound } from '../../shared/index.ts';
 import type { ApiUser } from '../auth.ts';
@@ -126,7 +130,7 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       operationId: 'getSuggestions',
       summary: '按用户目录给出的示例请求 / example requests from the user’s catalogue',
       tags,
-      responses: { 200: { description: 'suggestions', json: z.looseObject({}) } },
+      responses: { 200: { description: 'suggestions', json: AgentSuggestionsSchema } },
     },
     async (c) => c.json(await deps.suggestions(c.var.user, c.var.traceId)),
   );
@@ -253,7 +257,7 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       tags: history_,
       query: PageQuery,
       responses: {
-        200: { description: 'a page of sessions', json: z.looseObject({ items: z.array(z.looseObject({})) }) },
+        200: { description: 'a page of sessions', json: HistoryPageSchema },
       },
     },
     async (c, { query }) => c.json(await history.list(c.var.user, query.page, query.size)),
@@ -266,7 +270,7 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       summary: '会话详情：消息、步骤、待处理确认、文件 / a session: messages, steps, pending interrupts, files',
       tags: history_,
       params: { id: SessionId },
-      responses: { 200: { description: 'the session', json: z.looseObject({}) }, 404: { description: 'no session' } },
+      responses: { 200: { description: 'the session', json: SessionDetailSchema }, 404: { description: 'no session' } },
     },
     async (c, { params }) => {
       await notices.check(c.var.user, params.id);
@@ -282,7 +286,7 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       tags: history_,
       params: { id: SessionId },
       body: RenameBody,
-      responses: { 200: { description: 'the session', json: z.looseObject({}) }, 404: { description: 'no session' } },
+      responses: { 200: { description: 'the session', json: SessionRecordSchema }, 404: { description: 'no session' } },
     },
     async (c, { params, body }) => c.json(await history.rename(c.var.user, params.id, body.title)),
   );

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { RFQ_STATUS_LABELS } from '../../protocol/index.ts';
+import {
+  RFQ_STATUS_LABELS,
+  RfqDetailViewSchema,
+  RfqMessageViewSchema,
+  RfqPageSchema,
+  RfqProposalViewSchema,
+} from '../../protocol/index.ts';
 import { ApiRoutes } from '../openapi.ts';
 import type { RfqDesk } from './desk.ts';
 
@@ -19,7 +25,6 @@ export function rfqsApp(deps: RfqsAppDeps): ApiRoutes {
   const routes = new ApiRoutes();
   const tags = ['rfqs'];
   const missing = { description: '没有这个询价单（或属于其他项目）/ no such RFQ in the user’s project' };
-  const json = z.looseObject({});
 
   routes.add(
     {
@@ -33,7 +38,7 @@ export function rfqsApp(deps: RfqsAppDeps): ApiRoutes {
         page: z.coerce.number().int().min(1).max(100_000).default(1),
         size: z.coerce.number().int().min(1).max(100).default(50),
       }),
-      responses: { 200: { description: 'a page of RFQs, newest first', json } },
+      responses: { 200: { description: 'a page of RFQs, newest first', json: RfqPageSchema } },
     },
     async (c, { query }) => c.json(await deps.rfqs.list(c.var.user, query.page, query.size, query.status)),
   );
@@ -45,7 +50,7 @@ export function rfqsApp(deps: RfqsAppDeps): ApiRoutes {
       summary: '询价单：行、受邀供应商、报价（ERP 的人民币折算）、往来邮件 / an RFQ with quotes in CNY and its mails',
       tags,
       params: { rfq: RfqRef },
-      responses: { 200: { description: 'the RFQ', json }, 404: missing },
+      responses: { 200: { description: 'the RFQ', json: RfqDetailViewSchema }, 404: missing },
     },
     async (c, { params }) => c.json(await deps.rfqs.detail(c.var.user, params.rfq)),
   );
@@ -57,7 +62,7 @@ export function rfqsApp(deps: RfqsAppDeps): ApiRoutes {
       summary: '授标建议：排名及理由、被排除的报价及原因 / the award proposal: ranking with reasons, exclusions',
       tags,
       params: { rfq: RfqRef },
-      responses: { 200: { description: 'the ERP’s proposal', json }, 404: missing },
+      responses: { 200: { description: 'the ERP’s proposal', json: RfqProposalViewSchema }, 404: missing },
     },
     async (c, { params }) => c.json(await deps.rfqs.proposal(c.var.user, params.rfq)),
   );
@@ -69,7 +74,7 @@ export function rfqsApp(deps: RfqsAppDeps): ApiRoutes {
       summary: '询价单的一封邮件（报价来源）/ one mail of an RFQ, a quote’s source',
       tags,
       params: { rfq: RfqRef, message: z.coerce.number().int().positive().max(2_147_483_647) },
-      responses: { 200: { description: 'the mail with its text', json }, 404: missing },
+      responses: { 200: { description: 'the mail with its text', json: RfqMessageViewSchema }, 404: missing },
     },
     async (c, { params }) => c.json(await deps.rfqs.message(c.var.user, params.rfq, params.message)),
   );

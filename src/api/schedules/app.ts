@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StartedScheduleRunSchema } from '../../protocol/index.ts';
+import { ScheduleListSchema, ScheduleViewSchema, StartedScheduleRunSchema } from '../../protocol/index.ts';
 import { notFound } from '../../shared/index.ts';
 import { ApiRoutes } from '../openapi.ts';
 import type { Scheduler } from './scheduler.ts';
@@ -26,7 +26,7 @@ export function schedulesApp(deps: SchedulesAppDeps): ApiRoutes {
       operationId: 'listSchedules',
       summary: '当前用户的定时任务 / the caller’s schedules',
       tags,
-      responses: { 200: { description: 'schedules', json: z.looseObject({ items: z.array(z.looseObject({})) }) } },
+      responses: { 200: { description: 'schedules', json: ScheduleListSchema } },
     },
     async (c) => c.json(await deps.schedules.list(c.var.user)),
   );
@@ -38,7 +38,7 @@ export function schedulesApp(deps: SchedulesAppDeps): ApiRoutes {
       summary: '新建定时任务 / create a schedule',
       tags,
       body: ScheduleBody,
-      responses: { 201: { description: 'the schedule with its next_run_at', json: z.looseObject({}) } },
+      responses: { 201: { description: 'the schedule with its next_run_at', json: ScheduleViewSchema } },
     },
     async (c, { body }) => c.json(await deps.schedules.create(c.var.user, body), 201),
   );
