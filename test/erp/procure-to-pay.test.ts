@@ -143,6 +143,13 @@ for (const backend of BACKENDS) {
         expect(await onHand(parts[0].id)).toBe(stock + ordered1 - 3);
         const unknownLine = await receive(order.id, [{ lineNo: 9, quantity: 1 }]);
         expect(unknownLine.status).toBe(422);
+        for (const receivedAt of [new Date(Date.now() + 3_600_000).toISOString(), '2001-01-01T00:00:00Z']) {
+          const dated = await h.call('POST', `/api/orders/${order.id}/receipts`, {
+            body: { lines: [{ lineNo: 1, quantity: 1 }], receivedAt },
+          });
+          expect(dated.status).toBe(422);
+          expect(dated.body.errors[0].field).toBe('receivedAt');
+        }
 
         const viewer = await receive(order.id, [{ lineNo: 1, quantity: 1 }], { token: h.tokens.viewer });
         expect(viewer.status).toBe(403);
@@ -209,6 +216,15 @@ for (const backend of BACKENDS) {
 
         expect(resent.body.lines[0].received).toBe(2 * parts[0].moq);
         expect(await onHand(parts[0].id)).toBe(stock + 2 * parts[0].moq);
+      });
+
+      it('counts two receipts sent at once one after the other: together they cannot exceed the order', async () => {
+        const order = await place(await placedOrder());
+        const all = [{ lineNo: 1, quantity: order.lines[0].quantity }];
+        const answers = await Promise.all([receive(order.id, all), receive(order.id, all)]);
+        expect(answers.map((a) => a.status).sort()).toEqual([201, 422]);
+        const receiving = (await h.call('GET', `/api/orders/${order.id}/receipts`)).body;
+        expect(receiving.lines[0].received).toBe(order.lines[0].quantity);
       });
 
       it('a status change to received receives what is still open, as one receipt', async () => {
@@ -304,6 +320,11 @@ for (const backend of BACKENDS) {
           'quantity_above_received',
           'quantity_above_received',
         ]);
+        expect((await h.call('GET', `/api/invoices/${held.body.id}`)).body).toMatchObject({
+          status: 'held',
+          version: 2,
+        });
+        expect(await auditActions('invoice', held.body.id)).toEqual(['record', 'release_held']);
       });
 
       it('a held invoice matches once the rest arrives', async () => {
@@ -331,7 +352,7 @@ for (const backend of BACKENDS) {
         const amounts: number[] = [];
         for (let i = 0; i < 12; i++) {
           const beyondPrice = random() < 0.5;
-          const pct = beyondPrice ? 2.5 + random() * 30 : random() * 1.9;
+          const pct = beyondPrice ? 2.5 + random() * 30 : -10 + random() * 11.9;
           const unitPriceMinor = beyondPrice ? Math.ceil(price * (1 + pct / 100)) : Math.floor(price * (1 + pct / 100));
           const quantity = 1 + Math.floor(random() * q1);
           const expected = [
@@ -366,10 +387,99 @@ for (const backend of BACKENDS) {
         expect(lookalike.body.match.reasons).toEqual([
           expect.objectContaining({ code: 'possible_duplicate', line: null, actual: 'SP-2026/0042' }),
         ]);
+        // Two entries of one invoice at the same moment: the database's unique key lets one in.
+        const racing = await Promise.all([
+          invoice(order, line, { invoiceNo: 'SP-RACE-1' }),
+          invoice(order, line, { invoiceNo: 'SP-RACE-1' }),
+        ]);
+        expect(racing.map((r) => r.status).sort()).toEqual([201, 409]);
+        // A retry under its idempotency key is the first answer again, not a duplicate.
+        const body = {
+          supplierId: parts[0].supplier.id,
+          invoiceNo: 'SP-KEYED',
+          orderNo: order.orderNo,
+          currency: 'CNY',
+          invoiceDate: '2026-01-02',
+          lines: [{ partId: parts[0].id, quantity: 1, unitPriceMinor: 1 }],
+        };
+        const headers = { 'idempotency-key': 'inv-retry-1' };
+        const once = await h.call('POST', '/api/invoices', { body, headers });
+        const retried = await h.call('POST', '/api/invoices', { body, headers });
+        expect([once.status, retried.status]).toEqual([201, 200]);
+        expect(retried.headers.get('idempotent-replayed')).toBe('true');
+        expect(retried.body.id).toBe(once.body.id);
         // Outside the window the same amount is another delivery's invoice.
         const later = new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10);
         const outside = await invoice(order, line, { invoiceNo: 'SP-2026/0044', invoiceDate: later });
         expect(outside.body.match.reasons.map((r: { code: string }) => r.code)).not.toContain('possible_duplicate');
+      });
+
+      it('holds an invoice whose order, supplier or lines do not fit, and one naming no line of a part ordered twice', async () => {
+        const approved = await placedOrder();
+        const other = (await h.call('GET', '/api/parts?page=1&size=100')).body.items.find(
+          (p: PartRow) => p.supplier.id !== parts[0].supplier.id,
+        ) as PartRow;
+        const misfit = await h.call('POST', '/api/invoices', {
+          body: {
+            supplierId: other.supplier.id,
+            invoiceNo: 'MISFIT-1',
+            orderNo: approved.orderNo,
+            currency: 'CNY',
+            invoiceDate: '2026-01-01',
+            lines: [{ partId: other.id, quantity: 1, unitPriceMinor: 100 }],
+          },
+        });
+        expect(misfit.status).toBe(201);
+        expect(misfit.body.match.reasons).toEqual([
+          expect.objectContaining({ code: 'order_status', line: null, actual: 'approved' }),
+          expect.objectContaining({
+            code: 'supplier_mismatch',
+            expected: parts[0].supplier.id,
+            actual: other.supplier.id,
+          }),
+          expect.objectContaining({ code: 'not_on_order', line: 1, actual: other.id }),
+        ]);
+
+        const twice = await h.call('POST', '/api/orders/create', {
+          body: {
+            supplierId: parts[0].supplier.id,
+            lines: [
+              { partId: parts[0].id, quantity: parts[0].moq },
+              { partId: parts[0].id, quantity: parts[0].moq },
+            ],
+            status: 'pending_approval',
+          },
+        });
+        expect(twice.status).toBe(201);
+        let order = twice.body as OrderBody;
+        if (order.status === 'pending_approval')
+          order = (
+            await h.call('POST', `/api/orders/${order.id}/approve`, {
+              token: h.tokens.admin,
+              body: { version: order.version },
+            })
+          ).body;
+        order = await place(order);
+        await receive(order.id, [
+          { lineNo: 1, quantity: parts[0].moq },
+          { lineNo: 2, quantity: parts[0].moq },
+        ]);
+        const named = await invoice(order, [{ lineNo: 2, quantity: 1, unitPriceMinor: fenOf(order, 2) }]);
+        expect(named.body).toMatchObject({ status: 'matched', lines: [{ orderLineNo: 2 }] });
+        const ambiguous = await h.call('POST', '/api/invoices', {
+          token: h.tokens.admin,
+          body: {
+            supplierId: parts[0].supplier.id,
+            invoiceNo: 'AMBIGUOUS-1',
+            orderNo: order.orderNo,
+            currency: 'CNY',
+            invoiceDate: '2026-01-01',
+            lines: [{ partId: parts[0].id, quantity: 1, unitPriceMinor: fenOf(order, 1) + 7 }],
+          },
+        });
+        expect(ambiguous.body.match.reasons).toEqual([
+          expect.objectContaining({ code: 'line_ambiguous', line: 1, actual: '1,2' }),
+        ]);
       });
 
       it('holds a stated total the lines do not add up to', async () => {

@@ -146,10 +146,7 @@ export class InvoiceBook {
   async match(ctx: ErpContext, id: number, input: InvoiceActionInput): Promise<SupplierInvoice> {
     requireWriter(ctx);
     await this.db.transaction().execute(async (trx) => {
-      const row = await this.current(trx, ctx, id, input.version);
-      if (row.status === 'released')
-        throw conflict(`发票 ${row.invoice_no} 已放行付款 / invoice ${row.invoice_no} is already released`);
-      await lockOrder(trx, ctx, Number(row.order_id));
+      const row = await this.unreleased(trx, ctx, id, input.version);
       const match = await this.rematch(trx, ctx, id);
       await trx
         .updateTable('supplier_invoices')
@@ -177,11 +174,8 @@ export class InvoiceBook {
     let held: InvoiceMatch | undefined;
     try {
       await this.db.transaction().execute(async (trx) => {
-        const row = await this.current(trx, ctx, id, input.version);
-        if (row.status === 'released')
-          throw conflict(`发票 ${row.invoice_no} 已放行付款 / invoice ${row.invoice_no} is already released`);
+        const row = await this.unreleased(trx, ctx, id, input.version);
         const orderId = Number(row.order_id);
-        await lockOrder(trx, ctx, orderId);
         const { fourEyes } = await this.deps.policies.get(ctx, trx);
         const receivers = await ReceiptBook.receivers(trx, orderId);
         if (fourEyes && receivers.some((r) => r.id === ctx.userId))
@@ -297,13 +291,17 @@ export class InvoiceBook {
     );
   }
 
-  /** The invoice at `version` (else 409). */
-  private async current(db: Db, ctx: ErpContext, id: number, version: number): Promise<InvoiceRow> {
+  /** The invoice at `version` and not yet released (else 409), its order locked for the rest of the transaction. */
+  private async unreleased(db: Db, ctx: ErpContext, id: number, version: number): Promise<InvoiceRow> {
+    // Locked first, read after: a release waiting on another sees it committed, not the row from before it.
+    await lockOrder(db, ctx, Number((await this.row(db, ctx, id)).order_id));
     const row = await this.row(db, ctx, id);
     if (row.version !== version)
       throw conflict(`发票已被修改（当前版本 ${row.version}）/ invoice changed since version ${version}`, {
         currentVersion: row.version,
       });
+    if (row.status === 'released')
+      throw conflict(`发票 ${row.invoice_no} 已放行付款 / invoice ${row.invoice_no} is already released`);
     return row;
   }
 
