@@ -387,6 +387,7 @@ for (const backend of BACKENDS) {
         expect(lookalike.body.match.reasons).toEqual([
           expect.objectContaining({ code: 'possible_duplicate', line: null, actual: 'SP-2026/0042' }),
         ]);
+        expect((await invoice(order, line, { invoiceNo: ' -/- ' })).status).toBe(422);
         // Two entries of one invoice at the same moment: the database's unique key lets one in.
         const racing = await Promise.all([
           invoice(order, line, { invoiceNo: 'SP-RACE-1' }),

@@ -87,6 +87,11 @@ export class InvoiceBook {
           { field: 'lines', message: 'total overflows' },
         ]);
       const key = invoiceKey(input.invoiceNo);
+      // A number of separators only would be one number for every such invoice of the supplier.
+      if (!key)
+        throw unprocessable('发票号无效 / invalid invoice number', [
+          { field: 'invoiceNo', message: 'needs a letter or digit' },
+        ]);
       const inserted = await trx
         .insertInto('supplier_invoices')
         .values({
