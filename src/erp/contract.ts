@@ -6,7 +6,16 @@
 import { z } from 'zod';
 import { NoControl, PRICE_SEVERITIES, type PriceSeverity } from '../protocol/index.ts';
 
-export const ORDER_STATUSES = ['draft', 'pending_approval', 'approved', 'ordered', 'received', 'cancelled'] as const;
+/** `partly_received`: some but not all of an ordered quantity has arrived (goods receipts, services/receipts.ts). */
+export const ORDER_STATUSES = [
+  'draft',
+  'pending_approval',
+  'approved',
+  'ordered',
+  'partly_received',
+  'received',
+  'cancelled',
+] as const;
 
 const MAX_INT = 2_147_483_647;
 /** A row id as the ERP numbers them. */
@@ -99,7 +108,7 @@ export type PriceCheck = z.infer<typeof PriceCheckSchema>;
 
 /** Orders the project has actually placed: what it pays. Drafts, orders waiting for or past approval but not yet
  *  placed, and cancelled orders are not prices paid. */
-export const PAID_ORDER_STATUSES = ['ordered', 'received'] as const satisfies readonly OrderStatus[];
+export const PAID_ORDER_STATUSES = ['ordered', 'partly_received', 'received'] as const satisfies readonly OrderStatus[];
 
 /** A price history groups the paid lines of one product per supplier, or across all its suppliers. */
 export const PRICE_HISTORY_GROUPINGS = ['supplier', 'product'] as const;
@@ -181,6 +190,18 @@ export const PriceThresholdsSchema = z.strictObject({
 });
 export type PriceThresholds = z.infer<typeof PriceThresholdsSchema>;
 
+/**
+ * How far a supplier invoice may stray from its order and receipts and still match: unit price up to `pricePct`
+ * above the order's, invoiced quantity up to `quantityPct` above what was received; an invoice of the same amount
+ * for the same order within `duplicateWindowDays` of another is held as a possible duplicate.
+ */
+export const InvoiceMatchTolerancesSchema = z.strictObject({
+  pricePct: z.number().min(0).max(100),
+  quantityPct: z.number().min(0).max(100),
+  duplicateWindowDays: z.number().int().min(0).max(366),
+});
+export type InvoiceMatchTolerances = z.infer<typeof InvoiceMatchTolerancesSchema>;
+
 export const UpdatePolicyInputSchema = z.strictObject({
   version: z.number().int().min(0),
   buyerLimit: z.number().min(0).max(1_000_000_000).optional(),
@@ -188,6 +209,7 @@ export const UpdatePolicyInputSchema = z.strictObject({
   adminCategories: z.array(Text(40).min(1)).max(100).optional(),
   priceThresholds: PriceThresholdsSchema.optional(),
   fourEyes: z.boolean().optional(),
+  invoiceMatch: InvoiceMatchTolerancesSchema.optional(),
 });
 export type UpdatePolicyInput = z.infer<typeof UpdatePolicyInputSchema>;
 
@@ -223,6 +245,8 @@ export const ApprovalPolicySchema = z.object({
   /** Four eyes: only an order's creator or an admin changes or cancels it, and neither its creator nor its last
    *  editor approves it (admins included). On unless an admin switches it off. */
   fourEyes: z.boolean(),
+  /** The three-way match's tolerances for supplier invoices. */
+  invoiceMatch: InvoiceMatchTolerancesSchema,
   /** 0 while the project runs on the defaults. */
   version: z.number(),
   updatedAt: z.string().nullable(),
@@ -894,3 +918,167 @@ export const RfqAwardPreviewSchema = z.object({
   why: z.array(z.string()),
 });
 export type RfqAwardPreview = z.infer<typeof RfqAwardPreviewSchema>;
+
+/*
+ * Procure to pay: goods received against an order's lines, supplier invoices against the order and what was
+ * received (the three-way match), and the release of a matched invoice for payment.
+ */
+
+const ReceiptNo = Text(60)
+  .trim()
+  .min(1)
+  .regex(/^[\w./-]+$/, 'letters, digits and . / - _');
+
+/** What arrived: quantities per order line (only those that arrived), who entered it is the requesting user. */
+export const RecordReceiptInputSchema = z.strictObject({
+  lines: z
+    .array(z.strictObject({ lineNo: z.number().int().min(1).max(200), quantity: Quantity }))
+    .min(1)
+    .max(200),
+  /** The receipt's number (e.g. the delivery note's); the ERP numbers it when absent. Recording the same number
+   *  again with the same lines is a retry and writes nothing; with other lines it is refused. */
+  receiptNo: ReceiptNo.optional(),
+  /** When the goods arrived (default: now); never in the future. */
+  receivedAt: z.iso.datetime({ offset: true }).optional(),
+  note: Text(500).optional(),
+});
+export type RecordReceiptInput = z.infer<typeof RecordReceiptInputSchema>;
+
+export const GoodsReceiptSchema = z.object({
+  id: z.number(),
+  receiptNo: z.string(),
+  orderId: z.number(),
+  receivedBy: z.object({ id: z.number(), username: z.string() }),
+  receivedAt: z.string(),
+  recordedAt: z.string(),
+  note: z.string(),
+  lines: z.array(z.object({ lineNo: z.number(), partId: z.number(), quantity: z.number() })),
+});
+export type GoodsReceipt = z.infer<typeof GoodsReceiptSchema>;
+
+/** An order's receiving and invoicing per line: ordered, received so far, and invoiced on invoices not rejected. */
+export const OrderReceivingSchema = z.object({
+  order: z.object({ id: z.number(), orderNo: z.string(), status: OrderStatusSchema, version: z.number() }),
+  lines: z.array(
+    z.object({
+      lineNo: z.number(),
+      partId: z.number(),
+      code: z.string(),
+      ordered: z.number(),
+      received: z.number(),
+      invoiced: z.number(),
+    }),
+  ),
+  receipts: z.array(GoodsReceiptSchema),
+});
+export type OrderReceiving = z.infer<typeof OrderReceivingSchema>;
+
+/** A receipt's answer: the receipt and the order's receiving as it now stands. */
+export const ReceiptResultSchema = OrderReceivingSchema.omit({ receipts: true }).extend({
+  receipt: GoodsReceiptSchema,
+});
+export type ReceiptResult = z.infer<typeof ReceiptResultSchema>;
+
+/** Money as the invoice states it: an integer count of the currency's minor unit (分 fen for CNY, cents for USD). */
+const MinorAmount = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+export const InvoiceLineInputSchema = z.strictObject({
+  partId: Id,
+  /** The order line it bills, when the order has the part on several lines. */
+  lineNo: z.number().int().min(1).max(200).optional(),
+  quantity: Quantity,
+  unitPriceMinor: MinorAmount.max(10_000_000_000),
+});
+
+/** A supplier invoice entered in the ERP. The currency is stated, never assumed. */
+export const RecordInvoiceInputSchema = z.strictObject({
+  supplierId: Id,
+  invoiceNo: Text(60).trim().min(1),
+  orderNo: Text(40).trim().min(1),
+  currency: CurrencySchema,
+  invoiceDate: IsoDate,
+  lines: z.array(InvoiceLineInputSchema).min(1).max(200),
+  /** The total printed on the invoice (minor units); when given, the lines must add up to it. */
+  totalMinor: MinorAmount.optional(),
+  note: Text(500).optional(),
+});
+export type RecordInvoiceInput = z.infer<typeof RecordInvoiceInputSchema>;
+
+export const INVOICE_STATUSES = ['matched', 'held', 'released'] as const;
+export const InvoiceStatusSchema = z.enum(INVOICE_STATUSES);
+export type InvoiceStatus = z.infer<typeof InvoiceStatusSchema>;
+
+/** Why a three-way match holds an invoice. */
+export const HOLD_CODES = [
+  /** The order is not placed (draft, waiting for approval, approved) or cancelled. */
+  'order_status',
+  /** The invoice's supplier is not the order's. */
+  'supplier_mismatch',
+  /** The invoiced part is not on the order (or not on the line named). */
+  'not_on_order',
+  /** The order has the part on several lines and the invoice line names none. */
+  'line_ambiguous',
+  /** Unit price above the order's beyond the price tolerance (in CNY, at the declared rate for another currency). */
+  'price_above_order',
+  /** Quantity invoiced (with earlier invoices) above what was received, beyond the quantity tolerance. */
+  'quantity_above_received',
+  /** The lines do not add up to the invoice's stated total. */
+  'total_mismatch',
+  /** Another invoice of the same amount for the same order within the duplicate window. */
+  'possible_duplicate',
+] as const;
+
+export const HoldReasonSchema = z.object({
+  code: z.enum(HOLD_CODES),
+  /** The invoice line (1-based) it concerns; null for the invoice as a whole. */
+  line: z.number().nullable(),
+  expected: z.union([z.number(), z.string()]).nullable(),
+  actual: z.union([z.number(), z.string()]).nullable(),
+  /** The reason in words, Chinese first. */
+  message: z.string(),
+});
+export type HoldReason = z.infer<typeof HoldReasonSchema>;
+
+export const InvoiceMatchSchema = z.object({
+  result: z.enum(['matched', 'held']),
+  reasons: z.array(HoldReasonSchema),
+  tolerances: InvoiceMatchTolerancesSchema,
+  checkedAt: z.string(),
+});
+export type InvoiceMatch = z.infer<typeof InvoiceMatchSchema>;
+
+export const SupplierInvoiceSchema = z.object({
+  id: z.number(),
+  invoiceNo: z.string(),
+  supplier: SupplierRefSchema,
+  order: z.object({ id: z.number(), orderNo: z.string() }),
+  currency: z.string(),
+  /** CNY for one unit of the currency, as declared in the ERP when the invoice was entered (1 for CNY). */
+  rateToCny: z.number(),
+  invoiceDate: z.string(),
+  status: InvoiceStatusSchema,
+  version: z.number(),
+  totalMinor: z.number(),
+  lines: z.array(
+    z.object({
+      lineNo: z.number(),
+      partId: z.number(),
+      /** The order line it was matched to; null when none could be. */
+      orderLineNo: z.number().nullable(),
+      quantity: z.number(),
+      unitPriceMinor: z.number(),
+      amountMinor: z.number(),
+    }),
+  ),
+  match: InvoiceMatchSchema,
+  note: z.string(),
+  enteredBy: z.string(),
+  enteredAt: z.string(),
+  releasedBy: z.string().nullable(),
+  releasedAt: z.string().nullable(),
+  traceId: z.string().nullable(),
+});
+export type SupplierInvoice = z.infer<typeof SupplierInvoiceSchema>;
+
+export const InvoiceActionInputSchema = z.strictObject({ version: z.number().int().positive() });
+export type InvoiceActionInput = z.infer<typeof InvoiceActionInputSchema>;

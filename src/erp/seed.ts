@@ -5,6 +5,7 @@ import { categoryTerms, PartSearchIndex } from './db/part-search.ts';
 import type { ErpTables, OrderStatus, Role } from './db/schema.ts';
 import { type Catalogue, DEMO_CATALOGUE, DEMO_PROJECTS, demoParts, PRODUCT_LINES } from './demo/catalogue.ts';
 import { nowIso, toE4 } from './services/context.ts';
+import { receiveHistory } from './services/receipts.ts';
 import { UserDirectory } from './services/users.ts';
 
 export const DEMO_USERS: ReadonlyArray<{ username: string; displayName: string; role: Role; projectIds: string[] }> = [
@@ -181,6 +182,7 @@ export async function seedDemoData(
         .execute();
     }
     await seedOrderHistory(trx, partRows, now, random, catalogue);
+    await receiveHistory(trx);
   });
   const users = new UserDirectory(db);
   const tokens: Record<string, string> = {};

@@ -51,7 +51,7 @@ for (const backend of BACKENDS) {
       const sums = new Map<string, { lines: number; quantity: number; amount: number }>();
       for (const r of rows) {
         if (r.project_id !== project || r.model !== model || r.category !== category) continue;
-        if (r.status !== 'ordered' && r.status !== 'received') continue;
+        if (!['ordered', 'partly_received', 'received'].includes(r.status)) continue;
         if (r.created_at < from) continue;
         for (const key of [`${r.supplier_id}|${r.created_at.slice(0, 7)}`, `all|${r.created_at.slice(0, 7)}`]) {
           const s = sums.get(key) ?? { lines: 0, quantity: 0, amount: 0 };
@@ -129,7 +129,7 @@ for (const backend of BACKENDS) {
         product: { model: part.model, category: part.category },
         by: 'supplier',
         period: { from: periodStart(12).slice(0, 10), to: new Date().toISOString().slice(0, 10), months: 12 },
-        statuses: ['ordered', 'received'],
+        statuses: ['ordered', 'partly_received', 'received'],
       });
       expect(res.definition).toMatch(/加权.*quantity-weighted/s);
       expect(res.definition).toMatch(/cancelled/);

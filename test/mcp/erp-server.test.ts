@@ -15,6 +15,11 @@ const ERP_TOOLS = [
   'category_list',
   'inventory_query',
   'inventory_warning',
+  'invoice_get',
+  'invoice_list',
+  'invoice_match',
+  'invoice_record',
+  'invoice_release',
   'order_cancel',
   'order_create',
   'order_get',
@@ -26,6 +31,8 @@ const ERP_TOOLS = [
   'part_query',
   'part_search',
   'price_check',
+  'receipt_list',
+  'receipt_record',
   'rfq_award',
   'rfq_award_preview',
   'rfq_close',
@@ -44,6 +51,18 @@ const VALID_ARGS: Record<string, Record<string, unknown>> = {
   category_list: {},
   inventory_query: { category: 'spark_plug' },
   inventory_warning: {},
+  invoice_get: { invoiceId: 1 },
+  invoice_list: {},
+  invoice_match: { invoiceId: 1, version: 1 },
+  invoice_record: {
+    supplierId: 1,
+    invoiceNo: 'X-1',
+    orderNo: 'PO-1',
+    currency: 'CNY',
+    invoiceDate: '2026-01-01',
+    lines: [{ partId: 1, quantity: 1, unitPriceMinor: 100 }],
+  },
+  invoice_release: { invoiceId: 1, version: 1 },
   order_cancel: { orderId: 1, version: 1 },
   order_create: { supplierId: 1, lines: [{ partId: 1, quantity: 100 }] },
   order_get: { orderId: 1 },
@@ -55,6 +74,8 @@ const VALID_ARGS: Record<string, Record<string, unknown>> = {
   part_query: {},
   part_search: { name: '火花塞' },
   price_check: { partId: 1, unitPrice: 10 },
+  receipt_list: { orderId: 1 },
+  receipt_record: { orderId: 1, lines: [{ lineNo: 1, quantity: 1 }] },
   rfq_award: { rfqId: 1, version: 1, supplierId: 1 },
   rfq_award_preview: { rfqId: 1, version: 1, supplierId: 1 },
   rfq_close: { rfqId: 1, version: 1 },
@@ -116,11 +137,14 @@ async function call(client: Client, name: string, args: Record<string, unknown>,
   return { isError: result.isError === true, data };
 }
 
-/** Calls every ERP tool once, in an order where each call's input comes from earlier answers. */
-async function exerciseEveryTool(client: Client, callId: string) {
+/**
+ * Calls every ERP tool once, in an order where each call's input comes from earlier answers; `admin` (another
+ * user's client) releases the invoice of goods the first user received.
+ */
+async function exerciseEveryTool(client: Client, callId: string, admin: Client) {
   const seen: Record<string, Any> = {};
-  const ok = async (name: string, args: Record<string, unknown>, id?: string) => {
-    const { isError, data } = await call(client, name, args, id);
+  const ok = async (name: string, args: Record<string, unknown>, id?: string, as = client) => {
+    const { isError, data } = await call(as, name, args, id);
     expect(isError, `${name}: ${JSON.stringify(data)}`).toBe(false);
     seen[name] = data;
     return data;
@@ -221,6 +245,41 @@ async function exerciseEveryTool(client: Client, callId: string) {
   const awarded = await ok('rfq_award', award);
   expect(awarded.order).toMatchObject({ status: 'draft', lines: [{ quantity: 200, unitPrice: 12.5 }] });
   expect(awarded.rfq.award.orderId).toBe(awarded.order.id);
+  // Procure to pay: an order placed, received in part, invoiced at its price and matched, released by an admin who
+  // received none of it.
+  let placed = (
+    await ok('order_create', { ...order, lines: [{ partId: part.id, quantity: 2 * part.moq }], submit: true })
+  ).order;
+  if (placed.status === 'pending_approval') {
+    const approval = { orderId: placed.id, version: placed.version, status: 'approved' };
+    placed = (await call(admin, 'order_update', approval)).data.order;
+  }
+  placed = (await call(client, 'order_update', { orderId: placed.id, version: placed.version, status: 'ordered' })).data
+    .order;
+  const receipt = await ok('receipt_record', { orderId: placed.id, lines: [{ lineNo: 1, quantity: part.moq }] });
+  expect(receipt).toMatchObject({ stateChanged: true, order: { status: 'partly_received' } });
+  expect((await ok('receipt_list', { orderId: placed.id })).lines[0]).toMatchObject({
+    ordered: 2 * part.moq,
+    received: part.moq,
+  });
+  const recorded = await ok('invoice_record', {
+    supplierId: part.supplier.id,
+    invoiceNo: `INV-${callId}`,
+    orderNo: placed.orderNo,
+    currency: 'CNY',
+    invoiceDate: new Date().toISOString().slice(0, 10),
+    lines: [{ partId: part.id, quantity: part.moq, unitPriceMinor: Math.round(part.unitPrice * 100) }],
+  });
+  expect(recorded.invoice).toMatchObject({ status: 'matched', match: { reasons: [] } });
+  const invoiceId = recorded.invoice.id;
+  expect((await ok('invoice_list', { orderId: placed.id })).items.map((i: Any) => i.id)).toEqual([invoiceId]);
+  await ok('invoice_get', { invoiceId });
+  const rematched = (await ok('invoice_match', { invoiceId, version: 1 })).invoice;
+  // The buyer who received the goods may not release: the ERP's refusal comes back as the tool's answer.
+  const refused = await call(client, 'invoice_release', { invoiceId, version: rematched.version });
+  expect(refused).toMatchObject({ isError: true, data: { success: false, error: expect.stringMatching(/admin/) } });
+  const released = await ok('invoice_release', { invoiceId, version: rematched.version }, undefined, admin);
+  expect(released.invoice).toMatchObject({ status: 'released', releasedBy: 'admin' });
   return seen;
 }
 
@@ -274,7 +333,8 @@ describe.each([
       // Listed with a token, descriptions carry the caller's live values.
       const { tools } = await client.listTools();
       expect(tools.find((t) => t.name === 'part_query')?.description).toContain('spark_plug(火花塞)');
-      const seen = await exerciseEveryTool(client, `mcp-${_transport}`);
+      const admin = await open(env.erp.demoTokens.admin);
+      const seen = await exerciseEveryTool(client, `mcp-${_transport}`, admin).finally(() => admin.close());
       expect(Object.keys(seen).sort()).toEqual(ERP_TOOLS);
       // Every answer names the ERP's trace id of its response: the caller's over HTTP, one the server made on stdio.
       for (const [name, data] of Object.entries(seen))

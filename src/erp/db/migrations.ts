@@ -7,6 +7,7 @@ import {
   sql,
 } from 'kysely';
 import { PART_CATEGORIES } from '../demo/catalogue.ts';
+import { receiveHistory } from '../services/receipts.ts';
 import { PartSearchIndex } from './part-search.ts';
 import type { Dialect } from './schema.ts';
 
@@ -484,6 +485,91 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('proposed_by_name', 'text', (c) => c.notNull())
           .addColumn('proposed_at', 'text', (c) => c.notNull())
           .execute();
+      },
+    },
+    '015_procure_to_pay': {
+      // Goods receipts per order line, supplier invoices with their lines and last three-way match, the match's
+      // tolerances in the approval policy, and idempotency keys that may stand for a receipt or an invoice.
+      async up(db: Db) {
+        const id = (c: ColumnDefinitionBuilder) =>
+          dialect === 'sqlite' ? c.primaryKey().autoIncrement() : c.primaryKey();
+        await db.schema
+          .createTable('goods_receipts')
+          .addColumn('id', idType, id)
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+          .addColumn('order_id', 'integer', (c) => c.notNull().references('orders.id'))
+          .addColumn('receipt_no', 'text', (c) => c.notNull())
+          .addColumn('received_by', 'integer', (c) => c.notNull().references('users.id'))
+          .addColumn('received_at', 'text', (c) => c.notNull())
+          .addColumn('recorded_at', 'text', (c) => c.notNull())
+          .addColumn('note', 'text', (c) => c.notNull())
+          .addColumn('trace_id', 'text')
+          .addUniqueConstraint('goods_receipts_no', ['project_id', 'receipt_no'])
+          .execute();
+        await db.schema.createIndex('goods_receipts_order').on('goods_receipts').column('order_id').execute();
+        await db.schema
+          .createTable('goods_receipt_lines')
+          .addColumn('receipt_id', 'integer', (c) => c.notNull().references('goods_receipts.id'))
+          .addColumn('order_id', 'integer', (c) => c.notNull())
+          .addColumn('line_no', 'integer', (c) => c.notNull())
+          .addColumn('part_id', 'integer', (c) => c.notNull())
+          .addColumn('quantity', 'integer', (c) => c.notNull().check(sql`quantity > 0`))
+          .addPrimaryKeyConstraint('goods_receipt_lines_pk', ['receipt_id', 'line_no'])
+          .execute();
+        await db.schema
+          .createIndex('goods_receipt_lines_order')
+          .on('goods_receipt_lines')
+          .columns(['order_id', 'line_no'])
+          .execute();
+        await db.schema
+          .createTable('supplier_invoices')
+          .addColumn('id', idType, id)
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id'))
+          .addColumn('supplier_id', 'integer', (c) => c.notNull().references('suppliers.id'))
+          .addColumn('invoice_no', 'text', (c) => c.notNull())
+          .addColumn('invoice_key', 'text', (c) => c.notNull())
+          .addColumn('order_id', 'integer', (c) => c.notNull().references('orders.id'))
+          .addColumn('currency', 'text', (c) => c.notNull())
+          .addColumn('rate_to_cny', 'real', (c) => c.notNull())
+          .addColumn('invoice_date', 'text', (c) => c.notNull())
+          .addColumn('total_minor', 'bigint', (c) => c.notNull())
+          .addColumn('stated_total_minor', 'bigint')
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('match_json', 'text', (c) => c.notNull())
+          .addColumn('note', 'text', (c) => c.notNull())
+          .addColumn('version', 'integer', (c) => c.notNull())
+          .addColumn('entered_by', 'integer', (c) => c.notNull().references('users.id'))
+          .addColumn('entered_at', 'text', (c) => c.notNull())
+          .addColumn('released_by', 'integer')
+          .addColumn('released_at', 'text')
+          .addColumn('trace_id', 'text')
+          // One invoice number per supplier: the same invoice entered twice is refused by the database itself.
+          .addUniqueConstraint('supplier_invoices_no', ['project_id', 'supplier_id', 'invoice_key'])
+          .execute();
+        await db.schema.createIndex('supplier_invoices_order').on('supplier_invoices').column('order_id').execute();
+        await db.schema
+          .createTable('supplier_invoice_lines')
+          .addColumn('invoice_id', 'integer', (c) => c.notNull().references('supplier_invoices.id'))
+          .addColumn('line_no', 'integer', (c) => c.notNull())
+          .addColumn('part_id', 'integer', (c) => c.notNull())
+          .addColumn('order_line_no', 'integer')
+          .addColumn('quantity', 'integer', (c) => c.notNull().check(sql`quantity > 0`))
+          .addColumn('unit_price_minor', 'bigint', (c) => c.notNull())
+          .addPrimaryKeyConstraint('supplier_invoice_lines_pk', ['invoice_id', 'line_no'])
+          .execute();
+        for (const [column, type, value] of [
+          ['match_price_pct', 'real', 2],
+          ['match_quantity_pct', 'real', 0],
+          ['duplicate_window_days', 'integer', 30],
+        ] as const)
+          await db.schema
+            .alterTable('approval_policies')
+            .addColumn(column, type, (c) => c.notNull().defaultTo(value))
+            .execute();
+        for (const column of ['receipt_id', 'invoice_id'])
+          await db.schema.alterTable('idempotency_keys').addColumn(column, 'integer').execute();
+        // Orders received before receipts existed get theirs, so received quantities are always the receipts' sum.
+        await receiveHistory(db);
       },
     },
   };

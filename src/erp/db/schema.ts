@@ -132,6 +132,10 @@ export interface ErpTables {
     critical_pct: number;
     /** 1: the four-eyes rules apply (the default); 0: switched off by an admin. */
     four_eyes: Generated<number>;
+    /** The three-way match's tolerances (contract `InvoiceMatchTolerances`). */
+    match_price_pct: Generated<number>;
+    match_quantity_pct: Generated<number>;
+    duplicate_window_days: Generated<number>;
     version: number;
     updated_by: number | null;
     updated_at: string;
@@ -156,6 +160,9 @@ export interface ErpTables {
     order_id: number | null;
     /** The RFQ a key's write created or changed (null for order writes). */
     rfq_id: Generated<number | null>;
+    /** The goods receipt or supplier invoice a key's write recorded. */
+    receipt_id: Generated<number | null>;
+    invoice_id: Generated<number | null>;
     created_at: string;
   };
   /** Requests for quotation; prices in 1/10000 of the quote's currency. */
@@ -276,6 +283,59 @@ export interface ErpTables {
     consumed: number | string | null;
     /** Past this the record is gone (kept until swept); null for one that does not expire, as a registered client. */
     expires_at: string | null;
+  };
+  /** Goods received against an order, by whom and when; its quantities per order line in `goods_receipt_lines`. */
+  goods_receipts: {
+    id: Generated<number>;
+    project_id: string;
+    order_id: number;
+    receipt_no: string;
+    received_by: number;
+    received_at: string;
+    recorded_at: string;
+    note: string;
+    trace_id: string | null;
+  };
+  goods_receipt_lines: {
+    receipt_id: number;
+    order_id: number;
+    line_no: number;
+    part_id: number;
+    quantity: number;
+  };
+  /** Supplier invoices; amounts in minor units of `currency`, `rate_to_cny` as declared when entered. */
+  supplier_invoices: {
+    id: Generated<number>;
+    project_id: string;
+    supplier_id: number;
+    invoice_no: string;
+    /** The number as compared for duplicates: upper case, without spaces and separators. */
+    invoice_key: string;
+    order_id: number;
+    currency: string;
+    rate_to_cny: number;
+    invoice_date: string;
+    total_minor: number | string;
+    /** The total printed on the invoice, when it was given: the lines must add up to it. */
+    stated_total_minor: number | string | null;
+    status: 'matched' | 'held' | 'released';
+    /** The last three-way match (contract `InvoiceMatch`, JSON). */
+    match_json: string;
+    note: string;
+    version: number;
+    entered_by: number;
+    entered_at: string;
+    released_by: number | null;
+    released_at: string | null;
+    trace_id: string | null;
+  };
+  supplier_invoice_lines: {
+    invoice_id: number;
+    line_no: number;
+    part_id: number;
+    order_line_no: number | null;
+    quantity: number;
+    unit_price_minor: number | string;
   };
   audit_log: {
     id: Generated<number>;

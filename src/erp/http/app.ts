@@ -473,6 +473,111 @@ export function createErpApp(services: ErpServices, log: Logger): OpenAPIHono<En
     async (c) => c.json(await services.orders.get(c.var.ctx, c.req.valid('param').id), 200),
   );
 
+  // Procure to pay: goods receipts, supplier invoices, the three-way match and the release for payment
+  app.openapi(
+    route({
+      method: 'post',
+      operationId: 'recordReceipt',
+      path: '/orders/{orderId}/receipts',
+      summary:
+        '登记收货（可部分收货；不得超过订购数量；支持 Idempotency-Key 与收货单号）/ record goods received against an order',
+      tags: ['procure-to-pay'],
+      request: { params: s.OrderIdParam, headers: s.IdempotencyHeader, body: json(s.RecordReceiptBody) },
+      ...standard(s.ReceiptResultSchema, 201),
+    }),
+    async (c) => {
+      const { result, replayed } = await services.receipts.record(
+        c.var.ctx,
+        c.req.valid('param').orderId,
+        c.req.valid('json'),
+        c.req.valid('header')['idempotency-key'],
+      );
+      return c.json(replayAware(c, { order: result, replayed }), replayed ? 200 : 201);
+    },
+  );
+  app.openapi(
+    route({
+      method: 'get',
+      operationId: 'getOrderReceiving',
+      path: '/orders/{orderId}/receipts',
+      summary:
+        '订单的收货与开票：每行订购、已收、已开票数量及收货记录 / an order’s receipts, received and invoiced per line',
+      tags: ['procure-to-pay'],
+      request: { params: s.OrderIdParam },
+      ...standard(s.OrderReceivingSchema),
+    }),
+    async (c) => c.json(await services.receipts.ofOrder(c.var.ctx, c.req.valid('param').orderId), 200),
+  );
+  app.openapi(
+    route({
+      method: 'post',
+      operationId: 'recordInvoice',
+      path: '/invoices',
+      summary:
+        '登记供应商发票并做三单匹配（币种必填；同一供应商同一发票号拒绝；支持 Idempotency-Key）/ record a supplier invoice and match it',
+      tags: ['procure-to-pay'],
+      request: { headers: s.IdempotencyHeader, body: json(s.RecordInvoiceBody) },
+      ...standard(s.SupplierInvoiceSchema, 201),
+    }),
+    async (c) => {
+      const write = await services.invoices.record(
+        c.var.ctx,
+        c.req.valid('json'),
+        c.req.valid('header')['idempotency-key'],
+      );
+      return c.json(replayAware(c, { order: write.invoice, replayed: write.replayed }), write.replayed ? 200 : 201);
+    },
+  );
+  app.openapi(
+    route({
+      method: 'get',
+      operationId: 'listInvoices',
+      path: '/invoices',
+      summary: '供应商发票列表（按状态、订单、供应商）/ supplier invoices',
+      tags: ['procure-to-pay'],
+      request: { query: s.InvoiceListQuery },
+      ...standard(s.pageOf(s.SupplierInvoiceSchema)),
+    }),
+    async (c) => c.json(await services.invoices.list(c.var.ctx, c.req.valid('query')), 200),
+  );
+  app.openapi(
+    route({
+      method: 'get',
+      operationId: 'getInvoice',
+      path: '/invoices/{id}',
+      summary: '发票详情与匹配结果（挂起原因）/ an invoice with its match and hold reasons',
+      tags: ['procure-to-pay'],
+      request: { params: s.IdParam },
+      ...standard(s.SupplierInvoiceSchema),
+    }),
+    async (c) => c.json(await services.invoices.get(c.var.ctx, c.req.valid('param').id), 200),
+  );
+  app.openapi(
+    route({
+      method: 'post',
+      operationId: 'matchInvoice',
+      path: '/invoices/{id}/match',
+      summary: '重新做三单匹配（如补收货后）/ match the invoice again (e.g. after more goods arrived)',
+      tags: ['procure-to-pay'],
+      request: { params: s.IdParam, body: json(s.InvoiceActionBody) },
+      ...standard(s.SupplierInvoiceSchema),
+    }),
+    async (c) => c.json(await services.invoices.match(c.var.ctx, c.req.valid('param').id, c.req.valid('json')), 200),
+  );
+  app.openapi(
+    route({
+      method: 'post',
+      operationId: 'releaseInvoice',
+      path: '/invoices/{id}/release',
+      summary:
+        '放行付款（管理员；仅已匹配的发票；登记收货的人不能放行）/ release a matched invoice for payment (admin, four eyes)',
+      tags: ['procure-to-pay'],
+      request: { params: s.IdParam, body: json(s.InvoiceActionBody) },
+      ...standard(s.SupplierInvoiceSchema),
+    }),
+    async (c) => c.json(await services.invoices.release(c.var.ctx, c.req.valid('param').id, c.req.valid('json')), 200),
+  );
+
   // Requests for quotation
   app.openapi(
     route({

@@ -85,6 +85,21 @@ export const UpdatePolicyBody = documented(contract.UpdatePolicyInputSchema).ope
 export const ConfirmPolicyBody = documented(contract.ConfirmPolicyInputSchema).openapi('ConfirmApprovalPolicy');
 export const OrderDecisionBody = documented(contract.OrderDecisionInputSchema).openapi('OrderDecision');
 
+// Procure to pay
+export const RecordReceiptBody = documented(contract.RecordReceiptInputSchema).openapi('RecordReceipt');
+export const ReceiptResultSchema = documented(contract.ReceiptResultSchema).openapi('ReceiptResult');
+export const OrderReceivingSchema = documented(contract.OrderReceivingSchema).openapi('OrderReceiving');
+export const RecordInvoiceBody = documented(contract.RecordInvoiceInputSchema).openapi('RecordInvoice');
+export const InvoiceActionBody = documented(contract.InvoiceActionInputSchema).openapi('InvoiceAction');
+export const SupplierInvoiceSchema = documented(contract.SupplierInvoiceSchema).openapi('SupplierInvoice');
+export const InvoiceListQuery = z.object({
+  page: Page,
+  size: Size,
+  status: documented(contract.InvoiceStatusSchema).optional(),
+  orderId: Id.optional(),
+  supplierId: Id.optional(),
+});
+
 export const IdempotencyHeader = z.object({
   'idempotency-key': documented(contract.IdempotencyKey)
     .optional()

@@ -20,6 +20,8 @@ export const DEFAULT_POLICY: Omit<ApprovalPolicy, 'projectId' | 'pendingChange'>
   adminCategories: [],
   priceThresholds: { infoPct: 5, warnPct: 10, criticalPct: 25 },
   fourEyes: true,
+  // The same defaults as migration 015 gives a stored policy's new columns.
+  invoiceMatch: { pricePct: 2, quantityPct: 0, duplicateWindowDays: 30 },
   version: 0,
   updatedAt: null,
 };
@@ -54,6 +56,16 @@ function loosened(before: ApprovalPolicy, changes: PolicyChanges): string[] {
     (key) => changes.priceThresholds && changes.priceThresholds[key] > before.priceThresholds[key],
   );
   if (raised.length) found.push(`提高价格阈值 ${raised.join(', ')} / price thresholds raised: ${raised.join(', ')}`);
+  const match = changes.invoiceMatch;
+  const widened = (['pricePct', 'quantityPct'] as const).filter(
+    (key) => match && match[key] > before.invoiceMatch[key],
+  );
+  if (widened.length)
+    found.push(`放宽发票匹配容差 ${widened.join(', ')} / invoice match tolerances widened: ${widened.join(', ')}`);
+  if (match && match.duplicateWindowDays < before.invoiceMatch.duplicateWindowDays)
+    found.push(
+      `重复发票检查窗口 ${before.invoiceMatch.duplicateWindowDays} → ${match.duplicateWindowDays} 天 / duplicate-invoice window shortened to ${match.duplicateWindowDays} days`,
+    );
   return found;
 }
 
@@ -71,7 +83,7 @@ export interface OrderUnderPolicy {
 
 /**
  * The project's approval policy: a buyer's limit, suppliers and categories that always need an admin, the price
- * thresholds and the four-eyes switch. Admins edit it (optimistic version, audited); the ERP applies it when an
+ * thresholds, the four-eyes switch and the invoice match's tolerances. Admins edit it (optimistic version, audited); the ERP applies it when an
  * order is submitted, changed or decided.
  */
 export class ApprovalPolicies {
@@ -94,6 +106,11 @@ export class ApprovalPolicies {
       adminCategories: JSON.parse(row.admin_categories) as string[],
       priceThresholds: { infoPct: row.info_pct, warnPct: row.warn_pct, criticalPct: row.critical_pct },
       fourEyes: Number(row.four_eyes) !== 0,
+      invoiceMatch: {
+        pricePct: Number(row.match_price_pct),
+        quantityPct: Number(row.match_quantity_pct),
+        duplicateWindowDays: Number(row.duplicate_window_days),
+      },
       version: row.version,
       updatedAt: row.updated_at,
       pendingChange,
@@ -226,6 +243,7 @@ export class ApprovalPolicies {
   /** Writes `changes` over `before` as the next version; a concurrent write of the same version is 409. */
   private async write(trx: Kysely<ErpTables>, ctx: ErpContext, before: ApprovalPolicy, changes: PolicyChanges) {
     const t = changes.priceThresholds ?? before.priceThresholds;
+    const match = changes.invoiceMatch ?? before.invoiceMatch;
     const next = {
       buyer_limit_e4: toE4(changes.buyerLimit ?? before.buyerLimit),
       admin_suppliers: JSON.stringify(changes.adminSuppliers ?? before.adminSuppliers),
@@ -234,6 +252,9 @@ export class ApprovalPolicies {
       warn_pct: t.warnPct,
       critical_pct: t.criticalPct,
       four_eyes: (changes.fourEyes ?? before.fourEyes) ? 1 : 0,
+      match_price_pct: match.pricePct,
+      match_quantity_pct: match.quantityPct,
+      duplicate_window_days: match.duplicateWindowDays,
       version: before.version + 1,
       updated_by: ctx.userId,
       updated_at: nowIso(),

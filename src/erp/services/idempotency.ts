@@ -4,8 +4,9 @@ import { unprocessable } from '../../shared/index.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { type ErpContext, nowIso } from './context.ts';
 
-/** The column of `idempotency_keys` that records what a key's write made: an order or an RFQ. */
-export type IdempotentTarget = 'order_id' | 'rfq_id';
+/** The column of `idempotency_keys` that records what a key's write made: an order, an RFQ, a goods receipt or a
+ *  supplier invoice. */
+export type IdempotentTarget = 'order_id' | 'rfq_id' | 'receipt_id' | 'invoice_id';
 
 /**
  * Runs one write in a transaction, at most once per idempotency key (keys are the user's own): the first request
@@ -39,7 +40,7 @@ export async function writeOnce(
       if (!claimed) {
         const prior = await trx
           .selectFrom('idempotency_keys')
-          .select(['request_hash', 'order_id', 'rfq_id'])
+          .select(['request_hash', 'order_id', 'rfq_id', 'receipt_id', 'invoice_id'])
           .where('user_id', '=', ctx.userId)
           .where('key', '=', idempotencyKey)
           .executeTakeFirstOrThrow();

@@ -3,10 +3,12 @@ import { PartSearchIndex } from '../db/part-search.ts';
 import { ApprovalPolicies } from './approval-policy.ts';
 import { AuditLog } from './audit.ts';
 import { InventoryService } from './inventory.ts';
+import { InvoiceBook } from './invoices.ts';
 import { OrderBook } from './orders.ts';
 import { PartCatalog } from './parts.ts';
 import { PriceChecks } from './price-checks.ts';
 import { PriceHistories } from './price-history.ts';
+import { ReceiptBook } from './receipts.ts';
 import { RfqBook } from './rfqs.ts';
 import { SupplierScorecards } from './scorecards.ts';
 import { SourcingDesk } from './sourcing.ts';
@@ -30,6 +32,8 @@ export function createErpServices(database: ErpDatabase) {
     parts: new PartCatalog(db, database.read, new PartSearchIndex(database.dialect)),
     orders,
     rfqs,
+    receipts: new ReceiptBook(db),
+    invoices: new InvoiceBook(db, { policies, rates: rfqs }),
     sourcing: new SourcingDesk(db, { rfqs, scorecards, priceChecks, policies }),
     priceChecks,
     priceHistories: new PriceHistories(db),

@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { isReadOnly } from '../../protocol/index.ts';
 import { conflict, type FieldError, forbidden, notFound, redactSecrets, unprocessable } from '../../shared/index.ts';
 import type {
@@ -27,6 +27,7 @@ import {
 } from './four-eyes.ts';
 import { writeOnce } from './idempotency.ts';
 import type { PriceChecks } from './price-checks.ts';
+import { insertReceipt, orderLineReceiving } from './receipts.ts';
 import { requireSupplier } from './suppliers.ts';
 
 export interface OrderSearch {
@@ -53,7 +54,10 @@ const TRANSITIONS: Record<OrderStatus, readonly OrderStatus[]> = {
   draft: ['pending_approval', 'cancelled'],
   pending_approval: ['approved', 'draft', 'cancelled'],
   approved: ['ordered', 'cancelled'],
+  // Partial receipts come only from goods receipts (services/receipts.ts), which name the quantities; a status change
+  // to `received` receives whatever is still open.
   ordered: ['received', 'cancelled'],
+  partly_received: ['received'],
   received: [],
   cancelled: [],
 };
@@ -476,22 +480,14 @@ export class OrderBook {
     return { orderNo: row.order_no, status: row.status, creator: named(creatorId), editor: named(lastEditor) };
   }
 
-  /** Goods received: the ordered quantities go on hand. */
+  /** Goods received in full by a status change: what is still open on each line is one receipt, by whoever changed it. */
   private async receive(trx: Transaction<ErpTables>, ctx: ErpContext, orderId: number) {
-    await trx.updateTable('orders').set({ received_at: nowIso() }).where('id', '=', orderId).execute();
-    const lines = await trx
-      .selectFrom('order_lines')
-      .select(['part_id', 'quantity'])
-      .where('order_id', '=', orderId)
-      .execute();
-    for (const line of lines) {
-      await trx
-        .updateTable('inventory')
-        .set({ on_hand: sql`on_hand + ${line.quantity}`, updated_at: nowIso() })
-        .where('part_id', '=', line.part_id)
-        .where('project_id', '=', ctx.projectId)
-        .execute();
-    }
+    const receivedAt = nowIso();
+    await trx.updateTable('orders').set({ received_at: receivedAt }).where('id', '=', orderId).execute();
+    const open = (await orderLineReceiving(trx, orderId))
+      .filter((l) => l.received < l.ordered)
+      .map((l) => ({ lineNo: l.lineNo, partId: l.partId, quantity: l.ordered - l.received }));
+    if (open.length) await insertReceipt(trx, ctx, orderId, { lines: open, receivedAt, note: '' });
   }
 
   async get(ctx: ErpContext, id: number): Promise<Order> {

@@ -11,10 +11,10 @@ import type { ErpTables } from '../db/schema.ts';
 import { type ErpContext, fromE4 } from './context.ts';
 
 const DEFINITION =
-  '每月（按订单日期，UTC）：同一产品（型号与类别相同）在已下单（ordered）和已收货（received）订单中的订单行，' +
+  '每月（按订单日期，UTC）：同一产品（型号与类别相同）在已下单（ordered）、部分收货（partly_received）和已收货（received）订单中的订单行，' +
   '均价 = Σ(数量 × 单价) ÷ Σ数量（按数量加权），并给出行数与数量；草稿、待审批、已批准未下单和已取消的订单不计入，' +
-  '没有这类订单行的月份不列出。/ Per month (by order date, UTC): the lines of ordered and received orders for the same ' +
-  'product (same model and category); average unit price = Σ(quantity × unit price) ÷ Σ quantity (quantity-weighted), ' +
+  '没有这类订单行的月份不列出。/ Per month (by order date, UTC): the lines of ordered, partly received and received ' +
+  'orders for the same product (same model and category); average unit price = Σ(quantity × unit price) ÷ Σ quantity (quantity-weighted), ' +
   'with the number of lines and the quantity. Drafts, pending, approved-but-not-ordered and cancelled orders are not ' +
   'counted, and a month without such lines is not listed.';
 
