@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ProblemSchema } from '../shared/index.ts';
 import { type ApiEnv, parseInput, parseJson } from './http.ts';
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** One answer of an operation: JSON of a schema, an SSE stream, a file, a page for a browser, or nothing. */
 export interface ResponseDoc {
