@@ -1,5 +1,10 @@
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import { MemorySaver } from '@langchain/langgraph';
 import { Client } from '@langchain/langgraph-sdk';
+import { createAsyncSubAgentMiddleware } from 'deepagents';
+import { createAgent } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RecordingModel } from '../agent/stand-ins.ts';
 import { type ApiHarness, startApiHarness } from './harness.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: thread values and stream chunks are read field by field
@@ -116,6 +121,9 @@ describe('chat API: Agent Protocol', () => {
     expect(lastAnswer(again.values)).toBe(answer);
     const mine = await buyer.threads.search({ metadata: { purpose: 'stock' } });
     expect(mine.map((t) => t.thread_id)).toEqual([thread.thread_id]);
+    // The thread is a chat session: the browser's history shows it with its answer.
+    const session = (await h.call('GET', `/api/v1/history/sessions/${thread.thread_id}`)).body;
+    expect(session.messages.map((m: Any) => m.content)).toEqual(['帮我查一下 F7TC 火花塞的库存', answer]);
 
     // A second run on the thread, waited for, sees the conversation so far.
     const values = await buyer.runs.wait(thread.thread_id, 'procura', {
@@ -183,6 +191,65 @@ describe('chat API: Agent Protocol', () => {
     await buyer.threads.delete(id);
     expect(await statusOf(buyer.threads.get(id))).toBe(404);
   }, 60_000);
+
+  it('deepagents’ async sub-agent tools start, steer and check a task on this server, as the user', async () => {
+    // A parent agent of deepagents' own making, unchanged: its async-task tools reach Procura over the protocol.
+    const said = (messages: BaseMessage[]) => messages.filter((m) => m.getType() === 'human').length;
+    const taskIdIn = (messages: BaseMessage[]) =>
+      messages.map((m) => String(m.content).match(/taskId: (\S+)/)?.[1]).find(Boolean) ?? '';
+    const call = (name: string, args: Record<string, string>) =>
+      new AIMessage({ content: '', tool_calls: [{ id: `call-${name}`, name, args }] });
+    const model = new RecordingModel([], ({ messages }) => {
+      const last = messages.at(-1)!;
+      if (last.getType() === 'tool') return new AIMessage(String(last.content));
+      const turn = said(messages);
+      if (turn === 1) return call('start_async_task', { agentName: 'procura', description: '帮我查一下火花塞的库存' });
+      if (turn === 2)
+        return call('update_async_task', { taskId: taskIdIn(messages), message: '帮我查一下 F7TC 火花塞的库存' });
+      return call('check_async_task', { taskId: taskIdIn(messages) });
+    });
+    const parent = createAgent({
+      model,
+      tools: [],
+      // The stand-in model answers by the script only for an agent it recognises by this mark.
+      systemPrompt: '主 Agent（协调者）',
+      middleware: [
+        createAsyncSubAgentMiddleware({
+          asyncSubAgents: [
+            {
+              name: 'procura',
+              description: 'Procura',
+              url: `${h.url}/api/v1/agent-protocol`,
+              graphId: 'procura',
+              headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+            },
+          ],
+        }),
+      ],
+      checkpointer: new MemorySaver(),
+    });
+    const config = { configurable: { thread_id: `parent-${crypto.randomUUID()}` } };
+    const say = async (content: string) =>
+      String((await parent.invoke({ messages: [{ role: 'user', content }] }, config)).messages.at(-1)?.content);
+
+    const started = await say('在后台查库存');
+    const taskId = started.match(/taskId: (\S+)/)?.[1];
+    expect(taskId).toBeTruthy();
+    // The task is a thread of the user whose token the parent carries, and of nobody else.
+    expect((await buyer.threads.get(taskId!)).thread_id).toBe(taskId);
+    expect(await statusOf(other.threads.get(taskId!))).toBe(404);
+
+    // Steering stops the task's run and starts another on the same thread.
+    expect(await say('改成只查 F7TC')).toContain(`Updated async subagent. taskId: ${taskId}`);
+    const runs = await buyer.runs.list(taskId!);
+    expect(runs).toHaveLength(2);
+    expect(runs[1].status).toBe('interrupted');
+    await buyer.runs.join(taskId!, runs[0].run_id);
+
+    const checked = JSON.parse(await say('进度怎么样'));
+    expect(checked).toMatchObject({ status: 'success', threadId: taskId });
+    expect(checked.result).toMatch(/F7TC[^\n]*现有 \d+/);
+  }, 90_000);
 
   it('threads, runs and their state outlive a restart of the API', async () => {
     const thread = await buyer.threads.create();

@@ -58,7 +58,16 @@ const InputMessage = z.looseObject({
 export const RunCreateBody = z
   .strictObject({
     assistant_id: AssistantId,
-    input: z.strictObject({ messages: z.array(InputMessage).min(1).max(100) }).nullish(),
+    input: z
+      .strictObject({
+        messages: z.array(InputMessage).min(1).max(100),
+        /**
+         * deepagents' `start_async_task` names the thread that started the task, for a completion callback. Accepted
+         * so its calls work unchanged; no callback is made (the parent asks with `check_async_task`).
+         */
+        callbackThreadId: z.string().max(200).optional(),
+      })
+      .nullish(),
     /** The answer to the thread's pending interrupt (an approval decision or an answer), as Procura's chat takes it. */
     command: z.strictObject({ resume: z.unknown() }).nullish(),
     stream_mode: z.union([StreamMode, z.array(StreamMode).max(5)]).optional(),
