@@ -71,13 +71,20 @@ export class ApiRoutes {
     this.app.on(op.method.toUpperCase(), path, async (c) => {
       const input = {
         params: op.params && mapValues(op.params, (schema, name) => parseInput(schema, c.req.param(name), name)),
-        query: op.query && parseInput(op.query, c.req.query(), 'query'),
+        query: op.query && parseInput(op.query, queryOf(c), 'query'),
         headers: op.headers && mapValues(op.headers, (schema, name) => parseInput(schema, c.req.header(name), name)),
         body: op.body && (await parseJson(c, op.body)),
       };
       return handler(c, input as Input<O>);
     });
   }
+}
+
+/** The query string: a key given once as its value, a key repeated (`?mode=a&mode=b`) as the list of its values. */
+function queryOf(c: Context<ApiEnv>): Record<string, string | string[]> {
+  return Object.fromEntries(
+    Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? values[0] : values]),
+  );
 }
 
 function mapValues<T, U>(record: Record<string, T>, fn: (value: T, key: string) => U): Record<string, U> {
