@@ -96,7 +96,8 @@ export class AgentProtocol {
       if (body.if_exists === 'raise') throw conflict(`线程已存在 / thread ${id} already exists`, { thread_id: id });
       return this.thread(user, id);
     }
-    if (body.metadata && Object.keys(body.metadata).length) await this.deps.threads.set(id, body.metadata);
+    // Written even when empty: a client-chosen id once used by a deleted session must not inherit its metadata.
+    await this.deps.threads.set(id, body.metadata ?? {});
     return this.threadOf(created, body.metadata ?? {}, undefined);
   }
 
