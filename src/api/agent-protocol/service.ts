@@ -109,7 +109,7 @@ export class AgentProtocol {
       this.deps.runStore.latestStatuses([id]),
       this.values(user, id),
     ]);
-    return { ...(await this.threadOf(session, metadata.get(id) ?? {}, statuses.get(id))), values };
+    return { ...this.threadOf(session, metadata.get(id) ?? {}, statuses.get(id)), values };
   }
 
   /** The caller's threads (their chat sessions), filtered and paged; values are read by `GET /threads/{id}`. */
@@ -121,9 +121,7 @@ export class AgentProtocol {
     }
     const ids = sessions.map((s) => s.id);
     const [metadata, statuses] = await Promise.all([this.deps.threads.of(ids), this.deps.runStore.latestStatuses(ids)]);
-    const threads = await Promise.all(
-      sessions.map((s) => this.threadOf(s, metadata.get(s.id) ?? {}, statuses.get(s.id))),
-    );
+    const threads = sessions.map((s) => this.threadOf(s, metadata.get(s.id) ?? {}, statuses.get(s.id)));
     const key = query.sort_by;
     const order = query.sort_order === 'asc' ? 1 : -1;
     return threads
@@ -267,7 +265,7 @@ export class AgentProtocol {
     });
   }
 
-  private async threadOf(session: SessionRow, metadata: Metadata, latest: RunStatus | undefined) {
+  private threadOf(session: SessionRow, metadata: Metadata, latest: RunStatus | undefined) {
     return {
       thread_id: session.id,
       created_at: session.created_at,
