@@ -31,6 +31,9 @@ import type { SkillsSync } from './skills/sync.ts';
 import { ORCHESTRATOR } from './subagents/loader.ts';
 import { type AgentToolPlan, agentConfigs, liveDescriber, planAgentTools } from './toolset.ts';
 
+/** The graph's name: its id in `langgraph.json` and on the Agent Protocol, and the root of its traces. */
+export const PROCURA_GRAPH = 'procura';
+
 export interface AgentGraphDeps {
   registry: ToolRegistry;
   models: AgentModels;
@@ -139,7 +142,7 @@ export async function buildAgentGraph(deps: AgentGraphDeps, visibility: { readOn
   }
   const main = orchestrator!;
   return createDeepAgent({
-    name: 'procura',
+    name: PROCURA_GRAPH,
     model: main.model,
     systemPrompt: main.config.prompt,
     tools: main.bound as never,

@@ -1,5 +1,6 @@
+export { userNamespace } from './backends/index.ts';
 export { type ProcuraRunContext, preferencesPath, runContext } from './context.ts';
-export { buildAgentGraph, type ProcuraGraph } from './graph.ts';
+export { buildAgentGraph, PROCURA_GRAPH, type ProcuraGraph } from './graph.ts';
 export { clientInterruptId, graphInterruptId } from './interrupts.ts';
 export { ApprovalLedger } from './middleware/approval.ts';
 export {

@@ -12,6 +12,7 @@ import {
   traceIdMiddleware,
 } from '../shared/index.ts';
 import { type AdminAppDeps, adminApp } from './admin/app.ts';
+import { type AgentProtocolAppDeps, agentProtocolApp } from './agent-protocol/app.ts';
 import { type ApprovalsAppDeps, approvalsApp } from './approvals/app.ts';
 import type { ErpUsers } from './auth.ts';
 import { type ChatAppDeps, chatApp } from './chat/app.ts';
@@ -38,6 +39,7 @@ const OPENAPI_OPERATION = {
 
 /** What the edge needs, and what each feature app needs. */
 export type ApiAppDeps = ChatAppDeps &
+  AgentProtocolAppDeps &
   AdminAppDeps &
   ApprovalsAppDeps &
   SchedulesAppDeps &
@@ -58,7 +60,8 @@ export type ApiAppDeps = ChatAppDeps &
 
 /**
  * The chat API's edge: tracing, body limit and sign-in for every route, problem+json errors, the feature apps under
- * `/api/v1` (chat and history, approvals, schedules, reports, RFQs, admin, MCP sign-in), and the browser UI at `/`.
+ * `/api/v1` (chat and history, approvals, schedules, reports, RFQs, admin, MCP sign-in, the Agent Protocol), and the
+ * browser UI at `/`.
  */
 export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -156,6 +159,7 @@ export function createApiApp(deps: ApiAppDeps): Hono<ApiEnv> {
     reportsApp(deps),
     rfqsApp(deps),
     mcpApp(deps),
+    agentProtocolApp(deps),
   ];
   const operations = features.flatMap((feature) => feature.operations);
   const document = openApiDocument([OPENAPI_OPERATION, ...operations]);

@@ -1,4 +1,5 @@
 import { migrateUsage } from './admin/usage.ts';
+import { migrateProtocolThreads } from './agent-protocol/threads.ts';
 import { migrateOrderNotices } from './approvals/order-notices.ts';
 import { migrateRuns } from './chat/run-store.ts';
 import { migrateSessions } from './chat/sessions.ts';
@@ -12,4 +13,5 @@ export const API_MIGRATIONS: readonly ApiMigration[] = [
   migrateUsage,
   migrateOrderNotices,
   migrateSchedules,
+  migrateProtocolThreads,
 ];

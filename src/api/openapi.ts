@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ProblemError, ProblemSchema } from '../shared/index.ts';
 import { type ApiEnv, parseInput, parseJson } from './http.ts';
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** One answer of an operation: JSON of a schema, an SSE stream, a file, a page for a browser, or nothing. */
 export interface ResponseDoc {
@@ -71,7 +71,7 @@ export class ApiRoutes {
     this.app.on(op.method.toUpperCase(), path, async (c) => {
       const input = {
         params: op.params && mapValues(op.params, (schema, name) => parseInput(schema, c.req.param(name), name)),
-        query: op.query && parseInput(op.query, c.req.query(), 'query'),
+        query: op.query && parseInput(op.query, queryOf(c), 'query'),
         headers: op.headers && mapValues(op.headers, (schema, name) => parseInput(schema, c.req.header(name), name)),
         body: op.body && (await parseJson(c, op.body)),
       };
@@ -99,6 +99,13 @@ async function checkResponse(op: Operation, response: Response): Promise<void> {
       'response_contract',
       `${op.operationId} 的 ${response.status} 应答不符合其文档 / answered outside its documented schema: ${z.prettifyError(checked.error)}`,
     );
+}
+
+/** The query string: a key given once as its value, a key repeated (`?mode=a&mode=b`) as the list of its values. */
+function queryOf(c: Context<ApiEnv>): Record<string, string | string[]> {
+  return Object.fromEntries(
+    Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? values[0] : values]),
+  );
 }
 
 function mapValues<T, U>(record: Record<string, T>, fn: (value: T, key: string) => U): Record<string, U> {

@@ -1,10 +1,13 @@
 import path from 'node:path';
-import { AGENT_ALIASES, type AgentRuntime, GenAiTracer, suggestionsFor } from '../agent/index.ts';
+import { AGENT_ALIASES, type AgentRuntime, GenAiTracer, PROCURA_GRAPH, suggestionsFor } from '../agent/index.ts';
 import { AccessTokenCheck } from '../mcp/index.ts';
 import { listen, logger, type RunningServer, startTelemetry } from '../shared/index.ts';
 import { loadWebSettings } from '../tools/index.ts';
 import { DemoSignIn, type DemoSignInMode, type DemoUser } from './admin/demo.ts';
 import { UsageLedger, type UsageSettings, usageSettings } from './admin/usage.ts';
+import { AgentProtocol } from './agent-protocol/service.ts';
+import { ProtocolStore } from './agent-protocol/store.ts';
+import { ThreadMetadata } from './agent-protocol/threads.ts';
 import { createApiApp } from './app.ts';
 import { DEFAULT_DECISION_POLL_MS, OrderNotices } from './approvals/order-notices.ts';
 import { OrderApprovals } from './approvals/queue.ts';
@@ -107,7 +110,7 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     tracers: telemetry
       ? async (run) => {
           const [models, configured] = await Promise.all([options.runtime.models(), options.runtime.agents()]);
-          const agents = new Set(['procura', ...configured.map((c) => c.name)]);
+          const agents = new Set([PROCURA_GRAPH, ...configured.map((c) => c.name)]);
           return [
             new GenAiTracer(
               { sessionId: run.sessionId, userId: run.user.username, runId: run.runId },
@@ -163,6 +166,16 @@ export async function createApi(options: ApiOptions): Promise<Api> {
     runs,
     events,
     history,
+    protocol: new AgentProtocol({
+      runs,
+      runStore: store,
+      sessions,
+      history,
+      events,
+      runtime: options.runtime,
+      threads: new ThreadMetadata(database.db),
+    }),
+    protocolStore: new ProtocolStore(async () => (await options.runtime.storage()).store),
     exports,
     erpUrl: erpBase,
     approvals: new OrderApprovals(erpBase),

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiProcess, type LocalParts, spawnApi, startLocalParts } from './process.ts';
 import { collect, openSse, type SseEvent } from './sse.ts';
@@ -76,6 +77,39 @@ describe.skipIf(!enabled)('chat API on two processes sharing PostgreSQL and Redi
     expect(done.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed' } });
     expect(done[0].id).toBe(interrupt.id + 1);
     expect(await ordersNoted(message)).toHaveLength(1);
+  });
+
+  it('the Agent Protocol on both processes: a run started on A streams on B; its state and the store are shared', async () => {
+    const clientOf = (api: ApiProcess) =>
+      new Client({
+        apiUrl: `${api.url}/api/v1/agent-protocol`,
+        defaultHeaders: { authorization: `Bearer ${token}` },
+        callerOptions: { maxRetries: 0 },
+      });
+    const [onA, onB] = [clientOf(a), clientOf(b)];
+    // biome-ignore lint/suspicious/noExplicitAny: thread values are read field by field
+    const answerIn = (values: any) => String(values?.messages?.at(-1)?.content ?? '');
+    const thread = await onA.threads.create();
+    const run = await onA.runs.create(thread.thread_id, 'procura', {
+      input: { messages: [{ role: 'user', content: '帮我查一下 F7TC 火花塞的库存' }] },
+    });
+    const chunks: Array<{ event: string; data: unknown }> = [];
+    for await (const chunk of onB.runs.joinStream(thread.thread_id, run.run_id, { streamMode: ['values', 'custom'] }))
+      chunks.push(chunk);
+    expect(chunks[0]).toMatchObject({ event: 'metadata', data: { run_id: run.run_id } });
+    expect(chunks.map((c) => c.event)).toContain('custom');
+    expect(chunks.at(-1)?.event).toBe('values');
+    const answer = answerIn(chunks.at(-1)?.data);
+    expect(answer).toMatch(/F7TC[^\n]*现有 \d+/);
+    expect((await onB.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
+    expect(answerIn((await onB.threads.getState(thread.thread_id)).values)).toBe(answer);
+
+    const namespace = ['notes', crypto.randomUUID()];
+    await onA.store.putItem(namespace, 'bosch', { rating: 5 });
+    expect((await onB.store.getItem(namespace, 'bosch'))?.value).toEqual({ rating: 5 });
+    await onB.store.deleteItem(namespace, 'bosch');
+    expect(await onA.store.getItem(namespace, 'bosch')).toBeNull();
+    await onB.threads.delete(thread.thread_id);
   });
 
   it('cancel sent to process B stops the run process A executes', async () => {

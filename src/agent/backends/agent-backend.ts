@@ -34,10 +34,15 @@ export function writesToStore(tool: string, args: Record<string, unknown> | unde
 }
 
 /**
- * Store namespace of one user's route. The user label is never last: `PostgresStore` matches namespace prefixes
- * as raw text, so `[…, 'u1']` would also see `[…, 'u10']`.
+ * Store namespace of one user's area: memories and persisted skills (the agent's files), and `protocol` (the items
+ * Agent Protocol clients keep). The user label is never last: `PostgresStore` matches namespace prefixes as raw
+ * text, so `[…, 'u1']` would also see `[…, 'u10']`.
  */
-export const userNamespace = (userId: string, area: 'memories' | 'skills') => ['procura', safeLabel(userId), area];
+export const userNamespace = (userId: string, area: 'memories' | 'skills' | 'protocol') => [
+  'procura',
+  safeLabel(userId),
+  area,
+];
 
 export interface AgentBackendOptions {
   store: BaseStore;

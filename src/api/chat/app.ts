@@ -193,7 +193,7 @@ export function chatApp(deps: ChatAppDeps): ApiRoutes {
       // is named, as on a stream: an id the client saw in an earlier run says nothing about this one.
       if (ref.ended && !waiting) return c.body(null, 204, { 'X-Run-Id': ref.runId });
       const recheck = waiting ? () => notices.check(user, sessionId) : undefined;
-      return sse(c, events, ref, log, recheck, notices.pollMs);
+      return sse(c, events, ref, log, { recheck, recheckMs: notices.pollMs });
     },
   );
 

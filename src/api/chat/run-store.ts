@@ -181,6 +181,24 @@ export class RunStore {
       .executeTakeFirst();
   }
 
+  /** One run by id. */
+  get(runId: string): Promise<RunRow | undefined> {
+    return this.db.selectFrom('chat_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+  }
+
+  /** The status of each of these sessions' latest run (sessions without runs are absent). */
+  async latestStatuses(sessionIds: string[]): Promise<Map<string, RunStatus>> {
+    if (!sessionIds.length) return new Map();
+    const rows = await this.db
+      .selectFrom('chat_runs')
+      .select(['session_id', 'status'])
+      .where('session_id', 'in', sessionIds)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return new Map(rows.map((r) => [r.session_id, r.status]));
+  }
+
   ofSession(sessionId: string): Promise<RunRow[]> {
     return this.db
       .selectFrom('chat_runs')

@@ -7,7 +7,15 @@ import {
   type HumanDecision,
   type HumanRequest,
 } from '../../protocol/index.ts';
-import { conflict, type Logger, redactSecrets, redactSecretsIn, sleep, unprocessable } from '../../shared/index.ts';
+import {
+  conflict,
+  type Logger,
+  notFound,
+  redactSecrets,
+  redactSecretsIn,
+  sleep,
+  unprocessable,
+} from '../../shared/index.ts';
 import type { UsageLedger } from '../admin/usage.ts';
 import type { ApiUser } from '../auth.ts';
 import type { RunEventLog } from './events.ts';
@@ -265,6 +273,15 @@ export class RunManager {
     await this.adoptOrphan(user, sessionId);
     const run = await this.deps.store.latest(sessionId);
     return run && this.followFrom(run, afterSeq);
+  }
+
+  /** Where a client following one run of the caller's session goes on from; 404 for a run not in that session. */
+  async followRun(user: ApiUser, sessionId: string, runId: string, afterSeq: number): Promise<RunRef> {
+    await this.deps.sessions.owned(user, sessionId);
+    const run = await this.deps.store.get(runId);
+    if (run?.session_id !== sessionId) throw notFound(`没有这个运行 / no run ${runId} in this thread`);
+    await this.adoptOrphan(user, sessionId);
+    return this.followFrom(run, afterSeq);
   }
 
   /**

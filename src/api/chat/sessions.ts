@@ -100,25 +100,46 @@ export class Sessions {
       const found = await existing(id);
       if (found) return found;
     }
+    const newId = id ?? crypto.randomUUID();
+    // Parallel starts on one new client-chosen id: one creates it, the others find it (and meet its run: 409).
+    const created = await this.create(user, newId, firstMessage);
+    if (created) return { ...created, created: true };
+    const found = await existing(newId);
+    if (!found) throw notFound(`会话不存在 / no session ${newId}`);
+    return found;
+  }
+
+  /**
+   * Creates session `id` for the caller, in their project, titled after its first message (empty: a new chat);
+   * undefined when the id is taken (by anyone).
+   */
+  async create(user: ApiUser, id: string, firstMessage = ''): Promise<SessionRow | undefined> {
     const now = new Date().toISOString();
     const row: SessionRow = {
-      id: id ?? crypto.randomUUID(),
+      id,
       owner: user.username,
       project_id: user.projectId,
       title: titleFrom(firstMessage),
       created_at: now,
       updated_at: now,
     };
-    // Parallel starts on one new client-chosen id: one creates it, the others find it (and meet its run: 409).
     const inserted = await this.db
       .insertInto('chat_sessions')
       .values(row)
       .onConflict((oc) => oc.column('id').doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return { ...row, created: true };
-    const found = await existing(row.id);
-    if (!found) throw notFound(`会话不存在 / no session ${row.id}`);
-    return found;
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0 ? row : undefined;
+  }
+
+  /** Every session of the caller, the most recently updated first. */
+  ownedBy(user: ApiUser): Promise<SessionRow[]> {
+    return this.db
+      .selectFrom('chat_sessions')
+      .selectAll()
+      .where('owner', '=', user.username)
+      .orderBy('updated_at', 'desc')
+      .orderBy('id')
+      .execute();
   }
 
   async touch(id: string): Promise<void> {

@@ -3,7 +3,32 @@ import { streamSSE } from 'hono/streaming';
 import { type Logger, markConversation } from '../../shared/index.ts';
 import type { ApiEnv } from '../http.ts';
 import type { RunEventLog } from './events.ts';
+import type { RunEvent } from './run-store.ts';
 import type { RunRef } from './runs.ts';
+
+/** One SSE message as written: `event:`, `data:` (JSON text) and, when it has one, `id:`. */
+export interface SseMessage {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/**
+ * How a stream writes a run's events for another protocol: what it sends first, what each stored event becomes
+ * (ids must stay the event's sequence, so `Last-Event-ID` resumes after it), and what it sends once the run ended.
+ */
+export interface SseFormat {
+  start(): SseMessage[];
+  translate(event: RunEvent): Promise<SseMessage[]>;
+}
+
+export interface SseOptions {
+  /** Called every `recheckMs` while the stream is open, until it answers false. */
+  recheck?: () => Promise<boolean>;
+  recheckMs?: number;
+  /** Procura's own events by default. */
+  format?: SseFormat;
+}
 
 const HEARTBEAT_MS = 15_000;
 /** How often an open stream asks whether its user's token still signs them in (answered from a cache of 4 s). */
@@ -12,18 +37,18 @@ export const SIGNED_IN_CHECK_MS = 1_000;
 /**
  * The SSE response following one run from `afterSeq`: replay then live, `id:` = sequence in the run, heartbeat
  * comments every 15 s, no proxy buffering; closed at once for a run that ended and whose last event the client has
- * seen. A client going away stops only its own stream, never the run. With
- * `recheck`, it is called every `recheckMs` while the stream is open, until it answers false. A stream whose user's
- * token is revoked ends with an `error` event (`detail: unauthorized`) within 10 s.
+ * seen. A client going away stops only its own stream, never the run. A stream whose user's token is revoked ends
+ * with an `error` event (`detail: unauthorized`) within 10 s. With a `format`, the events are written in another
+ * protocol's shape (the Agent Protocol's), with the same replay, heartbeats and sign-in checks.
  */
 export function sse(
   c: Context<ApiEnv>,
   events: RunEventLog,
   ref: RunRef,
   log: Logger,
-  recheck?: () => Promise<boolean>,
-  recheckMs = 0,
+  options: SseOptions = {},
 ): Response {
+  const { recheck, recheckMs = 0, format } = options;
   markConversation({ sessionId: ref.sessionId, userId: c.var.user.username, runId: ref.runId });
   c.header('X-Accel-Buffering', 'no');
   c.header('Cache-Control', 'no-cache, no-transform');
@@ -69,10 +94,14 @@ export function sse(
     try {
       // A run that ended and whose last event the client saw has nothing more to send: the stream closes at once —
       // unless one of the session's orders still waits for an admin, whose decision is appended to this run.
+      for (const message of format?.start() ?? []) await stream.writeSSE(message);
       if (ref.ended && !recheck) return;
       for await (const event of events.follow(ref.runId, ref.afterSeq, stop.signal, ref.resumedAfter)) {
         if (revoked) break;
-        await stream.writeSSE({ id: String(event.seq), event: event.event, data: event.data });
+        const messages = format
+          ? await format.translate(event)
+          : [{ id: String(event.seq), event: event.event, data: event.data }];
+        for (const message of messages) await stream.writeSSE(message);
       }
       // A run ended by the revocation itself (its runs are cancelled) ends before the periodic check notices: ask once.
       if (!revoked && signedIn && !(await signedIn().catch(() => true))) revoked = true;
