@@ -4,7 +4,16 @@
  * ERP tools (which the ERP MCP server serves) read and send these shapes.
  */
 import { z } from 'zod';
-import { NoControl, PRICE_SEVERITIES, type PriceSeverity } from '../protocol/index.ts';
+import {
+  NoControl,
+  PRICE_SEVERITIES,
+  type PriceSeverity,
+  QUOTE_SOURCES,
+  RfqQuoteViewSchema,
+  SupplierNameSchema,
+} from '../protocol/index.ts';
+
+export { QUOTE_SOURCES };
 
 /** `partly_received`: some but not all of an ordered quantity has arrived (goods receipts, services/receipts.ts). */
 export const ORDER_STATUSES = [
@@ -44,7 +53,7 @@ export type OrderStatus = z.infer<typeof OrderStatusSchema>;
 export const OrderDateFieldSchema = z.enum(['created', 'updated']);
 export type OrderDateField = z.infer<typeof OrderDateFieldSchema>;
 
-export const SupplierRefSchema = z.object({ id: z.number(), nameZh: z.string(), nameEn: z.string() });
+export const SupplierRefSchema = SupplierNameSchema;
 
 export const SupplierSchema = z.object({
   id: z.number(),
@@ -645,7 +654,6 @@ export const AwardRfqInputSchema = z.strictObject({
 export type AwardRfqInput = z.infer<typeof AwardRfqInputSchema>;
 
 export const PriceBreakSchema = z.strictObject({ minQty: Quantity, unitPrice: Price });
-export const QUOTE_SOURCES = ['mail', 'form', 'manual'] as const;
 
 /** One quoted line as a reply states it, in the supplier's currency. */
 export const QuoteLineInputSchema = z.strictObject({
@@ -719,43 +727,8 @@ export const RfqInvitationSchema = z.object({
   repliedAt: z.string().nullable(),
 });
 
-/** A quote as stored, with its effective unit price and total in CNY at the asked quantity. */
-export const RfqQuoteSchema = z.object({
-  supplier: SupplierRefSchema,
-  lineNo: z.number(),
-  status: z.enum(['quoted', 'declined', 'flagged']),
-  unitPrice: z.number().nullable(),
-  currency: z.string().nullable(),
-  priceBreaks: z.array(z.object({ minQty: z.number(), unitPrice: z.number() })),
-  moq: z.number().nullable(),
-  leadTimeDays: z.number().nullable(),
-  validUntil: z.string().nullable(),
-  freight: z.number().nullable(),
-  remarks: z.string().nullable(),
-  /** Why it could not be read with confidence (status `flagged`). */
-  flag: z.string().nullable(),
-  /** After the reply deadline. */
-  late: z.boolean(),
-  source: z.object({
-    kind: z.enum(QUOTE_SOURCES),
-    messageId: z.string().nullable(),
-    attachment: z.string().nullable(),
-    from: z.string().nullable(),
-  }),
-  receivedAt: z.string(),
-  /** In CNY at the asked quantity (price break applied, freight included in the total); null without a rate. */
-  effective: z
-    .object({
-      unitPriceCny: z.number(),
-      totalCny: z.number(),
-      /** The price break applied (its minimum quantity), if any. */
-      priceBreakMinQty: z.number().nullable(),
-      rateToCny: z.number(),
-    })
-    .nullable(),
-  /** Why there is no effective price (no exchange rate for the currency). */
-  effectiveReason: z.string().nullable(),
-});
+/** A quote as stored, with its effective unit price and total in CNY at the asked quantity (its wire shape). */
+export const RfqQuoteSchema = RfqQuoteViewSchema;
 export type RfqQuote = z.infer<typeof RfqQuoteSchema>;
 
 export const RfqSchema = z.object({

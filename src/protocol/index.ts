@@ -88,6 +88,7 @@ export {
 export {
   awardRequest,
   OPEN_RFQ_STATUSES,
+  QUOTE_SOURCES,
   quoteMessage,
   quoteRows,
   RFQ_STATUS_LABELS,
@@ -101,8 +102,10 @@ export {
   type RfqProposalView,
   RfqProposalViewSchema,
   type RfqQuoteView,
+  RfqQuoteViewSchema,
   type RfqSummaryView,
   type SupplierName,
+  SupplierNameSchema,
 } from './rfqs.ts';
 export { isReadOnly, ROLES, type Role, RoleSchema } from './roles.ts';
 export {

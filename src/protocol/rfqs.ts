@@ -44,6 +44,9 @@ export const RfqPageSchema = z.object({
 });
 export type RfqPage = z.infer<typeof RfqPageSchema>;
 
+/** Where a quote came from: a supplier's mail, the quote form, or typed in by a buyer. */
+export const QUOTE_SOURCES = ['mail', 'form', 'manual'] as const;
+
 /** A quote as the ERP keeps it, with its figures in CNY at the asked quantity (null without an exchange rate). */
 export const RfqQuoteViewSchema = z.object({
   supplier: SupplierNameSchema,
@@ -57,23 +60,28 @@ export const RfqQuoteViewSchema = z.object({
   validUntil: z.string().nullable(),
   freight: z.number().nullable(),
   remarks: z.string().nullable(),
+  /** Why it could not be read with confidence (status `flagged`). */
   flag: z.string().nullable(),
+  /** After the reply deadline. */
   late: z.boolean(),
   source: z.object({
-    kind: z.enum(['mail', 'form', 'manual']),
+    kind: z.enum(QUOTE_SOURCES),
     messageId: z.string().nullable(),
     attachment: z.string().nullable(),
     from: z.string().nullable(),
   }),
   receivedAt: z.string(),
+  /** In CNY at the asked quantity (price break applied, freight included in the total); null without a rate. */
   effective: z
     .object({
       unitPriceCny: z.number(),
       totalCny: z.number(),
+      /** The price break applied (its minimum quantity), if any. */
       priceBreakMinQty: z.number().nullable(),
       rateToCny: z.number(),
     })
     .nullable(),
+  /** Why there is no effective price (no exchange rate for the currency). */
   effectiveReason: z.string().nullable(),
 });
 export type RfqQuoteView = z.infer<typeof RfqQuoteViewSchema>;
