@@ -9,8 +9,9 @@ import { categoryName } from './lookups.ts';
 import { draftLines } from './policy/lines.ts';
 import { severityText } from './price-review.ts';
 import { type LineText, readLines } from './reading/lines.ts';
+import { correctionSpans } from './repair/corrections.ts';
 import { ordersMeant } from './repair/references.ts';
-import { cjkRuns, normalize, sharedRuns } from './text.ts';
+import { blankSpans, cjkRuns, normalize, sharedRuns } from './text.ts';
 import { FILTERS_LABEL, orderRow, statusText } from './tracking/orders.ts';
 
 interface OrderItem {
@@ -99,7 +100,9 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   // "分三单下": how to split is asked, never guessed (nor 三 read as a quantity).
   if (facts.current.reading.splitInto) return askSplit(facts, texts);
   // "A-100 两百个、B-200 五十个", "200 F7TC from Bosch and 100 D8TC from Denso": one order per supplier, all its lines.
-  const lines = readLines(normalize(texts.words));
+  // What a correction takes back ("不是 F7TC 200个，是 D8TC 200个") is no line of its own.
+  const said = normalize(texts.words);
+  const lines = readLines(blankSpans(said, correctionSpans(said)));
   if (lines) return planLines(view, texts, lines, facts);
   const asked = called(view, 'request_order_info');
   const info = infoAnswer(lastStep(view, 'request_order_info'));
@@ -291,7 +294,7 @@ function planLines(view: ConversationView, texts: TaskTexts, lines: LineText[], 
             lines: next.lines.map((l) => ({ partId: l.part.id, quantity: l.quantity })),
             ...(facts.expectedDate ? { expectedDate: facts.expectedDate } : {}),
             submit: true,
-            note: `Procura 起草 / drafted by Procura (${created.length + 1}/${drafts.length}): ${said.slice(0, 200)}${facts.note ? `\n备注 / note: ${facts.note}` : ''}`,
+            note: `Procura 起草 / drafted by Procura${drafts.length > 1 ? ` (${created.length + 1}/${drafts.length})` : ''}: ${said.slice(0, 200)}${facts.note ? `\n备注 / note: ${facts.note}` : ''}`,
           },
         },
       ],
@@ -832,7 +835,7 @@ function confirmation(step: ToolStep, draft?: string, english = false): string {
   const result = step.result as { success?: boolean; order?: OrderItem; error?: string } | undefined;
   if (!result || result.success === false || !result.order) {
     const why = result?.error ?? step.text ?? '';
-    if (english) return `The order was not written to the ERP: ${why.split(' / ').at(-1)}`;
+    if (english) return `The order was not written to the ERP: ${englishOf(why)}`;
     return [`订单未写入 ERP：${why}`, ...(draft ? [draft] : []), 'The order was not written to the ERP.'].join('\n');
   }
   return describeOrder(result.order, english);

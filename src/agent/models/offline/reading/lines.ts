@@ -35,6 +35,21 @@ function clauses(text: string, separator: RegExp, from = 0): Span[] {
   return out;
 }
 
+/** Characters that carry the request, not a part: verbs, particles, measure words, a correction's words. */
+const GRAMMAR_ZH = new Set([
+  ...'的了是要订买采购下单给从向和跟再加也还都各请帮我们你个只件条套副块支根盒箱片台颗对不错改成为到共',
+]);
+/** English words of the request that name no part. */
+const GRAMMAR_EN =
+  /^(?:order|orders|buy|get|need|want|please|and|also|plus|from|all|the|of|more|another|then|each|pcs|pieces?|units?|sets?|make|it|instead|wait|no|not|with|for|to|us|we|me)$/i;
+
+/** Whether a clause names something besides its quantity: a code, a Chinese name, an English word. */
+function namesSomething(clause: string): boolean {
+  if (/[A-Za-z]+[-/.]?\d|\d+[A-Za-z]{2,}/.test(clause)) return true;
+  if ([...clause].filter((c) => /[\u3400-\u9fff]/.test(c) && !GRAMMAR_ZH.has(c)).length >= 2) return true;
+  return (clause.match(/[A-Za-z]{3,}/g) ?? []).some((w) => !GRAMMAR_EN.test(w));
+}
+
 /**
  * The order lines of a request, when it holds two or more clauses each with a quantity of its own; undefined for a
  * single line (however many commas it has: "5盒，每盒50个" is one quantity). A clause joined by 和 / and is a line of
@@ -52,7 +67,10 @@ export function readLines(text: string): LineText[] | undefined {
     for (const p of split ? pieces : [clause]) {
       const words = text.slice(p.start, p.end).trim();
       const quantity = readQuantity(words);
-      if (quantity) lines.push({ text: words, quantity: quantity.value, start: p.start, end: p.end });
+      if (!quantity) continue;
+      // "是400个" (a correction), "再加100个" name no part: the request is not several lines.
+      if (!namesSomething(words.slice(0, quantity.start) + words.slice(quantity.end))) return undefined;
+      lines.push({ text: words, quantity: quantity.value, start: p.start, end: p.end });
     }
   }
   return lines.length >= 2 ? lines : undefined;
