@@ -87,6 +87,7 @@ export const EVALUATION_FILES = [
   'test/stack/reading.test.ts',
   'test/stack/provenance.test.ts',
   'test/stack/other-catalogue.test.ts',
+  'test/stack/dialogue.test.ts',
 ];
 
 /** The sets' table as `npm run eval` prints it: one row a set, below its bar marked, then every miss. */

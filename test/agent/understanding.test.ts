@@ -24,7 +24,10 @@ import { unknownSupplier } from '../../src/agent/models/offline/grounding.ts';
 import { readRequest } from '../../src/agent/models/offline/intent.ts';
 import { readQuantity } from '../../src/agent/models/offline/quantities.ts';
 import { historyWindow } from '../../src/agent/models/offline/questions.ts';
+import { readLines, readSplit } from '../../src/agent/models/offline/reading/lines.ts';
+import { inRegion, locationIn, readRegion } from '../../src/agent/models/offline/reading/regions.ts';
 import { rfqAction, rfqDates } from '../../src/agent/models/offline/sourcing.ts';
+import { normalize } from '../../src/agent/models/offline/text.ts';
 import { seeded } from '../seeded.ts';
 
 /**
@@ -1473,5 +1476,103 @@ describe('this quarter, quarters by number and orders already received (generate
       const r = readRequest(text, today);
       expect([r.intent, r.statuses?.statuses], text).toEqual(['lookup', ['received']]);
     }
+  });
+});
+
+describe('several lines, a split and region words (generated phrasings)', () => {
+  const g = seeded(3607);
+  const models = ['F7TC', 'D8TC', 'BP-125F', 'HF204', 'YTX7L-BS', '428H-118L', 'CR7HIX'];
+  const suppliers = ['博世', '电装', '火炬', '马勒'];
+  const english = ['Bosch', 'Denso', 'Torch', 'MAHLE'];
+  const zhQuantity: Array<[string, number]> = [
+    ['两百', 200],
+    ['五十', 50],
+    ['一百五十', 150],
+    ['三百', 300],
+  ];
+
+  it('reads each clause with a quantity of its own as an order line, and one quantity as one line', () => {
+    for (let i = 0; i < 20; i++) {
+      const [a, b] = [g.pick(models), g.pick(models)];
+      const [qa, qb] = [g.int(1, 9) * 100, g.int(1, 9) * 50];
+      const [zh, zq] = g.pick(zhQuantity);
+      const [s1, s2] = [g.pick(suppliers), g.pick(suppliers)];
+      const [e1, e2] = [g.pick(english), g.pick(english)];
+      const cases: Array<[string, number[]]> = [
+        [`${a} ${zh}个、${b} ${qb}个，都从${s1}订`, [zq, qb]],
+        [`${a} ${qa} 个从${s1}订，${b} ${qb} 个从${s2}订`, [qa, qb]],
+        [`给${s1}下 ${qa} 个 ${a} 和 ${qb} 个 ${b}`, [qa, qb]],
+        [`${qa} ${a} from ${e1} and ${qb} ${b} from ${e2}`, [qa, qb]],
+        [`order ${qa} ${a}, ${qb} ${b}, all from ${e1}`, [qa, qb]],
+      ];
+      for (const [text, quantities] of cases)
+        expect(
+          readLines(normalize(text))?.map((l) => l.quantity),
+          text,
+        ).toEqual(quantities);
+      const reading = readRequest(`${a} ${qa} 个从${s1}订，${b} ${qb} 个从${s2}订`, today);
+      expect(reading.intent).toBe('create');
+    }
+    for (const one of [
+      '5盒，每盒50个火花塞',
+      `${models[0]} 和 ${models[1]} 各 100 个`,
+      '给博世下200个F7TC，下周五到货',
+    ])
+      expect(readLines(normalize(one)), one).toBeUndefined();
+  });
+
+  it('reads how many orders to split into as a count, never as the quantity or a date', () => {
+    for (let i = 0; i < 12; i++) {
+      const m = g.pick(models);
+      const q = g.int(4, 12) * 50;
+      const [word, count] = g.pick<[string, number]>([
+        ['两', 2],
+        ['三', 3],
+        ['四', 4],
+      ]);
+      const en = ['two', 'three', 'four'][count - 2];
+      for (const text of [
+        `${m} ${q}个从${g.pick(suppliers)}订，分${word}单下`,
+        `给${g.pick(suppliers)}下${q}个${m}，拆成${count}张订单`,
+        `order ${q} ${m} from ${g.pick(english)}, split into ${en} orders`,
+        `${q} ${m} from ${g.pick(english)} in ${count} separate orders`,
+      ]) {
+        const r = readRequest(text, today);
+        expect([r.intent, r.quantity, r.splitInto, r.expectedDate], text).toEqual(['create', q, count, undefined]);
+        expect(readSplit(normalize(text))?.count, text).toBe(count);
+      }
+    }
+  });
+
+  it('reads a region or a province as a place, never as a supplier, and places an ERP location in it', () => {
+    const regions: Array<[string, string, string[], string[]]> = [
+      ['华东', 'East China', ['江苏苏州', '上海', 'Zhejiang Hangzhou', '福建厦门'], ['广东广州', '天津', '湖南株洲']],
+      ['华南', 'South China', ['广东广州', 'Guangdong Shenzhen'], ['江苏苏州', '上海']],
+      ['华北', 'North China', ['天津', '北京'], ['上海', '湖南株洲']],
+      ['长三角', 'Yangtze River Delta', ['上海', '江苏南京', '浙江杭州'], ['福建厦门', '广东广州']],
+      ['珠三角', 'Pearl River Delta', ['广东广州', '广东省深圳市', 'Foshan'], ['广东汕头', '上海']],
+      ['江苏', 'Jiangsu', ['江苏苏州', '南京', 'Jiangsu Wuxi'], ['上海', '浙江杭州']],
+    ];
+    for (let i = 0; i < 12; i++) {
+      const [zh, en, inside, outside] = g.pick(regions);
+      const text = g.pick([
+        `${zh}的供应商有哪些`,
+        `${zh}有哪些供应商？`,
+        `Which suppliers are in ${en}?`,
+        `list the suppliers in ${en}`,
+      ]);
+      const r = readRequest(text, today);
+      expect([r.intent, r.region?.zh], text).toEqual(['supplierInfo', zh]);
+      // The region's words are left to name neither a supplier nor a part.
+      expect(r.rest.includes(zh) || r.rest.toLowerCase().includes(en.toLowerCase()), text).toBe(false);
+      for (const place of inside) expect(inRegion(place, r.region!), `${place} in ${zh}`).toBe(true);
+      for (const place of outside) expect(inRegion(place, r.region!), `${place} not in ${zh}`).toBe(false);
+    }
+    const compare = readRequest('compare suppliers in East China for spark plugs', today);
+    expect([compare.intent, compare.region?.en]).toEqual(['compare', 'East China']);
+    // A province inside a company's name ("浙江万丰") is no place; an ERP location is said in English for English.
+    expect(readRegion('浙江万丰的火花塞')).toBeUndefined();
+    expect(locationIn('江苏苏州', true)).toBe('Suzhou, Jiangsu');
+    expect(locationIn('江苏苏州', false)).toBe('江苏苏州');
   });
 });

@@ -1,6 +1,8 @@
+import { pinyin } from 'pinyin-pro';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentHarness, resume, type TurnResult } from '../../bench/eval/local-stack.ts';
 import { stackHarness, startStack } from '../../bench/eval/stack.ts';
+import { passBar, testSeed } from '../evaluation.ts';
 import { notEnglish, type Offer, offers, scoreFresh, shortEn, shortZh } from '../fresh-requests.ts';
 import { seeded } from '../seeded.ts';
 
@@ -13,6 +15,42 @@ import { seeded } from '../seeded.ts';
 const inEnglish = (say: string) => !/[\u3400-\u9fff]/.test(say);
 const approval = (turn: TurnResult) => turn.interrupts.find((i) => i.value.kind === 'approval');
 const orderNumbers = (text: string) => [...new Set(text.match(/PO-\d{6}-[A-Z]?\d+/g) ?? [])];
+
+/** A Chinese numeral as buyers write a quantity or a count: 200 → 两百, 150 → 一百五十, 50 → 五十, 3 → 三. */
+function zhNumber(n: number): string {
+  const digits = '零一二三四五六七八九';
+  const [thousands, hundreds, tens, units] = [
+    Math.floor(n / 1000),
+    Math.floor(n / 100) % 10,
+    Math.floor(n / 10) % 10,
+    n % 10,
+  ];
+  const head = (d: number) => (d === 2 ? '两' : digits[d]);
+  if (n < 10) return head(n);
+  return [
+    thousands ? `${head(thousands)}千` : '',
+    hundreds ? `${head(hundreds)}百` : thousands && (tens || units) ? '零' : '',
+    tens ? `${tens === 1 && n < 100 ? '' : digits[tens]}十` : hundreds && units ? '零' : '',
+    units ? digits[units] : '',
+  ].join('');
+}
+
+/**
+ * Regions as buyers name them, judged by the ERP's own supplier provinces and cities: the seven geographic regions
+ * and the deltas as commonly drawn.
+ */
+const REGIONS: Array<{ zh: string; en: string; provinces?: string[]; cities?: string[] }> = [
+  { zh: '华东', en: 'East China', provinces: ['上海', '江苏', '浙江', '安徽', '福建', '江西', '山东'] },
+  { zh: '华南', en: 'South China', provinces: ['广东', '广西', '海南'] },
+  { zh: '华北', en: 'North China', provinces: ['北京', '天津', '河北', '山西', '内蒙古'] },
+  { zh: '华中', en: 'Central China', provinces: ['河南', '湖北', '湖南'] },
+  { zh: '长三角', en: 'Yangtze River Delta', provinces: ['上海', '江苏', '浙江', '安徽'] },
+  {
+    zh: '珠三角',
+    en: 'Pearl River Delta',
+    cities: ['广州', '深圳', '珠海', '佛山', '惠州', '东莞', '中山', '江门', '肇庆'],
+  },
+];
 
 /** A state a reference names a listed order by, in Chinese and English, with the ERP states it means. */
 const STATES: Array<{ states: string[]; zh: string; en: string }> = [
@@ -297,5 +335,300 @@ describe('the offline model holds a conversation (generated on the started stack
     expect(await orderCount()).toBe(before);
     expect(misses, misses.join('\n')).toEqual([]);
     expect(right).toBe(talks.length);
+  }, 900_000);
+
+  it('drafts one order per supplier with all its lines, asking only for a line left open', async () => {
+    const db = h.erp.database.db;
+    const seed = testSeed(3604);
+    const r = seeded(seed);
+    // Parts named by a model of letters and digits that their supplier sells once: a line names exactly one offer.
+    const coded = all.filter(
+      (o) =>
+        /[A-Z]/.test(o.model) && all.filter((x) => x.supplierId === o.supplierId && x.model === o.model).length === 1,
+    );
+    const sellers = (o: Offer) => all.filter((x) => x.model === o.model);
+    const quantity = (o: Offer) => Math.max(o.moq, r.int(2, 8) * 50);
+    type Line = { offer: Offer; quantity: number };
+    type Talk = { cls: string; say: string; lines: Line[]; open?: number };
+    const talks: Talk[] = [];
+    for (let i = 0; i < 12; i++) {
+      const english = i % 2 === 1;
+      const kind = ['one-supplier', 'two-suppliers', 'open-line'][Math.floor(i / 2) % 3];
+      const cls = `${kind}-${english ? 'en' : 'zh'}`;
+      if (kind === 'one-supplier') {
+        const supplier = r.pick(
+          [...new Set(coded.map((o) => o.supplierId))].filter(
+            (id) => coded.filter((o) => o.supplierId === id).length >= 2,
+          ),
+        );
+        const [a, b] = [...coded.filter((o) => o.supplierId === supplier)].sort(() => r.next() - 0.5);
+        const [qa, qb] = [quantity(a), quantity(b)];
+        const [zh, en] = [shortZh(a.supplierZh), shortEn(a.supplierEn)];
+        const say = english
+          ? r.pick([
+              `order ${qa} ${a.model} and ${qb} ${b.model} from ${en}`,
+              `${qa} ${a.model}, ${qb} ${b.model}, all from ${en}`,
+              `please buy ${qa} ${a.model} plus ${qb} ${b.model} from ${en}`,
+            ])
+          : r.pick([
+              `${a.model} ${zhNumber(qa)}个、${b.model} ${zhNumber(qb)}个，都从${zh}订`,
+              `给${zh}下 ${qa} 个 ${a.model} 和 ${qb} 个 ${b.model}`,
+              `${a.model} ${qa}个，${b.model} ${qb}个，从${zh}采购`,
+            ]);
+        talks.push({
+          cls,
+          say,
+          lines: [
+            { offer: a, quantity: qa },
+            { offer: b, quantity: qb },
+          ],
+        });
+      } else if (kind === 'two-suppliers') {
+        const a = r.pick(coded);
+        const b = r.pick(coded.filter((o) => o.supplierId !== a.supplierId && o.model !== a.model));
+        const [qa, qb] = [quantity(a), quantity(b)];
+        const say = english
+          ? r.pick([
+              `${qa} ${a.model} from ${shortEn(a.supplierEn)} and ${qb} ${b.model} from ${shortEn(b.supplierEn)}`,
+              `order ${qa} ${a.model} from ${shortEn(a.supplierEn)}, ${qb} ${b.model} from ${shortEn(b.supplierEn)}`,
+            ])
+          : r.pick([
+              `${a.model} ${qa} 个从${shortZh(a.supplierZh)}订，${b.model} ${qb} 个从${shortZh(b.supplierZh)}订`,
+              `给${shortZh(a.supplierZh)}下${qa}个${a.model}，给${shortZh(b.supplierZh)}下${qb}个${b.model}`,
+            ]);
+        talks.push({
+          cls,
+          say,
+          lines: [
+            { offer: a, quantity: qa },
+            { offer: b, quantity: qb },
+          ],
+        });
+      } else {
+        // One line names a model several suppliers sell, and no supplier: that line alone is asked. The other names
+        // one supplier's own code, which settles it.
+        const a = r.pick(coded.filter((o) => sellers(o).length > 1));
+        const b = r.pick(coded.filter((o) => o.model !== a.model));
+        const first = r.next() < 0.5;
+        const [x, y] = first ? [a, b] : [b, a];
+        const [qx, qy] = [quantity(x), quantity(y)];
+        const [nx, ny] = first ? [x.model, y.code] : [x.code, y.model];
+        const say = english ? `order ${qx} ${nx} and ${qy} ${ny}` : `${nx} ${qx}个、${ny} ${qy}个`;
+        talks.push({
+          cls,
+          say,
+          lines: [
+            { offer: x, quantity: qx },
+            { offer: y, quantity: qy },
+          ],
+          open: first ? 0 : 1,
+        });
+      }
+    }
+    const { right, misses } = await scoreFresh(
+      { name: 'several lines, several suppliers', seed, bar: passBar(0.9) },
+      talks,
+      async (t, i) => {
+        const ctx = h.contextFor('laoxiao', `lines-${seed}-${i}`);
+        const lines = t.lines.map((l) => ({ ...l }));
+        const cards: Array<{ supplierId: number; lines: Array<{ partId: number; quantity: number }> }> = [];
+        let turn = await h.send(ctx, t.say);
+        for (let step = 0; step < 6 && turn.interrupts.length; step++) {
+          const card = turn.interrupts[0];
+          if (card.value.kind === 'ask_user' && t.open !== undefined && step === 0) {
+            // The open line's candidates are exactly the ERP's offers of its model; any of them settles it.
+            const options = (card.value.options ?? []) as Array<{ value: string }>;
+            const offered = options.map((o) => Number(o.value.replace('part:', ''))).sort((a, b) => a - b);
+            const wanted = sellers(lines[t.open].offer)
+              .map((o) => o.partId)
+              .sort((a, b) => a - b);
+            if (JSON.stringify(offered) !== JSON.stringify(wanted))
+              return `[${t.cls}] ${t.say} — asked with ${JSON.stringify(offered)}, the ERP's offers are ${JSON.stringify(wanted)}`;
+            const pick = r.pick(options);
+            lines[t.open].offer = all.find((o) => `part:${o.partId}` === pick.value) as Offer;
+            turn = await h.send(ctx, resume(card.id, { type: 'answer', answer: pick.value }));
+            continue;
+          }
+          if (card.value.kind !== 'approval' || card.value.tool !== 'order_create')
+            return `[${t.cls}] ${t.say} — unexpected ${String(card.value.kind)} card ${JSON.stringify(card.value).slice(0, 200)}`;
+          cards.push(card.value.args as (typeof cards)[number]);
+          turn = await h.send(ctx, resume(card.id, { type: 'approve' }));
+        }
+        if (t.open === undefined && turn.interrupts.length === 0 && cards.length === 0)
+          return `[${t.cls}] ${t.say} — no draft: ${turn.answer.slice(0, 200)}`;
+        // One order per supplier, in the order the suppliers were said, with all of its lines.
+        const expected: typeof cards = [];
+        for (const l of lines) {
+          const order = expected.find((o) => o.supplierId === l.offer.supplierId);
+          const line = { partId: l.offer.partId, quantity: l.quantity };
+          if (order) order.lines.push(line);
+          else expected.push({ supplierId: l.offer.supplierId, lines: [line] });
+        }
+        const shape = (list: typeof cards) =>
+          JSON.stringify(
+            list.map((o) => ({ supplierId: o.supplierId, lines: o.lines.map((l) => [l.partId, l.quantity]) })),
+          );
+        if (shape(cards) !== shape(expected))
+          return `[${t.cls}] ${t.say} — drafted ${shape(cards)}, expected ${shape(expected)}`;
+        // What the ERP holds: each order the answer names, its supplier and lines as drafted.
+        const named = orderNumbers(turn.answer);
+        const written = await Promise.all(
+          named.map(async (no) => {
+            const order = await db
+              .selectFrom('orders')
+              .select(['id', 'supplier_id'])
+              .where('order_no', '=', no)
+              .executeTakeFirst();
+            const rows = order
+              ? await db
+                  .selectFrom('order_lines')
+                  .select(['part_id', 'quantity'])
+                  .where('order_id', '=', order.id)
+                  .orderBy('line_no')
+                  .execute()
+              : [];
+            return {
+              supplierId: order?.supplier_id ?? 0,
+              lines: rows.map((l) => ({ partId: l.part_id, quantity: l.quantity })),
+            };
+          }),
+        );
+        if (shape(written) !== shape(expected))
+          return `[${t.cls}] ${t.say} — the ERP holds ${shape(written)} for ${named.join(', ')}, expected ${shape(expected)}`;
+        return inEnglish(t.say) ? notEnglish(turn.answer) : undefined;
+      },
+      3,
+    );
+    expect(misses, misses.join('\n')).toEqual([]);
+    expect(right / talks.length).toBeGreaterThanOrEqual(passBar(0.9));
+  }, 900_000);
+
+  it('asks how to split an order into several, never reading their count as a quantity', async () => {
+    const seed = testSeed(3605);
+    const r = seeded(seed);
+    const talks: Array<{ cls: string; say: string; count: number; quantity: number }> = [];
+    for (let i = 0; i < 6; i++) {
+      const o = r.pick(all.filter((x) => /[A-Z]/.test(x.model)));
+      const count = r.int(2, 4);
+      const quantity = Math.max(o.moq, r.int(4, 12) * 50);
+      const english = i % 2 === 1;
+      const say = english
+        ? r.pick([
+            `order ${quantity} ${o.model} from ${shortEn(o.supplierEn)}, split into ${['two', 'three', 'four'][count - 2]} orders`,
+            `${quantity} ${o.model} from ${shortEn(o.supplierEn)} in ${count} separate orders`,
+          ])
+        : r.pick([
+            `${o.model} ${quantity}个从${shortZh(o.supplierZh)}订，分${zhNumber(count)}单下`,
+            `给${shortZh(o.supplierZh)}下${quantity}个${o.model}，拆成${count}张订单`,
+          ]);
+      talks.push({ cls: english ? 'split-en' : 'split-zh', say, count, quantity });
+    }
+    const before = await orderCount();
+    const { right, misses } = await scoreFresh(
+      { name: 'split into several orders', seed, bar: passBar(0.9) },
+      talks,
+      async (t, i) => {
+        const turn = await h.send(h.contextFor('laoxiao', `split-${seed}-${i}`), t.say);
+        const card = turn.interrupts[0];
+        const why = card
+          ? `showed a ${String(card.value.kind)} card ${JSON.stringify(card.value.args ?? card.value.question ?? '').slice(0, 160)}`
+          : !turn.answer.includes(String(t.quantity)) ||
+              (!turn.answer.includes(String(t.count)) && !turn.answer.includes(zhNumber(t.count)))
+            ? `does not restate ${t.quantity} in ${t.count} orders: ${turn.answer.slice(0, 200)}`
+            : inEnglish(t.say)
+              ? notEnglish(turn.answer)
+              : undefined;
+        return why && `[${t.cls}] ${t.say} — ${why}`;
+      },
+      3,
+    );
+    expect(await orderCount()).toBe(before);
+    expect(misses, misses.join('\n')).toEqual([]);
+    expect(right / talks.length).toBeGreaterThanOrEqual(passBar(0.9));
+  }, 900_000);
+
+  it('reads region words as a filter on where suppliers are, never as a supplier', async () => {
+    const db = h.erp.database.db;
+    const seed = testSeed(3606);
+    const r = seeded(seed);
+    const suppliers = await db
+      .selectFrom('suppliers')
+      .select(['id', 'name_zh', 'name_en', 'province', 'city'])
+      .where('project_id', '=', 'P001')
+      .execute();
+    const spelled = (zh: string) =>
+      pinyin(zh, { toneType: 'none', type: 'array' })
+        .join('')
+        .replace(/^./, (c) => c.toUpperCase());
+    // The regions of the table and the ERP's own provinces, each with the suppliers the ERP places there.
+    const places = [
+      ...REGIONS,
+      ...[...new Set(suppliers.map((s) => s.province))].map((p) => ({
+        zh: p,
+        en: spelled(p),
+        provinces: [p],
+        cities: undefined,
+      })),
+    ].map((place) => ({
+      ...place,
+      there: suppliers.filter((s) =>
+        place.cities ? place.cities.includes(s.city) : (place.provinces ?? []).includes(s.province),
+      ),
+    }));
+    type Talk = { cls: string; say: string; place: (typeof places)[number]; compare?: string };
+    const talks: Talk[] = [];
+    for (let i = 0; i < 10; i++) {
+      const english = i % 2 === 1;
+      const place = r.pick(places);
+      const say = english
+        ? r.pick([
+            `Which suppliers are in ${place.en}?`,
+            `list the suppliers in ${place.en}`,
+            `show me suppliers based in ${place.en}`,
+          ])
+        : r.pick([`${place.zh}的供应商有哪些`, `${place.zh}有哪些供应商？`, `列一下${place.zh}的供应商`]);
+      talks.push({ cls: english ? 'list-en' : 'list-zh', say, place });
+    }
+    // A comparison narrowed to a region: every supplier it compares is one the ERP places there.
+    for (const english of [false, true]) {
+      const place = places.find((p) => p.zh === '华东') as (typeof places)[number];
+      const c = r.pick(
+        categories.filter(
+          (x) => all.filter((o) => o.category === x.code && place.there.some((s) => s.id === o.supplierId)).length >= 2,
+        ),
+      );
+      const say = english
+        ? `compare suppliers in ${place.en} for ${c.name_en.toLowerCase()}s`
+        : `${place.zh}的${c.name_zh}供应商比价`;
+      talks.push({ cls: english ? 'compare-en' : 'compare-zh', say, place, compare: c.code });
+    }
+    const { right, misses } = await scoreFresh(
+      { name: 'region words', seed, bar: passBar(0.9) },
+      talks,
+      async (t, i) => {
+        const turn = await h.send(h.contextFor('laoxiao', `region-${seed}-${i}`), t.say);
+        const english = inEnglish(t.say);
+        const name = (s: (typeof suppliers)[number]) => (english ? s.name_en : s.name_zh);
+        const why = (() => {
+          if (turn.interrupts.length) return `showed a ${String(turn.interrupts[0].value.kind)} card`;
+          if (t.compare) {
+            const compared = /(?:Compared \d+ suppliers: |比较了 \d+ 家供应商：)(.+?)[.。]\s*$/m.exec(turn.answer)?.[1];
+            if (!compared) return `no comparison: ${turn.answer.slice(0, 200)}`;
+            const outside = suppliers.filter((s) => compared.includes(name(s)) && !t.place.there.includes(s));
+            return outside.length ? `compared ${outside.map(name).join(', ')} outside ${t.place.en}` : undefined;
+          }
+          const listed = suppliers.filter((s) => turn.answer.includes(`- ${name(s)}`));
+          const ids = (list: typeof suppliers) => JSON.stringify(list.map((s) => s.id).sort((a, b) => a - b));
+          return ids(listed) === ids(t.place.there)
+            ? undefined
+            : `listed ${listed.map(name).join(', ') || 'none'}, the ERP has ${t.place.there.map(name).join(', ') || 'none'} there: ${turn.answer.slice(0, 200)}`;
+        })();
+        const miss = why ?? (english ? notEnglish(turn.answer) : undefined);
+        return miss && `[${t.cls}] ${t.say} — ${miss}`;
+      },
+      3,
+    );
+    expect(misses, misses.join('\n')).toEqual([]);
+    expect(right / talks.length).toBeGreaterThanOrEqual(passBar(0.9));
   }, 900_000);
 });

@@ -36,6 +36,7 @@ import {
 } from './price-review.ts';
 import { allFrom, citeAll, citeOf, type From, idsOf, SourceBook } from './provenance.ts';
 import { directionOf, historyWindow, planBudget, planDirection, planJudgement } from './questions.ts';
+import { inRegion, regionLabel } from './reading/regions.ts';
 import { planStock } from './stock.ts';
 
 /** Where the analyst's skill data and outputs live in the sandbox (seed: 5-stage workflow). */
@@ -196,7 +197,11 @@ export function planAnalysis(view: ConversationView): Plan {
   const listing = view.steps.find((s) => s.name === 'part_query' && s.args.category === category);
   if (!listing) return { toolCalls: [{ name: 'part_query', args: { category, size: 50 } }] };
   if (listing.text === undefined) return {};
-  const parts = items<PartRef>(listing);
+  // "compare suppliers in East China": only the offers of suppliers the ERP places in the region said.
+  const region = current.region;
+  const inScope = (list: PartRef[]) =>
+    region ? list.filter((p) => inRegion(facts.supplierList.find((s) => s.id === p.supplier.id)?.city, region)) : list;
+  const parts = inScope(items<PartRef>(listing));
   const named = new Set(facts.parts.filter((p) => p.category === category).map((p) => p.model));
   const model =
     mostSupplied(named.size ? parts.filter((p) => named.has(p.model)) : parts)?.model ?? mostSupplied(parts)?.model;
@@ -206,8 +211,11 @@ export function planAnalysis(view: ConversationView): Plan {
     if (chosenOffers.length >= 2) offers = chosenOffers;
   }
   if (!model || offers.length < 2) {
+    const where = region ? regionLabel(region, en) : undefined;
     return {
-      text: `${model ?? category} 在 ERP 中只有 ${offers.length} 家供应商，无法做供应商比价。/ Only ${offers.length} supplier offers ${model ?? category}: there is nothing to compare.`,
+      text: en
+        ? `Only ${offers.length} supplier${where ? ` in ${where}` : ''} offers ${model ?? category} in the ERP: there is nothing to compare.`
+        : `${model ?? category} 在 ERP 中${where ? `位于${where}的` : '只有 '}${where ? `供应商只有 ${offers.length} 家` : `${offers.length} 家供应商`}，无法做供应商比价。/ Only ${offers.length} supplier${region ? ` in ${regionLabel(region, true)}` : ''} offers ${model ?? category}: there is nothing to compare.`,
     };
   }
   // In English the category's own English name (category_list): its parts' everyday name is Chinese.
@@ -319,7 +327,14 @@ export function planAnalysis(view: ConversationView): Plan {
       ],
     };
   }
-  return { text: comparisonSummary(result, charts, reportPath, intent === 'trend', en) };
+  const summary = comparisonSummary(result, charts, reportPath, intent === 'trend', en);
+  if (!region) return { text: summary };
+  // The region filter is said under the headline: the suppliers compared are those the ERP places there.
+  const [headline, ...rest] = summary.split('\n');
+  const filter = en
+    ? `Filter: suppliers in ${regionLabel(region, true)}, by the locations the ERP reports`
+    : `筛选 / filter：位于${regionLabel(region, false)}的供应商（按 ERP 记录的所在地）`;
+  return { text: [headline, filter, ...rest].join('\n') };
 }
 
 /** An answer of the ERP's `part_price_history`, with the source id it is cited by. */

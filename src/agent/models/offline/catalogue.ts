@@ -5,6 +5,7 @@ import {
   blankSpans,
   CJK,
   cjkRuns,
+  escapeRegExp,
   findLatinPhrase,
   latinWords,
   normalize,
@@ -35,6 +36,8 @@ export interface SupplierRef {
   id: number;
   name: string;
   nameEn?: string;
+  /** Where the ERP places the supplier (`supplier_query`'s province and city), for a region filter. */
+  city?: string;
 }
 
 export interface PartRef {
@@ -252,8 +255,6 @@ export interface PartQuery {
   query: string;
   kind: 'code' | 'zh' | 'en';
 }
-
-export const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The text a request has left once suppliers are blanked out, with the categories' synonyms written by the

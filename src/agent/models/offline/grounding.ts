@@ -4,7 +4,6 @@ import {
   categoryLabel,
   displayName,
   distinctSuppliers,
-  escapeRegExp,
   findSuppliers,
   matchParts,
   namesSomething,
@@ -17,6 +16,7 @@ import {
 } from './catalogue.ts';
 import { type ConversationView, items, lastStep, type Plan, taskContext, userWords } from './conversation.ts';
 import { type Intent, type Reading, readRequest } from './intent.ts';
+import { escapeRegExp } from './text.ts';
 
 /** One text of a delegated task (an earlier request, the request, the user's answer) read and grounded. */
 export interface Grounded {

@@ -15,6 +15,8 @@ import {
 import { readDate } from './dates.ts';
 import { ASKS_LAST_TIME, questionsNeverWrite } from './policy/questions.ts';
 import { quantitySpans, readMoney, readPriceCap, readQuantity, readSupplierCount } from './quantities.ts';
+import { readSplit } from './reading/lines.ts';
+import { type Region, readRegion } from './reading/regions.ts';
 import { correctionSpans } from './repair/corrections.ts';
 import { blankSpans, findLatinPhrase, latinWords, normalize } from './text.ts';
 
@@ -440,6 +442,10 @@ export interface Reading {
   newest?: boolean;
   statuses?: { statuses: string[]; label: string };
   amount?: { min?: number; max?: number; label: string };
+  /** A region or province said as a place (华东, 长三角, 江苏, "East China"): a filter on suppliers, never a name. */
+  region?: Region;
+  /** Asks for the order to be split into this many ("分三单下", "split into three orders"). */
+  splitInto?: number;
   /** Takes back a value of the request before ("不是200个，是400个"): it corrects that request, never starts anew. */
   corrects?: boolean;
   /** The language the request is written in: the answer (and its report) speaks it, and only it. */
@@ -477,7 +483,13 @@ export function readRequest(raw: string, today = new Date()): Reading {
   if (asked?.ask === 'direction') spans.push(...directionSpans(text));
   // "谁家供应火花塞" names the part only: the question's words are not left to name one.
   spans.push(...askSpans(text, asked?.ask));
+  // "华东的供应商", "suppliers in East China": where suppliers are, never a supplier's or part's name.
+  const region = readRegion(text);
+  if (region) spans.push(region);
   let working = blankSpans(text, spans);
+  // "分三单下", "split into three orders": a count of orders, never a quantity or a date.
+  const split = readSplit(working);
+  if (split) working = blankSpans(working, [split]);
   const delivery = DELIVERY_QUESTION.test(working);
   const statuses = delivery ? undefined : readStatuses(working);
   // "还没到货的订单总金额是多少": the state the total is of names no part.
@@ -553,6 +565,8 @@ export function readRequest(raw: string, today = new Date()): Reading {
     cheapest: CHEAPEST.test(text) || undefined,
     newest: NEWEST.test(text) || undefined,
     amount: amount && { min: amount.min, max: amount.max, label: amount.label },
+    region: region?.region,
+    splitInto: split?.count,
     corrects: corrected.length > 0 || undefined,
     language: isEnglish(text) ? 'en' : 'zh',
     rest: blankSpans(working, taken),
@@ -597,6 +611,8 @@ const MINE_AROUND = /我[^，,。.？?！!]{1,12}?(?:下|订|提交|创建|建)�
 /** The newest of the orders meant: 最近那张, 最近下的那张, 最新的一单, 刚下的那个, 上一张, the latest one, my last order. */
 const NEWEST =
   /最近的(?:那|这)?(?:张|个|笔)?(?:单子|订单|单)(?=[^，,。]{0,4}(?:到货|收到|到了|送到|状态|进度|怎么样))|最近(?:一次)?(?:(?:下|订|建|提交|买)了?的)?(?:那|这|一)(?:张|个|笔|单)|最近(?:一次)?(?:下|订|建|提交|买)了?的(?:张|个|笔)?(?:单|订单)|最新(?:的)?(?:那|这|一)?(?:张|个|笔|单)|最后(?:的)?(?:那|一)(?:张|个|笔|单)|刚(?:才|刚)?(?:下|订|建|提交)的(?:那|这)?(?:张|个|笔|单)?|上一(?:张|笔|单)|\b(?:latest|most recent|newest|last)\s+(?!(?:week|month|year|quarter|time|day)s?\b)(?:[\w-]+\s+){0,3}?(?:one|order|po|purchase order)\b/i;
+/** Asking which suppliers there are (in a region said beside it). */
+const SUPPLIERS_ASKED = /供应商|供货商|厂家|厂商|\b(?:suppliers?|vendors?)\b/i;
 /** Asking for a comparison itself, not for an order from its winner. */
 const COMPARING = /比价|对比|比较|比一比|比一下|分析|报告|趋势|\bcompar|\banaly[sz]|\bbenchmark|\breport\b|\btrend/i;
 
@@ -610,6 +626,15 @@ function decide(r: Reading): Intent | undefined {
   if (r.ask === 'permission' && !hasQty && !r.orderNo) return 'permission';
   if (r.ask === 'judge' || r.ask === 'budget') return r.ask;
   if (r.ask === 'direction' && !r.orderNo) return 'direction';
+  // "华东的供应商有哪些", "list the suppliers in East China": the suppliers there, unless the request compares them.
+  if (
+    r.region &&
+    !hasQty &&
+    !r.orderNo &&
+    SUPPLIERS_ASKED.test(r.text) &&
+    Math.max(s(r, 'compare'), s(r, 'trend'), s(r, 'inventory')) < 2
+  )
+    return 'supplierInfo';
   // Questions about suppliers, the catalogue and spend are answered from the ERP: never an order.
   if (r.ask === 'supplierInfo' && !hasQty && !r.orderNo) return 'supplierInfo';
   if (r.ask === 'catalogue' && !hasQty && !r.orderNo) return 'catalogue';

@@ -15,6 +15,7 @@ import { codeTokens, displayName, inPlace, type PartRef, type SupplierRef, witho
 import { type ConversationView, items, type Plan, type ToolStep } from './conversation.ts';
 import { type Facts, ground, type TaskTexts } from './grounding.ts';
 import { SourceBook } from './provenance.ts';
+import { inRegion, locationIn, regionLabel } from './reading/regions.ts';
 
 /**
  * The analyst's answers to questions about the ERP's master data and records that are not an analysis: a supplier's
@@ -107,12 +108,19 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
   const all = items<SupplierRow>(list);
   // "评分4.5以上的供应商": the suppliers whose rating or lead time is within the bound said, the field shown.
   const bound = readFieldBound(texts.words);
-  const fields =
-    bound && !fieldsAsked(texts).includes(bound.field) ? [bound.field, ...fieldsAsked(texts)] : fieldsAsked(texts);
+  // "华东的供应商有哪些", "suppliers in East China": the region's suppliers by the location the ERP reports, shown.
+  const region = facts.current.reading.region;
+  const said = supplierFields(texts.words).filter((f) => f !== 'city');
+  const fields: SupplierField[] = region
+    ? ['city', ...said]
+    : bound && !fieldsAsked(texts).includes(bound.field)
+      ? [bound.field, ...fieldsAsked(texts)]
+      : fieldsAsked(texts);
   // "哪些供应商在江苏", "suppliers based in Shanghai": those whose city lies there, the city shown.
-  const place = fields.includes('city') ? readPlace(texts.words) : undefined;
+  const place = region ? regionLabel(region, english) : fields.includes('city') ? readPlace(texts.words) : undefined;
   const asked = suppliersAsked(facts, all).filter(
-    (s) => (!bound || withinBound(s, bound)) && (!place || inPlace(s.city ?? '', place)),
+    (s) =>
+      (!bound || withinBound(s, bound)) && (region ? inRegion(s.city, region) : !place || inPlace(s.city ?? '', place)),
   );
   const boundLabel = bound
     ? boundText(bound, english)
@@ -122,7 +130,7 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
       text: place
         ? english
           ? `No supplier in the ERP is located in ${place}.`
-          : `ERP 中没有位于「${place}」的供应商。/ No supplier in the ERP is located in ${place}.`
+          : `ERP 中没有位于「${place}」的供应商。/ No supplier in the ERP is located in ${region ? regionLabel(region, true) : place}.`
         : boundLabel && bound
           ? english
             ? `No supplier in the ERP has ${boundLabel}.`
@@ -178,10 +186,10 @@ export function planSupplierInfo(view: ConversationView, texts: TaskTexts): Plan
       rating: english ? `rating ${s.rating} / 5` : `评级 ${s.rating} 分（满分 5）`,
       terms: english ? `payment terms ${termsInEnglish(s.paymentTerms ?? '')}` : `账期 ${s.paymentTerms}`,
       contact: english ? `contact ${s.contact}` : `联系人 ${s.contact}`,
-      city: english ? `located in ${s.city}` : `所在地 ${s.city}`,
+      city: english ? `located in ${locationIn(s.city ?? '', true)}` : `所在地 ${s.city}`,
     })[f];
   const lines = sorted.map((s) => {
-    const name = english ? `${s.nameEn ?? s.name} (${s.name})` : `${s.name}（${s.nameEn ?? ''}）`;
+    const name = english ? (s.nameEn ?? s.name) : `${s.name}（${s.nameEn ?? ''}）`;
     const card = cardOf(s);
     const c = ok(card) ? (card?.result as Scorecard) : undefined;
     const cid = card && c ? cite([book.erp(card)]) : '';

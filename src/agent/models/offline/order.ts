@@ -1,14 +1,17 @@
 import type { ChoiceOption } from '../../../protocol/index.ts';
 import { isEnglish, labelIn, refusalText } from './asks.ts';
-import { categoryLabel, codeTokens, displayName, type PartRef, shortName } from './catalogue.ts';
+import { categoryLabel, codeTokens, displayName, type PartRef, type SupplierRef, shortName } from './catalogue.ts';
 import { optionId, partOptions, quantityOptions, restate, supplierOptions, type Understood } from './choices.ts';
 import { type ConversationView, called, items, lastStep, type Plan, type ToolStep } from './conversation.ts';
 import { askUser, chosen, type Facts, ground, offeredBy, type TaskTexts, taskIntent, taskTexts } from './grounding.ts';
 import { ORDER_INTENTS } from './intent.ts';
 import { categoryName } from './lookups.ts';
+import { draftLines } from './policy/lines.ts';
 import { severityText } from './price-review.ts';
+import { type LineText, readLines } from './reading/lines.ts';
+import { correctionSpans } from './repair/corrections.ts';
 import { ordersMeant } from './repair/references.ts';
-import { cjkRuns, sharedRuns } from './text.ts';
+import { blankSpans, cjkRuns, normalize, sharedRuns } from './text.ts';
 import { FILTERS_LABEL, orderRow, statusText } from './tracking/orders.ts';
 
 interface OrderItem {
@@ -94,6 +97,13 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   const grounded = ground(view, texts);
   if ('plan' in grounded) return grounded.plan;
   const facts = grounded.facts;
+  // "分三单下": how to split is asked, never guessed (nor 三 read as a quantity).
+  if (facts.current.reading.splitInto) return askSplit(facts, texts);
+  // "A-100 两百个、B-200 五十个", "200 F7TC from Bosch and 100 D8TC from Denso": one order per supplier, all its lines.
+  // What a correction takes back ("不是 F7TC 200个，是 D8TC 200个") is no line of its own.
+  const said = normalize(texts.words);
+  const lines = readLines(blankSpans(said, correctionSpans(said)));
+  if (lines) return planLines(view, texts, lines, facts);
   const asked = called(view, 'request_order_info');
   const info = infoAnswer(lastStep(view, 'request_order_info'));
   // A supplier or part picked from a card's options is the ERP's record with that id, whatever the words said.
@@ -252,6 +262,88 @@ function planCreate(view: ConversationView, texts: TaskTexts): Plan {
   // Said last (a follow-up reads the first lines of this answer for the order it refers to); the reason once.
   return {
     text: `${answer}\n${checked.line}${checked.reason && !answer.includes(checked.reason) ? `；${checked.reason}` : ''}`,
+  };
+}
+
+/**
+ * The drafts of a request of several lines, one order per supplier, each shown for approval on its own card in turn
+ * (a rejected one never drops the next); then every draft's outcome.
+ */
+function planLines(view: ConversationView, texts: TaskTexts, lines: LineText[], facts: Facts): Plan {
+  const answers = view.steps
+    .filter((s) => s.name === 'ask_user' && s.text !== undefined)
+    .map((s) => {
+      const answer = (s.result as { answer?: unknown } | undefined)?.answer;
+      const value = Array.isArray(answer) ? answer[0] : answer;
+      return typeof value === 'string' ? value : '';
+    });
+  const drafted = draftLines(view, texts, lines, facts, answers);
+  if ('plan' in drafted) return drafted.plan;
+  const { drafts } = drafted;
+  const created = view.steps.filter((s) => s.name === 'order_create');
+  if (created.some((s) => s.text === undefined)) return {};
+  const next = drafts[created.length];
+  if (next) {
+    const said = lines.map((l) => l.text).join('；');
+    return {
+      toolCalls: [
+        {
+          name: 'order_create',
+          args: {
+            supplierId: next.supplier.id,
+            lines: next.lines.map((l) => ({ partId: l.part.id, quantity: l.quantity })),
+            ...(facts.expectedDate ? { expectedDate: facts.expectedDate } : {}),
+            submit: true,
+            note: `Procura 起草 / drafted by Procura${drafts.length > 1 ? ` (${created.length + 1}/${drafts.length})` : ''}: ${said.slice(0, 200)}${facts.note ? `\n备注 / note: ${facts.note}` : ''}`,
+          },
+        },
+      ],
+    };
+  }
+  const english = isEnglish(texts.words);
+  const outcomes = created.map((step) => confirmation(step, undefined, english));
+  if (drafts.length === 1) return { text: outcomes[0] };
+  return {
+    text: [
+      english
+        ? `${drafts.length} orders, one per supplier, each approved on its own:`
+        : `按供应商分为 ${drafts.length} 张订单，逐张审批：/ ${drafts.length} orders, one per supplier, each approved on its own:`,
+      ...outcomes,
+    ].join('\n\n'),
+  };
+}
+
+/**
+ * "F7TC 600个从博世订，分三单下": how to split is asked, nothing drafted. Buyers split an order by delivery date or by
+ * supplier, and an even split guessed here would be three writes nobody asked for; splitting one purchase to pass
+ * under an approval limit is also what approval policies watch for, so each order is said by the buyer.
+ */
+function askSplit(facts: Facts, texts: TaskTexts): Plan {
+  const english = isEnglish(texts.words);
+  const count = facts.current.reading.splitInto ?? 0;
+  const offered = facts.suppliers.length ? offeredBy(facts, facts.parts) : facts.parts;
+  const part = new Set(offered.map((p) => p.model)).size === 1 ? offered[0] : undefined;
+  const what = [
+    part?.model ?? facts.partWords,
+    facts.quantity ? `× ${facts.quantity}` : '',
+    facts.suppliers[0]
+      ? english
+        ? `from ${displayName(facts.suppliers[0], true)}`
+        : `（${facts.suppliers[0].name}）`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const example = part?.model ?? 'F7TC';
+  // The example's second supplier is one that offers the same model, when there is one.
+  const others = [...facts.seen.values()].find(
+    (p) => p.model === part?.model && p.supplier.id !== (facts.suppliers[0]?.id ?? part?.supplier.id),
+  )?.supplier;
+  const from = (x: SupplierRef | undefined) => (x ? (english ? ` from ${displayName(x, true)}` : `从${x.name}订`) : '');
+  return {
+    text: english
+      ? `You asked for ${count} orders${what ? ` of ${what}` : ''}: nothing was drafted. Orders from different suppliers can be said in one message, each line with its quantity and supplier (“${example} 200${from(facts.suppliers[0])}, ${example} 200${from(others)}”); orders from one supplier due on different dates are sent one message each. Each order is drafted for your approval.`
+      : `要分成 ${count} 单${what ? `：${what}` : ''}，尚未起草订单。不同供应商的可在一句话里逐行说明数量和供应商（如「${example} 200个${from(facts.suppliers[0])}，${example} 200个${from(others)}」）；同一供应商按不同到货日期分单，请每单发一条消息。每单都会单独请您审批。/ Say each order: lines for different suppliers in one message, orders from one supplier on different dates one message each; each is drafted for your approval.`,
   };
 }
 
@@ -743,10 +835,21 @@ function confirmation(step: ToolStep, draft?: string, english = false): string {
   const result = step.result as { success?: boolean; order?: OrderItem; error?: string } | undefined;
   if (!result || result.success === false || !result.order) {
     const why = result?.error ?? step.text ?? '';
+    if (english) return `The order was not written to the ERP: ${englishOf(why)}`;
     return [`订单未写入 ERP：${why}`, ...(draft ? [draft] : []), 'The order was not written to the ERP.'].join('\n');
   }
   return describeOrder(result.order, english);
 }
+
+/**
+ * The English of an ERP reason written "中文 / English", one or several joined by "; " (the approval policy's reasons,
+ * each bilingual): the English of each.
+ */
+const englishOf = (reason: string) =>
+  reason
+    .split('; ')
+    .map((r) => r.split(/\s*\/\s+/).at(-1))
+    .join('; ');
 
 /** One order as an answer states it: number, state, supplier, amount, lines and the ERP's approval decision. */
 function describeOrder(o: OrderItem, english = false): string {
@@ -756,9 +859,9 @@ function describeOrder(o: OrderItem, english = false): string {
       `Order ${o.orderNo} (${o.status.replace(/_/g, ' ')}), supplier ${displayName(o.supplier, true)}, amount ¥${o.totalAmount.toFixed(2)}, version ${o.version}${o.expectedDate ? `, delivery ${o.expectedDate}` : ''}.`,
       ...o.lines.map(
         (l) =>
-          `- ${l.code}${l.nameEn ? ` ${l.nameEn}` : ''} × ${l.quantity} @ ¥${l.unitPrice}${flagged(l) ? ` (price check: ${l.priceCheck?.reason.split(' / ').at(-1)})` : ''}`,
+          `- ${l.code}${l.nameEn ? ` ${l.nameEn}` : ''} × ${l.quantity} @ ¥${l.unitPrice}${flagged(l) ? ` (price check: ${englishOf(l.priceCheck?.reason ?? '')})` : ''}`,
       ),
-      ...(o.approval ? [`Approval: ${o.approval.reason.split(' / ').at(-1)}`] : []),
+      ...(o.approval ? [`Approval: ${englishOf(o.approval.reason)}`] : []),
     ].join('\n');
   return [
     `订单 ${o.orderNo}（${statusText(o.status)}），供应商 ${o.supplier.name}，金额 ¥${o.totalAmount.toFixed(2)}，版本 ${o.version}${o.expectedDate ? `，到货日期 ${o.expectedDate}` : ''}。`,
