@@ -1,5 +1,5 @@
 import type { EChartsOption, SeriesOption } from 'echarts/types/dist/echarts';
-import { categoryLayout, formatValue } from '../protocol/index.ts';
+import { categoryLayout, formatValue, onTimeLine } from '../protocol/index.ts';
 import { type ChartTheme, FONT_FAMILY, THEMES, type ThemeName } from './theme.ts';
 
 export { FEW_BARS, formatValue, textWidth } from '../protocol/index.ts';
@@ -170,7 +170,10 @@ export function gridOf(frame: Frame, legend: boolean, args: CommonArgs): Record<
   };
 }
 
-/** Categories in first-seen order and, per group, the summed value at each category (null when missing). */
+/**
+ * Categories in first-seen order and, per group, the summed value at each category (null when missing). Monthly
+ * categories are laid on a time line (`onTimeLine`): in order, a month without data kept as a gap.
+ */
 export function pivot<T extends { value: number; group?: string }>(
   rows: T[],
   category: (row: T) => string,
@@ -189,7 +192,11 @@ export function pivot<T extends { value: number; group?: string }>(
     const at = index.get(category(row))!;
     values[at] = (values[at] ?? 0) + row.value;
   }
-  return { categories, groups: [...groups].map(([name, values]) => ({ name, values })) };
+  const timed = onTimeLine(
+    categories,
+    [...groups].map(([name, data]) => ({ name, data })),
+  );
+  return { categories: timed.categories, groups: timed.series.map((s) => ({ name: s.name, values: s.data })) };
 }
 
 /** Font fields for graphic text elements, which do not inherit the chart's text style. */

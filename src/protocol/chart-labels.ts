@@ -33,7 +33,8 @@ export interface CategoryLayout {
 /**
  * How a category axis shows its labels: every one of them (`interval: 0`; ECharts would otherwise skip labels
  * that collide, without a word). Decided from their number, their longest width and the room each gets:
- * level when they fit; wrapped onto up to three lines when a slot holds a few characters; otherwise turned
+ * level when they fit; wrapped onto up to three lines when a slot holds a few characters and every word (a run
+ * without spaces: a month "2026-01", a model "F7TC"; a CJK character stands alone) fits a line; otherwise turned
  * (30°, 45°, 60° or 90°, the flattest that keeps neighbours apart; `centred` says whether a label sits mid-slot
  * or on its tick), then set smaller. Only when even upright
  * labels at the smallest size would overlap does the axis thin them out, and the notes say so.
@@ -65,7 +66,7 @@ export function categoryLayout(
   const slot = (area.width - (area.sides ?? 110)) / count;
   const room = slot - 6;
   if (longest <= room) return layout({ interval: 0 });
-  if (room >= 2 * LABEL_FONT + 4 && Math.ceil(longest / room) <= 3)
+  if (room >= 2 * LABEL_FONT + 4 && Math.ceil(longest / room) <= 3 && longestWord(labels) <= room)
     return layout({ interval: 0, width: Math.floor(room), overflow: 'break' });
   const angle = [30, 45, 60, 90].find((a) => slot * Math.sin((a * Math.PI) / 180) >= lineOf(LABEL_FONT)) ?? 90;
   // A turned label may take at most a third of the chart's height; longer ones end in an ellipsis.
@@ -109,6 +110,12 @@ export const FEW_BARS = 12;
 export function formatValue(value: unknown): string {
   const n = Array.isArray(value) ? value.at(-1) : value;
   return typeof n === 'number' && Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: 2 }) : '';
+}
+
+/** The widest run of a label that must stay on one line: split at spaces and around each CJK character. */
+function longestWord(labels: string[]): number {
+  const words = labels.flatMap((l) => l.split(/\s+|(?<=[\u2e80-\uffff])|(?=[\u2e80-\uffff])/u));
+  return Math.max(0, ...words.map((w) => textWidth(w, LABEL_FONT)));
 }
 
 /** Approximate text width for layout done outside ECharts (CJK glyphs are square, Latin about half). */

@@ -33,6 +33,7 @@ export {
   type LabelArea,
   textWidth,
 } from './chart-labels.ts';
+export { type ChartFacts, describeChart, onTimeLine, type SeriesValues } from './chart-series.ts';
 export {
   type AgentSuggestions,
   AgentSuggestionsSchema,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { onTimeLine } from '../protocol/index.ts';
 import { isToolFailure, Tool, type ToolControl, ToolError } from './registry.ts';
 
 const Title = z.string().trim().min(1).max(100);
@@ -54,7 +55,11 @@ export class FrontendTools {
     group: 'ui',
   })
   async showChart(input: z.infer<typeof ShowChartInput>, control: ToolControl) {
-    return emit(control, 'show_chart', input, `已在界面展示图表「${input.title}」/ chart shown`);
+    // Monthly categories go to the browser on a time line: a month without data is a gap, not a skipped step.
+    const labels = input.x_data.map(String);
+    const timed = onTimeLine(labels, input.series);
+    const chart = timed.categories === labels ? input : { ...input, x_data: timed.categories, series: timed.series };
+    return emit(control, 'show_chart', chart, `已在界面展示图表「${input.title}」/ chart shown`);
   }
 
   @Tool({

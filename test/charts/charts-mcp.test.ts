@@ -96,6 +96,32 @@ describe('chart renderer behind the real @antv/mcp-server-chart', () => {
     expect(a.image_url).toBe(b.image_url);
   });
 
+  it('a monthly line chart comes back with its gap and an alt text naming its subject and main figure', async () => {
+    const answer = (await registry.execute(
+      'generate_visualization',
+      {
+        chart_type: 'line',
+        chart_config: {
+          title: '火花塞 F7TC 月均价',
+          data: [
+            { time: '2026-01', value: 14.8 },
+            { time: '2026-02', value: 15.2 },
+            { time: '2026-04', value: 14.9 },
+          ],
+        },
+      },
+      ctx,
+    )) as Record<string, unknown> & { spec: { x_data: string[] } };
+    // the alt text right after the address, so a shortened copy of the answer still carries it
+    expect(Object.keys(answer).slice(0, 3)).toEqual(['success', 'image_url', 'alt']);
+    expect(answer.alt).toBe(
+      '火花塞 F7TC 月均价，2026-01 至 2026-04，最高 15.2（2026-02）/ 2026-01 to 2026-04, highest 15.2 (2026-02)',
+    );
+    expect(answer.spec.x_data).toEqual(['2026-01', '2026-02', '2026-03', '2026-04']);
+    const svg = await (await fetch(String(answer.svg_url))).text();
+    expect(svg).toContain('>2026-03</text>');
+  });
+
   it('a bad config gets the exact field errors and a correct example, not a crash', async () => {
     const answer = (await registry.execute(
       'generate_visualization',

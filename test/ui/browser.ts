@@ -168,3 +168,43 @@ export async function componentScript(entry: string): Promise<string> {
   });
   return out.outputFiles[0].text;
 }
+
+/**
+ * A page at `origin` showing a bundled component (`componentScript`) with the UI's style sheet and a Chinese font
+ * (`font`, the renderer's: this machine has none), loaded before the component draws, as the UI's entry point has it;
+ * `css` adds the test's own layout. Nothing else is reachable. (The font is the caller's: this module is also loaded
+ * where the renderer's modules cannot be.)
+ */
+export async function componentPage(
+  browser: Browser,
+  options: {
+    origin: string;
+    script: string;
+    font: string;
+    viewport: { width: number; height: number };
+    css?: string;
+  },
+): Promise<Page> {
+  const { origin, script, viewport, css = '' } = options;
+  const page = await browser.newPage({ viewport });
+  const font = `@font-face { font-family: 'Procura Sans SC'; src: url('${origin}/font.ttf') format('truetype'); }`;
+  // The UI's style sheet without its own @font-face, whose file Vite serves: this page gives the same font here.
+  const uiStyles = fs
+    .readFileSync(path.join(ROOT, 'web/src/styles.css'), 'utf8')
+    .replace(/@font-face\s*\{[^}]*\}/g, '');
+  await page.route(`${origin}/**`, (route) => {
+    const url = route.request().url();
+    if (url === `${origin}/font.ttf`)
+      return route.fulfill({ contentType: 'font/ttf', body: fs.readFileSync(options.font) });
+    if (url !== `${origin}/`) return route.abort();
+    return route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><style>${uiStyles}${css}${font}</style></head><body><div id="root"></div></body></html>`,
+    });
+  });
+  await page.goto(`${origin}/`);
+  // loaded as the UI's text would have it loaded before any chart arrives
+  await page.evaluate(`document.fonts.load("12px 'Procura Sans SC'", '中')`);
+  await page.addScriptTag({ content: script, type: 'module' });
+  return page;
+}

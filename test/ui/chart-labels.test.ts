@@ -1,12 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FONT_FILES } from '../../src/charts/theme.ts';
 import type { ShowChartParams } from '../../src/protocol/index.ts';
 import { FEW_BARS, formatValue } from '../../src/protocol/index.ts';
-import { componentScript, hasChromium, launchChromium, screenshot, WIDTHS } from './browser.ts';
-import { ROOT } from './procura.ts';
+import { componentPage, componentScript, hasChromium, launchChromium, screenshot, WIDTHS } from './browser.ts';
 
 /**
  * The browser UI's interactive charts, in Chromium at a phone's to a desktop's width: the shipped `InteractiveChart`,
@@ -129,30 +126,14 @@ createRoot(document.getElementById('root')).render(
   <div className="chart-cases">{window.charts.map((c) => <InteractiveChart key={c.title} chart={c} />)}</div>,
 );`);
     browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: WIDTHS[0] + 32, height: 1320 } });
-    // Each chart as wide as the test says, one under another; the UI's own Chinese font, as its entry point adds it
-    // (this machine has none).
-    const layout =
-      '.chart-cases { width: var(--chart-width); margin: 16px; } .chart-interactive + .chart-interactive { margin-top: 12px; }';
-    const font = `@font-face { font-family: 'Procura Sans SC'; src: url('${ORIGIN}/font.ttf') format('truetype'); }`;
-    // The UI's style sheet without its own @font-face, whose file Vite serves: this page gives the same font here.
-    const uiStyles = fs
-      .readFileSync(path.join(ROOT, 'web/src/styles.css'), 'utf8')
-      .replace(/@font-face\s*\{[^}]*\}/g, '');
-    await page.route(`${ORIGIN}/**`, (route) => {
-      const url = route.request().url();
-      if (url === `${ORIGIN}/font.ttf`)
-        return route.fulfill({ contentType: 'font/ttf', body: fs.readFileSync(FONT_FILES[0]) });
-      if (url !== `${ORIGIN}/`) return route.abort();
-      return route.fulfill({
-        contentType: 'text/html',
-        body: `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><style>${uiStyles}${layout}${font}</style></head><body><div id="root"></div></body></html>`,
-      });
+    // Each chart as wide as the test says, one under another.
+    page = await componentPage(browser, {
+      origin: ORIGIN,
+      script,
+      font: FONT_FILES[0],
+      viewport: { width: WIDTHS[0] + 32, height: 1320 },
+      css: '.chart-cases { width: var(--chart-width); margin: 16px; } .chart-interactive + .chart-interactive { margin-top: 12px; }',
     });
-    await page.goto(`${ORIGIN}/`);
-    // loaded as the UI's text would have it loaded before any chart arrives
-    await page.evaluate(`document.fonts.load("12px 'Procura Sans SC'", '中')`);
-    await page.addScriptTag({ content: script, type: 'module' });
     await page
       .locator('.chart-interactive')
       .nth(CHARTS.length - 1)

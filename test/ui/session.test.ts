@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatEvent } from '../../src/protocol/index.ts';
 import {
   applyEvent,
+  chartImages,
   emptyView,
   imageUrls,
   type SessionView,
@@ -183,6 +184,27 @@ describe('session view', () => {
       '正在写入',
     ]);
     expect(replayed.pending).toEqual([]);
+  });
+
+  it('names a chart image by the alt text its tool returned or its Markdown gave, never by its number alone', () => {
+    const alt =
+      '火花塞 F7TC 月均价，2026-01 至 2026-04，最高 15.2（2026-02）/ 2026-01 to 2026-04, highest 15.2 (2026-02)';
+    const detail = JSON.stringify({
+      success: true,
+      image_url: 'http://h/charts/a.png',
+      alt,
+      svg_url: 'http://h/charts/a.svg',
+    });
+    const view = fold([
+      // the analyst's answer names the image by its number first; the tool's answer tells what it shows
+      { event: 'token', data: { session_id: sid, content: '![图表 1](http://h/charts/a.png)' } },
+      { event: 'progress', data: { ...progress('c1', 'completed').data, detail } } as ChatEvent,
+    ]);
+    expect(view.messages[0].charts).toEqual([{ kind: 'image', url: 'http://h/charts/a.png', title: alt }]);
+    expect(chartImages('![各供应商均价，最高 15](http://h/charts/b.png) ![Chart 2](http://h/charts/c.png)')).toEqual([
+      { kind: 'image', url: 'http://h/charts/b.png', title: '各供应商均价，最高 15' },
+      { kind: 'image', url: 'http://h/charts/c.png' },
+    ]);
   });
 
   it('finds chart image URLs without trailing punctuation', () => {

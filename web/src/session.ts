@@ -114,6 +114,29 @@ export function imageUrls(text: string): string[] {
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A Markdown image's alt text that only numbers the chart ("图表 1", "Chart 2") says nothing a caption could use. */
+const NUMBER_ONLY = /^\s*(?:图表|chart)?\s*\d*\s*$/i;
+
+/**
+ * The chart images a text names, each with what it shows when the text says it: the `alt` that
+ * `generate_visualization` returns beside its `image_url` (a step's detail), or a Markdown image's own alt text.
+ */
+export function chartImages(text: string): ChartItem[] {
+  return imageUrls(text).map((url) => {
+    const address = escapeRegExp(url);
+    const given = new RegExp(`"image_url"\\s*:\\s*"${address}"\\s*,\\s*"alt"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*")`).exec(
+      text,
+    );
+    const markdown = new RegExp(`!\\[([^\\]]+)\\]\\(${address}\\)`).exec(text);
+    const title = given
+      ? (JSON.parse(given[1]) as string)
+      : markdown && !NUMBER_ONLY.test(markdown[1])
+        ? markdown[1]
+        : undefined;
+    return title ? { kind: 'image', url, title } : { kind: 'image', url };
+  });
+}
+
 /**
  * The answer as shown above its charts: each chart image it names (as a bare address or a Markdown image) becomes a
  * reference to the numbered chart the gallery shows, so the reader sees the chart, never its address.
@@ -148,7 +171,13 @@ function withAssistant(view: SessionView, change: (message: Message) => Message)
 function addCharts(message: Message, charts: ChartItem[]): Message {
   const known = new Set(message.charts.map(chartKey));
   const fresh = charts.filter((c) => !known.has(chartKey(c)));
-  return fresh.length ? { ...message, charts: [...message.charts, ...fresh] } : message;
+  // An image seen before without its alt text takes the one told now.
+  const told = new Map(charts.flatMap((c) => (c.kind === 'image' && c.title ? [[c.url, c.title] as const] : [])));
+  const named = message.charts.map((c) =>
+    c.kind === 'image' && !c.title && told.has(c.url) ? { ...c, title: told.get(c.url) } : c,
+  );
+  const changed = named.some((c, i) => c !== message.charts[i]);
+  return fresh.length || changed ? { ...message, charts: [...named, ...fresh] } : message;
 }
 
 const chartKey = (chart: ChartItem) => (chart.kind === 'image' ? chart.url : chart.key);
@@ -194,10 +223,7 @@ export function applyEvent(
       const content = String(data.content ?? '');
       next = withAssistant({ ...next, running: true }, (m) => {
         const text = m.content + content;
-        return addCharts(
-          { ...m, content: text },
-          imageUrls(text).map((url) => ({ kind: 'image', url })),
-        );
+        return addCharts({ ...m, content: text }, chartImages(text));
       });
       // The whole answer so far: a token chunk may end in the middle of a file path.
       return addFiles(next, next.messages.at(-1)?.content ?? content);
@@ -209,14 +235,8 @@ export function applyEvent(
       if (!progress.id) return next;
       next = { ...next, running: true, steps: upsertStep(next.steps, progress, now) };
       const detail = `${progress.detail ?? ''} ${progress.title ?? ''}`;
-      const images = imageUrls(detail);
-      if (images.length)
-        next = withAssistant(next, (m) =>
-          addCharts(
-            m,
-            images.map((url) => ({ kind: 'image', url })),
-          ),
-        );
+      const images = chartImages(detail);
+      if (images.length) next = withAssistant(next, (m) => addCharts(m, images));
       return addFiles(next, detail);
     }
     case 'order_decision':
@@ -239,12 +259,7 @@ export function applyEvent(
       const answer = done.answer;
       if (answer)
         next = withAssistant(next, (m) =>
-          m.content.endsWith(answer)
-            ? m
-            : addCharts(
-                { ...m, content: answer },
-                imageUrls(answer).map((url) => ({ kind: 'image', url })),
-              ),
+          m.content.endsWith(answer) ? m : addCharts({ ...m, content: answer }, chartImages(answer)),
         );
       return {
         ...next,

@@ -1,3 +1,4 @@
+import { onTimeLine } from '../../protocol/index.ts';
 import { axisOf, baseOption, type CommonArgs, FEW_BARS, gridOf, legendOf, valueLabels } from '../frame.ts';
 import { defineChart } from '../module.ts';
 
@@ -9,7 +10,13 @@ interface DualAxesArgs extends CommonArgs {
 /** Columns on the left axis, lines on the right (one axis when only one kind is present). */
 export const dualAxes = defineChart<DualAxesArgs>({
   type: 'dual-axes',
-  build(args, frame) {
+  build(given, frame) {
+    // Monthly categories on a time line, a month without data kept as a gap (as every chart with a month axis).
+    const timed = onTimeLine(
+      given.categories,
+      given.series.map((s, i) => ({ ...s, name: String(i) })),
+    );
+    const args = { ...given, categories: timed.categories, series: timed.series };
     const kinds = [...new Set(args.series.map((s) => s.type))];
     const axisIndex = (type: string) => (kinds.length > 1 && type === 'line' ? 1 : 0);
     const titleOf = (index: number) =>

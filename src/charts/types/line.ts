@@ -23,7 +23,8 @@ export function timeSeriesChart(type: 'line' | 'area') {
         lineStyle: { width: args.style?.lineWidth ?? 2 },
         areaStyle: type === 'area' ? { opacity: args.stack ? 0.85 : 0.35 } : undefined,
         stack: type === 'area' && args.stack ? 'total' : undefined,
-        connectNulls: true,
+        // a month without data breaks the line: joining its neighbours would read as a purchase in between
+        connectNulls: false,
       }));
       return cartesianOption(args, frame, {
         legend: groups.map((g) => g.name),

@@ -1,3 +1,5 @@
+import { onTimeLine } from '../../protocol/index.ts';
+
 /** What the browser's `show_chart` draws interactively: ECharts-style categories and series. */
 export interface BrowserChartSpec {
   title: string;
@@ -20,7 +22,12 @@ function byGroup(rows: Row[], x: string): Pick<BrowserChartSpec, 'x_data' | 'ser
       );
     groups.get(name)![xData.indexOf(String(row[x]))] = Number(row.value);
   }
-  return { x_data: xData, series: [...groups].map(([name, data]) => ({ name, data })) };
+  // Monthly categories on a time line, as the renderer draws them: a month without data stays a gap.
+  const timed = onTimeLine(
+    xData,
+    [...groups].map(([name, data]) => ({ name, data })),
+  );
+  return { x_data: timed.categories, series: timed.series };
 }
 
 /** The interactive form of a chart when its type has one (category/time series, dual axes, pie, funnel). */
@@ -44,11 +51,15 @@ export function browserSpecOf(type: string, config: Row): BrowserChartSpec | und
       };
     case 'dual_axes': {
       const series = (config.series ?? []) as Array<{ type: string; data: number[]; axisYTitle?: string }>;
+      const timed = onTimeLine(
+        ((config.categories ?? []) as unknown[]).map(String),
+        series.map((s, i) => ({ name: s.axisYTitle || `系列${i + 1}`, data: s.data })),
+      );
       return {
         title,
         chart_type: series.every((s) => s.type === 'line') ? 'line' : 'bar',
-        x_data: ((config.categories ?? []) as unknown[]).map(String),
-        series: series.map((s, i) => ({ name: s.axisYTitle || `系列${i + 1}`, data: s.data })),
+        x_data: timed.categories,
+        series: timed.series,
       };
     }
     default:

@@ -40,6 +40,11 @@ function fieldRows(schema: Schema, prefix = ''): string[] {
   });
 }
 
+/** Types whose categories may be months: the renderer lays "YYYY-MM" categories on a time line (`onTimeLine`). */
+const MONTH_AXES = new Set(['line', 'area', 'column', 'bar', 'dual_axes']);
+const MONTH_NOTE =
+  '月份写作 `YYYY-MM`：没有数据的月份不必补 0，图按时间轴留出空档（折线在此断开）。返回的 `alt` 作图片的替代文字。/ Months as `YYYY-MM`: a month without data needs no 0, the time axis keeps its gap (a line breaks there). Use the returned `alt` as the image’s alt text.';
+
 /**
  * The parameter reference, one Markdown file per chart type (`<type>.md`), generated from the chart tools' own
  * schemas: an agent reads only the types it draws.
@@ -64,6 +69,7 @@ export function renderParamsReference(
         '',
         tool.description ?? '',
         '',
+        ...(MONTH_AXES.has(type) ? [MONTH_NOTE, ''] : []),
         '| 字段 / field | 类型 / type | 必填 | 默认 / default | 说明 / description |',
         '| --- | --- | --- | --- | --- |',
         ...fieldRows(tool.inputSchema as Schema),

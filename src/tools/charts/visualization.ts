@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeChart } from '../../protocol/index.ts';
 import { Tool, type ToolControl, ToolError } from '../registry.ts';
 import { browserSpecOf } from './browser-spec.ts';
 import type { ChartCatalog } from './catalog.ts';
@@ -21,7 +22,7 @@ const SpreadsheetInput = z.object({
 
 // The fields of each type are in the chart-params skill, read for the types drawn: a table of all 27 here would be
 // sent with every call of the analyst.
-const DESCRIPTION = `Draw a chart image (PNG): generate_visualization(chart_type, chart_config). Returns image_url (embed as ![title](image_url)).
+const DESCRIPTION = `Draw a chart image (PNG): generate_visualization(chart_type, chart_config). Returns image_url and alt, what the chart shows (embed as ![alt](image_url)).
 chart_config fields of a type: /skills/procurement/chart-params/<type>.md (read it first); all take title, axisXTitle/axisYTitle, theme. A wrong config is answered with the field errors and a correct example.
 Pick: trend→line/area; compare→column/bar; share→pie; distribution→histogram/boxplot; correlation→scatter; two units→dual_axes; flows→sankey; stages→funnel; hierarchy→treemap; increments→waterfall; scores→radar.
 chart_type:`;
@@ -64,9 +65,20 @@ export class VisualizationTools {
       );
     }
     control.progress?.(`正在绘制 ${entry.type} 图 / drawing ${entry.type}`);
-    const result = await this.callChart(entry.tool.name, input.chart_config, control);
+    const { success, image_url, ...drawn } = await this.callChart(entry.tool.name, input.chart_config, control);
     const spec = browserSpecOf(entry.type, input.chart_config);
-    return { ...result, chart_type: entry.type, ...(spec ? { spec } : {}) };
+    // The alt text follows the address, so that a shortened copy of this answer (a step's detail) still holds it.
+    const alt = spec
+      ? describeChart({ title: spec.title, kind: spec.chart_type, categories: spec.x_data, series: spec.series })
+      : undefined;
+    return {
+      success,
+      image_url,
+      ...(alt ? { alt } : {}),
+      ...drawn,
+      chart_type: entry.type,
+      ...(spec ? { spec } : {}),
+    };
   }
 
   @Tool({

@@ -3,7 +3,13 @@ import { GridComponent, LegendComponent, TitleComponent, TooltipComponent } from
 import * as echarts from 'echarts/core';
 import { CanvasRenderer } from 'echarts/renderers';
 import { useEffect, useRef, useState } from 'react';
-import { categoryLayout, FEW_BARS, formatValue, type ShowChartParams } from '../../../src/protocol/index.ts';
+import {
+  categoryLayout,
+  describeChart,
+  FEW_BARS,
+  formatValue,
+  type ShowChartParams,
+} from '../../../src/protocol/index.ts';
 import { useT } from '../i18n.ts';
 import type { ChartItem } from '../session.ts';
 
@@ -127,8 +133,28 @@ export function InteractiveChart({ chart }: { chart: ShowChartParams }) {
       stop();
     };
   }, [chart]);
-  return <div className="chart-interactive" data-testid="chart" data-kind="interactive" ref={ref} />;
+  // The canvas says nothing to a screen reader: the chart is an image named by what it shows and its main figure.
+  return (
+    <div
+      className="chart-interactive"
+      data-testid="chart"
+      data-kind="interactive"
+      role="img"
+      aria-label={describeInteractive(chart)}
+      ref={ref}
+    />
+  );
 }
+
+/** What an interactive chart shows and its main figure (`describeChart`), Chinese first with English. */
+const describeInteractive = (chart: ShowChartParams) =>
+  describeChart({
+    title: chart.title,
+    kind: chart.chart_type ?? 'bar',
+    categories: chart.x_data.map(String),
+    series: chart.series,
+    unit: chart.unit,
+  });
 
 /**
  * A rendered chart image; a click opens it full size. The enlarged view takes the focus (its close button), closes
@@ -184,12 +210,18 @@ export function ChartGallery({ charts }: { charts: ChartItem[] }) {
         // Numbered as the answer's text refers to them (`withChartRefs`).
         <figure key={c.kind === 'image' ? c.url : c.key} className="chart-figure">
           {c.kind === 'image' ? <ChartImage url={c.url} title={c.title} /> : <InteractiveChart chart={c.params} />}
-          <figcaption>{chartLabel(t, i + 1)}</figcaption>
+          <figcaption>
+            {chartLabel(t, i + 1)}
+            {captionOf(c) && `：${captionOf(c)}`}
+          </figcaption>
         </figure>
       ))}
     </div>
   );
 }
+
+/** What a chart shows, as its caption says: an image's alt text when the answer gave one. */
+const captionOf = (chart: ChartItem) => (chart.kind === 'image' ? chart.title : describeInteractive(chart.params));
 
 /** How an answer and the gallery name the n-th chart of an answer. */
 export const chartLabel = (t: (key: string) => string, n: number) => t('chartN').replace('{n}', String(n));
