@@ -54,6 +54,7 @@ export const OrderDateFieldSchema = z.enum(['created', 'updated']);
 export type OrderDateField = z.infer<typeof OrderDateFieldSchema>;
 
 export const SupplierRefSchema = SupplierNameSchema;
+export type SupplierRef = z.infer<typeof SupplierRefSchema>;
 
 export const SupplierSchema = z.object({
   id: z.number(),
@@ -157,6 +158,44 @@ export const PriceHistorySeriesSchema = z.object({
   total: PaidLinesSchema,
 });
 
+/** A month of the like-for-like price index: prices of the same parts (each a part of one supplier) only. */
+export const PriceIndexMonthSchema = z.object({
+  /** `YYYY-MM`, a month with paid lines. */
+  month: z.string(),
+  /** The chained index, the first month with paid lines = 100 (2 decimals); null when no part bought this month was
+   *  bought in an earlier month with an index. */
+  index: z.number().nullable(),
+  /** The month this one is chained to: the latest earlier month with an index sharing parts with it; null for the
+   *  first month and for a month without an index. */
+  linkedTo: z.string().nullable(),
+  /** How many parts (part × supplier) were bought in both months: what the link rests on. */
+  pairs: z.number(),
+});
+
+/** From the first month with paid lines to the last with an index: the price change and the mix effect apart. */
+export const PriceIndexChangeSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  /** The index's change in percent (2 decimals): what the same parts cost more or less. */
+  indexPct: z.number(),
+  /** The change of the plain (quantity-weighted, every supplier) average paid price in percent (2 decimals), from the
+   *  months' 4-decimal averages. */
+  averagePct: z.number(),
+  /** averagePct − indexPct (percentage points): what buying from other suppliers did to the average. */
+  mixPct: z.number(),
+  /** The supplier whose share of the quantity grew most between the two months (shares in percent, 2 decimals);
+   *  null when no share grew. */
+  grew: z.object({ supplier: SupplierRefSchema, fromSharePct: z.number(), toSharePct: z.number() }).nullable(),
+});
+
+export const PriceIndexSchema = z.object({
+  method: z.literal('chained'),
+  months: z.array(PriceIndexMonthSchema),
+  /** Null with fewer than two months with an index. */
+  change: PriceIndexChangeSchema.nullable(),
+});
+export type PriceIndex = z.infer<typeof PriceIndexSchema>;
+
 /** What the project paid for one product, month by month: the trend an analysis shows, computed by the ERP. */
 export const PriceHistorySchema = z.object({
   partId: z.number(),
@@ -170,6 +209,8 @@ export const PriceHistorySchema = z.object({
   definition: z.string(),
   /** By supplier: one series per supplier listing the product (also those without paid lines); by product: one. */
   series: z.array(PriceHistorySeriesSchema),
+  /** Like-for-like prices across every supplier of the product, whichever grouping was asked. */
+  index: PriceIndexSchema,
 });
 export type PriceHistory = z.infer<typeof PriceHistorySchema>;
 export type PriceHistorySeries = z.infer<typeof PriceHistorySeriesSchema>;
@@ -568,6 +609,19 @@ export const PriceHistoryViewSchema = PriceHistorySchema.pick({
       total: PaidView,
     }),
   ),
+  index: PriceIndexSchema.extend({
+    change: PriceIndexChangeSchema.extend({
+      grew: z
+        .object({
+          supplierId: z.number(),
+          label: z.string(),
+          labelEn: NameEn,
+          fromSharePct: z.number(),
+          toSharePct: z.number(),
+        })
+        .nullable(),
+    }).nullable(),
+  }),
 });
 
 /** A tool result with the ERP's trace id of the answer it came from (what its figures are traced back to). */

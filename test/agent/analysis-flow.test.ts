@@ -254,6 +254,59 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     expect(await erp(`/parts/${partId}/price-history?months=12&by=product`)).toEqual(across);
     expect(await erp(`/parts/${partId}/price-history?months=12&by=supplier`)).toEqual(perSupplier);
   }, 120_000);
+
+  // Last in this file: it rewrites the spark plugs' paid lines.
+  it('heads the trend with the like-for-like index: flat when only the supplier mix moved, the mix named apart', async () => {
+    const db = h.erp.database.db;
+    const plugs = (await db.selectFrom('parts').select(['id', 'unit_price_e4']).where('model', '=', 'F7TC').execute())
+      .map((p) => ({ id: Number(p.id), price: Number(p.unit_price_e4) }))
+      .sort((a, b) => a.price - b.price);
+    const [cheapest, dearest] = [plugs[0], plugs.at(-1)!];
+    // Every supplier is paid its list price every month; the buyer moves from the cheapest to the dearest.
+    const lines = await db
+      .selectFrom('order_lines')
+      .innerJoin('orders', 'orders.id', 'order_lines.order_id')
+      .select(['order_lines.id', 'order_lines.part_id', 'orders.created_at'])
+      .where(
+        'order_lines.part_id',
+        'in',
+        plugs.map((p) => p.id),
+      )
+      .execute();
+    const now = new Date();
+    for (const line of lines) {
+      const at = new Date(line.created_at);
+      const age = Math.max(0, (now.getUTCFullYear() - at.getUTCFullYear()) * 12 + now.getUTCMonth() - at.getUTCMonth());
+      const part = plugs.find((p) => p.id === Number(line.part_id))!;
+      const quantity = part === cheapest ? 10 + 100 * age : part === dearest ? 10 + 100 * Math.max(0, 12 - age) : 10;
+      await db
+        .updateTable('order_lines')
+        .set({ unit_price_e4: part.price, quantity })
+        .where('id', '=', Number(line.id))
+        .execute();
+    }
+    const turn = await h.send(h.contextFor('laoxiao', 'index-1'), '帮我对摩托车火花塞做供应商比价分析');
+    const text = uncited(turn.answer);
+    const answered = (
+      (await (
+        await h.erp.fetch(
+          new Request(`http://erp.test/api/parts/${cheapest.id}/price-history?months=12&by=product`, {
+            headers: { authorization: `Bearer ${h.tokens.laoxiao}` },
+          }),
+        )
+      ).json()) as { index: { change: { indexPct: number; averagePct: number; mixPct: number } } }
+    ).index.change;
+    expect(answered.indexPct).toBe(0);
+    expect(Math.abs(answered.mixPct)).toBeGreaterThan(5);
+    // Flat, with the index's figure; the average's rise is stated apart, as the mix, with the supplier bought from more.
+    expect(text).toMatch(/同口径价格持平（价格指数 (\+)?0\.0%）/);
+    expect(text).toContain(`均价 ${answered.averagePct > 0 ? '+' : ''}${answered.averagePct.toFixed(1)}%`);
+    expect(text).toContain(`供应商结构影响 ${answered.mixPct > 0 ? '+' : ''}${answered.mixPct.toFixed(1)}%`);
+    expect(text).toMatch(/但更多从 \S+ 采购（数量份额 [\d.]+% → [\d.]+%）/);
+    expect(text).not.toMatch(/：上涨|：下降/);
+    // Each supplier's own line stays.
+    expect(text).toMatch(/各供应商成交均价/);
+  }, 120_000);
 });
 
 describe('what a real model is sent for an analysis and an order', () => {

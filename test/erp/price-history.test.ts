@@ -250,6 +250,160 @@ for (const backend of BACKENDS) {
       });
     });
 
+    describe('the like-for-like price index', () => {
+      let userId: number;
+      let suppliers: number[];
+      /** A product of its own (parts inserted for the test), so only the lines below count. */
+      const product = async (model: string, count: number) => {
+        const template = parts[0];
+        const ids: number[] = [];
+        for (const supplierId of suppliers.slice(0, count)) {
+          const row = await h.erp.database.db
+            .insertInto('parts')
+            .values({
+              project_id: 'P001',
+              supplier_id: supplierId,
+              code: `${model}-${supplierId}`,
+              model,
+              category: template.category,
+              name_zh: '测试件',
+              name_en: 'test part',
+              spec: '',
+              unit: '个',
+              unit_price_e4: 300_000,
+              moq: 1,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow();
+          ids.push(Number(row.id));
+        }
+        return ids;
+      };
+      /** A received order of one line, dated the 15th of the month `monthsAgo` months back. */
+      const paidLine = async (
+        partId: number,
+        supplierId: number,
+        monthsAgo: number,
+        quantity: number,
+        price: number,
+      ) => {
+        const at = new Date(periodStart(monthsAgo + 1));
+        at.setUTCDate(15);
+        const order = await h.erp.database.db
+          .insertInto('orders')
+          .values({
+            project_id: 'P001',
+            order_no: `IDX-${partId}-${monthsAgo}`,
+            supplier_id: supplierId,
+            status: 'received',
+            expected_date: null,
+            note: '',
+            version: 1,
+            created_by: userId,
+            last_edited_by: null,
+            created_at: at.toISOString(),
+            updated_at: at.toISOString(),
+            received_at: at.toISOString(),
+            approval_rule: null,
+            approval_reason: null,
+            approval_by: null,
+            approval_at: null,
+            approval_comment: null,
+            trace_id: null,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await h.erp.database.db
+          .insertInto('order_lines')
+          .values({
+            order_id: Number(order.id),
+            line_no: 1,
+            part_id: partId,
+            quantity,
+            unit_price_e4: Math.round(price * 10_000),
+            price_check: null,
+          })
+          .execute();
+        return at.toISOString().slice(0, 7);
+      };
+
+      beforeAll(async () => {
+        userId = Number((await h.erp.database.db.selectFrom('users').select('id').executeTakeFirstOrThrow()).id);
+        suppliers = [...new Set(parts.map((p) => p.supplier.id))].slice(0, 3);
+      });
+
+      it('stays flat when only the mix moves: the average rises, the index does not, and the mix is named', async () => {
+        const [cheap, dear] = await product('IDX-MIX', 2);
+        // Each supplier's price never changes; the buyer moves from the cheap supplier to the dear one, skipping a month.
+        const plan = [
+          { ago: 6, cheap: 90, dear: 10 },
+          { ago: 5, cheap: 60, dear: 40 },
+          { ago: 3, cheap: 30, dear: 70 },
+          { ago: 2, cheap: 10, dear: 90 },
+        ];
+        const months: string[] = [];
+        for (const m of plan) {
+          months.push(await paidLine(cheap, suppliers[0], m.ago, m.cheap, 30.5));
+          await paidLine(dear, suppliers[1], m.ago, m.dear, 50.25);
+        }
+        const res = await history(cheap, 'months=12&by=product');
+        const across = res.series[0].months;
+        expect(across.map((m) => m.month)).toEqual(months);
+        // What a plain average says: from 32.475 to 48.275, +48.65 %.
+        expect(across[0].avgUnitPrice).toBe(32.475);
+        expect(across.at(-1)?.avgUnitPrice).toBe(48.275);
+        // The month without purchases is absent, not interpolated; every month rests on both parts.
+        expect(res.index.method).toBe('chained');
+        expect(res.index.months.map((m) => m.month)).toEqual(months);
+        for (const m of res.index.months) {
+          expect(Math.abs((m.index as number) - 100), m.month).toBeLessThanOrEqual(1);
+          expect(m.pairs).toBe(2);
+        }
+        expect(res.index.months.map((m) => m.linkedTo)).toEqual([null, ...months.slice(0, -1)]);
+        const change = res.index.change!;
+        expect(change).toMatchObject({ from: months[0], to: months.at(-1), indexPct: 0, averagePct: 48.65 });
+        expect(change.mixPct).toBe(48.65);
+        expect(change.grew).toEqual({
+          supplier: expect.objectContaining({ id: suppliers[1] }),
+          fromSharePct: 10,
+          toSharePct: 90,
+        });
+        // The same index whichever grouping is asked; each supplier's own line stays flat.
+        const bySupplier = await history(dear, 'months=12&by=supplier');
+        expect(bySupplier.index).toEqual(res.index);
+        expect(bySupplier.series.map((s) => [...new Set(s.months.map((m) => m.avgUnitPrice))])).toEqual([
+          [30.5],
+          [50.25],
+        ]);
+        expect(res.definition).toMatch(/链式.*chained/s);
+      });
+
+      it('equals the price move when every price moves alike and the mix stays', async () => {
+        const ids = await product('IDX-MOVE', 3);
+        const base = [20, 35.5, 61];
+        const quantities = [50, 30, 20];
+        // +5 %, then +10 % on the first month; a part missing one month leaves the link on the two others.
+        const steps = [
+          { ago: 8, factor: 1, skip: -1 },
+          { ago: 7, factor: 1.05, skip: 2 },
+          { ago: 5, factor: 1.1, skip: -1 },
+        ];
+        for (const step of steps)
+          for (const [i, id] of ids.entries())
+            if (i !== step.skip) await paidLine(id, suppliers[i], step.ago, quantities[i], base[i] * step.factor);
+        const res = await history(ids[0], 'months=12&by=product');
+        expect(res.index.months.map((m) => [m.index, m.pairs])).toEqual([
+          [100, 3],
+          [105, 2],
+          [110, 2],
+        ]);
+        expect(res.index.change).toMatchObject({ indexPct: 10, averagePct: 10, mixPct: 0 });
+        // Re-derived from the tables: the second month links on the two parts bought in both, at the first's quantities.
+        const link = (20 * 1.05 * 50 + 35.5 * 1.05 * 30) / (20 * 50 + 35.5 * 30);
+        expect(res.index.months[1].index).toBeCloseTo(100 * link, 2);
+      });
+    });
+
     it('serves every role of the project, only inside the user’s projects', async () => {
       const part = parts[0];
       const asBuyer = await history(part.id, 'months=6');

@@ -177,6 +177,10 @@ async function exerciseEveryTool(client: Client, callId: string, admin: Client) 
         { avgUnitPrice: s.total.avgUnitPrice, lines: s.total.lines, quantity: s.total.quantity },
       ]),
     );
+    // The like-for-like index too, its supplier named by id and label like the series.
+    expect(history.index.months).toEqual(rest.index.months);
+    expect(history.index.change?.indexPct).toBe(rest.index.change?.indexPct);
+    expect(history.index.change?.grew?.supplierId).toBe(rest.index.change?.grew?.supplier.id);
     if (by === 'product') expect(history.series[0].label).toMatch(/所有供应商.*all suppliers/);
     expect(history.series.some((s: Any) => s.months.length > 0)).toBe(true);
   }

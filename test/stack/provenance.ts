@@ -207,6 +207,12 @@ export function rederive(result: Json, answers: Map<string, Json>): string[] {
         check(f, months.length >= 2 ? round2(((last - first) / first) * 100) : undefined, ' (first to last month)');
         continue;
       }
+      if (f.path === '.priceIndex') {
+        // The index's change, the average's and the mix, and the shares of the supplier that grew: as the ERP answers.
+        const change = source.args.by === 'product' ? answer.index?.change : undefined;
+        check(f, field in (change ?? {}) ? change[field] : change?.grew?.[field], ' (price index change)');
+        continue;
+      }
       const figures = record.month ? series?.months.find((m: Json) => m.month === record.month) : series?.total;
       check(f, figures?.[PAID_FIELDS[field]], ` (${source.args.by} ${supplier ?? ''} ${record.month ?? 'total'})`);
     } else if (source.tool === 'price_check') {

@@ -6,6 +6,8 @@ import {
   type PriceHistory,
   type PriceHistoryQuery,
   type PriceHistorySeries,
+  type PriceIndex,
+  type SupplierRef,
 } from '../contract.ts';
 import type { ErpTables } from '../db/schema.ts';
 import { type ErpContext, fromE4 } from './context.ts';
@@ -17,6 +19,17 @@ const DEFINITION =
   'orders for the same product (same model and category); average unit price = Σ(quantity × unit price) ÷ Σ quantity (quantity-weighted), ' +
   'with the number of lines and the quantity. Drafts, pending, approved-but-not-ordered and cancelled orders are not ' +
   'counted, and a month without such lines is not listed.';
+
+const INDEX_DEFINITION =
+  '价格指数（index，链式，可比口径）：只比同一零部件（同一供应商的同一料号）在两个月的价格——每个有成交的月份与此前最近一个有指数、' +
+  '且有相同零部件成交的月份相比，按前一月的数量计算（Σ 前月数量 × 本月均价 ÷ Σ 前月数量 × 前月均价），逐月连乘，首个有成交的月份 = 100；' +
+  'pairs 为该环比所依据的零部件数。结构影响（mixPct）= 所有供应商均价的涨跌 % − 指数的涨跌 %，即改从其他供应商采购带来的变化；grew 为数量份额增加最多的供应商。' +
+  '没有成交的月份不列出，不做插值。/ Price index (chained, like for like): a part (one supplier’s part number) is compared ' +
+  'only with itself. Each month with paid lines is linked to the latest earlier month with an index that shares parts with it, at ' +
+  'that month’s quantities (Σ earlier quantity × this month’s average ÷ Σ earlier quantity × earlier average), the links multiplied, ' +
+  'the first month with paid lines = 100; pairs is the number of parts the link rests on. The mix effect (mixPct) = the change of the ' +
+  'average across suppliers in % − the index’s change in %: what buying from other suppliers did; grew is the supplier whose share ' +
+  'of the quantity grew most. Months without paid lines are not listed, never interpolated.';
 
 /** One product part's paid lines in one month, as the database sums them (prices in 1/10,000 yuan). */
 interface MonthSum {
@@ -41,6 +54,68 @@ function paid(rows: MonthSum[]): PaidLines {
     lines,
     quantity,
     amount: fromE4(amountE4),
+  };
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** The quantity-weighted average of some lines as the ERP states it (4 decimals). */
+const average4 = (rows: MonthSum[]) => paid(rows).avgUnitPrice as number;
+
+/**
+ * The chained like-for-like index of a product's paid lines (see INDEX_DEFINITION), and from its first month to the
+ * last with an index, its change apart from the change of the plain average. Links are chained unrounded; only what
+ * is answered is rounded.
+ */
+function priceIndex(rows: MonthSum[], supplierOf: (partId: number) => SupplierRef): PriceIndex {
+  const months = [...new Set(rows.map((r) => r.month))].sort();
+  const partsIn = (month: string) => new Map(rows.filter((r) => r.month === month).map((r) => [r.partId, r]));
+  const exact = new Map<string, number>();
+  const indexed = months.map((month, i) => {
+    const now = partsIn(month);
+    if (i === 0) {
+      exact.set(month, 100);
+      return { month, index: 100, linkedTo: null, pairs: now.size };
+    }
+    for (const base of months.slice(0, i).reverse()) {
+      const before = exact.get(base);
+      const common = [...partsIn(base).values()].filter((r) => now.has(r.partId));
+      const then = common.reduce((t, r) => t + r.amountE4, 0);
+      if (before === undefined || !then) continue;
+      // The base month's quantities at this month's average prices, against what they cost then.
+      const at = common.reduce((t, r) => {
+        const later = now.get(r.partId) as MonthSum;
+        return t + (r.quantity * later.amountE4) / later.quantity;
+      }, 0);
+      exact.set(month, (before * at) / then);
+      return { month, index: round2((before * at) / then), linkedTo: base, pairs: common.length };
+    }
+    return { month, index: null, linkedTo: null, pairs: 0 };
+  });
+  const last = [...exact.keys()].at(-1) as string | undefined;
+  if (!last || last === months[0]) return { method: 'chained', months: indexed, change: null };
+  const [first, end] = [rows.filter((r) => r.month === months[0]), rows.filter((r) => r.month === last)];
+  const indexPct = (exact.get(last) as number) - 100;
+  const averagePct = ((average4(end) - average4(first)) / average4(first)) * 100;
+  // Each supplier's share of the quantity in the two months; the one that grew most names the mix.
+  const shareOf = (lines: MonthSum[], supplierId: number) =>
+    (100 * lines.filter((r) => supplierOf(r.partId).id === supplierId).reduce((t, r) => t + r.quantity, 0)) /
+    sumOf(lines).quantity;
+  const grown = [...new Set([...first, ...end].map((r) => supplierOf(r.partId)))]
+    .map((supplier) => ({ supplier, fromSharePct: shareOf(first, supplier.id), toSharePct: shareOf(end, supplier.id) }))
+    .filter((g) => g.toSharePct > g.fromSharePct)
+    .sort((a, b) => b.toSharePct - b.fromSharePct - (a.toSharePct - a.fromSharePct))[0];
+  return {
+    method: 'chained',
+    months: indexed,
+    change: {
+      from: months[0],
+      to: last,
+      indexPct: round2(indexPct),
+      averagePct: round2(averagePct),
+      mixPct: round2(averagePct - indexPct),
+      grew: grown ? { ...grown, fromSharePct: round2(grown.fromSharePct), toSharePct: round2(grown.toSharePct) } : null,
+    },
   };
 }
 
@@ -122,6 +197,10 @@ export class PriceHistories {
         total: paid(own),
       };
     };
+    const supplierOf = (partId: number): SupplierRef => {
+      const p = products.find((q) => Number(q.id) === partId) as (typeof products)[number];
+      return { id: Number(p.supplierId), nameZh: p.name_zh, nameEn: p.name_en };
+    };
     const suppliers = [...new Set(products.map((p) => Number(p.supplierId)))];
     const series =
       query.by === 'product'
@@ -136,8 +215,9 @@ export class PriceHistories {
       by: query.by,
       period: { from: from.toISOString().slice(0, 10), to: now.toISOString().slice(0, 10), months: query.months },
       statuses: [...PAID_ORDER_STATUSES],
-      definition: DEFINITION,
+      definition: `${DEFINITION} ${INDEX_DEFINITION}`,
       series,
+      index: priceIndex(rows, supplierOf),
     };
   }
 }

@@ -91,6 +91,15 @@ const months = across ? monthsOf(across, input.history.byProduct.from) : [];
 // Which way the price went: the last month with paid lines against the first, from the same answer.
 const [firstMonth, lastMonth] = [months[0], months[months.length - 1]];
 const turned = months.length >= 2;
+// The ERP's like-for-like index (the same parts month to month): the trend's figure; the change of the plain average
+// minus the index's is what buying from other suppliers did (the mix), named by the supplier whose share grew.
+const change = history && history.byProduct.index ? history.byProduct.index.change : null;
+const grew = change && change.grew;
+const grewName = grew && (input.offers.find((o) => o.supplierId === grew.supplierId) || { supplier: grew.label }).supplier;
+const priceIndex = change
+  ? cited({ since: change.from, until: change.to, indexPct: change.indexPct, averagePct: change.averagePct, mixPct: change.mixPct,
+      grew: grewName || null, ...(grew ? { fromSharePct: grew.fromSharePct, toSharePct: grew.toSharePct } : {}) }, input.history.byProduct.from)
+  : null;
 const bySupplier = input.offers.flatMap((o) => (own(o) ? [{ supplier: o.supplier, months: monthsOf(own(o), input.history.bySupplier.from) }] : []));
 const suppliers = input.offers.map((o) => {
   const paid = own(o) && cited({ supplier: o.supplier, ...own(o).total }, input.history.bySupplier.from);
@@ -123,6 +132,7 @@ const result = {
   priceSpreadPct: round(((Math.max(...prices) - Math.min(...prices)) / Math.min(...prices)) * 100),
   trendBasis: across ? across.label + '：' + (history.byProduct.definition ?? '') : null, trend: months, supplierTrends: bySupplier,
   trendChangePct: turned ? round(((lastMonth.avgPrice - firstMonth.avgPrice) / firstMonth.avgPrice) * 100) : null,
+  priceIndex,
   outliers: suppliers
     .filter((s) => s.webVsErpPct !== null && Math.abs(s.webVsErpPct) >= 10)
     .map((s) => ({ supplier: s.supplier, webVsErpPct: s.webVsErpPct, from: { webVsErpPct: s.from.webVsErpPct } })),
@@ -493,6 +503,21 @@ interface AnalysisResult extends ReviewResult {
   priceSpreadPct: number;
   /** The change in percent from the first to the last month of `trend`; null with fewer than two months. */
   trendChangePct: number | null;
+  /** The ERP's like-for-like price index from its first month to its last, the plain average's change and the mix
+   *  effect apart; null without a price history or with fewer than two months with an index (absent in a result
+   *  written before the ERP gave one). */
+  priceIndex?: {
+    since: string;
+    until: string;
+    indexPct: number;
+    averagePct: number;
+    mixPct: number;
+    /** The supplier whose share of the quantity grew most, with its shares (percent) in the two months. */
+    grew: string | null;
+    fromSharePct?: number;
+    toSharePct?: number;
+    from: From;
+  } | null;
   /** How the trend is computed, as the ERP defines it; null without a price history. */
   trendBasis: string | null;
   /** The calendar months of paid prices the price history covers. */
@@ -740,18 +765,52 @@ function trendLine(r: AnalysisResult, en: boolean): string {
       : `- 价格趋势：近 ${r.paidMonths} 个月没有已下单/已收货的成交记录。/ Nothing was paid for this product in ${r.paidMonths} months.`;
   const cited = cite(idsOf(...r.trend.map((t) => t.from.avgPrice)));
   const months = `${r.trend.map((t) => `${t.month} ${yuan(t.avgPrice)}`).join(' → ')} ${cited}`;
-  // Which way it went, first month with paid lines to the last: the figure a buyer asking about the trend wants.
+  // Which way it went: the like-for-like index when the ERP gives one, else the plain average, first month to last.
   const first = r.trend[0];
   const last = r.trend[r.trend.length - 1];
   const change = r.trendChangePct;
-  // The signed figure as the result holds it, after the word for its direction.
-  const way =
-    change !== null && change !== undefined
-      ? `${(en ? { up: 'up', down: 'down', flat: 'flat' } : { up: '上涨', down: '下降', flat: '基本持平' })[directionOf(change, en).way]}${en ? ` (${pct(change)})` : `（${pct(change)}）`} ${citeOf(r.from, 'trendChangePct')}`
+  const way = r.priceIndex
+    ? indexHeadline(r.priceIndex, en)
+    : change !== null && change !== undefined
+      ? `${en ? `${first.month} to ${last.month}: average ` : `${first.month} 至 ${last.month}：均价`}${DIRECTION_WORDS[en ? 'en' : 'zh'][directionOf(change, en).way]}${en ? ` (${pct(change)})` : `（${pct(change)}）`} ${citeOf(r.from, 'trendChangePct')}`
       : undefined;
   return en
-    ? `- Price trend over the last ${r.paidMonths} months (all suppliers, quantity-weighted monthly average of ordered/received order lines): ${months}${way ? `; ${first.month} to ${last.month}: ${way}` : ''}`
-    : `- 近 ${r.paidMonths} 个月价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${months}${way ? `；${first.month} 至 ${last.month}：${way}` : ''}`;
+    ? `- Price trend over the last ${r.paidMonths} months (all suppliers, quantity-weighted monthly average of ordered/received order lines): ${months}${way ? `; ${way}` : ''}`
+    : `- 近 ${r.paidMonths} 个月价格趋势（所有供应商，已下单/已收货订单行按数量加权的月均价）：${months}${way ? `；${way}` : ''}`;
+}
+
+const DIRECTION_WORDS = {
+  zh: { up: '上涨', down: '下降', flat: '持平' },
+  en: { up: 'up', down: 'down', flat: 'flat' },
+};
+
+/**
+ * The trend's headline: which way the same parts' prices went (the ERP's chained index), and apart from it what the
+ * plain average did and how much of that the supplier mix made, naming the supplier bought from more.
+ */
+function indexHeadline(index: NonNullable<AnalysisResult['priceIndex']>, en: boolean): string {
+  const at = (field: string) => citeOf(index.from, field);
+  const way = DIRECTION_WORDS[en ? 'en' : 'zh'][directionOf(index.indexPct, en).way];
+  const head = en
+    ? `${index.since} to ${index.until}: like-for-like prices ${way} (price index ${pct(index.indexPct)}) ${at('indexPct')}`
+    : `${index.since} 至 ${index.until}：同口径价格${way}（价格指数 ${pct(index.indexPct)}）${at('indexPct')}`;
+  const average = en
+    ? `the average paid price ${pct(index.averagePct)} ${at('averagePct')}`
+    : `均价 ${pct(index.averagePct)} ${at('averagePct')}`;
+  // Within half a point the mix made no difference worth a clause.
+  if (Math.abs(index.mixPct) < 0.5) return en ? `${head}; ${average}` : `${head}；${average}`;
+  const shares =
+    index.fromSharePct !== undefined && index.toSharePct !== undefined
+      ? en
+        ? ` (share of quantity ${pct(index.fromSharePct).replace('+', '')} → ${pct(index.toSharePct).replace('+', '')}) ${at('toSharePct')}`
+        : `（数量份额 ${pct(index.fromSharePct).replace('+', '')} → ${pct(index.toSharePct).replace('+', '')}）${at('toSharePct')}`
+      : '';
+  const mix = en
+    ? `mix effect ${pct(index.mixPct)} ${at('mixPct')}`
+    : `供应商结构影响 ${pct(index.mixPct)} ${at('mixPct')}`;
+  return en
+    ? `${head}, but ${index.grew ? `more was bought from ${index.grew}${shares}, ` : 'the supplier mix changed: '}${average}, of which ${mix}`
+    : `${head}，但${index.grew ? `更多从 ${index.grew} 采购${shares}，` : '供应商构成有变，'}${average}，其中${mix}`;
 }
 
 /** A line of the summary: what the project paid each supplier over the months of the history, with its source. */
@@ -796,6 +855,7 @@ function comparisonReport(r: AnalysisResult, charts: Chart[], en: boolean): stri
     ...scorecardSection(r),
     '## 价格趋势',
     r.trendBasis ?? 'ERP 没有提供价格历史（part_price_history），未计算趋势。',
+    ...(r.priceIndex ? ['', `${indexHeadline(r.priceIndex, false)}。`] : []),
     '',
     ...trendTable(r, false),
     '',
@@ -843,7 +903,8 @@ function comparisonReportEn(r: AnalysisResult, charts: Chart[]): string {
     '## Price trend',
     r.trendBasis === null
       ? 'The ERP offers no price history (part_price_history): no trend.'
-      : 'Quantity-weighted monthly average of ordered and received order lines, as the ERP computes it (part_price_history).',
+      : 'Quantity-weighted monthly average of ordered and received order lines, as the ERP computes it (part_price_history), with its chained like-for-like price index.',
+    ...(r.priceIndex ? ['', `${indexHeadline(r.priceIndex, true)}.`] : []),
     '',
     ...trendTable(r, true),
     '',
