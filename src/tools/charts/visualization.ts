@@ -22,7 +22,7 @@ const SpreadsheetInput = z.object({
 
 // The fields of each type are in the chart-params skill, read for the types drawn: a table of all 27 here would be
 // sent with every call of the analyst.
-const DESCRIPTION = `Draw a chart image (PNG): generate_visualization(chart_type, chart_config). Returns image_url and alt, what the chart shows (embed as ![alt](image_url)).
+const DESCRIPTION = `Draw a chart image (PNG): generate_visualization(chart_type, chart_config). Returns image_url and alt (embed as ![alt](image_url)).
 chart_config fields of a type: /skills/procurement/chart-params/<type>.md (read it first); all take title, axisXTitle/axisYTitle, theme. A wrong config is answered with the field errors and a correct example.
 Pick: trend→line/area; compare→column/bar; share→pie; distribution→histogram/boxplot; correlation→scatter; two units→dual_axes; flows→sankey; stages→funnel; hierarchy→treemap; increments→waterfall; scores→radar.
 chart_type:`;

@@ -355,7 +355,7 @@ export class ErpClient {
     name: 'part_price_history',
     label: '价格历史',
     description:
-      '价格历史（ERP 计算）：同一产品每月已下单/已收货订单行的按数量加权均价、行数、数量；by=supplier 每家供应商一条序列，by=product 所有供应商合并一条；total 为全期合计；index 为可比口径的链式价格指数（同一零部件逐月相比），change 分列指数涨跌、均价涨跌与供应商结构影响。/ Monthly quantity-weighted paid price of a product (ordered and received orders), per supplier or across suppliers, with a chained like-for-like price index and the mix effect apart.',
+      '价格历史（ERP 计算）：同一产品每月已下单/已收货订单行的按数量加权均价、行数、数量；by=supplier 每家供应商一条序列，by=product 所有供应商合并一条；total 为全期合计；index 同口径链式价格指数，change.mixPct 供应商结构影响。/ Monthly quantity-weighted paid price of a product (ordered and received orders), per supplier or across suppliers, and a like-for-like index.',
     schema: z.object({
       partId: Id.describe('该产品任一供应商的零部件 id / id of any part of the product'),
       months: contract.PriceHistoryQuerySchema.shape.months.describe(
