@@ -51,7 +51,10 @@ describe('canonical analysis on the offline model (real sandbox, charts, supplie
     const report = fs.readFileSync(path.join(workspace, reportFile!), 'utf8');
     expect(report).toContain('ERP 目录价');
     expect(report).toContain('官网报价');
-    const charts = [...report.matchAll(/!\[[^\]]*\]\((http[^)]+\.png)\)/g)].map((m) => m[1]);
+    const images = [...report.matchAll(/!\[([^\]]*)\]\((http[^)]+\.png)\)/g)];
+    const charts = images.map((m) => m[2]);
+    // Each image's alt text says what the chart shows and its main figure, as the chart tool described it.
+    for (const [, alt] of images) expect(alt).toMatch(/.+，.*(最高|最大).+\/ .*(highest|largest)/);
     expect(charts.length).toBeGreaterThanOrEqual(2);
     expect(charts.length).toBeLessThanOrEqual(4);
     for (const url of charts) {

@@ -110,9 +110,10 @@ describe.skipIf(!hasChromium)('browser UI on procura start (offline model)', () 
       const answerText = await page.locator('.messages .message-assistant .markdown').last().innerText();
       expect(answerText).not.toMatch(/https?:\/\/\S+\.(png|svg)/);
       expect(answerText).toContain('图表 1');
-      expect(await page.locator('.messages .chart-figure figcaption').allInnerTexts()).toEqual(
-        expect.arrayContaining(['图表 1', '图表 2']),
-      );
+      // Each caption numbers its chart and says what it shows with its main figure.
+      const captions = await page.locator('.messages .chart-figure figcaption').allInnerTexts();
+      expect(captions.map((c) => c.split('：')[0])).toEqual(expect.arrayContaining(['图表 1', '图表 2']));
+      for (const caption of captions) expect(caption).toMatch(/^图表 \d+：.+(最高|最大)/);
       await shot('05-analysis-done');
       // Each figure's citation names its source on hover: the ERP request and its trace id, or the page and when it
       // was read.

@@ -710,17 +710,17 @@ function chartSpecs(result: AnalysisResult, en: boolean): Array<{ call: ToolCall
 const chartCalls = (result: AnalysisResult, en: boolean) => chartSpecs(result, en).map((s) => s.call);
 
 /** The charts drawn, each with its address and the sources of its figures. */
-function drawnCharts(
-  view: ConversationView,
-  result: AnalysisResult,
-  en: boolean,
-): Array<{ url: string; from: string[] }> {
+function drawnCharts(view: ConversationView, result: AnalysisResult, en: boolean): Chart[] {
   const specs = chartSpecs(result, en);
   const titleOf = (args: Record<string, unknown>) => (args.chart_config as { title?: unknown } | undefined)?.title;
   return view.steps.flatMap((step) => {
     const url = step.name === 'generate_visualization' ? chartUrl(step) : undefined;
     const spec = specs.find((s) => titleOf(s.call.args) === titleOf(step.args));
-    return url ? [{ url, from: spec?.from ?? [] }] : [];
+    const alt = (step.result as { alt?: unknown } | undefined)?.alt;
+    // What the chart shows, as the chart tool described it: the image's alt text (no brackets or breaks in it).
+    return url
+      ? [{ url, from: spec?.from ?? [], alt: typeof alt === 'string' ? alt.replace(/[[\]\r\n]+/g, ' ') : undefined }]
+      : [];
   });
 }
 
@@ -732,7 +732,7 @@ function chartUrl(step: ToolStep): string | undefined {
 const yuan = (n: number | null | undefined) => (typeof n === 'number' ? `¥${n.toFixed(2)}` : '—');
 const pct = (n: number | null | undefined) => (typeof n === 'number' ? `${n > 0 ? '+' : ''}${n.toFixed(1)}%` : '—');
 
-type Chart = { url: string; from: string[] };
+type Chart = { url: string; from: string[]; alt?: string };
 
 /** The price history as a table: a month per row, across suppliers then each supplier, the requests cited per row. */
 function trendTable(r: AnalysisResult, en: boolean): string[] {
@@ -860,7 +860,12 @@ function comparisonReport(r: AnalysisResult, charts: Chart[], en: boolean): stri
     ...trendTable(r, false),
     '',
     '## 图表',
-    ...charts.flatMap((c, i) => [`![图表 ${i + 1}](${c.url})`, '', `图表 ${i + 1} 的数据 ${cite(c.from)}`, '']),
+    ...charts.flatMap((c, i) => [
+      `![${c.alt ?? `图表 ${i + 1}`}](${c.url})`,
+      '',
+      `图表 ${i + 1} 的数据 ${cite(c.from)}`,
+      '',
+    ]),
     '## 建议',
     r.cheapestWeb && r.cheapestErp && r.cheapestWeb.supplier !== r.cheapestErp.supplier
       ? `- 以 ${r.cheapestWeb.supplier} 的官网价为基准，与 ${r.cheapestErp.supplier} 议价；大批量采购按阶梯价下单。`
@@ -909,7 +914,12 @@ function comparisonReportEn(r: AnalysisResult, charts: Chart[]): string {
     ...trendTable(r, true),
     '',
     '## Charts',
-    ...charts.flatMap((c, i) => [`![Chart ${i + 1}](${c.url})`, '', `Data of chart ${i + 1} ${cite(c.from)}`, '']),
+    ...charts.flatMap((c, i) => [
+      `![${c.alt ?? `Chart ${i + 1}`}](${c.url})`,
+      '',
+      `Data of chart ${i + 1} ${cite(c.from)}`,
+      '',
+    ]),
     '## Advice',
     r.cheapestWeb && r.cheapestErp && r.cheapestWeb.supplier !== r.cheapestErp.supplier
       ? `- Negotiate with ${r.cheapestErp.supplier} using ${r.cheapestWeb.supplier}'s web price as the benchmark; order large quantities at tier prices.`
