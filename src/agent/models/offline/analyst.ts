@@ -915,7 +915,8 @@ function comparisonReportEn(r: AnalysisResult, charts: Chart[]): string {
     '',
     '## Charts',
     ...charts.flatMap((c, i) => [
-      `![${c.alt ?? `Chart ${i + 1}`}](${c.url})`,
+      // The chart tool's alt text is Chinese first: an English report keeps its numbered alt until it has an English form.
+      `![Chart ${i + 1}](${c.url})`,
       '',
       `Data of chart ${i + 1} ${cite(c.from)}`,
       '',
