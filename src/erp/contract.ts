@@ -9,6 +9,7 @@ import {
   PRICE_SEVERITIES,
   type PriceSeverity,
   QUOTE_SOURCES,
+  RfqInvitationViewSchema,
   RfqQuoteViewSchema,
   SupplierNameSchema,
 } from '../protocol/index.ts';
@@ -768,18 +769,7 @@ export const RfqLineSchema = z.object({
   requiredDate: z.string(),
 });
 
-export const RfqInvitationSchema = z.object({
-  supplier: SupplierRefSchema.extend({ email: z.string() }),
-  status: z.enum(['invited', 'replied', 'declined']),
-  /** The invitation mail: queued once the RFQ is sent, then sent (once). */
-  mail: z.object({
-    status: z.enum(['none', 'queued', 'sent']),
-    messageId: z.string().nullable(),
-    sentAt: z.string().nullable(),
-    remindedAt: z.string().nullable(),
-  }),
-  repliedAt: z.string().nullable(),
-});
+export const RfqInvitationSchema = RfqInvitationViewSchema;
 
 /** A quote as stored, with its effective unit price and total in CNY at the asked quantity (its wire shape). */
 export const RfqQuoteSchema = RfqQuoteViewSchema;

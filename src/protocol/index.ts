@@ -95,6 +95,7 @@ export {
   RFQ_STATUS_LABELS,
   type RfqDetailView,
   RfqDetailViewSchema,
+  RfqInvitationViewSchema,
   type RfqMessageSummary,
   type RfqMessageView,
   RfqMessageViewSchema,

@@ -106,6 +106,20 @@ export type RfqMessageSummary = z.infer<typeof RfqMessageSummarySchema>;
 export const RfqMessageViewSchema = RfqMessageSummarySchema.extend({ body: z.string() });
 export type RfqMessageView = z.infer<typeof RfqMessageViewSchema>;
 
+/** A supplier invited to an RFQ, with its invitation mail and whether it replied. */
+export const RfqInvitationViewSchema = z.object({
+  supplier: SupplierNameSchema.extend({ email: z.string() }),
+  status: z.enum(['invited', 'replied', 'declined']),
+  /** The invitation mail: queued once the RFQ is sent, then sent (once). */
+  mail: z.object({
+    status: z.enum(['none', 'queued', 'sent']),
+    messageId: z.string().nullable(),
+    sentAt: z.string().nullable(),
+    remindedAt: z.string().nullable(),
+  }),
+  repliedAt: z.string().nullable(),
+});
+
 /** `GET /api/v1/rfqs/{id|number}`: the RFQ, its mails, and whether the signed-in user may award it. */
 export const RfqDetailViewSchema = z.object({
   id: z.number().int(),
@@ -138,19 +152,7 @@ export const RfqDetailViewSchema = z.object({
       requiredDate: z.string(),
     }),
   ),
-  invitations: z.array(
-    z.object({
-      supplier: SupplierNameSchema.extend({ email: z.string() }),
-      status: z.enum(['invited', 'replied', 'declined']),
-      mail: z.object({
-        status: z.enum(['none', 'queued', 'sent']),
-        messageId: z.string().nullable(),
-        sentAt: z.string().nullable(),
-        remindedAt: z.string().nullable(),
-      }),
-      repliedAt: z.string().nullable(),
-    }),
-  ),
+  invitations: z.array(RfqInvitationViewSchema),
   quotes: z.array(RfqQuoteViewSchema),
   messages: z.array(RfqMessageSummarySchema),
   /** Awarding is asked of the sourcing agent, whose write waits for the person's approval; null reason: allowed. */
